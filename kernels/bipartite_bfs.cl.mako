@@ -1,0 +1,134 @@
+<%doc>
+  Exact maximum-cardinality bipartite matching by augmenting paths on the GPU
+  (Deveci, Kaya, Ucar, Catalyurek, Euro-Par 2013 = shared/papers/000).
+  Template values (besides those of common.cl.mako):
+    wr     True: GPUBFS-WR (Algorithm 4, with root[]); False: GPUBFS (Algorithm 2)
+    apsb   True: APsB (Algorithm 1, stop the BFS at the first level that finds a path);
+           False: APFB (lines 9-10 of Algorithm 1 removed)
+  Arrays: cxadj/cadj = column adjacency (CSC: rows of each column), rmatch/cmatch as in the
+  paper (-1 unmatched, -2 = end row of an augmenting path found by the BFS).
+  bfs_array uses L0 = 2: unmatched columns start at L0, matched ones at L0-1 (unvisited); for
+  GPUBFS-WR a root whose path was found is set to L0-2 = 0 (APFB) or -(end row) (APsB, so that
+  ALTERNATE starts one path per root); every such value is < L0-1.
+  flags[0] = (last level that inserted a vertex) + 1   -- "vertex_inserted", per level
+  flags[1] = the level that found an augmenting path   -- "augmenting_path_found"
+  The host enqueues several levels before it reads flags: a level whose frontier is empty is a
+  no-op, and in APsB a level after the one that found a path returns at once.
+</%doc>
+<%include file="common.cl.mako"/>
+#define L0 2
+
+/* INITBFSARRAY (Algorithm 1 line 4); GPUBFS-WR also sets root[c] = c for unmatched columns. */
+__kernel void init_bfs_array(__global int *bfs_array, __global const index_t *cmatch,
+                             index_t nc
+% if wr:
+                             , __global index_t *root
+% endif
+                             )
+{
+    FOR_EACH_VERTEX(c, nc) {
+        int unmatched = cmatch[c] < 0;
+        bfs_array[c] = unmatched ? L0 : L0 - 1;
+% if wr:
+        root[c] = unmatched ? c : 0;
+% endif
+    }
+}
+
+/* One BFS level: GPUBFS (Algorithm 2) or GPUBFS-WR (Algorithm 4), lines cited per variant. */
+__kernel void gpubfs(int bfs_level, __global int *bfs_array,
+                     __global const offset_t *cxadj, __global const index_t *cadj,
+                     index_t nc, __global index_t *rmatch, __global index_t *predecessor,
+                     __global int *flags
+% if wr:
+                     , __global index_t *root
+% endif
+                     )
+{
+% if apsb:
+    /* Alg. 1 lines 9-10: an earlier level found a path (work-items of this level go on) */
+    if (flags[1] != 0 && flags[1] < bfs_level) return;
+% endif
+    FOR_EACH_VERTEX(col_vertex, nc) {                                 /* Alg. 2/4 lines 1-3 */
+        if (bfs_array[col_vertex] != bfs_level) continue;             /* line 4 */
+% if wr:
+        index_t myRoot = root[col_vertex];                            /* Alg. 4 line 5 */
+        if (bfs_array[myRoot] < L0 - 1) continue;                     /* lines 6-7: early exit */
+% endif
+        for (offset_t j = cxadj[col_vertex]; j < cxadj[col_vertex + 1]; ++j) {
+            index_t neighbor_row = cadj[j];
+            index_t col_match = rmatch[neighbor_row];
+            if (col_match > -1) {
+                if (bfs_array[col_match] == L0 - 1) {
+                    flags[0] = bfs_level + 1;                         /* vertex_inserted */
+                    bfs_array[col_match] = bfs_level + 1;
+% if wr:
+                    root[col_match] = myRoot;
+% endif
+                    predecessor[neighbor_row] = col_vertex;
+                }
+            } else if (col_match == -1) {
+% if wr:
+%   if apsb:
+                bfs_array[myRoot] = -neighbor_row;     /* Alg. 4 line 19, end-of-path encoding */
+%   else:
+                bfs_array[myRoot] = L0 - 2;            /* Alg. 4 line 19 */
+%   endif
+% endif
+                rmatch[neighbor_row] = -2;
+                predecessor[neighbor_row] = col_vertex;
+                flags[1] = bfs_level;                                /* augmenting_path_found */
+            }
+        }
+    }
+}
+
+/* ALTERNATE (Algorithm 3). A path is followed from its end row back to its root column;
+   line 8's check stops at a column already taken by another path. The loop is bounded by nc
+   steps (a path never repeats a column) so that no race can make it spin. */
+__kernel void alternate(__global index_t *cmatch, __global index_t *rmatch, index_t nr,
+                        index_t nc, __global const index_t *predecessor
+% if wr and apsb:
+                        , __global const int *bfs_array, __global const index_t *root
+% endif
+                        )
+{
+    FOR_EACH_VERTEX(r0, nr) {                                          /* lines 1-3 */
+        if (rmatch[r0] != -2) continue;                                /* line 4 */
+        index_t row_vertex = r0;
+% if wr and apsb:
+        if (bfs_array[root[predecessor[r0]]] != -r0) continue;  /* one path per root (APsB-WR) */
+% endif
+        for (index_t steps = 0; row_vertex != -1 && steps <= nc; ++steps) {  /* line 5 */
+            index_t matched_col = predecessor[row_vertex];             /* line 6 */
+            index_t matched_row = cmatch[matched_col];                 /* line 7 */
+            if (matched_row >= 0 && predecessor[matched_row] == matched_col)
+                break;                                                 /* lines 8-9 */
+            cmatch[matched_col] = row_vertex;                          /* line 10 */
+            rmatch[row_vertex] = matched_col;                          /* line 11 */
+            row_vertex = matched_row;                                  /* line 12 */
+        }
+    }
+}
+
+/* FIXMATCHING: rmatch[r] <- -1 for any r with cmatch[rmatch[r]] != r (and leftover -2 ends). */
+__kernel void fix_matching_rows(__global index_t *rmatch, __global const index_t *cmatch,
+                                index_t nr)
+{
+    FOR_EACH_VERTEX(r, nr) {
+        index_t c = rmatch[r];
+        if (c < 0) { if (c != -1) rmatch[r] = -1; }
+        else if (cmatch[c] != r) rmatch[r] = -1;
+    }
+}
+
+/* The symmetric half of FIXMATCHING: a column whose row does not point back is unmatched, so
+   that rmatch and cmatch always describe the same matching. */
+__kernel void fix_matching_cols(__global index_t *cmatch, __global const index_t *rmatch,
+                                index_t nc)
+{
+    FOR_EACH_VERTEX(c, nc) {
+        index_t r = cmatch[c];
+        if (r >= 0 && rmatch[r] != c) cmatch[c] = -1;
+    }
+}

@@ -1,0 +1,19 @@
+"""pyclmatch: graph matchings and clustering with OpenCL kernels (GPU, or any CPU via PoCL).
+
+Main entry points: :func:`maximum_matching`, :func:`maximum_bipartite_matching` (drop-in for
+scipy's), :func:`read_graph`, :func:`get_device` / :func:`list_devices`.
+"""
+from .errors import (PyclmatchError, InputError, DeviceError, DeviceMemoryError,
+                     KernelBuildError, IterationLimitError, VerificationError)
+from .engine.devices import get_device, list_devices, describe_devices
+from .bipartite import (maximum_matching, maximum_bipartite_matching, MatchingResult,
+                        KonigCover, verify_matching, AUGMENTING_VARIANTS)
+from .io import read_graph
+
+__version__ = "0.1.0"
+
+__all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "KonigCover",
+           "verify_matching", "read_graph", "get_device", "list_devices", "describe_devices",
+           "AUGMENTING_VARIANTS", "PyclmatchError", "InputError", "DeviceError",
+           "DeviceMemoryError", "KernelBuildError", "IterationLimitError",
+           "VerificationError"]

@@ -1,0 +1,7 @@
+"""Exact maximum-cardinality bipartite matching (paper 000: APFB/APsB, GPUBFS/GPUBFS-WR)."""
+from .api import (maximum_matching, maximum_bipartite_matching, MatchingResult, KonigCover,
+                  verify_matching, AUTO_DEFAULT)
+from .augmenting import AUGMENTING_VARIANTS, INITS
+
+__all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "KonigCover",
+           "verify_matching", "AUGMENTING_VARIANTS", "INITS", "AUTO_DEFAULT"]

@@ -1,0 +1,258 @@
+"""Public API of exact maximum-cardinality bipartite matching."""
+from dataclasses import dataclass, field
+import time
+
+import numpy as np
+import pyopencl.array as cla
+
+from ..engine.devices import get_device
+from ..engine.graphs import as_bipartite, DeviceBipartite
+from ..engine.scheduler import Scheduler
+from ..errors import InputError, VerificationError
+from .augmenting import (AUGMENTING_VARIANTS, INITS, L0, AugmentingPathMatcher,
+                         InitialMatcher, parse_variant)
+
+#: the default variant per device type (``algorithm="auto"``): APFB with GPUBFS-WR in CT mode
+#: was the best of the eight on average in paper 000 (Table 1) and in our measurements
+#: (benchmarks/results/), on the H100 and on PoCL alike.
+AUTO_DEFAULT = {"gpu": "apfb-gpubfs-wr-ct", "accelerator": "apfb-gpubfs-wr-ct",
+                "cpu": "apfb-gpubfs-wr-ct", "other": "apfb-gpubfs-wr-ct"}
+
+
+@dataclass
+class KonigCover:
+    """A minimum vertex cover (König): every edge has an end in it, and its size equals the
+    cardinality of the matching, which proves the matching maximum."""
+    rows: np.ndarray
+    cols: np.ndarray
+
+    @property
+    def size(self):
+        return int(self.rows.size + self.cols.size)
+
+
+@dataclass
+class MatchingResult:
+    """Result of :func:`maximum_matching` (arrays in scipy's conventions, -1 = unmatched)."""
+    row_match: np.ndarray
+    col_match: np.ndarray
+    cardinality: int
+    initial_cardinality: int
+    certificate: KonigCover
+    algorithm: str
+    init: str
+    device: str
+    timings: dict = field(default_factory=dict)
+    counters: dict = field(default_factory=dict)
+    verified: bool = False
+
+    @property
+    def phases(self):
+        return self.counters.get("phases", 0)
+
+    @property
+    def bfs_levels(self):
+        return self.counters.get("bfs_levels", 0)
+
+    @property
+    def device_seconds(self):
+        """Time on the device after upload: initial matching plus augmentation (wall clock)."""
+        return self.timings.get("init", 0.0) + self.timings.get("augment", 0.0)
+
+    def verify(self, A):
+        """Check the matching and its König cover against ``A``; raises
+        :class:`~pyclmatch.errors.VerificationError` on any inconsistency."""
+        verify_matching(as_bipartite(A), self.row_match, self.col_match, self.certificate)
+        self.verified = True
+        return True
+
+    def summary(self):
+        return {"rows": int(self.row_match.size), "cols": int(self.col_match.size),
+                "initial_cardinality": self.initial_cardinality,
+                "cardinality": self.cardinality, "verified": self.verified,
+                "algorithm": self.algorithm, "init": self.init, "device": self.device,
+                "timings": dict(self.timings), "counters": dict(self.counters)}
+
+
+def verify_matching(graph, row_match, col_match, cover=None):
+    """Host-side certificate check: a consistent matching on edges of the graph, and (given a
+    cover) a vertex cover of every edge whose size equals the cardinality."""
+    nr, nc = graph.shape
+    rm, cm = np.asarray(row_match), np.asarray(col_match)
+    if rm.shape != (nr,) or cm.shape != (nc,):
+        raise VerificationError(f"match arrays have shapes {rm.shape}, {cm.shape}; "
+                                f"expected ({nr},), ({nc},)")
+    mr = np.flatnonzero(rm >= 0)
+    mc = np.flatnonzero(cm >= 0)
+    if mr.size != mc.size:
+        raise VerificationError(f"{mr.size} rows but {mc.size} columns are matched")
+    if (rm < -1).any() or (cm < -1).any() or (rm >= nc).any() or (cm >= nr).any():
+        raise VerificationError("a match array holds an invalid index")
+    if mr.size and not np.array_equal(cm[rm[mr]], mr):
+        raise VerificationError("row_match and col_match disagree")
+    if mr.size:
+        present = np.asarray(graph.csr[mr, rm[mr]]).ravel()
+        if not np.all(present == 1):
+            bad = mr[np.flatnonzero(present != 1)[0]]
+            raise VerificationError(f"matched pair (row {bad}, col {rm[bad]}) is not an edge")
+    if cover is None:
+        return True
+    if cover.size != mr.size:
+        raise VerificationError(f"the König cover has {cover.size} vertices but the matching "
+                                f"has {mr.size} edges")
+    in_r = np.zeros(nr, bool)
+    in_r[cover.rows] = True
+    in_c = np.zeros(nc, bool)
+    in_c[cover.cols] = True
+    csr = graph.csr
+    row_of_edge = np.repeat(np.arange(nr), np.diff(csr.indptr))
+    covered = in_r[row_of_edge] | in_c[csr.indices]
+    if not covered.all():
+        k = np.flatnonzero(~covered)[0]
+        raise VerificationError(f"edge (row {row_of_edge[k]}, col {csr.indices[k]}) is not "
+                                f"covered: the matching is not maximum")
+    return True
+
+
+def konig_cover(graph, row_match, col_match, visited_cols):
+    """König cover from the last alternating BFS (from all unmatched columns, no augmenting
+    path found): Z = reached vertices; cover = (matched columns not in Z) + (rows in Z), and the
+    rows in Z are exactly the mates of the reached matched columns."""
+    cols = np.flatnonzero((col_match >= 0) & ~visited_cols)
+    rows = col_match[(col_match >= 0) & visited_cols]
+    return KonigCover(rows=np.sort(rows).astype(np.int64), cols=cols.astype(np.int64))
+
+
+def resolve_algorithm(algorithm, handle):
+    name = (algorithm or "auto").lower()
+    if name == "auto":
+        return AUTO_DEFAULT.get(handle.type, AUTO_DEFAULT["other"])
+    if name not in AUGMENTING_VARIANTS:
+        raise InputError(f"unknown algorithm {algorithm!r}; choose 'auto' or one of "
+                         + ", ".join(AUGMENTING_VARIANTS))
+    return name
+
+
+def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, verify=True,
+                     progress=None, **params):
+    """Maximum-cardinality matching of the bipartite graph of ``A`` on an OpenCL device.
+
+    Parameters
+    ----------
+    A : scipy.sparse matrix/array, dense array-like, or ``(rows, cols)`` edge arrays
+        Rows are one side, columns the other (rectangular allowed). The sparsity pattern is
+        the edge set: explicit zeros count as edges and duplicates are merged, as in scipy.
+    algorithm : str
+        ``"auto"`` (the best measured default for the device type, see ``AUTO_DEFAULT``) or
+        one of the eight variants ``{apfb|apsb}-{gpubfs|gpubfs-wr}-{ct|mt}`` of paper 000:
+        APFB/APsB drivers, GPUBFS (Algorithm 2) or GPUBFS-WR (Algorithm 4) BFS kernels,
+        constant-grid (CT) or one-vertex-per-work-item (MT) thread modes.
+    init : {"karp-sipser", "cheap", "none"}
+        Initial matching computed on the device.
+    device : see :func:`pyclmatch.get_device` (default ``PYCLMATCH_DEVICE`` or ``"auto"``).
+    verify : bool
+        Check the matching and its König-cover certificate on the host before returning
+        (raises :class:`~pyclmatch.errors.VerificationError` rather than return a wrong answer).
+    progress : callable or bool, optional
+        Progress reports for long runs (``True`` prints to stderr).
+    params : work_group_size, ct_work_items, batch_levels, ks_rounds, shape (edge arrays).
+
+    Returns
+    -------
+    MatchingResult
+        ``row_match`` (column of each row or -1), ``col_match``, ``cardinality``,
+        ``initial_cardinality``, ``certificate`` (König cover), ``timings`` (seconds: upload,
+        build, init, augment, download, verify and ``kernel:<phase>`` device times) and
+        ``counters`` (phases, BFS levels, launches, read-backs).
+    """
+    shape = params.pop("shape", None)
+    graph = as_bipartite(A, shape=shape)
+    if init not in INITS:
+        raise InputError(f"unknown init {init!r}; choose one of {', '.join(INITS)}")
+    allowed = {"work_group_size", "ct_work_items", "batch_levels", "ks_rounds"}
+    unknown = set(params) - allowed
+    if unknown:
+        raise InputError(f"unknown parameter(s) {', '.join(sorted(unknown))}; "
+                         f"accepted: {', '.join(sorted(allowed))}")
+    handle = get_device(device)
+    name = resolve_algorithm(algorithm, handle)
+    driver, wr, mode = parse_variant(name)
+    nr, nc = graph.shape
+    if graph.nnz == 0:   # nothing to launch: every vertex is unmatched, the cover is empty
+        rm, cm = np.full(nr, -1, np.int64), np.full(nc, -1, np.int64)
+        res = MatchingResult(rm, cm, 0, 0, KonigCover(np.zeros(0, np.int64),
+                             np.zeros(0, np.int64)), name, init, handle.label)
+        res.verified = bool(verify)
+        return res
+    sched = Scheduler(handle, progress=progress, label=f"maximum_matching[{name}]")
+    wg = params.get("work_group_size")
+    idx_bytes = 4 if graph.nnz <= np.iinfo(np.int32).max else 4
+    extra = {"rmatch": nr * idx_bytes, "cmatch": nc * idx_bytes, "predecessor": nr * 4,
+             "bfs_array": nc * 4, "root": nc * 4 if wr else 0,
+             "Karp-Sipser degrees": (nr + nc) * 4 if init == "karp-sipser" else 0}
+    with sched.step("upload"):
+        dg = DeviceBipartite(handle, graph, need_csr=(init == "karp-sipser"), extra_bytes=extra)
+        handle.queue.finish()
+    initm = InitialMatcher(handle, dg, mode=mode, work_group_size=wg,
+                           ct_work_items=params.get("ct_work_items"),
+                           ks_rounds=params.get("ks_rounds", 32))
+    aug = AugmentingPathMatcher(handle, dg, driver=driver, wr=wr, mode=mode,
+                                work_group_size=wg, ct_work_items=params.get("ct_work_items"),
+                                batch_levels=params.get("batch_levels"))
+    with sched.step("build"):
+        aug.build()
+        if init != "none":
+            initm.kernel("cheap_match")
+    q = handle.queue
+    with sched.step("init"):
+        rmatch = cla.empty(q, nr, dg.idt)
+        cmatch = cla.empty(q, nc, dg.idt)
+        sched.fill("init", rmatch.data, -1)
+        sched.fill("init", cmatch.data, -1)
+        initm.run(init, rmatch, cmatch, sched)
+        init_card = int(_count_matched(handle, cmatch).get())
+    with sched.step("augment"):
+        bfs_array, stats = aug.run(rmatch, cmatch, sched)
+        q.finish()
+    with sched.step("download"):
+        rm = rmatch.get().astype(np.int64)
+        cm = cmatch.get().astype(np.int64)
+        visited = bfs_array.get() >= L0
+    cover = konig_cover(graph, rm, cm, visited)
+    res = MatchingResult(rm, cm, int((cm >= 0).sum()), init_card, cover, name, init,
+                         handle.label)
+    if progress:
+        sched.report("done")
+    if verify:
+        t0 = time.perf_counter()
+        res.verify(graph)
+        sched.wall["verify"] += time.perf_counter() - t0
+    res.timings = sched.timings()
+    res.counters = dict(stats, **sched.counters)
+    return res
+
+
+def _count_matched(handle, arr):
+    from pyopencl.reduction import ReductionKernel
+    knl = handle.memoize(("count_nonneg", arr.dtype.str), lambda: ReductionKernel(
+        handle.context, np.int64, neutral="0", reduce_expr="a+b",
+        map_expr="x[i] >= 0 ? 1 : 0", arguments=f"__global const {_ctype(arr.dtype)} *x"))
+    return knl(arr, queue=handle.queue)
+
+
+def _ctype(dt):
+    return {"i4": "int", "i8": "long"}[np.dtype(dt).str[1:]]
+
+
+def maximum_bipartite_matching(A, perm_type="row", **kwargs):
+    """Drop-in for ``scipy.sparse.csgraph.maximum_bipartite_matching``.
+
+    ``perm_type="row"`` returns, for each column, the row matched to it (-1 if none);
+    ``"column"`` returns, for each row, its column. Extra keyword arguments go to
+    :func:`maximum_matching`.
+    """
+    if perm_type not in ("row", "column"):
+        raise ValueError("perm_type must be 'row' or 'column'")
+    res = maximum_matching(A, **kwargs)
+    out = res.col_match if perm_type == "row" else res.row_match
+    return out.astype(np.int32)

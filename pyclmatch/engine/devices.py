@@ -1,0 +1,360 @@
+"""OpenCL device discovery, selection policy, per-device caches and the ICD doctor.
+
+``get_device(spec)`` accepts:
+
+* ``None``: the environment variable ``PYCLMATCH_DEVICE`` if set, else ``"auto"``;
+* ``"auto"``: the first GPU, else the first accelerator, else the first CPU;
+* ``"gpu"``, ``"cpu"``, ``"accelerator"``: the first device of that type;
+* ``"P:D"``: device D of platform P (the indices ``pyclmatch devices`` prints);
+* any other string: the first device whose platform or device name contains it (case-insensitive);
+* a ``pyopencl.Device``, ``pyopencl.Context`` (its first device, the context is reused) or a
+  :class:`DeviceHandle`.
+
+Handles are cached per device: the context, the profiling queue, built programs and memoized
+kernels live on the handle, so nothing is rebuilt for a second call.
+"""
+import glob
+import os
+import subprocess
+import threading
+
+import pyopencl as cl
+
+from ..errors import DeviceError, DeviceMemoryError
+from .programs import build_program
+
+_TYPE_NAMES = (("gpu", cl.device_type.GPU), ("accelerator", cl.device_type.ACCELERATOR),
+               ("cpu", cl.device_type.CPU))
+
+
+def _type_name(dev):
+    for name, bit in _TYPE_NAMES:
+        if dev.type & bit:
+            return name
+    return "other"
+
+
+def list_devices():
+    """All OpenCL devices as ``(platform_index, device_index, pyopencl.Device)`` tuples."""
+    out = []
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error:
+        return out
+    for p_i, plat in enumerate(platforms):
+        try:
+            devs = plat.get_devices()
+        except cl.Error:
+            continue
+        for d_i, dev in enumerate(devs):
+            out.append((p_i, d_i, dev))
+    return out
+
+
+class DeviceHandle:
+    """One OpenCL device with its context, in-order profiling queue and caches.
+
+    Families ask the handle for kernels by template and specialization values
+    (:meth:`kernel`), for memoized pyopencl helpers (:meth:`memoize`: reductions, scans,
+    elementwise kernels) and whether buffers fit (:meth:`check_fits`).
+    """
+
+    def __init__(self, device, context=None, index=None):
+        self.device = device
+        self.context = context or cl.Context([device])
+        self.queue = cl.CommandQueue(
+            self.context, device, properties=cl.command_queue_properties.PROFILING_ENABLE)
+        self.index = index
+        self.name = device.name.strip()
+        self.platform_name = device.platform.name.strip()
+        self.type = _type_name(device)
+        self.compute_units = device.max_compute_units
+        self.max_work_group_size = device.max_work_group_size
+        self.global_mem = device.global_mem_size
+        self.local_mem = device.local_mem_size
+        self.max_alloc = device.max_mem_alloc_size
+        self._programs = {}
+        self._memo = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self):
+        idx = f"{self.index[0]}:{self.index[1]} " if self.index else ""
+        return f"<pyclmatch device {idx}{self.name!r} ({self.type}, {self.platform_name})>"
+
+    @property
+    def label(self):
+        return f"{self.name} [{self.platform_name}]"
+
+    @property
+    def is_cpu(self):
+        return self.type == "cpu"
+
+    def program(self, template, **values):
+        """The built program for ``template`` specialized with ``values`` (built once)."""
+        key = (template, tuple(sorted(values.items())))
+        prog = self._programs.get(key)
+        if prog is None:
+            with self._lock:
+                prog = self._programs.get(key)
+                if prog is None:
+                    prog = build_program(self.context, self.label, template, values)
+                    self._programs[key] = prog
+        return prog
+
+    def kernel(self, template, name, **values):
+        """Kernel ``name`` of ``template`` specialized with ``values`` (memoized object)."""
+        key = ("kernel", template, name, tuple(sorted(values.items())))
+        knl = self._memo.get(key)
+        if knl is None:
+            knl = getattr(self.program(template, **values), name)
+            self._memo[key] = knl
+        return knl
+
+    def memoize(self, key, factory):
+        """Return ``factory()`` built once per device for ``key`` (pyopencl helpers)."""
+        obj = self._memo.get(key)
+        if obj is None:
+            with self._lock:
+                obj = self._memo.get(key)
+                if obj is None:
+                    obj = factory()
+                    self._memo[key] = obj
+        return obj
+
+    def check_fits(self, buffers, what="graph"):
+        """Raise :class:`DeviceMemoryError` unless every buffer (name -> bytes) fits."""
+        total = 0
+        for name, nbytes in buffers.items():
+            total += int(nbytes)
+            if nbytes > self.max_alloc:
+                raise DeviceMemoryError(
+                    f"the {what} is too large for device {self.label}: buffer {name!r} needs "
+                    f"{_fmt_bytes(nbytes)} but the device's max allocation "
+                    f"(CL_DEVICE_MAX_MEM_ALLOC_SIZE) is {_fmt_bytes(self.max_alloc)}")
+        if total > self.global_mem:
+            raise DeviceMemoryError(
+                f"the {what} is too large for device {self.label}: it needs "
+                f"{_fmt_bytes(total)} of device memory but the device has "
+                f"{_fmt_bytes(self.global_mem)} (CL_DEVICE_GLOBAL_MEM_SIZE)")
+
+    def default_work_group_size(self):
+        """256 on GPUs (the papers' block size); 64 on CPU devices (fewer, fatter work-items)."""
+        return min(256 if not self.is_cpu else 64, self.max_work_group_size)
+
+    def constant_grid(self, work_group_size):
+        """The CT-mode grid: the papers' 256 x 256 on GPUs, a few groups per core on CPUs."""
+        if self.is_cpu:
+            return max(1, self.compute_units * 4) * work_group_size
+        return 256 * work_group_size
+
+
+def _fmt_bytes(n):
+    n = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+
+
+_handles = {}
+_handles_lock = threading.Lock()
+
+
+def _handle_for(dev, context=None, index=None):
+    key = (dev.int_ptr, context.int_ptr if context is not None else None)
+    with _handles_lock:
+        h = _handles.get(key)
+        if h is None:
+            if index is None:
+                index = next(((p, d) for p, d, x in list_devices() if x == dev), None)
+            h = DeviceHandle(dev, context, index)
+            _handles[key] = h
+        return h
+
+
+def get_device(spec=None):
+    """Resolve ``spec`` (see the module docstring) to a cached :class:`DeviceHandle`."""
+    if isinstance(spec, DeviceHandle):
+        return spec
+    if isinstance(spec, cl.Context):
+        return _handle_for(spec.devices[0], spec)
+    if isinstance(spec, cl.Device):
+        return _handle_for(spec)
+    if spec is None:
+        spec = os.environ.get("PYCLMATCH_DEVICE", "").strip() or "auto"
+    if not isinstance(spec, str):
+        raise DeviceError(f"device must be None, a string, a pyopencl Device or Context, "
+                          f"not {type(spec).__name__}")
+    devs = list_devices()
+    if not devs:
+        raise DeviceError("no OpenCL device found. " + _no_device_hint())
+    s = spec.strip().lower()
+    if s == "auto":
+        for _, bit in _TYPE_NAMES:
+            for p, d, dev in devs:
+                if dev.type & bit:
+                    return _handle_for(dev, index=(p, d))
+        p, d, dev = devs[0]
+        return _handle_for(dev, index=(p, d))
+    for name, bit in _TYPE_NAMES:
+        if s == name:
+            for p, d, dev in devs:
+                if dev.type & bit:
+                    return _handle_for(dev, index=(p, d))
+            raise DeviceError(f"no OpenCL {name.upper()} device found; devices present: "
+                              + _short_list(devs) + (_gpu_hint() if name == "gpu" else ""))
+    if ":" in s and all(part.strip().isdigit() for part in s.split(":", 1)):
+        pi, di = (int(x) for x in s.split(":", 1))
+        for p, d, dev in devs:
+            if (p, d) == (pi, di):
+                return _handle_for(dev, index=(p, d))
+        raise DeviceError(f"no device {spec!r} (platform:device); devices present: "
+                          + _short_list(devs))
+    for p, d, dev in devs:
+        if s in dev.name.lower() or s in dev.platform.name.lower():
+            return _handle_for(dev, index=(p, d))
+    raise DeviceError(f"no device matches {spec!r}; devices present: " + _short_list(devs))
+
+
+def _short_list(devs):
+    return "; ".join(f"{p}:{d} {dev.name.strip()} ({_type_name(dev)})" for p, d, dev in devs)
+
+
+def describe_devices():
+    """One dict per device: the columns of ``pyclmatch devices``."""
+    rows = []
+    for p, d, dev in list_devices():
+        rows.append({
+            "index": f"{p}:{d}", "platform": dev.platform.name.strip(),
+            "device": dev.name.strip(), "type": _type_name(dev),
+            "compute_units": dev.max_compute_units, "global_mem": dev.global_mem_size,
+            "local_mem": dev.local_mem_size, "max_alloc": dev.max_mem_alloc_size,
+            "opencl": dev.version.strip(), "driver": dev.driver_version.strip(),
+        })
+    return rows
+
+
+# --------------------------------------------------------------------------- ICD doctor
+
+NVIDIA_LIB = "libnvidia-opencl.so.1"
+_SEARCH_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64",
+                "/usr/local/nvidia/lib", "/usr/lib/aarch64-linux-gnu", "/usr/local/cuda/lib64",
+                "/usr/local/cuda/targets/x86_64-linux/lib")
+
+
+def find_nvidia_opencl():
+    """Full path of ``libnvidia-opencl.so.1`` if the NVIDIA driver ships it, else ``None``."""
+    try:
+        out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True,
+                             timeout=10).stdout
+        for line in out.splitlines():
+            parts = line.strip().split()
+            if parts and parts[0] == NVIDIA_LIB and "=>" in line:
+                path = line.split("=>", 1)[1].strip()
+                if os.path.exists(path):
+                    return path
+    except (OSError, subprocess.SubprocessError):
+        pass
+    for d in _SEARCH_DIRS:
+        p = os.path.join(d, NVIDIA_LIB)
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def _vendor_dirs():
+    env = os.environ.get("OCL_ICD_VENDORS")
+    if env:
+        return [env] if os.path.isdir(env) else [os.path.dirname(env) or "."]
+    return ["/etc/OpenCL/vendors"]
+
+
+def _icd_files():
+    files = []
+    for d in _vendor_dirs():
+        files += sorted(glob.glob(os.path.join(d, "*.icd")))
+    env = os.environ.get("OCL_ICD_VENDORS")
+    if env and os.path.isfile(env):
+        files.append(env)
+    return files
+
+
+def diagnose_icd():
+    """Why is there no NVIDIA GPU? Returns a dict with ``ok``, ``problem`` and ``fix`` lines."""
+    devs = list_devices()
+    have_nvidia = any("nvidia" in dev.platform.name.lower() for _, _, dev in devs)
+    lib = find_nvidia_opencl()
+    report = {"nvidia_platform": have_nvidia, "nvidia_library": lib,
+              "vendor_dirs": _vendor_dirs(), "icd_files": _icd_files(),
+              "OCL_ICD_VENDORS": os.environ.get("OCL_ICD_VENDORS"), "ok": True,
+              "problem": None, "fix": None}
+    if have_nvidia or lib is None:
+        if not devs:
+            report.update(ok=False, problem="no OpenCL platform is visible at all",
+                          fix=_no_device_hint())
+        return report
+    named = []
+    for f in report["icd_files"]:
+        try:
+            with open(f) as fh:
+                if "nvidia" in fh.read().lower():
+                    named.append(f)
+        except OSError:
+            pass
+    target = default_vendor_dir()
+    problem = (f"the NVIDIA OpenCL driver is installed ({lib}) but the ICD loader sees no NVIDIA "
+               f"platform: " + ("no vendors file names it" if not named else
+                                f"{', '.join(named)} names it but the library did not load"))
+    fix = (f"mkdir -p {target} && echo {lib} > {target}/nvidia.icd && "
+           f"export OCL_ICD_VENDORS={target}   (or run: pyclmatch devices --fix)")
+    report.update(ok=False, problem=problem, fix=fix)
+    return report
+
+
+def default_vendor_dir():
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "pyclmatch", "opencl-vendors")
+
+
+def fix_icd(target=None):
+    """Write an ``OCL_ICD_VENDORS`` folder naming the NVIDIA library (and the vendors already
+    registered, so that CPU drivers stay visible). Returns ``(folder, export_line)``; raises
+    :class:`DeviceError` when no NVIDIA OpenCL library exists on this machine."""
+    lib = find_nvidia_opencl()
+    if lib is None:
+        raise DeviceError(f"no {NVIDIA_LIB} on this machine: the NVIDIA driver (or its OpenCL "
+                          f"part) is not installed, so there is nothing to register")
+    target = target or default_vendor_dir()
+    os.makedirs(target, exist_ok=True)
+    with open(os.path.join(target, "nvidia.icd"), "w") as fh:
+        fh.write(lib + "\n")
+    for f in _icd_files():
+        dst = os.path.join(target, os.path.basename(f))
+        if os.path.abspath(f) != os.path.abspath(dst) and not os.path.exists(dst):
+            with open(f) as src, open(dst, "w") as out:
+                out.write(src.read())
+    try:  # the PoCL of pyopencl's wheel (pocl extra) lives beside pyopencl
+        import pyopencl
+        for f in glob.glob(os.path.join(os.path.dirname(pyopencl.__file__), ".libs", "*.icd")):
+            dst = os.path.join(target, os.path.basename(f))
+            if not os.path.exists(dst):
+                lines = [ln.strip() for ln in open(f) if ln.strip()]
+                if lines:
+                    libp = lines[0]
+                    if not os.path.isabs(libp):
+                        libp = os.path.join(os.path.dirname(f), libp)
+                    with open(dst, "w") as out:
+                        out.write(libp + "\n")
+    except Exception:
+        pass
+    return target, f"export OCL_ICD_VENDORS={target}"
+
+
+def _gpu_hint():
+    rep = diagnose_icd()
+    return f". {rep['problem']}; fix: {rep['fix']}" if rep.get("problem") else ""
+
+
+def _no_device_hint():
+    return ("Install a CPU driver with `pip install pocl-binary-distribution` (the `pocl` extra "
+            "of pyclmatch), or a vendor OpenCL driver; `pyclmatch devices` diagnoses more.")

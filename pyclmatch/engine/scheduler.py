@@ -1,0 +1,124 @@
+"""The launch scheduler: the host loop that chains kernel launches.
+
+Every family drives its kernels through a :class:`Scheduler`:
+
+* :meth:`Scheduler.launch` enqueues a kernel on the device's in-order queue under a *phase* name
+  and keeps its profiling event, so the result can report device time per kernel phase;
+* :meth:`Scheduler.read` is the only blocking read-back (a full round trip: ~20 us on an H100,
+  ~250 us on PoCL), counted so that drivers can keep them few: read a small flags buffer after
+  a batch of launches rather than after each one;
+* :meth:`Scheduler.tick` guards every loop with an iteration bound that raises
+  :class:`~pyclmatch.errors.IterationLimitError` instead of hanging;
+* :meth:`Scheduler.step` times host-side steps (upload, download, verification) by wall clock.
+"""
+import contextlib
+import sys
+import time
+from collections import defaultdict
+
+import numpy as np
+import pyopencl as cl
+
+from ..errors import IterationLimitError
+
+
+class Scheduler:
+    def __init__(self, handle, progress=None, label=""):
+        self.handle = handle
+        self.queue = handle.queue
+        self._events = []
+        self.wall = defaultdict(float)
+        self.counters = defaultdict(int)
+        self._ticks = defaultdict(int)
+        self.progress = progress
+        self.label = label
+        self._last_progress = 0.0
+
+    # -- launching -------------------------------------------------------------------------
+    def launch(self, phase, kernel, global_size, local_size, *args):
+        """Enqueue ``kernel(*args)`` over ``global_size`` (rounded up to ``local_size``)."""
+        if local_size:
+            global_size = -(-int(global_size) // int(local_size)) * int(local_size)
+            gs, ls = (global_size,), (int(local_size),)
+        else:
+            gs, ls = (int(global_size),), None
+        if gs[0] == 0:
+            return None
+        evt = kernel(self.queue, gs, ls, *args)
+        self._events.append((phase, evt))
+        self.counters["launches"] += 1
+        return evt
+
+    def fill(self, phase, buf, value, dtype=np.int32):
+        """Fill a device buffer with ``value`` (an enqueue, not a round trip)."""
+        if buf.size == 0:
+            return None
+        evt = cl.enqueue_fill_buffer(self.queue, buf, np.array(value, dtype), 0, buf.size)
+        self._events.append((phase, evt))
+        return evt
+
+    def read(self, phase, host, buf, offset=0):
+        """Blocking read of ``buf`` into ``host`` (one counted round trip)."""
+        t0 = time.perf_counter()
+        cl.enqueue_copy(self.queue, host, buf, src_offset=offset, is_blocking=True)
+        self.wall["readback"] += time.perf_counter() - t0
+        self.counters["readbacks"] += 1
+        return host
+
+    def finish(self):
+        self.queue.finish()
+
+    # -- guards and host steps --------------------------------------------------------------
+    def tick(self, loop, bound):
+        """Count one iteration of ``loop``; raise when it exceeds ``bound``."""
+        self._ticks[loop] += 1
+        if self._ticks[loop] > bound:
+            raise IterationLimitError(
+                f"{self.label or 'device loop'}: loop {loop!r} exceeded its bound of {bound} "
+                f"iterations on {self.handle.label}; the run was stopped instead of hanging "
+                f"(please report this graph)")
+        return self._ticks[loop]
+
+    def ticks(self, loop):
+        return self._ticks[loop]
+
+    @contextlib.contextmanager
+    def step(self, name):
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.wall[name] += time.perf_counter() - t0
+
+    def report(self, message, **values):
+        """Progress line for long runs (at most one a second)."""
+        if self.progress is None:
+            return
+        now = time.perf_counter()
+        if now - self._last_progress < 1.0:
+            return
+        self._last_progress = now
+        if callable(self.progress):
+            self.progress(message, values)
+        else:
+            vals = " ".join(f"{k}={v}" for k, v in values.items())
+            print(f"\r[pyclmatch] {message} {vals}   ", end="", file=sys.stderr, flush=True)
+
+    # -- results ----------------------------------------------------------------------------
+    def kernel_times(self):
+        """Device seconds per phase from the profiling events (waits for the queue)."""
+        self.queue.finish()
+        out = defaultdict(float)
+        for phase, evt in self._events:
+            try:
+                out[phase] += (evt.profile.end - evt.profile.start) * 1e-9
+            except cl.Error:  # profiling unavailable on this event
+                pass
+        return dict(out)
+
+    def timings(self):
+        """Wall-clock host steps plus ``kernel:<phase>`` device times, in seconds."""
+        t = {k: v for k, v in self.wall.items()}
+        for phase, sec in self.kernel_times().items():
+            t[f"kernel:{phase}"] = sec
+        return t

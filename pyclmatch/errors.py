@@ -1,0 +1,41 @@
+"""Exceptions raised by pyclmatch.
+
+Every error the library raises on purpose derives from :class:`PyclmatchError`; the input errors
+also derive from :class:`ValueError` so that callers who catch ``ValueError`` (as with scipy) keep
+working.
+"""
+
+
+class PyclmatchError(Exception):
+    """Base class of every error raised by pyclmatch."""
+
+
+class InputError(PyclmatchError, ValueError):
+    """The input graph or a parameter is invalid (shape, dtype, NaN, index out of range, ...)."""
+
+
+class DeviceError(PyclmatchError):
+    """No usable OpenCL device, or the requested one does not exist."""
+
+
+class DeviceMemoryError(PyclmatchError, MemoryError):
+    """The graph does not fit into the device's memory (names the limit and the device)."""
+
+
+class KernelBuildError(PyclmatchError):
+    """An OpenCL program failed to build; names the template, its values, the device and the log."""
+
+    def __init__(self, template, values, device, log):
+        self.template, self.values, self.device, self.log = template, dict(values), device, log
+        vals = ", ".join(f"{k}={v!r}" for k, v in sorted(self.values.items()))
+        super().__init__(
+            f"building kernel template {template!r} with {{{vals}}} failed on device "
+            f"{device!r}:\n{log}")
+
+
+class IterationLimitError(PyclmatchError, RuntimeError):
+    """A device loop ran past its iteration bound (raised instead of hanging)."""
+
+
+class VerificationError(PyclmatchError, AssertionError):
+    """A result failed its certificate check; the wrong answer is never returned."""
