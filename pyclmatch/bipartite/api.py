@@ -123,14 +123,59 @@ def konig_cover(graph, row_match, col_match, visited_cols):
     return KonigCover(rows=np.sort(rows).astype(np.int64), cols=cols.astype(np.int64))
 
 
-def resolve_algorithm(algorithm, handle):
+# --------------------------------------------------------------------------- registry
+#: name -> factory(handle, dgraph, name, **params) returning a runner with ``build()`` and
+#: ``run(rmatch, cmatch, sched) -> (bfs_array or None, stats)``; class attributes
+#: ``needs_csr`` (upload row adjacency too) and ``params`` (accepted parameter names), and
+#: ``device_bytes(graph)`` (name -> bytes of its work buffers, for the memory check).
+_ALGORITHMS = {}
+
+
+def register_algorithm(name, factory):
+    """Make ``factory`` selectable as ``maximum_matching(..., algorithm=name)``."""
+    _ALGORITHMS[name.lower()] = factory
+
+
+def algorithms():
+    """Names accepted by ``maximum_matching(algorithm=...)`` besides ``"auto"``."""
+    return tuple(_ALGORITHMS)
+
+
+class _AugmentingRunner(AugmentingPathMatcher):
+    needs_csr = False
+    params = ("work_group_size", "ct_work_items", "batch_levels")
+
+    def __init__(self, handle, dgraph, name, **params):
+        driver, wr, mode = parse_variant(name)
+        super().__init__(handle, dgraph, driver=driver, wr=wr, mode=mode, **params)
+
+    @staticmethod
+    def device_bytes(graph, name):
+        nr, nc = graph.shape
+        wr = parse_variant(name)[1]
+        return {"predecessor": nr * 4, "bfs_array": nc * 4, "root": nc * 4 if wr else 0}
+
+
+for _v in AUGMENTING_VARIANTS:
+    register_algorithm(_v, _AugmentingRunner)
+
+#: the variant that computes the König cover for families whose result carries none: one
+#: alternating BFS from the unmatched columns (it augments further only if the matching was
+#: not maximum, which ``counters["cover_phases"]`` then reports).
+CERTIFICATE_VARIANT = "apfb-gpubfs-wr-ct"
+
+
+def resolve_algorithm(algorithm, handle, graph=None):
     name = (algorithm or "auto").lower()
     if name == "auto":
         return AUTO_DEFAULT.get(handle.type, AUTO_DEFAULT["other"])
-    if name not in AUGMENTING_VARIANTS:
+    if name not in _ALGORITHMS:
         raise InputError(f"unknown algorithm {algorithm!r}; choose 'auto' or one of "
-                         + ", ".join(AUGMENTING_VARIANTS))
+                         + ", ".join(_ALGORITHMS))
     return name
+
+
+INIT_PARAMS = ("ks_rounds",)
 
 
 def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, verify=True,
@@ -144,9 +189,10 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         the edge set: explicit zeros count as edges and duplicates are merged, as in scipy.
     algorithm : str
         ``"auto"`` (the best measured default for the device type, see ``AUTO_DEFAULT``) or
-        one of the eight variants ``{apfb|apsb}-{gpubfs|gpubfs-wr}-{ct|mt}`` of paper 000:
-        APFB/APsB drivers, GPUBFS (Algorithm 2) or GPUBFS-WR (Algorithm 4) BFS kernels,
-        constant-grid (CT) or one-vertex-per-work-item (MT) thread modes.
+        a name from :func:`algorithms`: the eight variants
+        ``{apfb|apsb}-{gpubfs|gpubfs-wr}-{ct|mt}`` of paper 000 (APFB/APsB drivers, GPUBFS
+        (Algorithm 2) or GPUBFS-WR (Algorithm 4) BFS kernels, constant-grid (CT) or
+        one-vertex-per-work-item (MT) thread modes), and the other registered families.
     init : {"karp-sipser", "cheap", "none"}
         Initial matching computed on the device.
     device : see :func:`pyclmatch.get_device` (default ``PYCLMATCH_DEVICE`` or ``"auto"``).
@@ -155,7 +201,9 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         (raises :class:`~pyclmatch.errors.VerificationError` rather than return a wrong answer).
     progress : callable or bool, optional
         Progress reports for long runs (``True`` prints to stderr).
-    params : work_group_size, ct_work_items, batch_levels, ks_rounds, shape (edge arrays).
+    params : the algorithm's parameters (``work_group_size``, ``ct_work_items``,
+        ``batch_levels`` for the augmenting-path family), ``ks_rounds`` for Karp-Sipser, and
+        ``shape`` for edge arrays.
 
     Returns
     -------
@@ -169,14 +217,15 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     graph = as_bipartite(A, shape=shape)
     if init not in INITS:
         raise InputError(f"unknown init {init!r}; choose one of {', '.join(INITS)}")
-    allowed = {"work_group_size", "ct_work_items", "batch_levels", "ks_rounds"}
+    handle = get_device(device)
+    name = resolve_algorithm(algorithm, handle, graph)
+    factory = _ALGORITHMS[name]
+    allowed = set(factory.params) | set(INIT_PARAMS)
     unknown = set(params) - allowed
     if unknown:
-        raise InputError(f"unknown parameter(s) {', '.join(sorted(unknown))}; "
+        raise InputError(f"unknown parameter(s) {', '.join(sorted(unknown))} for {name}; "
                          f"accepted: {', '.join(sorted(allowed))}")
-    handle = get_device(device)
-    name = resolve_algorithm(algorithm, handle)
-    driver, wr, mode = parse_variant(name)
+    alg_params = {k: v for k, v in params.items() if k in factory.params}
     nr, nc = graph.shape
     if graph.nnz == 0:   # nothing to launch: every vertex is unmatched, the cover is empty
         rm, cm = np.full(nr, -1, np.int64), np.full(nc, -1, np.int64)
@@ -185,22 +234,25 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         res.verified = bool(verify)
         return res
     sched = Scheduler(handle, progress=progress, label=f"maximum_matching[{name}]")
-    wg = params.get("work_group_size")
-    idx_bytes = 4 if graph.nnz <= np.iinfo(np.int32).max else 4
-    extra = {"rmatch": nr * idx_bytes, "cmatch": nc * idx_bytes, "predecessor": nr * 4,
-             "bfs_array": nc * 4, "root": nc * 4 if wr else 0,
+    extra = {"rmatch": nr * 4, "cmatch": nc * 4,
              "Karp-Sipser degrees": (nr + nc) * 4 if init == "karp-sipser" else 0}
+    extra.update(factory.device_bytes(graph, name))
     with sched.step("upload"):
-        dg = DeviceBipartite(handle, graph, need_csr=(init == "karp-sipser"), extra_bytes=extra)
+        dg = DeviceBipartite(handle, graph, extra_bytes=extra,
+                             need_csr=(init == "karp-sipser" or factory.needs_csr))
         handle.queue.finish()
-    initm = InitialMatcher(handle, dg, mode=mode, work_group_size=wg,
+    mode = alg_params.get("mode") or (parse_variant(name)[2] if name in AUGMENTING_VARIANTS
+                                      else "ct")
+    initm = InitialMatcher(handle, dg, mode=mode,
+                           work_group_size=params.get("work_group_size"),
                            ct_work_items=params.get("ct_work_items"),
                            ks_rounds=params.get("ks_rounds", 32))
-    aug = AugmentingPathMatcher(handle, dg, driver=driver, wr=wr, mode=mode,
-                                work_group_size=wg, ct_work_items=params.get("ct_work_items"),
-                                batch_levels=params.get("batch_levels"))
+    runner = factory(handle, dg, name, **alg_params)
+    certifier = runner if name in AUGMENTING_VARIANTS else \
+        _AugmentingRunner(handle, dg, CERTIFICATE_VARIANT)
     with sched.step("build"):
-        aug.build()
+        runner.build()
+        certifier.build()
         if init != "none":
             initm.kernel("cheap_match")
     q = handle.queue
@@ -212,8 +264,13 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         initm.run(init, rmatch, cmatch, sched)
         init_card = int(_count_matched(handle, cmatch).get())
     with sched.step("augment"):
-        bfs_array, stats = aug.run(rmatch, cmatch, sched)
+        bfs_array, stats = runner.run(rmatch, cmatch, sched)
         q.finish()
+    if bfs_array is None:
+        with sched.step("certificate"):
+            bfs_array, cstats = certifier.run(rmatch, cmatch, sched)
+            stats["cover_phases"] = cstats["phases"]
+            q.finish()
     with sched.step("download"):
         rm = rmatch.get().astype(np.int64)
         cm = cmatch.get().astype(np.int64)
