@@ -110,8 +110,9 @@ def as_bipartite(A, shape=None):
         arr = np.asarray(A)
     except Exception as exc:
         raise InputError(f"cannot read {type(A).__name__} as a matrix: {exc}") from None
-    if arr.dtype == object:
-        raise InputError(f"cannot read {type(A).__name__} as a numeric matrix")
+    if arr.dtype.kind not in "biuf":
+        raise InputError(f"cannot read {type(A).__name__} of dtype {arr.dtype} as a numeric "
+                         f"matrix")
     if arr.ndim != 2:
         raise InputError(f"the matrix must be 2-D, got {arr.ndim}-D input of shape {arr.shape}")
     if arr.dtype.kind == "f" and np.isnan(arr).any():

@@ -1,0 +1,190 @@
+"""Exact bipartite matching (APFB/APsB x GPUBFS/GPUBFS-WR x CT/MT) against scipy."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings, HealthCheck, strategies as st
+from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_mbm
+
+import pyclmatch
+from pyclmatch import AUGMENTING_VARIANTS, VerificationError, InputError
+from pyclmatch.bipartite import INITS, verify_matching
+from pyclmatch.engine.graphs import as_bipartite
+
+from bipartite_cases import (structured_cases, bipartite_matrices, scipy_cardinality,
+                             shared_matrix_files, chain, long_paths, permuted_perfect)
+
+CASES = structured_cases()
+
+
+def check(A, res):
+    assert res.cardinality == scipy_cardinality(A)
+    assert res.verified
+    verify_matching(as_bipartite(A), res.row_match, res.col_match, res.certificate)
+    assert res.certificate.size == res.cardinality
+    assert res.row_match.dtype.kind == "i" and res.col_match.dtype.kind == "i"
+
+
+@pytest.mark.parametrize("variant", AUGMENTING_VARIANTS)
+@pytest.mark.parametrize("init", INITS)
+def test_structured(variant, init, device):
+    for name, A in CASES:
+        res = pyclmatch.maximum_matching(A, algorithm=variant, init=init, device=device)
+        check(A, res)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(A=bipartite_matrices(), variant=st.sampled_from(AUGMENTING_VARIANTS),
+       init=st.sampled_from(INITS))
+def test_random_graphs(A, variant, init, device):
+    check(A, pyclmatch.maximum_matching(A, algorithm=variant, init=init, device=device))
+
+
+@pytest.mark.parametrize("init", INITS)
+def test_initial_matching_empty_maximum_perfect(init, device):
+    A = permuted_perfect(300, extra=0)          # init already perfect (a permutation matrix)
+    res = pyclmatch.maximum_matching(A, init=init, device=device)
+    assert res.cardinality == 300
+    if init != "none":
+        assert res.initial_cardinality == 300 and res.phases == 0
+    else:
+        assert res.initial_cardinality == 0
+
+
+def test_long_augmenting_paths(device):
+    """Cheap matching on a chain can leave paths through the whole graph."""
+    for A in (chain(400), long_paths(400, seed=5)):
+        for variant in ("apfb-gpubfs-wr-ct", "apsb-gpubfs-mt"):
+            res = pyclmatch.maximum_matching(A, algorithm=variant, init="cheap", device=device)
+            check(A, res)
+
+
+def test_small_batches_and_groups(device):
+    """Geometry parameters change nothing but speed."""
+    A = long_paths(500, seed=2)
+    for params in ({"batch_levels": 1}, {"batch_levels": 64}, {"work_group_size": 1},
+                   {"ct_work_items": 3}, {"work_group_size": 32, "ct_work_items": 32}):
+        res = pyclmatch.maximum_matching(A, init="none", device=device, **params)
+        check(A, res)
+
+
+def test_repeated_runs_race_free(device):
+    """Races inside ALTERNATE are resolved by FIXMATCHING: every run is exact and verified."""
+    A = permuted_perfect(1500, extra=3, seed=9)
+    ref = scipy_cardinality(A)
+    for variant in AUGMENTING_VARIANTS:
+        for _ in range(2):
+            res = pyclmatch.maximum_matching(A, algorithm=variant, init="none", device=device)
+            assert res.cardinality == ref and res.verified
+
+
+def test_result_fields(device):
+    A = long_paths(200)
+    res = pyclmatch.maximum_matching(A, device=device)
+    for key in ("upload", "build", "init", "augment", "download", "verify"):
+        assert key in res.timings
+    assert any(k.startswith("kernel:") for k in res.timings)
+    assert res.counters["launches"] > 0 and res.counters["readbacks"] > 0
+    assert res.device == device.label
+    assert res.algorithm in AUGMENTING_VARIANTS
+    s = res.summary()
+    assert s["cardinality"] == res.cardinality and s["verified"]
+
+
+def test_scipy_drop_in(device):
+    for name, A in CASES:
+        if A.shape[0] == 0 or A.shape[1] == 0:
+            continue
+        B = sp.csr_matrix(A, dtype=float)
+        B.data[:] = 1
+        for perm_type in ("row", "column"):
+            ours = pyclmatch.maximum_bipartite_matching(B, perm_type=perm_type, device=device)
+            ref = scipy_mbm(B, perm_type=perm_type)
+            assert ours.shape == ref.shape and ours.dtype == ref.dtype
+            assert (ours >= 0).sum() == (ref >= 0).sum()
+            # each entry is a valid partner
+            idx = np.flatnonzero(ours >= 0)
+            if perm_type == "row":   # ours[j] = row matched to column j
+                assert np.all(B.toarray()[ours[idx], idx] != 0)
+            else:
+                assert np.all(B.toarray()[idx, ours[idx]] != 0)
+    with pytest.raises(ValueError):
+        pyclmatch.maximum_bipartite_matching(CASES[5][1], perm_type="diagonal")
+
+
+def test_explicit_zeros_are_edges(device):
+    A = sp.csr_matrix((np.zeros(3), np.array([0, 1, 2]), np.array([0, 1, 2, 3])), shape=(3, 3))
+    assert pyclmatch.maximum_matching(A, device=device).cardinality == 3
+
+
+def test_edge_arrays_and_dense(device):
+    r, c = np.array([0, 1, 2, 2]), np.array([1, 0, 0, 1])
+    res = pyclmatch.maximum_matching((r, c), device=device)
+    assert res.cardinality == 2 and res.row_match.shape == (3,) and res.col_match.shape == (2,)
+    res = pyclmatch.maximum_matching((r, c), shape=(4, 5), device=device)
+    assert res.row_match.shape == (4,) and res.col_match.shape == (5,)
+    dense = [[1, 0, 1], [0, 0, 1]]
+    assert pyclmatch.maximum_matching(dense, device=device).cardinality == 2
+
+
+def test_verification_catches_wrong_answers(device):
+    A = long_paths(100)
+    res = pyclmatch.maximum_matching(A, device=device)
+    g = as_bipartite(A)
+    rm, cm = res.row_match.copy(), res.col_match.copy()
+    r = int(np.flatnonzero(rm >= 0)[0])
+    c = rm[r]
+    rm[r], cm[c] = -1, -1                     # a smaller matching: the cover no longer fits
+    with pytest.raises(VerificationError):
+        verify_matching(g, rm, cm, res.certificate)
+    rm2 = res.row_match.copy()
+    rm2[r] = (c + 1) % A.shape[1]             # inconsistent with col_match
+    with pytest.raises(VerificationError):
+        verify_matching(g, rm2, res.col_match, res.certificate)
+    cov = res.certificate
+    bad_cover = pyclmatch.KonigCover(cov.rows[1:], cov.cols) if cov.rows.size else \
+        pyclmatch.KonigCover(cov.rows, cov.cols[1:])
+    with pytest.raises(VerificationError):
+        verify_matching(g, res.row_match, res.col_match, bad_cover)
+
+
+@pytest.mark.parametrize("path", shared_matrix_files(), ids=lambda p: p.name)
+def test_shared_matrix_market_files(path, device):
+    A = pyclmatch.read_graph(path)
+    for variant in ("apfb-gpubfs-wr-ct", "apsb-gpubfs-mt"):
+        res = pyclmatch.maximum_matching(A, algorithm=variant, device=device)
+        check(A, res)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", shared_matrix_files(), ids=lambda p: p.name)
+def test_shared_files_every_variant(path, device):
+    A = pyclmatch.read_graph(path)
+    for variant in AUGMENTING_VARIANTS:
+        for init in INITS:
+            check(A, pyclmatch.maximum_matching(A, algorithm=variant, init=init,
+                                                device=device))
+
+
+@pytest.mark.gpu
+def test_gpu_every_variant(gpu):
+    from pyclmatch import generators
+    graphs = [(n, A) for n, A in generators.suite(generators.SMALL_SUITE, rcp=True)]
+    graphs += structured_cases()
+    for name, A in graphs:
+        ref = scipy_cardinality(A)
+        for variant in AUGMENTING_VARIANTS:
+            for init in INITS:
+                res = pyclmatch.maximum_matching(A, algorithm=variant, init=init, device=gpu)
+                assert res.cardinality == ref, (name, variant, init)
+                assert res.verified
+
+
+@pytest.mark.gpu
+def test_gpu_shared_files_and_races(gpu):
+    for path in shared_matrix_files():
+        A = pyclmatch.read_graph(path)
+        ref = scipy_cardinality(A)
+        for variant in AUGMENTING_VARIANTS:
+            for _ in range(3):
+                res = pyclmatch.maximum_matching(A, algorithm=variant, init="none", device=gpu)
+                assert res.cardinality == ref and res.verified

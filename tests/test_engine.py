@@ -1,0 +1,99 @@
+"""Device layer, program cache, templates and the ICD doctor."""
+import os
+
+import numpy as np
+import pyopencl as cl
+import pytest
+import scipy.sparse as sp
+
+import pyclmatch
+from pyclmatch.engine import devices, programs
+from pyclmatch.errors import KernelBuildError
+
+
+def test_selection_forms(device):
+    devs = pyclmatch.list_devices()
+    assert devs
+    p, d, dev = devs[0]
+    assert pyclmatch.get_device(f"{p}:{d}").device == dev
+    assert pyclmatch.get_device(dev).device == dev
+    assert pyclmatch.get_device(dev.name[:6]).device.name == dev.name
+    ctx = cl.Context([dev])
+    h = pyclmatch.get_device(ctx)
+    assert h.context is ctx
+    assert pyclmatch.get_device(h) is h
+    assert pyclmatch.get_device("auto") is pyclmatch.get_device("auto")  # cached handle
+    kind = devices._type_name(dev)
+    assert pyclmatch.get_device(kind).type == kind
+
+
+def test_env_default(monkeypatch):
+    p, d, dev = pyclmatch.list_devices()[0]
+    monkeypatch.setenv("PYCLMATCH_DEVICE", f"{p}:{d}")
+    assert pyclmatch.get_device().device == dev
+    monkeypatch.setenv("PYCLMATCH_DEVICE", "no-such-device-xyz")
+    with pytest.raises(pyclmatch.DeviceError):
+        pyclmatch.get_device()
+
+
+def test_nothing_rebuilt_on_second_call(device):
+    A = sp.random(50, 50, density=0.1, random_state=1, format="csr")
+    pyclmatch.maximum_matching(A, device=device)
+    n_prog = len(device._programs)
+    progs = dict(device._programs)
+    pyclmatch.maximum_matching(A, device=device)
+    assert len(device._programs) == n_prog
+    assert all(device._programs[k] is v for k, v in progs.items())
+
+
+def test_template_rendering_is_specialized():
+    v = dict(index_t="int", offset_t="int", mode="ct", wr=True, apsb=True)
+    src = programs.render_template("bipartite_bfs.cl.mako", **v)
+    assert "root" in src and "-neighbor_row" in src
+    src2 = programs.render_template("bipartite_bfs.cl.mako", **dict(v, wr=False, mode="mt"))
+    assert "myRoot" not in src2
+    assert programs.render_template("bipartite_bfs.cl.mako", **v) is src   # rendered once
+
+
+def test_build_failure_names_template_values_device(device, monkeypatch):
+    monkeypatch.setattr(programs, "render_template",
+                        lambda t, **v: "__kernel void broken(__global int *x) { x[0] = ; }")
+    with pytest.raises(KernelBuildError) as ei:
+        programs.build_program(device.context, device.label, "bipartite_bfs.cl.mako",
+                               {"mode": "ct", "wr": True})
+    msg = str(ei.value)
+    assert "bipartite_bfs.cl.mako" in msg and "mode='ct'" in msg and device.label in msg
+
+
+def test_missing_template_value():
+    with pytest.raises(KernelBuildError, match="rendering"):
+        programs.render_template("bipartite_bfs.cl.mako", index_t="int")
+
+
+def test_kernels_ship_in_package():
+    assert os.path.exists(os.path.join(programs.KERNEL_DIR, "bipartite_bfs.cl.mako"))
+    assert os.path.exists(os.path.join(programs.KERNEL_DIR, "common.cl.mako"))
+
+
+def test_icd_doctor_diagnoses_unregistered_nvidia(monkeypatch, tmp_path):
+    fake = tmp_path / "libnvidia-opencl.so.1"
+    fake.write_text("")
+    vendors = tmp_path / "empty-vendors"
+    vendors.mkdir()
+    monkeypatch.setattr(devices, "find_nvidia_opencl", lambda: str(fake))
+    monkeypatch.setattr(devices, "list_devices", lambda: [])
+    monkeypatch.setenv("OCL_ICD_VENDORS", str(vendors))
+    rep = devices.diagnose_icd()
+    assert not rep["ok"]
+    assert "no vendors file names it" in rep["problem"]
+    assert str(fake) in rep["fix"] and "OCL_ICD_VENDORS" in rep["fix"]
+    out = tmp_path / "fixed"
+    folder, export = devices.fix_icd(str(out))
+    assert (out / "nvidia.icd").read_text().strip() == str(fake)
+    assert export == f"export OCL_ICD_VENDORS={out}"
+
+
+def test_icd_fix_without_driver(monkeypatch, tmp_path):
+    monkeypatch.setattr(devices, "find_nvidia_opencl", lambda: None)
+    with pytest.raises(pyclmatch.DeviceError, match="libnvidia-opencl"):
+        devices.fix_icd(str(tmp_path / "x"))
