@@ -3,13 +3,17 @@
 Every exact family (augmenting paths, push-relabel, Pothen-Fan) is tested on these same cases
 against scipy's ``maximum_bipartite_matching``.
 """
+import os
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_mbm
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+#: the project's shared folder (papers, graphs, tools); PYCLMATCH_SHARED overrides it (the GPU
+#: host gets a copy with gzipped Matrix Market files)
+SHARED = Path(os.environ.get("PYCLMATCH_SHARED")
+              or Path(__file__).resolve().parents[1].parent / "shared")
 GRAPHS = SHARED / "data" / "graphs"
 
 
@@ -137,7 +141,9 @@ def structured_cases():
 
 def shared_matrix_files():
     """The Matrix Market files of shared/data/graphs (empty list when absent)."""
-    return sorted(GRAPHS.glob("*.mtx")) if GRAPHS.is_dir() else []
+    if not GRAPHS.is_dir():
+        return []
+    return sorted(list(GRAPHS.glob("*.mtx")) + list(GRAPHS.glob("*.mtx.gz")))
 
 
 try:

@@ -142,10 +142,15 @@ class DeviceHandle:
         return min(256 if not self.is_cpu else 64, self.max_work_group_size)
 
     def constant_grid(self, work_group_size):
-        """The CT-mode grid: the papers' 256 x 256 on GPUs, a few groups per core on CPUs."""
+        """The CT-mode grid: enough work-items to fill the device once, then each strides.
+
+        Paper 000 used 256 x 256 on a 14-SM C2050; that is a quarter of an H100's resident
+        threads, so on GPUs the grid is 2048 work-items per compute unit (the resident-thread
+        limit of recent NVIDIA and AMD parts), at least 256 x 256; on CPUs a few groups a core.
+        """
         if self.is_cpu:
             return max(1, self.compute_units * 4) * work_group_size
-        return 256 * work_group_size
+        return max(256 * work_group_size, self.compute_units * 2048)
 
 
 def _fmt_bytes(n):

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Exact bipartite matching benchmark: every pyclmatch variant and scipy side by side.
+
+Runs each algorithm variant of pyclmatch and scipy's ``maximum_bipartite_matching`` on the same
+graphs in one run (the reference suite of shared/tools/graphgen.py, with and without random
+row/column permutation, plus the shared Matrix Market files), repeats, and writes medians,
+ratios and edges per second, with the device name, the command and the date, to
+``--out`` (results.json + results.md).
+
+Accounting (as the ECL-MM anchors): ``device_s`` = initial matching + augmentation on the
+device, after upload, programs built (a warm-up run builds them and is verified); ``e2e_s`` =
+the whole ``maximum_matching`` call (validation, upload, device work, download, verification).
+
+    python benchmarks/bench_bipartite.py --device gpu --suite reference --out benchmarks/results/bipartite-h100
+    python benchmarks/bench_bipartite.py --device cpu --suite small --out benchmarks/results/bipartite-pocl
+"""
+import argparse
+import datetime
+import json
+import multiprocessing as mp
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import pyclmatch
+from pyclmatch import generators
+from pyclmatch.engine.graphs import as_bipartite
+
+#: ECL-MM (IPDPS 2025) on an H100, matching only, transfers excluded (issue 2's anchors)
+ECL_MM_H100 = {"uniform-4M-d4": 0.065, "uniform-4M-d4-rcp": 0.055, "kron-21": 0.010,
+               "kron-21-rcp": 0.009, "delaunay-21": 0.068, "delaunay-21-rcp": 0.095,
+               "grid-2048": 0.047, "grid-2048-rcp": 0.048}
+
+
+def _scipy_child(A, conn):
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+    t0 = time.perf_counter()
+    m = maximum_bipartite_matching(A, perm_type="column")
+    conn.send((time.perf_counter() - t0, int((m >= 0).sum())))
+
+
+def run_scipy(A, timeout):
+    """scipy in a forked child of this run, so that a graph it cannot finish in ``timeout``
+    seconds is reported as such instead of stalling the benchmark."""
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    p = ctx.Process(target=_scipy_child, args=(A, child))
+    p.start()
+    if parent.poll(timeout):
+        sec, card = parent.recv()
+        p.join()
+        return sec, card
+    p.kill()
+    p.join()
+    return None, None
+
+
+def graphs(args):
+    if args.suite in ("reference", "small"):
+        names = list(generators.SUITE if args.suite == "reference" else generators.SMALL_SUITE)
+        if args.graphs:
+            names = [n for n in names if n in args.graphs.split(",")]
+        rcp = {"both": (False, True), "yes": (True,), "no": (False,)}[args.rcp]
+        for name, A in generators.suite(names, rcp=False):
+            for r in rcp:
+                yield (name + "-rcp", generators.permuted(A)) if r else (name, A)
+    if args.mtx:
+        for path in sorted(args.mtx):
+            yield os.path.basename(path), pyclmatch.read_graph(path)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--device", default=None)
+    ap.add_argument("--suite", default="small", choices=["reference", "small", "none"])
+    ap.add_argument("--graphs", default=None, help="comma-separated subset of the suite")
+    ap.add_argument("--rcp", default="both", choices=["both", "yes", "no"])
+    ap.add_argument("--mtx", nargs="*", default=[], help="Matrix Market files to add")
+    ap.add_argument("--algorithms", default="all",
+                    help="comma-separated names, 'all' (every registered) or 'auto'")
+    ap.add_argument("--init", default="karp-sipser")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--scipy-timeout", type=float, default=75.0,
+                    help="seconds; 0 skips scipy")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    handle = pyclmatch.get_device(args.device)
+    algs = (list(pyclmatch.bipartite.algorithms()) if args.algorithms == "all"
+            else args.algorithms.split(","))
+    if "auto" not in algs:
+        algs.append("auto")
+    os.makedirs(args.out, exist_ok=True)
+    meta = {"command": " ".join([os.path.basename(sys.executable)] + sys.argv),
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "device": handle.label, "device_type": handle.type, "host": platform.node(),
+            "cpu_count": os.cpu_count(), "pyclmatch": pyclmatch.__version__,
+            "init": args.init, "repeat": args.repeat}
+    print(f"device: {handle.label}", flush=True)
+    records = []
+    for gname, A in graphs(args):
+        g = as_bipartite(A)
+        g.csc  # conversion done once, outside every timing
+        rec = {"graph": gname, "rows": g.n_rows, "cols": g.n_cols, "edges": g.nnz, "runs": {}}
+        if args.scipy_timeout > 0:
+            S = g.csr.astype(np.int8)
+            sec, card = run_scipy(S, args.scipy_timeout)
+            rec["scipy_s"], rec["scipy_cardinality"] = sec, card
+        for alg in algs:
+            warm = pyclmatch.maximum_matching(g, algorithm=alg, init=args.init, device=handle)
+            dev, e2e = [], []
+            for _ in range(args.repeat):
+                t0 = time.perf_counter()
+                r = pyclmatch.maximum_matching(g, algorithm=alg, init=args.init,
+                                               device=handle, verify=False)
+                e2e.append(time.perf_counter() - t0)
+                dev.append(r.device_seconds)
+                if r.cardinality != warm.cardinality:
+                    raise SystemExit(f"{gname} {alg}: cardinality {r.cardinality} differs "
+                                     f"from the verified {warm.cardinality}")
+            rec["runs"][alg] = {
+                "algorithm": warm.algorithm, "cardinality": warm.cardinality,
+                "initial_cardinality": warm.initial_cardinality, "verified": warm.verified,
+                "device_s": statistics.median(dev), "device_s_all": dev,
+                "e2e_s": statistics.median(e2e), "e2e_s_all": e2e,
+                "timings": r.timings, "counters": r.counters}
+            if rec.get("scipy_cardinality") is not None:
+                assert rec["scipy_cardinality"] == warm.cardinality, (gname, alg)
+            print(f"{gname:<22} {alg:<20} card {warm.cardinality:>9} "
+                  f"device {statistics.median(dev):9.4f} s  e2e {statistics.median(e2e):8.3f} s"
+                  f"  phases {r.counters.get('phases', 0):>4} levels "
+                  f"{r.counters.get('bfs_levels', 0):>6}", flush=True)
+        best = min(rec["runs"], key=lambda a: rec["runs"][a]["device_s"])
+        rec["best"] = best
+        records.append(rec)
+    write(args.out, meta, records)
+
+
+def gmean(xs):
+    xs = [x for x in xs if x]
+    return float(np.exp(np.mean(np.log(xs)))) if xs else None
+
+
+def write(out, meta, records):
+    with open(os.path.join(out, "results.json"), "w") as fh:
+        json.dump({"meta": meta, "records": records}, fh, indent=1)
+    algs = sorted({a for r in records for a in r["runs"]})
+    lines = [f"# Bipartite matching benchmark — {meta['device']}", "",
+             f"- date: {meta['date']}", f"- command: `{meta['command']}`",
+             f"- host: {meta['host']} ({meta['cpu_count']} CPUs); init: {meta['init']}; "
+             f"medians of {meta['repeat']} runs after a verified warm-up", "",
+             "Device seconds (initial matching + augmentation, after upload, programs built):",
+             "", "| graph | edges | scipy s | " + " | ".join(algs) + " | best | best/ECL-MM "
+             "| scipy/best |", "|" + "---|" * (len(algs) + 6)]
+    for r in records:
+        best = r["runs"][r["best"]]["device_s"]
+        ecl = ECL_MM_H100.get(r["graph"])
+        sc = r.get("scipy_s")
+        lines.append(
+            f"| {r['graph']} | {r['edges']} | "
+            + (f"{sc:.3f}" if sc else ("n/a" if "scipy_s" not in r else "timeout")) + " | "
+            + " | ".join(f"{r['runs'][a]['device_s']:.4f}" if a in r["runs"] else "-"
+                         for a in algs)
+            + f" | {r['best']} | " + (f"{best / ecl:.2f}" if ecl else "-") + " | "
+            + (f"{sc / best:.0f}" if sc else "-") + " |")
+    lines += ["", "Geometric means (device s):", ""]
+    for a in algs:
+        lines.append(f"- {a}: {gmean([r['runs'][a]['device_s'] for r in records]):.4f}")
+    bests = [r["runs"][r["best"]]["device_s"] for r in records]
+    lines.append(f"- best variant per graph: {gmean(bests):.4f}")
+    ecl = [ECL_MM_H100[r["graph"]] for r in records if r["graph"] in ECL_MM_H100]
+    if len(ecl) == len(records) and records:
+        lines.append(f"- ECL-MM (H100 anchor): {gmean(ecl):.4f}; best/ECL-MM = "
+                     f"{gmean(bests) / gmean(ecl):.2f}")
+    lines += ["", "End-to-end seconds (validation, upload, device, download; no verify):", "",
+              "| graph | " + " | ".join(algs) + " |", "|" + "---|" * (len(algs) + 1)]
+    for r in records:
+        lines.append(f"| {r['graph']} | " + " | ".join(
+            f"{r['runs'][a]['e2e_s']:.3f}" if a in r["runs"] else "-" for a in algs) + " |")
+    lines += ["", "Edges per second (best variant, device time):", ""]
+    for r in records:
+        lines.append(f"- {r['graph']}: {r['edges'] / r['runs'][r['best']]['device_s']:.3e}")
+    with open(os.path.join(out, "results.md"), "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

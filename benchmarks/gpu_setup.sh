@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Source on the offline GPU host: installs the carried wheelhouse (built here with
+# `EXTRA=pocl-binary-distribution ../shared/tools/make-wheelhouse.sh .wheelhouse`), registers
+# the host's OpenCL drivers, installs pyclmatch editable, and prints the devices.
+set -e
+eval "$(bash .wheelhouse/setup.sh | grep ^export)"
+python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v WARNING || true
+python3 -m pyclmatch devices
+set +e
