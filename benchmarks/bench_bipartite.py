@@ -61,13 +61,10 @@ def run_scipy(A, timeout):
 
 def graphs(args):
     if args.suite in ("reference", "small"):
-        names = list(generators.SUITE if args.suite == "reference" else generators.SMALL_SUITE)
-        if args.graphs:
-            names = [n for n in names if n in args.graphs.split(",")]
-        rcp = {"both": (False, True), "yes": (True,), "no": (False,)}[args.rcp]
-        for name, A in generators.suite(names, rcp=False):
-            for r in rcp:
-                yield (name + "-rcp", generators.permuted(A)) if r else (name, A)
+        small = args.suite == "small"
+        names = args.graphs.split(",") if args.graphs else None
+        rcp = {"both": "both", "yes": True, "no": False}[args.rcp]
+        yield from generators.suite(names, rcp=rcp, small=small)
     if args.mtx:
         for path in sorted(args.mtx):
             yield os.path.basename(path), pyclmatch.read_graph(path)

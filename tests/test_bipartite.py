@@ -168,7 +168,7 @@ def test_shared_files_every_variant(path, device):
 @pytest.mark.gpu
 def test_gpu_every_variant(gpu):
     from pyclmatch import generators
-    graphs = [(n, A) for n, A in generators.suite(generators.SMALL_SUITE, rcp=True)]
+    graphs = [(n, A) for n, A in generators.suite(small=True, rcp="both")]
     graphs += structured_cases()
     for name, A in graphs:
         ref = scipy_cardinality(A)

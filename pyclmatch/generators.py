@@ -1,0 +1,159 @@
+"""The reference benchmark suite: square ``scipy.sparse.csr_matrix`` biadjacency matrices.
+
+This module reproduces ``shared/tools/graphgen.py`` exactly: the same parameters and seeds give
+bit-identical matrices (same ``numpy.random.default_rng`` streams, same order of random calls,
+``int8`` ones as data, sorted indices, no duplicates).  Every family mirrors a test class of the
+seed papers:
+
+* :func:`uniform` -- sparse uniform random graphs (the random instances on which Karp-Sipser
+  initialisation is analysed; the random-graph class behind the matching heuristics used by
+  Meier et al., paper 001, and Deveci et al., papers 000/003);
+* :func:`kron` -- Graph500 Kronecker / R-MAT graphs, ``kron_g500-logn20/21`` in Deveci et al.,
+  Euro-Par 2013 (paper 000, O_Hardest20) and ICPP 2013 (G-PR, paper 003);
+* :func:`delaunay` -- Delaunay triangulations of random points, DIMACS10 ``delaunay_nXX`` in
+  papers 000 and 003;
+* :func:`grid` -- 2-D grids with random edge deletions, standing in for the road networks
+  (``roadNet-CA/PA/TX`` in papers 000/003, ``road_usa`` in Naim's thesis, paper 004);
+* :func:`permuted` -- random row and column permutation, the "RCP" instance sets of paper 000.
+
+:data:`SUITE` holds the full-size benchmark graphs (millions of vertices), :data:`SMALL_SUITE`
+the same families at sizes that build in well under a second, for tests and examples.
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from .errors import InputError
+
+__all__ = ["uniform", "kron", "delaunay", "grid", "permuted", "SUITE", "SMALL_SUITE", "suite"]
+
+
+def uniform(n, deg, seed=0):
+    """Uniform random ``n x n`` biadjacency matrix with ``n * deg`` entries drawn with replacement
+    (duplicates merged), i.e. about ``deg`` random columns per row.
+
+    Mirrors the sparse uniform random graphs of Karp-Sipser's analysis, the classic random test
+    class for maximum-matching heuristics (Meier et al., paper 001; Deveci et al., papers 000/003).
+    """
+    rng = np.random.default_rng(seed)
+    m = n * deg
+    return _csr(rng.integers(0, n, m), rng.integers(0, n, m), n)
+
+
+def kron(scale, edgefactor=16, seed=0):
+    """Graph500 Kronecker (R-MAT ``a=.57, b=.19, c=.19``) graph on ``2**scale`` vertices with
+    ``edgefactor * 2**scale`` generated edges, vertex ids randomly relabelled, self-loops dropped,
+    symmetric (both directions stored).
+
+    Mirrors ``kron_g500-logn20/21`` of Deveci et al. (Euro-Par 2013, paper 000; G-PR, ICPP 2013,
+    paper 003).
+    """
+    rng = np.random.default_rng(seed)
+    n, m = 1 << scale, edgefactor << scale
+    r = np.zeros(m, np.int64)
+    c = np.zeros(m, np.int64)
+    a, b, cc = 0.57, 0.19, 0.19
+    for bit in range(scale):
+        u = rng.random(m)
+        rb = u > a + b                      # lower half: quadrants c, d
+        cb = ((u > a) & (u <= a + b)) | (u > a + b + cc)
+        r |= rb.astype(np.int64) << bit
+        c |= cb.astype(np.int64) << bit
+    p = rng.permutation(n)                  # Graph500 vertex relabelling
+    r, c = p[r], p[c]
+    keep = r != c
+    r, c = r[keep], c[keep]
+    return _csr(np.concatenate([r, c]), np.concatenate([c, r]), n)   # symmetric, like kron_g500
+
+
+def delaunay(logn, seed=0):
+    """Delaunay triangulation of ``2**logn`` uniform random points in the unit square (symmetric
+    adjacency of the triangle edges).
+
+    Mirrors DIMACS10 ``delaunay_nXX`` (``delaunay_n20..n24``) of Deveci et al. (papers 000, 003).
+    """
+    from scipy.spatial import Delaunay
+    rng = np.random.default_rng(seed)
+    n = 1 << logn
+    t = Delaunay(rng.random((n, 2))).simplices
+    r = np.concatenate([t[:, 0], t[:, 1], t[:, 2], t[:, 1], t[:, 2], t[:, 0]])
+    c = np.concatenate([t[:, 1], t[:, 2], t[:, 0], t[:, 0], t[:, 1], t[:, 2]])
+    return _csr(r, c, n)
+
+
+def grid(side, keep=0.7, seed=0):
+    """``side x side`` 2-D grid graph in which each edge survives with probability ``keep``
+    (symmetric adjacency).
+
+    A road-network-like class: planar, low degree, long paths, standing in for ``roadNet-CA/PA/TX``
+    of Deveci et al. (papers 000, 003) and ``road_usa`` of Naim's thesis (paper 004).
+    """
+    rng = np.random.default_rng(seed)
+    n = side * side
+    idx = np.arange(n).reshape(side, side)
+    r = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel()])
+    c = np.concatenate([idx[:, 1:].ravel(), idx[1:, :].ravel()])
+    k = rng.random(r.size) < keep
+    r, c = r[k], c[k]
+    return _csr(np.concatenate([r, c]), np.concatenate([c, r]), n)
+
+
+def permuted(A, seed=1):
+    """Random row and column permutation ("RCP") of ``A``: ``A[pr][:, pc]``.
+
+    The RCP instance sets of Deveci et al. (Euro-Par 2013, paper 000): the same graphs with
+    randomly permuted rows and columns, which usually makes augmenting-path searches harder.
+    """
+    rng = np.random.default_rng(seed)
+    pr, pc = rng.permutation(A.shape[0]), rng.permutation(A.shape[1])
+    return A[pr][:, pc].tocsr()
+
+
+def _csr(r, c, n):
+    A = sp.csr_matrix((np.ones(r.size, np.int8), (r, c)), shape=(n, n))
+    A.sum_duplicates()
+    A.data[:] = 1
+    return A
+
+
+#: The reference benchmark graphs (same names and definitions as ``graphgen.SUITE``).
+SUITE = {
+    "uniform-4M-d4": lambda: uniform(1 << 22, 4),
+    "kron-21": lambda: kron(21),
+    "delaunay-21": lambda: delaunay(21),
+    "grid-2048": lambda: grid(2048),
+}
+
+#: The same families at test/example sizes (each builds in well under a second).
+SMALL_SUITE = {
+    "uniform-4K-d4": lambda: uniform(1 << 12, 4),
+    "kron-10": lambda: kron(10),
+    "delaunay-10": lambda: delaunay(10),
+    "grid-64": lambda: grid(64),
+}
+
+
+def suite(names=None, rcp=False, *, small=False):
+    """Yield ``(name, matrix)`` for the graphs of :data:`SUITE` (or :data:`SMALL_SUITE` with
+    ``small=True``), in the table's order, built lazily one at a time.
+
+    ``names`` (a name or a list of names of the table) restricts and orders the graphs.
+    ``rcp=True`` yields the randomly row/column permuted versions
+    (:func:`permuted` with its default seed) named ``name + "-rcp"`` instead of the originals;
+    ``rcp="both"`` yields each original followed by its permuted version.
+    """
+    table = SMALL_SUITE if small else SUITE
+    if rcp not in (False, True, "both"):
+        raise InputError(f"rcp must be False, True or 'both', not {rcp!r}")
+    if names is None:
+        names = list(table)
+    elif isinstance(names, str):
+        names = [names]
+    unknown = [nm for nm in names if nm not in table]
+    if unknown:
+        raise InputError(f"unknown suite graph(s) {unknown}; available: {list(table)}")
+    for nm in names:
+        A = table[nm]()
+        if rcp in (False, "both"):
+            yield nm, A
+        if rcp:
+            yield nm + "-rcp", permuted(A)

@@ -1,0 +1,454 @@
+"""Graph readers: Matrix Market, METIS/DIMACS10 ``.graph`` and SNAP-style edge lists.
+
+:func:`read_graph` returns a :class:`scipy.sparse.csr_matrix` with sorted indices and no duplicate
+entries.  Pattern graphs carry ``int8`` ones; weighted files keep their values (``float64`` for real
+Matrix Market files and edge-list weights, ``int64`` for integer Matrix Market files and METIS edge
+weights).
+
+Files may be compressed with gzip, bzip2 or xz; the compression is recognised by the extension
+(``.gz``, ``.bz2``, ``.xz``) or by the file's magic bytes.  Parsing is vectorised with numpy: the
+text is scanned once for token boundaries and line numbers, and the numbers are converted in one
+call, so errors can still name the offending line.
+"""
+import bz2
+import codecs
+import gzip
+import io as _io
+import lzma
+import os
+
+import numpy as np
+import scipy.io
+import scipy.sparse as sp
+
+from .errors import InputError
+
+__all__ = ["read_graph", "FORMATS"]
+
+#: accepted values of ``format=`` (aliases map onto the three canonical names)
+FORMATS = {
+    "mtx": "mtx", "mm": "mtx", "matrixmarket": "mtx", "matrix-market": "mtx",
+    "metis": "metis", "graph": "metis", "dimacs10": "metis", "chaco": "metis",
+    "snap": "snap", "edgelist": "snap", "edges": "snap", "txt": "snap", "tsv": "snap",
+}
+
+_EXT_FORMAT = {
+    ".mtx": "mtx", ".mm": "mtx",
+    ".graph": "metis", ".metis": "metis", ".chaco": "metis",
+    ".txt": "snap", ".edges": "snap", ".tsv": "snap", ".el": "snap", ".edgelist": "snap",
+    ".snap": "snap",
+}
+
+_DECOMPRESS = {".gz": gzip.decompress, ".bz2": bz2.decompress, ".xz": lzma.decompress}
+
+_MAX_ID = np.iinfo(np.int32).max - 1      # integer ids are used as indices (shape = max id + 1)
+
+
+def read_graph(path, *, format=None, symmetrize=False, return_labels=False):
+    """Read a graph or sparse matrix file into a ``scipy.sparse.csr_matrix``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.  Compressed files (``.gz``, ``.bz2``, ``.xz``, or recognised by their magic
+        bytes) are decompressed in memory.
+    format : {"mtx", "metis", "snap"}, optional
+        Overrides the detection.  By default the format follows the extension (after stripping a
+        compression suffix): ``.mtx``/``.mm`` -> Matrix Market, ``.graph``/``.metis`` -> METIS,
+        ``.txt``/``.edges``/``.tsv``/``.el`` -> SNAP edge list.  A file that starts with the
+        ``%%MatrixMarket`` banner is read as Matrix Market whatever its extension.
+    symmetrize : bool
+        Return the union of ``A`` and ``A.T`` (for pattern graphs the pattern of ``A + A.T`` with
+        ones; for weighted graphs the larger of the two weights).  Needs a square matrix.  For METIS
+        files it also accepts an adjacency that is not symmetric instead of raising.
+    return_labels : bool
+        Return ``(A, labels)``.  ``labels[i]`` is the original label of vertex ``i`` for edge lists
+        with non-integer vertex names, ``None`` otherwise.
+
+    Formats
+    -------
+    * Matrix Market (coordinate or array; real, integer, pattern, complex; general, symmetric,
+      skew-symmetric, hermitian) via :func:`scipy.io.mmread`; symmetric files come back full,
+      pattern files get ``int8`` ones.  Explicit zeros are kept as entries.
+    * METIS / DIMACS10 ``.graph``: header ``n m [fmt [ncon]]``, ``%`` comment lines, line ``i``
+      holds the 1-based neighbours of vertex ``i`` (an empty line is an isolated vertex).  ``fmt``
+      is up to three binary digits ``abc``: ``a`` vertex sizes, ``b`` vertex weights (``ncon`` of
+      them, default 1), ``c`` edge weights.  Vertex sizes and weights are skipped; edge weights
+      become the data (``int64``).  The header must agree with the lines (``n`` vertex lines, ``2m``
+      neighbour entries) and the adjacency must be symmetric.
+    * SNAP edge lists: ``#`` (or ``%``) comment lines, blank lines ignored, one arc ``u v`` or
+      ``u v weight`` per line (whitespace separated; every line the same number of fields).  If all
+      ids are non-negative integers they are kept as indices (shape ``max id + 1``); otherwise
+      every id is treated as a string label and labels are numbered 0..n-1 in order of first
+      appearance.  Arcs are stored as given (``A[u, v]``); duplicate arcs are merged (the largest
+      weight wins); self-loops are kept.
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist.
+    pyclmatch.InputError
+        The file is empty, is not in the expected format, or is inconsistent; the message names the
+        file and, for text formats, the line.
+    """
+    name = os.fspath(path)
+    with open(name, "rb") as f:
+        raw = f.read()
+    data, base = _decompress(raw, name)
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    if not data.strip():
+        raise InputError(f"{name}: the file is empty")
+
+    fmt = _detect_format(data, base, name, format)
+    if fmt == "mtx":
+        A, labels = _read_mtx(data, name), None
+    elif fmt == "metis":
+        A, labels = _read_metis(data, name, symmetrize), None
+    else:
+        A, labels = _read_snap(data, name)
+
+    if symmetrize:
+        if A.shape[0] != A.shape[1]:
+            raise InputError(f"{name}: cannot symmetrize a {A.shape[0]} x {A.shape[1]} "
+                             f"(non-square) matrix")
+        A = _symmetrized(A)
+    return (A, labels) if return_labels else A
+
+
+# ------------------------------------------------------------------------------------------------
+# file handling and format detection
+
+def _decompress(raw, name):
+    """Return (decompressed bytes, file name without the compression suffix)."""
+    lower = name.lower()
+    for ext, fn in _DECOMPRESS.items():
+        if lower.endswith(ext):
+            base = lower[:-len(ext)]
+            break
+    else:
+        base = lower
+        if raw[:2] == b"\x1f\x8b":
+            fn = gzip.decompress
+        elif raw[:3] == b"BZh" and raw[4:10] == b"1AY&SY":
+            fn = bz2.decompress
+        elif raw[:6] == b"\xfd7zXZ\x00":
+            fn = lzma.decompress
+        else:
+            return raw, base
+    try:
+        return fn(raw), base
+    except (OSError, EOFError, ValueError, lzma.LZMAError) as e:
+        raise InputError(f"{name}: cannot decompress the file: {e}") from e
+
+
+def _has_mm_banner(data):
+    return data.lstrip()[:14].lower() == b"%%matrixmarket"
+
+
+def _detect_format(data, base, name, format):
+    if format is not None:
+        key = str(format).lower().lstrip(".")
+        if key not in FORMATS:
+            raise InputError(f"unknown format {format!r}; use one of 'mtx', 'metis', 'snap'")
+        return FORMATS[key]
+    if _has_mm_banner(data):
+        return "mtx"
+    ext = os.path.splitext(base)[1]
+    if ext in _EXT_FORMAT:
+        fmt = _EXT_FORMAT[ext]
+        if fmt == "mtx":
+            raise InputError(f"{name}: not a Matrix Market file (the first line is not a "
+                             f"'%%MatrixMarket' banner)")
+        return fmt
+    raise InputError(f"{name}: cannot tell the file format from the extension {ext!r}; pass "
+                     f"format='mtx', 'metis' or 'snap'")
+
+
+# ------------------------------------------------------------------------------------------------
+# token scanning
+
+class _Tokens:
+    """Token boundaries of a byte string: ``starts``/``ends`` (end exclusive), the 0-based line of
+    each token, the number of lines, and a comment mask (tokens on lines whose first token starts
+    with one of ``comment_chars``)."""
+
+    def __init__(self, data, comment_chars):
+        self.data = data
+        b = np.frombuffer(data, np.uint8)
+        self.b = b
+        nonws = np.zeros(b.size + 2, bool)           # space and control bytes separate tokens
+        np.greater(b, 32, out=nonws[1:-1])
+        edges = np.flatnonzero(nonws[1:] != nonws[:-1])
+        self.starts, self.ends = edges[0::2], edges[1::2]
+        nl = np.flatnonzero(b == 10)
+        self.line = np.searchsorted(nl, self.starts)          # newlines before each token
+        self.nlines = nl.size + (1 if b.size and b[-1] != 10 else 0)
+        first = np.ones(self.starts.size, bool)
+        first[1:] = self.line[1:] != self.line[:-1]
+        lead = b[self.starts[first]]
+        cmt = np.isin(lead, np.frombuffer(comment_chars, np.uint8))
+        self.comment_line = np.zeros(self.nlines, bool)
+        self.comment_line[self.line[first][cmt]] = True
+        self.is_data = ~self.comment_line[self.line]
+
+    def __len__(self):
+        return self.starts.size
+
+    def text(self, idx):
+        return self.data[self.starts[idx]:self.ends[idx]].decode("utf-8", "replace")
+
+    def select(self, idx):
+        """Bytes holding only the tokens ``idx`` (in place), everything else blanked."""
+        idx = np.asarray(idx)
+        if idx.size and idx[-1] - idx[0] + 1 == idx.size:  # a contiguous run (idx is increasing)
+            if idx.size == len(self):
+                return self.data
+            return self.data[self.starts[idx[0]]:self.ends[idx[-1]]]
+        delta = np.zeros(self.b.size + 1, np.int8)
+        delta[self.starts[idx]] = 1
+        delta[self.ends[idx]] = -1
+        keep = np.cumsum(delta[:-1], dtype=np.int8).view(bool)
+        out = np.full(self.b.size, 32, np.uint8)
+        out[keep] = self.b[keep]
+        return out.tobytes()
+
+    def parse(self, idx, dtype):
+        """Parse tokens ``idx`` as ``dtype``; return None if any of them is not a number."""
+        idx = np.asarray(idx)
+        if idx.size == 0:
+            return np.zeros(0, dtype)
+        try:
+            v = np.fromstring(self.select(idx), dtype=dtype, sep=" ")
+        except ValueError:
+            return None
+        except (AttributeError, TypeError):                # numpy without text fromstring
+            try:
+                v = np.array(self.select(idx).split(), dtype=dtype)
+            except ValueError:
+                return None
+        return v if v.size == idx.size else None
+
+    def words(self, idx):
+        """The tokens ``idx`` as a list of bytes."""
+        d = self.data
+        return [d[a:b] for a, b in zip(self.starts[idx].tolist(), self.ends[idx].tolist())]
+
+    def bad_number(self, idx, conv, what):
+        """Message naming the line and text of the first token of ``idx`` that ``conv`` rejects."""
+        for i in np.asarray(idx):
+            try:
+                conv(self.data[self.starts[i]:self.ends[i]])
+            except ValueError:
+                return f"line {int(self.line[i]) + 1}: {self.text(i)!r} is not {what}"
+        return f"cannot parse the numbers (unexpected characters, expected {what}s)"
+
+
+def _line_no(tok, i):
+    return int(tok.line[i]) + 1
+
+
+# ------------------------------------------------------------------------------------------------
+# matrix assembly
+
+def _assemble(rows, cols, weights, shape):
+    """CSR from (rows, cols[, weights]); duplicates merged (pattern: one, weighted: the maximum)."""
+    rows = np.asarray(rows, np.int64)
+    cols = np.asarray(cols, np.int64)
+    if weights is None:
+        A = sp.csr_matrix((np.ones(rows.size, np.int8), (rows, cols)), shape=shape)
+        A.sum_duplicates()
+        A.data[:] = 1
+        return A
+    weights = np.asarray(weights)
+    if rows.size:
+        order = np.lexsort((weights, cols, rows))
+        rows, cols, weights = rows[order], cols[order], weights[order]
+        last = np.ones(rows.size, bool)
+        last[:-1] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
+        rows, cols, weights = rows[last], cols[last], weights[last]
+    A = sp.csr_matrix((weights, (rows, cols)), shape=shape)
+    A.sort_indices()
+    return A
+
+
+def _symmetrized(A):
+    C = A.tocoo()
+    w = None if (A.dtype == np.int8 and np.all(C.data == 1)) else np.concatenate([C.data, C.data])
+    return _assemble(np.concatenate([C.row, C.col]), np.concatenate([C.col, C.row]), w, A.shape)
+
+
+# ------------------------------------------------------------------------------------------------
+# Matrix Market
+
+def _read_mtx(data, name):
+    if not _has_mm_banner(data):
+        raise InputError(f"{name}: not a Matrix Market file (the first line is not a "
+                         f"'%%MatrixMarket' banner)")
+    banner = data.lstrip().split(b"\n", 1)[0].lower().split()
+    if len(banner) < 5 or banner[1] != b"matrix":
+        raise InputError(f"{name}: malformed Matrix Market banner {banner!r} (expected "
+                         f"'%%MatrixMarket matrix <coordinate|array> <field> <symmetry>')")
+    field = banner[3]
+    try:
+        M = scipy.io.mmread(_io.BytesIO(data))
+    except Exception as e:       # scipy raises ValueError, RuntimeError, OverflowError, ...
+        raise InputError(f"{name}: invalid Matrix Market file: {e}") from e
+    A = sp.csr_matrix(M)
+    A.sum_duplicates()
+    if field == b"pattern":
+        A.data = np.ones(A.nnz, np.int8)
+    return A
+
+
+# ------------------------------------------------------------------------------------------------
+# METIS / DIMACS10
+
+def _read_metis(data, name, symmetrize):
+    tok = _Tokens(data, b"%")
+    live = np.flatnonzero(tok.is_data)
+    if live.size == 0:
+        raise InputError(f"{name}: no METIS header (the file holds only comments)")
+    hline = tok.line[live[0]]
+    htok = live[tok.line[live] == hline]
+    hdr = [tok.text(i) for i in htok]
+    where = f"{name}: line {hline + 1}: METIS header {' '.join(hdr)!r}"
+    if not 2 <= len(hdr) <= 4 or not all(h.isdigit() for h in hdr):
+        raise InputError(f"{where} is not 'n m [fmt [ncon]]' (non-negative integers)")
+    n, m = int(hdr[0]), int(hdr[1])
+    fmt = hdr[2] if len(hdr) > 2 else "0"
+    if len(fmt) > 3 or set(fmt) - {"0", "1"}:
+        raise InputError(f"{where}: fmt {fmt!r} must be up to three 0/1 digits "
+                         f"(vertex sizes, vertex weights, edge weights)")
+    fmt = fmt.zfill(3)
+    has_size, has_vw, has_ew = (c == "1" for c in fmt)
+    ncon = int(hdr[3]) if len(hdr) > 3 else 1
+    if has_vw and ncon < 1:
+        raise InputError(f"{where}: ncon must be at least 1")
+    k = int(has_size) + (ncon if has_vw else 0)        # leading vertex fields per line
+
+    # vertex lines: the non-comment lines after the header, in order
+    is_vline = ~tok.comment_line
+    is_vline[:hline + 1] = False
+    vertex_of_line = np.cumsum(is_vline) - 1
+    vline_no = np.flatnonzero(is_vline)                # 0-based file line of each vertex line
+    nv = vline_no.size
+    vt = live[tok.line[live] > hline]
+    tv = vertex_of_line[tok.line[vt]]
+    if nv < n:
+        raise InputError(f"{name}: METIS header says n={n} vertices but the file has only {nv} "
+                         f"vertex lines")
+    if tv.size and tv[-1] >= n:
+        extra = vt[np.argmax(tv >= n)]
+        raise InputError(f"{name}: line {_line_no(tok, extra)}: METIS header says n={n} vertices "
+                         f"but there is data after vertex {n}'s line")
+
+    vals = tok.parse(vt, np.int64)
+    if vals is None:
+        raise InputError(f"{name}: {tok.bad_number(vt, int, 'an integer')}")
+    counts = np.bincount(tv, minlength=n)
+    pos = np.arange(vt.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    if k:
+        short = np.flatnonzero(counts < k)
+        if short.size:
+            v = short[0]
+            raise InputError(f"{name}: line {vline_no[v] + 1}: vertex {v + 1} has {counts[v]} "
+                             f"fields but fmt={fmt} ncon={ncon} needs {k} vertex size/weight "
+                             f"fields first")
+    if has_ew:
+        odd = np.flatnonzero((counts - k) % 2)
+        if odd.size:
+            v = odd[0]
+            raise InputError(f"{name}: line {vline_no[v] + 1}: vertex {v + 1} has an odd number "
+                             f"of neighbour/weight fields (fmt={fmt} wants 'neighbour weight' "
+                             f"pairs)")
+        nb = (pos >= k) & ((pos - k) % 2 == 0)
+        weights = vals[np.flatnonzero(nb) + 1]
+    else:
+        nb = pos >= k
+        weights = None
+    rows, cols = tv[nb], vals[nb] - 1
+    out = np.flatnonzero((cols < 0) | (cols >= n))
+    if out.size:
+        i = vt[np.flatnonzero(nb)[out[0]]]
+        raise InputError(f"{name}: line {_line_no(tok, i)}: neighbour {tok.text(i)} is out of "
+                         f"range 1..{n}")
+    if cols.size != 2 * m:
+        raise InputError(f"{name}: METIS header says m={m} edges but the vertex lines hold "
+                         f"{cols.size} neighbour entries (expected 2m = {2 * m})")
+    A = _assemble(rows, cols, weights, (n, n))
+    if not symmetrize:
+        D = (A != A.T).tocoo()
+        if D.nnz:
+            u, v = int(D.row[0]), int(D.col[0])
+            a, b = A[u, v], A[v, u]
+            if a and b:
+                msg = (f"edge {u + 1}-{v + 1} has weight {a} on vertex {u + 1}'s line but {b} on "
+                       f"vertex {v + 1}'s line")
+            else:
+                if not a:
+                    u, v = v, u
+                msg = f"vertex {u + 1} lists {v + 1} but vertex {v + 1} does not list {u + 1}"
+            raise InputError(f"{name}: the METIS adjacency is not symmetric: {msg} (line "
+                             f"{vline_no[u] + 1}); pass symmetrize=True to accept it")
+    return A
+
+
+# ------------------------------------------------------------------------------------------------
+# SNAP edge lists
+
+def _read_snap(data, name):
+    tok = _Tokens(data, b"#%")
+    live = np.flatnonzero(tok.is_data)
+    if live.size == 0:
+        raise InputError(f"{name}: no edges (the file holds only comments or blank lines)")
+    lines = tok.line[live]
+    newline = np.ones(live.size, bool)
+    newline[1:] = lines[1:] != lines[:-1]
+    first = np.flatnonzero(newline)
+    counts = np.diff(np.append(first, live.size))
+    ncol = int(counts[0])
+    if ncol not in (2, 3):
+        raise InputError(f"{name}: line {lines[0] + 1}: malformed edge line with {ncol} "
+                         f"field(s); expected 'u v' or 'u v weight'")
+    bad = np.flatnonzero(counts != ncol)
+    if bad.size:
+        j = bad[0]
+        raise InputError(f"{name}: line {lines[first[j]] + 1}: malformed edge line with "
+                         f"{counts[j]} field(s); expected {ncol} like the first edge line "
+                         f"(line {lines[0] + 1})")
+    grid = live.reshape(-1, ncol)
+    id_tok = grid[:, :2].ravel()
+    weights = None
+    if ncol == 3:
+        weights = tok.parse(grid[:, 2], np.float64)
+        if weights is None:
+            raise InputError(f"{name}: bad weight: {tok.bad_number(grid[:, 2], float, 'a number')}")
+
+    ids = tok.parse(id_tok, np.int64)
+    labels = None
+    if ids is not None:
+        neg = np.flatnonzero(ids < 0)
+        if neg.size:
+            i = id_tok[neg[0]]
+            raise InputError(f"{name}: line {_line_no(tok, i)}: negative vertex id "
+                             f"{tok.text(i)}")
+        big = np.flatnonzero(ids > _MAX_ID)
+        if big.size:
+            i = id_tok[big[0]]
+            raise InputError(f"{name}: line {_line_no(tok, i)}: vertex id {tok.text(i)} is too "
+                             f"large (integer ids are used as indices, so the graph would have "
+                             f"max id + 1 vertices)")
+        n = int(ids.max()) + 1
+    else:
+        # string labels, numbered in order of first appearance
+        names = np.array(tok.words(id_tok))
+        uniq, first_at, inv = np.unique(names, return_index=True, return_inverse=True)
+        order = np.argsort(first_at, kind="stable")
+        rank = np.empty(order.size, np.int64)
+        rank[order] = np.arange(order.size)
+        ids = rank[inv.ravel()]
+        n = order.size
+        labels = np.array([s.decode("utf-8", "replace") for s in uniq[order]], dtype=str)
+    A = _assemble(ids[0::2], ids[1::2], weights, (n, n))
+    return A, labels

@@ -1,0 +1,365 @@
+"""Tests of pyclmatch.io.read_graph (no OpenCL needed)."""
+import bz2
+import csv
+import gzip
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.io
+import scipy.sparse as sp
+
+from pyclmatch.errors import InputError
+from pyclmatch.io import read_graph
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+GRAPHS = SHARED / "data" / "graphs"
+MANIFEST = GRAPHS / "MANIFEST.tsv"
+
+
+def _manifest():
+    if not MANIFEST.is_file():
+        return []
+    with open(MANIFEST, newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+ROWS = _manifest()
+needs_shared = pytest.mark.skipif(not ROWS, reason=f"{GRAPHS} is absent")
+
+
+def _dense(A):
+    return np.asarray(A.toarray())
+
+
+def _write(path, text):
+    path = Path(path)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    return path
+
+
+# ------------------------------------------------------------------------------------------------
+# the shared real-world files: sizes must match MANIFEST.tsv
+
+def _expected_nnz(row):
+    txt = row["nnz_or_edges"]
+    m = re.search(r"(\d+) adjacency nnz", txt) or re.search(r"(\d+) full", txt)
+    return int(m.group(1)) if m else int(re.match(r"\d+", txt).group())
+
+
+@needs_shared
+def test_manifest_lists_every_file():
+    listed = {r["file"] for r in ROWS}
+    present = {p.name for p in GRAPHS.iterdir() if p.is_file() and p.name != "MANIFEST.tsv"}
+    assert present <= listed
+
+
+@pytest.mark.parametrize("row", ROWS or [None], ids=[r["file"] for r in ROWS] or ["absent"])
+def test_shared_file_sizes(row):
+    if row is None:
+        pytest.skip(f"{GRAPHS} is absent")
+    path = GRAPHS / row["file"]
+    rows, cols = int(row["rows"]), int(row["cols"])
+    nnz = _expected_nnz(row)
+    fmt = row["format"]
+    A, labels = read_graph(path, return_labels=True)
+    assert isinstance(A, sp.csr_matrix)
+    assert A.has_canonical_format
+    assert A.nnz == nnz
+
+    if fmt.startswith("MatrixMarket") or fmt.startswith("METIS"):
+        assert A.shape == (rows, cols)
+        assert labels is None
+        if "pattern" in fmt or "unweighted" in fmt:
+            assert A.dtype == np.int8 and np.all(A.data == 1)
+        elif "real" in fmt:
+            assert A.dtype == np.float64
+        elif "integer" in fmt:
+            assert np.issubdtype(A.dtype, np.integer)
+        if row["symmetry"].startswith(("symmetric", "undirected")):
+            assert (A != A.T).nnz == 0
+        return
+
+    # edge lists: arcs stored as given
+    assert A.dtype == np.int8 and np.all(A.data == 1)
+    touched = np.diff(A.indptr) + np.diff(A.tocsc().indptr) > 0
+    assert touched.sum() == rows                    # every listed vertex has an arc
+    if "string ids" in fmt:
+        assert A.shape == (rows, rows)
+        assert labels is not None and len(labels) == rows
+        assert len(set(labels.tolist())) == rows
+    else:
+        assert labels is None
+        assert A.shape[0] == A.shape[1] >= rows
+        assert touched[-1]                          # shape = max id + 1
+        if "not contiguous" not in row["nnz_or_edges"]:
+            assert A.shape == (rows, rows)
+    loops = re.search(r"(\d+) self-loops", row["nnz_or_edges"])
+    assert A.diagonal().astype(bool).sum() == (int(loops.group(1)) if loops else 0)
+
+    S = read_graph(path, symmetrize=True)
+    assert (S != S.T).nnz == 0 and S.dtype == np.int8
+    union = (A.astype(bool) + A.T.astype(bool)).tocsr()
+    assert (S.astype(bool) != union).nnz == 0
+    pairs = re.search(r"(\d+) distinct undirected pairs", row["nnz_or_edges"])
+    if pairs:
+        assert S.nnz == 2 * int(pairs.group(1)) - A.diagonal().astype(bool).sum()
+    elif row["symmetry"] == "undirected":           # each edge listed once
+        assert S.nnz == 2 * A.nnz - A.diagonal().astype(bool).sum()
+
+
+@needs_shared
+def test_shared_string_labels_wormnet():
+    A, labels = read_graph(GRAPHS / "WormNet.v3.benchmark.txt", return_labels=True)
+    first = (GRAPHS / "WormNet.v3.benchmark.txt").read_text().split("\n", 1)[0].split()
+    assert labels[0] == first[0] and labels[1] == first[1]
+    assert A[0, 1] == 1
+
+
+@needs_shared
+def test_shared_mtx_compressed_round_trip(tmp_path):
+    src = GRAPHS / "bcsstk13.mtx"
+    A = read_graph(src)
+    raw = src.read_bytes()
+    _write(tmp_path / "b.mtx.gz", gzip.compress(raw))
+    _write(tmp_path / "b.mtx.bz2", bz2.compress(raw))
+    for name in ("b.mtx.gz", "b.mtx.bz2"):
+        B = read_graph(tmp_path / name)
+        assert B.shape == A.shape and (B != A).nnz == 0 and B.dtype == A.dtype
+
+
+# ------------------------------------------------------------------------------------------------
+# compressed files and format detection (synthetic, always run)
+
+EDGES = "# a comment\n0 1\n1 2\n\n2 0\n3 1\n"
+
+
+@pytest.mark.parametrize("suffix,compress", [(".txt.gz", gzip.compress),
+                                             (".txt.bz2", bz2.compress),
+                                             (".edges", None), (".tsv", None)])
+def test_snap_compressed_round_trip(tmp_path, suffix, compress):
+    plain = read_graph(_write(tmp_path / "g.txt", EDGES))
+    data = EDGES.encode() if compress is None else compress(EDGES.encode())
+    A = read_graph(_write(tmp_path / ("g" + suffix), data))
+    assert (A != plain).nnz == 0 and A.shape == (4, 4)
+
+
+def test_compression_detected_by_magic(tmp_path):
+    A = read_graph(_write(tmp_path / "g.txt", gzip.compress(EDGES.encode())))
+    B = read_graph(_write(tmp_path / "h.txt", bz2.compress(EDGES.encode())))
+    assert A.nnz == B.nnz == 4
+
+
+def test_mtx_round_trip_via_scipy(tmp_path):
+    rng = np.random.default_rng(3)
+    M = sp.random(30, 20, density=0.1, random_state=rng, format="coo")
+    buf = io.BytesIO()
+    scipy.io.mmwrite(buf, M)
+    raw = buf.getvalue()
+    for name, data in [("m.mtx", raw), ("m.mtx.gz", gzip.compress(raw)),
+                       ("m.mtx.bz2", bz2.compress(raw))]:
+        A = read_graph(_write(tmp_path / name, data))
+        assert A.shape == (30, 20) and A.dtype == np.float64
+        np.testing.assert_allclose(_dense(A), M.toarray())
+
+
+def test_mtx_pattern_symmetric_comes_back_full(tmp_path):
+    p = _write(tmp_path / "p.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n"
+                                   "% comment\n3 3 3\n2 1\n3 2\n3 3\n")
+    A = read_graph(p)
+    assert A.dtype == np.int8
+    assert _dense(A).tolist() == [[0, 1, 0], [1, 0, 1], [0, 1, 1]]
+
+
+def test_mtx_integer_and_symmetrize(tmp_path):
+    p = _write(tmp_path / "i.mtx", "%%MatrixMarket matrix coordinate integer general\n"
+                                   "2 2 1\n1 2 7\n")
+    A = read_graph(p)
+    assert np.issubdtype(A.dtype, np.integer) and A[0, 1] == 7
+    S = read_graph(p, symmetrize=True)
+    assert _dense(S).tolist() == [[0, 7], [7, 0]]
+
+
+def test_mm_banner_wins_over_extension_and_format_override(tmp_path):
+    text = "%%MatrixMarket matrix coordinate pattern general\n2 3 1\n1 3\n"
+    A = read_graph(_write(tmp_path / "x.txt", text))
+    assert A.shape == (2, 3) and A[0, 2] == 1
+    B = read_graph(_write(tmp_path / "x.dat", text))
+    assert B.shape == (2, 3)
+    C = read_graph(_write(tmp_path / "e.dat", "0 1\n1 2\n"), format="snap")
+    assert C.shape == (3, 3)
+    D = read_graph(_write(tmp_path / "e.txt", "2 1\n2\n1\n"), format="metis")
+    assert _dense(D).tolist() == [[0, 1], [1, 0]]
+
+
+# ------------------------------------------------------------------------------------------------
+# METIS
+
+def test_metis_unweighted_comments_and_isolated(tmp_path):
+    p = _write(tmp_path / "a.graph", "% header comment\n4 3\n2 3\n1 3\n% inner comment\n1 2\n\n")
+    A = read_graph(p)
+    assert A.dtype == np.int8
+    assert _dense(A).tolist() == [[0, 1, 1, 0], [1, 0, 1, 0], [1, 1, 0, 0], [0, 0, 0, 0]]
+
+
+@pytest.mark.parametrize("text", [
+    "3 2 1\n2 5 3 7\n1 5\n1 7\n",                 # edge weights
+    "3 2 001\n2 5 3 7\n1 5\n1 7\n",
+    "3 2 11\n4 2 5 3 7\n1 1 5\n9 1 7\n",          # vertex weights + edge weights
+    "3 2 11 2\n4 4 2 5 3 7\n1 1 1 5\n9 9 1 7\n",  # two constraints
+    "3 2 111\n8 4 2 5 3 7\n8 1 1 5\n8 9 1 7\n",   # sizes, weights, edge weights
+])
+def test_metis_edge_weights(tmp_path, text):
+    A = read_graph(_write(tmp_path / "w.graph", text))
+    assert np.issubdtype(A.dtype, np.integer)
+    assert _dense(A).tolist() == [[0, 5, 7], [5, 0, 0], [7, 0, 0]]
+
+
+@pytest.mark.parametrize("text", [
+    "3 2 0\n2 3\n1\n1\n",
+    "3 2 10\n4 2 3\n1 1\n9 1\n",                  # vertex weights only
+    "3 2 010 2\n4 4 2 3\n1 1 1\n9 9 1\n",
+    "3 2 100\n4 2 3\n1 1\n9 1\n",                 # vertex sizes only
+    "3 2\r\n 2 3 \r\n1\r\n1\r\n",                 # CRLF, padding
+])
+def test_metis_vertex_fields_are_skipped(tmp_path, text):
+    A = read_graph(_write(tmp_path / "v.graph", text))
+    assert A.dtype == np.int8
+    assert _dense(A).tolist() == [[0, 1, 1], [1, 0, 0], [1, 0, 0]]
+
+
+def test_metis_compressed(tmp_path):
+    text = b"3 2\n2 3\n1\n1\n"
+    A = read_graph(_write(tmp_path / "c.graph.gz", gzip.compress(text)))
+    B = read_graph(_write(tmp_path / "c.graph.bz2", bz2.compress(text)))
+    assert (A != B).nnz == 0 and A.nnz == 4
+
+
+@pytest.mark.parametrize("text,match", [
+    ("4 3\n2 3\n1 3\n1 2\n", r"n=4 vertices but the file has only 3"),
+    ("3 4\n2 3\n1 3\n1 2\n", r"m=4 edges .* 6 neighbour entries"),
+    ("3 3\n2 3\n1 3\n1 2\n1\n", r"line 5: .*after vertex 3"),
+    ("3 2\n2 3\n1\n5\n", r"line 4: neighbour 5 is out of range"),
+    ("3 2\n2 3\n1 x\n1\n", r"line 3: 'x' is not an integer"),
+    ("3 2\n2 3\n3\n1\n", r"not symmetric"),
+    ("3 2 1\n2 5 3\n1 5\n1 7\n", r"line 2: .*odd number"),
+    ("3 2 abc\n2 3\n1\n1\n", r"line 1: METIS header"),
+    ("3 2 2\n2 3\n1\n1\n", r"fmt"),
+    ("3\n2 3\n1\n1\n", r"METIS header"),
+    ("% nothing but comments\n", r"no METIS header"),
+])
+def test_metis_bad_input(tmp_path, text, match):
+    p = _write(tmp_path / "bad.graph", text)
+    with pytest.raises(InputError, match=match) as exc:
+        read_graph(p)
+    assert "bad.graph" in str(exc.value)
+
+
+def test_metis_asymmetric_accepted_with_symmetrize(tmp_path):
+    A = read_graph(_write(tmp_path / "s.graph", "3 2\n2 3\n3\n1\n"), symmetrize=True)
+    assert (A != A.T).nnz == 0 and A.nnz == 6
+
+
+# ------------------------------------------------------------------------------------------------
+# SNAP edge lists
+
+def test_snap_directed_duplicates_and_symmetrize(tmp_path):
+    p = _write(tmp_path / "d.txt", "# directed\n1 2\n2 1\n1 2\n\n3 3\n5 1\n")
+    A, labels = read_graph(p, return_labels=True)
+    assert labels is None
+    assert A.shape == (6, 6) and A.dtype == np.int8            # integer ids kept: max id + 1
+    assert sorted(zip(*A.nonzero())) == [(1, 2), (2, 1), (3, 3), (5, 1)]
+    assert np.all(A.data == 1)
+    S = read_graph(p, symmetrize=True)
+    assert sorted(zip(*S.nonzero())) == [(1, 2), (1, 5), (2, 1), (3, 3), (5, 1)]
+    assert np.all(S.data == 1)
+
+
+def test_snap_string_labels_in_order_of_first_appearance(tmp_path):
+    p = _write(tmp_path / "l.tsv", "% konect style comment\nbob\talice\nalice\tcarol\n"
+                                   "# x\ncarol\tbob\nbob\talice\n")
+    A, labels = read_graph(p, return_labels=True)
+    assert labels.tolist() == ["bob", "alice", "carol"]
+    assert A.shape == (3, 3)
+    assert sorted(zip(*A.nonzero())) == [(0, 1), (1, 2), (2, 0)]
+    assert read_graph(p).nnz == 3
+
+
+def test_snap_mixed_tokens_become_labels(tmp_path):
+    A, labels = read_graph(_write(tmp_path / "m.txt", "10 1.5\n2 10\n"), return_labels=True)
+    assert labels.tolist() == ["10", "1.5", "2"]
+    assert sorted(zip(*A.nonzero())) == [(0, 1), (2, 0)]
+
+
+def test_snap_weights(tmp_path):
+    p = _write(tmp_path / "w.edges", "0 1 2.5\n1 0 1.5\n0 1 0.5\n2 2 -1\n")
+    A = read_graph(p)
+    assert A.dtype == np.float64
+    assert _dense(A).tolist() == [[0, 2.5, 0], [1.5, 0, 0], [0, 0, -1]]   # duplicates: max
+    S = read_graph(p, symmetrize=True)
+    assert _dense(S).tolist() == [[0, 2.5, 0], [2.5, 0, 0], [0, 0, -1]]
+
+
+@pytest.mark.parametrize("text,match", [
+    ("0 1\n1 2 3\n", r"line 2: malformed edge line with 3 field"),
+    ("# c\n0 1\n\n7\n", r"line 4: malformed edge line with 1 field"),
+    ("0 1 2 3\n", r"line 1: malformed edge line with 4 field"),
+    ("0 1 x\n", r"line 1: 'x' is not a number"),
+    ("0 1\n0 -1\n", r"line 2: negative vertex id"),
+    ("# only comments\n\n", r"no edges"),
+    ("", r"empty"),
+    ("  \n\n", r"empty"),
+])
+def test_snap_bad_input(tmp_path, text, match):
+    p = _write(tmp_path / "bad.txt", text)
+    with pytest.raises(InputError, match=match) as exc:
+        read_graph(p)
+    assert "bad.txt" in str(exc.value)
+
+
+# ------------------------------------------------------------------------------------------------
+# other bad inputs
+
+def test_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        read_graph(tmp_path / "nope.mtx")
+
+
+def test_mtx_without_banner(tmp_path):
+    p = _write(tmp_path / "x.mtx", "1 2\n3 4\n")
+    with pytest.raises(InputError, match=r"x\.mtx: not a Matrix Market file"):
+        read_graph(p)
+    with pytest.raises(InputError, match=r"not a Matrix Market file"):
+        read_graph(_write(tmp_path / "y.mtx.gz", gzip.compress(b"hello\n")))
+
+
+def test_mtx_truncated(tmp_path):
+    p = _write(tmp_path / "t.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 3\n"
+                                   "1 2 1.0\n")
+    with pytest.raises(InputError, match=r"t\.mtx"):
+        read_graph(p)
+
+
+def test_empty_mtx_and_unknown_format(tmp_path):
+    with pytest.raises(InputError, match="empty"):
+        read_graph(_write(tmp_path / "e.mtx", ""))
+    with pytest.raises(InputError, match="format"):
+        read_graph(_write(tmp_path / "g.xyz", "0 1\n"))
+    with pytest.raises(InputError, match="unknown format"):
+        read_graph(_write(tmp_path / "g.txt", "0 1\n"), format="csv")
+
+
+def test_symmetrize_needs_square(tmp_path):
+    p = _write(tmp_path / "r.mtx", "%%MatrixMarket matrix coordinate pattern general\n"
+                                   "2 3 1\n1 3\n")
+    with pytest.raises(InputError, match="non-square"):
+        read_graph(p, symmetrize=True)
+
+
+def test_input_error_is_value_error():
+    assert issubclass(InputError, ValueError)
