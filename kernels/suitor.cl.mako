@@ -1,0 +1,482 @@
+<%doc>
+  The Suitor family (shared/papers/004: Paper I GPU-Suitor, Paper II b-Suitor, Paper IV stable
+  marriage / McVitie-Wilson). One idea throughout: every vertex (man) proposes to its best
+  partner that would accept it; a displaced suitor proposes again.
+
+  Template values (besides index_t, offset_t, mode of common.cl.mako):
+    threads_per_vertex  lanes of a "group" (the paper's warp) scanning one neighbour list
+    vertices_per_group  the chunk of vertices a group owns (the paper's vertices-per-warp)
+    work_group_size     work-items per work-group (the paper's threads-per-block)
+  threads_per_vertex must be a power of two dividing work_group_size.
+
+  Weighted graphs: symmetric CSR xadj/adj with positive float weights wt and src[e] (the
+  vertex whose list holds edge e). Preferences are the keys (w, id): u prefers neighbour p to
+  p' iff (w(u,p), p) > (w(u,p'), p') lexicographically. For a fixed u this order equals the
+  global edge order (w, max(u,p), min(u,p)), so the Suitor result is exactly the sequential
+  greedy matching with that tie breaking (Paper IV, Section 3).
+
+  Suitor state of vertex p: suitor_e[p] = the edge (s -> p) of its current suitor s, as an
+  index into s's list (-1: none), so that the suitor id src[e] and the offer wt[e] are one
+  32-bit word and one compare-and-swap changes both (no locks: NVIDIA and PoCL have no
+  independent forward progress guarantee inside a work-group). ws[p] holds the float bits of
+  the best offer p has accepted, raised with atomic_max on the int bits (positive floats order
+  like their bit patterns); it lags the truth at most, so it only prunes the scan.
+</%doc>
+<%include file="common.cl.mako"/>
+#define TPV ${threads_per_vertex}
+#define VPG ${vertices_per_group}
+#define WGS ${work_group_size}
+#define GROUPS (WGS / TPV)
+#define NO_RANK 0x7fffffff
+
+/* (w1, id1) > (w2, id2): the consistent tie breaking by vertex id (Paper I, Section 2.1). */
+#define BETTER(w1, id1, w2, id2) ((w1) > (w2) || ((w1) == (w2) && (id1) > (id2)))
+
+/* Would p accept u's offer w now? Line 14 of Algorithm 3 with ties broken by id. */
+inline int suitor_eligible(float w, index_t u, index_t p, __global const int *ws,
+                           __global const offset_t *suitor_e, __global const float *wt,
+                           __global const index_t *src)
+{
+    float h = as_float(ws[p]);
+    if (w > h) return 1;          /* tentative: ws may lag, the CAS below decides */
+    if (w < h) return 0;
+    offset_t k = suitor_e[p];
+    if (k < 0) return 1;
+    float wk = wt[k];
+    return BETTER(w, u, wk, src[k]);
+}
+
+/* Lines 19-29 of Algorithm 3 without the lock: become p's suitor through the edge e = (u -> p)
+   by compare-and-swap. Returns the vertex that must propose next: the displaced suitor, u
+   itself when p already holds a better offer (continue the search), or -1. */
+inline index_t suitor_propose(index_t u, offset_t e, __global const index_t *adj,
+                              __global const float *wt, __global const index_t *src,
+                              __global offset_t *suitor_e, __global int *ws)
+{
+    index_t p = adj[e];
+    float w = wt[e];
+    offset_t cur = suitor_e[p];
+    for (;;) {
+        if (cur >= 0) {
+            float wc = wt[cur];
+            if (!BETTER(w, u, wc, src[cur])) return u;      /* lines 26-28 */
+        }
+        offset_t old = atomic_cmpxchg(&suitor_e[p], cur, e);
+        if (old == cur) {                                   /* lines 21-25 */
+            atomic_max(&ws[p], as_int(w));
+            return cur >= 0 ? src[cur] : -1;
+        }
+        cur = old;                                          /* somebody else won: re-check */
+    }
+}
+
+/* GPU-Suitor (Algorithm 4 of Paper I). A group of TPV work-items owns a chunk of up to VPG
+   vertices (line 2) held in local memory; for each vertex of the chunk in turn the group scans
+   its neighbour list in parallel (line 6) and reduces to the best candidate in local memory
+   with ties by vertex id (line 7); then each lane sets the suitor of one candidate by CAS
+   (line 8) and the unsuccessful or displaced vertices are gathered in the chunk's local
+   memory for the next iteration (line 9, the recurrent phase).
+     work/n_work/identity: the vertices to process; in "slots" layout (slots_in = 1) group G
+       owns work[G*VPG ..] with in_counts[G] entries, otherwise the list is dense and group G
+       owns entries G*VPG .. G*VPG+VPG-1 (identity: the vertex ids themselves).
+     max_rounds: recurrent iterations before the group stops (NoSync: "until done"; the
+       Sync variants: 1, so that the host synchronizes all groups between iterations).
+     lb_local: redistribute the pending vertices among the groups of the work-group after
+       each iteration (intra-block load balancing of SyncLB/Hybrid).
+     leftovers: dense (slots_out = 0, appended through out_count[0], which is what
+       global load balancing re-chunks) or per group slots (slots_out = 1).
+   counters[0] += proposals (CAS attempts), counters[1] += recurrent iterations. */
+__kernel __attribute__((reqd_work_group_size(WGS, 1, 1)))
+void gpu_suitor(__global const offset_t *xadj, __global const index_t *adj,
+                __global const float *wt, __global const index_t *src,
+                __global offset_t *suitor_e, __global int *ws,
+                __global const index_t *work, index_t n_work, int identity, int slots_in,
+                __global const int *in_counts,
+                __global index_t *out, __global int *out_counts, int slots_out,
+                __global int *out_count, int max_rounds, int lb_local,
+                __global int *counters)
+{
+    __local index_t queue[GROUPS * VPG];
+    __local index_t next[GROUPS * VPG];
+    __local offset_t cand[GROUPS * VPG];
+    __local int qlen[GROUPS];
+    __local float red_w[WGS];
+    __local index_t red_p[WGS];
+    __local offset_t red_e[WGS];
+    __local int shared_max;
+
+    const int lid = get_local_id(0);
+    const int g = lid / TPV;
+    const int lane = lid % TPV;
+    const long G = (long)get_group_id(0) * GROUPS + g;
+    const long base = G * VPG;
+
+    /* line 2: load the chunk's vertex ids into local memory */
+    if (lane == 0) {
+        int c;
+        if (slots_in) c = (base < (long)n_work) ? in_counts[G] : 0;
+        else c = (int)clamp((long)n_work - base, 0L, (long)VPG);
+        qlen[g] = c;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = lane; i < qlen[g]; i += TPV)
+        queue[g * VPG + i] = identity ? (index_t)(base + i) : work[base + i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    int proposals = 0, rounds = 0;
+    for (int round = 0; round < max_rounds; ++round) {
+        /* line 3: while there are vertices to process (uniform over the work-group, as the
+           local reductions below need work-group barriers in OpenCL 1.2) */
+        if (lid == 0) {
+            int m = 0;
+            for (int k = 0; k < GROUPS; ++k) m = max(m, qlen[k]);
+            shared_max = m;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int maxlen = shared_max;
+        if (maxlen == 0) break;
+        ++rounds;
+        /* lines 5-7: each vertex of the chunk in turn, its neighbours in parallel */
+        for (int i = 0; i < maxlen; ++i) {
+            const index_t u = (i < qlen[g]) ? queue[g * VPG + i] : -1;
+            float bw = 0.0f;
+            index_t bp = -1;
+            offset_t be = -1;
+            if (u >= 0) {
+                const offset_t end = xadj[u + 1];
+                for (offset_t j = xadj[u] + lane; j < end; j += TPV) {
+                    const index_t p = adj[j];
+                    const float w = wt[j];
+                    if (BETTER(w, p, bw, bp) && suitor_eligible(w, u, p, ws, suitor_e, wt, src)) {
+                        bw = w; bp = p; be = j;
+                    }
+                }
+            }
+            red_w[lid] = bw; red_p[lid] = bp; red_e[lid] = be;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int s = TPV / 2; s > 0; s >>= 1) {      /* local max-reduction, ties by id */
+                if (lane < s && BETTER(red_w[lid + s], red_p[lid + s], red_w[lid], red_p[lid])) {
+                    red_w[lid] = red_w[lid + s]; red_p[lid] = red_p[lid + s];
+                    red_e[lid] = red_e[lid + s];
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            if (lane == 0) cand[g * VPG + i] = red_e[lid];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* line 8: each lane sets the suitor of one candidate */
+        for (int i = lane; i < qlen[g]; i += TPV) {
+            const index_t u = queue[g * VPG + i];
+            const offset_t e = cand[g * VPG + i];
+            index_t nx = -1;
+            if (e >= 0) {
+                nx = suitor_propose(u, e, adj, wt, src, suitor_e, ws);
+                ++proposals;
+            }
+            next[g * VPG + i] = nx;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* line 9: gather the unsuccessful and displaced vertices (serial prefix of <= VPG) */
+        if (lane == 0) {
+            int k = 0;
+            for (int i = 0; i < qlen[g]; ++i) {
+                const index_t x = next[g * VPG + i];
+                if (x >= 0) queue[g * VPG + k++] = x;
+            }
+            qlen[g] = k;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* line 10 (optional): intra-block load balancing, deal the pending vertices evenly */
+        if (lb_local && lid == 0) {
+            int total = 0;
+            for (int k = 0; k < GROUPS; ++k)
+                for (int i = 0; i < qlen[k]; ++i) next[total++] = queue[k * VPG + i];
+            for (int k = 0; k < GROUPS; ++k) qlen[k] = 0;
+            for (int t = 0; t < total; ++t) {
+                const int k = t % GROUPS;
+                queue[k * VPG + qlen[k]++] = next[t];
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    /* leftovers for the next (host-synchronized) iteration: per-group slots, or a dense list
+       at a position reserved with one atomic per group (no barrier inside a branch: PoCL) */
+    if (lane == 0)
+        cand[g * VPG] = (!slots_out && qlen[g]) ? (offset_t)atomic_add(&out_count[0], qlen[g]) : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (slots_out) {
+        if (lane == 0 && base < (long)n_work) out_counts[G] = qlen[g];
+        if (lane == 0 && qlen[g]) atomic_add(&out_count[0], qlen[g]);
+        for (int i = lane; i < qlen[g]; i += TPV) out[base + i] = queue[g * VPG + i];
+    } else {
+        const offset_t at = cand[g * VPG];
+        for (int i = lane; i < qlen[g]; i += TPV) out[at + i] = queue[g * VPG + i];
+    }
+    if (proposals) atomic_add(&counters[0], proposals);
+    if (lid == 0 && rounds) atomic_add(&counters[1], rounds);
+}
+
+/* src[e] = the vertex whose neighbour list holds edge e (the edge's tail). */
+__kernel void edge_sources(__global const offset_t *xadj, index_t n, __global index_t *src)
+{
+    FOR_EACH_VERTEX(v, n) {
+        for (offset_t j = xadj[v]; j < xadj[v + 1]; ++j) src[j] = v;
+    }
+}
+
+/* mate[v] = the suitor of v when the suitor relation is mutual (it is at termination). */
+__kernel void suitor_mates(__global const offset_t *suitor_e, __global const index_t *src,
+                           index_t n, __global index_t *mate)
+{
+    FOR_EACH_VERTEX(v, n) {
+        const offset_t k = suitor_e[v];
+        mate[v] = k >= 0 ? src[k] : -1;
+    }
+}
+
+/* ------------------------------------------------------------------ locally dominant (LD)
+   Algorithms 1-2 of Paper I, one work-item per vertex; the queues Q_C/Q_N are flag arrays
+   (dirty = "process in this step", newly = "matched in this step"). */
+
+/* ProcessVertex (Algorithm 2, lines 2-8): candidate[s] = heaviest unmatched neighbour. */
+__kernel void ld_process_vertex(__global const offset_t *xadj, __global const index_t *adj,
+                                __global const float *wt, index_t n,
+                                __global const index_t *mate, __global index_t *candidate,
+                                __global int *dirty)
+{
+    FOR_EACH_VERTEX(s, n) {
+        if (!dirty[s]) continue;
+        dirty[s] = 0;
+        if (mate[s] >= 0) continue;
+        float max_wt = 0.0f;
+        index_t max_wt_id = -1;
+        for (offset_t j = xadj[s]; j < xadj[s + 1]; ++j) {
+            const index_t t = adj[j];
+            const float w = wt[j];
+            if (mate[t] < 0 && BETTER(w, t, max_wt, max_wt_id)) {   /* line 5, ties by id */
+                max_wt = w; max_wt_id = t;
+            }
+        }
+        candidate[s] = max_wt_id;
+    }
+}
+
+/* Algorithm 2, lines 9-12: a locally-dominant edge (candidate[candidate[s]] = s) is matched;
+   each end writes its own mate, so no atomics are needed. */
+__kernel void ld_match(index_t n, __global const index_t *candidate, __global index_t *mate,
+                       __global int *newly, __global int *count)
+{
+    FOR_EACH_VERTEX(s, n) {
+        if (mate[s] >= 0) continue;
+        const index_t c = candidate[s];
+        if (c >= 0 && candidate[c] == s) {
+            mate[s] = c;
+            newly[s] = 1;
+            atomic_inc(&count[0]);
+        }
+    }
+}
+
+/* Algorithm 1, lines 9-12: neighbours v of a newly matched u with candidate[v] = u are
+   processed again in the next step. */
+__kernel void ld_mark(__global const offset_t *xadj, __global const index_t *adj, index_t n,
+                      __global const index_t *mate, __global const index_t *candidate,
+                      __global int *newly, __global int *dirty)
+{
+    FOR_EACH_VERTEX(u, n) {
+        if (!newly[u]) continue;
+        newly[u] = 0;
+        for (offset_t j = xadj[u]; j < xadj[u + 1]; ++j) {
+            const index_t v = adj[j];
+            if (mate[v] < 0 && candidate[v] == u) dirty[v] = 1;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ b-Suitor (Paper II)
+   Each vertex p keeps up to b(p) suitors in a small list sorted by decreasing key in global
+   memory: slist[bptr[p] .. bptr[p] + ssize[p]) holds edges f = (p -> u) of p's own list (so
+   the suitor u = adj[f] and its offer wt[f] are one word). A proposal of u along e = (u -> p)
+   is prop[e]: 0 none, 1 accepted (u in S(p)), 2 pending. rev[e] is the reverse edge. The
+   algorithm runs in rounds (the "delayed" rematching of Paper IV, Section 4): bs_propose lets
+   every vertex with a deficit propose to its best eligible partners, bs_accept lets every
+   proposed-to vertex keep its b(p) best offers and reject the others, whose proposers get
+   their deficit back. The fixpoint is the greedy b-matching (Paper IV, Section 3). */
+
+/* reverse edge of every edge by binary search in the (sorted) neighbour list of the head */
+__kernel void reverse_edges(__global const offset_t *xadj, __global const index_t *adj,
+                            __global const index_t *src, offset_t m, __global offset_t *rev)
+{
+    for (offset_t e = get_global_id(0); e < m; e += get_global_size(0)) {
+        const index_t u = src[e], p = adj[e];
+        offset_t lo = xadj[p], hi = xadj[p + 1] - 1;
+        while (lo < hi) {
+            const offset_t mid = lo + (hi - lo) / 2;
+            if (adj[mid] < u) lo = mid + 1; else hi = mid;
+        }
+        rev[e] = lo;
+    }
+}
+
+__kernel void bs_propose(__global const offset_t *xadj, __global const index_t *adj,
+                         __global const float *wt, index_t n, __global const int *b,
+                         __global const offset_t *bptr, __global const offset_t *slist,
+                         __global const int *ssize, __global int *deficit,
+                         __global int *active, __global int *prop, __global int *touched,
+                         __global int *count)
+{
+    FOR_EACH_VERTEX(u, n) {
+        if (!active[u]) continue;
+        int d = deficit[u];
+        int made = 0;
+        while (d > 0) {
+            float bw = 0.0f;
+            index_t bp = -1;
+            offset_t be = -1;
+            for (offset_t j = xadj[u]; j < xadj[u + 1]; ++j) {
+                const index_t p = adj[j];
+                const float w = wt[j];
+                if (prop[j] || !BETTER(w, p, bw, bp)) continue;
+                const int bsz = b[p];
+                if (bsz <= 0) continue;
+                if (ssize[p] >= bsz) {         /* p is full: u must beat its worst suitor */
+                    const offset_t f = slist[bptr[p] + bsz - 1];
+                    if (!BETTER(w, u, wt[f], adj[f])) continue;
+                }
+                bw = w; bp = p; be = j;
+            }
+            if (be < 0) break;
+            prop[be] = 2;
+            touched[bp] = 1;
+            --d; ++made;
+        }
+        deficit[u] = d;
+        active[u] = 0;        /* until a rejection gives a deficit back */
+        if (made) atomic_add(&count[0], made);
+    }
+}
+
+__kernel void bs_accept(__global const offset_t *xadj, __global const index_t *adj,
+                        __global const float *wt, index_t n, __global const int *b,
+                        __global const offset_t *bptr, __global offset_t *slist,
+                        __global int *ssize, __global int *deficit, __global int *active,
+                        __global int *prop, __global int *touched, __global const offset_t *rev)
+{
+    FOR_EACH_VERTEX(p, n) {
+        if (!touched[p]) continue;
+        touched[p] = 0;
+        const int bsz = b[p];
+        const offset_t s0 = bptr[p];
+        int sz = ssize[p];
+        for (offset_t f = xadj[p]; f < xadj[p + 1]; ++f) {
+            const offset_t e = rev[f];
+            if (prop[e] != 2) continue;
+            const index_t u = adj[f];
+            const float w = wt[f];
+            offset_t rejected = -1;       /* edge (p -> x) of the offer that drops out */
+            if (sz == bsz) {
+                const offset_t worst = slist[s0 + sz - 1];
+                if (!BETTER(w, u, wt[worst], adj[worst])) rejected = f;
+                else { rejected = worst; --sz; }
+            }
+            if (rejected != f) {          /* insert f, keeping the list sorted */
+                int k = sz;
+                while (k > 0) {
+                    const offset_t q = slist[s0 + k - 1];
+                    if (!BETTER(w, u, wt[q], adj[q])) break;
+                    slist[s0 + k] = q;
+                    --k;
+                }
+                slist[s0 + k] = f;
+                ++sz;
+                prop[e] = 1;
+            }
+            if (rejected >= 0) {
+                const index_t x = adj[rejected];
+                prop[rev[rejected]] = 0;
+                atomic_inc(&deficit[x]);
+                active[x] = 1;
+            }
+        }
+        ssize[p] = sz;
+    }
+}
+
+/* ------------------------------------------------------------------ stable marriage (Paper IV)
+   Men's lists mptr/mlist (women in preference order), women's lists wptr/wlist. rank_w[e] =
+   rank of the man of entry e in the woman's list; pos_m[f] = index in mlist of the entry that
+   corresponds to women's entry f. srank[w] = rank (in w's list) of w's current suitor,
+   NO_RANK if none: lower is better, so becoming her suitor is one atomic_min. */
+
+/* McVitie-Wilson (Paper IV, Section 4): one work-item per man, CAS (atomic_min) on the
+   woman's suitor; a rejected man (the proposer himself or the suitor he displaced) proposes
+   again at once, from the position after the woman who rejected him. */
+__kernel void mcvitie_wilson(__global const offset_t *mptr, __global const index_t *mlist,
+                             __global const int *rank_w, index_t n_men,
+                             __global const offset_t *wptr, __global const index_t *wlist,
+                             __global const offset_t *pos_m, __global int *srank,
+                             __global int *count)
+{
+    FOR_EACH_VERTEX(m0, n_men) {
+        index_t m = m0;
+        offset_t e = mptr[m];
+        int proposals = 0;
+        while (m >= 0) {
+            const offset_t end = mptr[m + 1];
+            index_t nx = -1;
+            for (; e < end; ++e) {
+                const index_t w = mlist[e];
+                const int r = rank_w[e];
+                if (srank[w] < r) continue;               /* she already has a better man */
+                ++proposals;
+                const int old = atomic_min(&srank[w], r);
+                if (old > r) {                            /* accepted */
+                    if (old != NO_RANK) {                 /* her previous suitor is rejected */
+                        const offset_t f = wptr[w] + old;
+                        nx = wlist[f];
+                        e = pos_m[f] + 1;
+                    }
+                    break;
+                }
+            }
+            m = nx;
+        }
+        if (proposals) atomic_add(&count[0], proposals);
+    }
+}
+
+/* One round of the parallel Gale-Shapley algorithm: every free man proposes to the next woman
+   on his list; a displaced man becomes free and proposes in the next round. */
+__kernel void gale_shapley_round(__global const offset_t *mptr, __global const index_t *mlist,
+                                 __global const int *rank_w, index_t n_men,
+                                 __global const offset_t *wptr, __global const index_t *wlist,
+                                 __global offset_t *nextp, __global int *is_free,
+                                 __global int *srank, __global int *count)
+{
+    FOR_EACH_VERTEX(m, n_men) {
+        if (!is_free[m]) continue;
+        offset_t e = nextp[m];
+        const offset_t end = mptr[m + 1];
+        while (e < end && srank[mlist[e]] < rank_w[e]) ++e;   /* skip sure rejections */
+        if (e >= end) { is_free[m] = 0; nextp[m] = e; continue; }
+        const index_t w = mlist[e];
+        const int r = rank_w[e];
+        nextp[m] = e + 1;
+        is_free[m] = 0;                 /* before the atomic: a displacer may set it back */
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        const int old = atomic_min(&srank[w], r);
+        if (old < r) is_free[m] = 1;    /* rejected: nobody else knows him, still free */
+        else if (old != NO_RANK) is_free[wlist[wptr[w] + old]] = 1;
+        atomic_inc(&count[0]);
+    }
+}
+
+__kernel void marriage_husbands(__global const offset_t *wptr, __global const index_t *wlist,
+                                index_t n_women, __global const int *srank,
+                                __global index_t *husband)
+{
+    FOR_EACH_VERTEX(w, n_women) {
+        const int r = srank[w];
+        husband[w] = r == NO_RANK ? -1 : wlist[wptr[w] + r];
+    }
+}

@@ -1,0 +1,261 @@
+"""Input handling of the Suitor family: weighted general graphs and preference lists.
+
+:func:`as_weighted_graph` turns a symmetric scipy.sparse matrix, ``(u, v, w)`` edge arrays, a
+dense array or a networkx graph into a :class:`WeightedGraph`: symmetric CSR with sorted int32
+neighbour lists, no diagonal, float32 weights for the device (the float64 originals are kept
+for reporting). Bad input raises :class:`~pyclmatch.errors.InputError` naming the problem.
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import InputError
+
+INDEX_MAX = np.iinfo(np.int32).max
+
+
+class WeightedGraph:
+    """Undirected weighted graph as a symmetric CSR (each edge stored in both lists).
+
+    ``indptr``/``indices`` (int32, sorted per row), ``w32`` (the float32 weights the device
+    compares), ``w64`` (the input weights), ``n`` vertices, ``m`` undirected edges,
+    ``nodes`` (the networkx node of each vertex id, or ``None``).
+    """
+
+    def __init__(self, csr, nodes=None):
+        csr = csr.tocsr()
+        csr.sort_indices()
+        self.n = int(csr.shape[0])
+        self.indptr = csr.indptr.astype(np.int32, copy=False)
+        self.indices = csr.indices.astype(np.int32, copy=False)
+        self.w64 = np.asarray(csr.data, np.float64)
+        self.w32 = self.w64.astype(np.float32)
+        self.nodes = nodes
+        self._csr = csr
+        self._src = None
+
+    @property
+    def nnz(self):
+        """Directed edge count (twice the undirected edges)."""
+        return int(self.indices.size)
+
+    @property
+    def m(self):
+        return self.nnz // 2
+
+    @property
+    def src(self):
+        if self._src is None:
+            self._src = np.repeat(np.arange(self.n, dtype=np.int32), np.diff(self.indptr))
+        return self._src
+
+    @property
+    def csr(self):
+        return self._csr
+
+    def degrees(self):
+        return np.diff(self.indptr)
+
+    def __repr__(self):
+        return f"<WeightedGraph {self.n} vertices, {self.m} edges>"
+
+
+def _check_weights(w, drop_invalid, where="weights"):
+    """Boolean mask of the entries to keep; raises on invalid weights unless dropping."""
+    w = np.asarray(w)
+    if w.dtype.kind not in "fiub":
+        raise InputError(f"{where} must be numeric, got dtype {w.dtype}")
+    w = w.astype(np.float64, copy=False)
+    with np.errstate(over="ignore", under="ignore"):
+        w32 = w.astype(np.float32)
+    bad = ~np.isfinite(w) | (w <= 0) | ~np.isfinite(w32) | (w32 <= 0)
+    if bad.any() and not drop_invalid:
+        k = int(np.flatnonzero(bad)[0])
+        v = w[k]
+        if np.isnan(v):
+            what = "NaN"
+        elif np.isinf(v):
+            what = "infinite"
+        elif v == 0:
+            what = "zero"
+        elif v < 0:
+            what = "negative"
+        else:
+            what = "out of float32 range"
+        raise InputError(
+            f"{where} must be finite and positive; found a {what} weight ({v!r}) "
+            f"({int(bad.sum())} invalid in all). Pass drop_invalid=True to drop such edges.")
+    return ~bad
+
+
+def as_weighted_graph(G, *, n=None, symmetrize=False, drop_invalid=False, weight="weight"):
+    """Validate ``G`` and return a :class:`WeightedGraph`.
+
+    ``G`` may be a symmetric scipy.sparse matrix/array (diagonal ignored, the stored values are
+    the weights; explicit zeros are zero weights), a dense 2-D array (nonzeros are edges),
+    edge arrays ``(u, v, w)`` (each undirected edge once or in both directions with the same
+    weight; ``n`` = number of vertices, default max id + 1) or a networkx graph (attribute
+    ``weight``, default 1). Weights must be finite and positive (``drop_invalid=True`` drops
+    the other edges); asymmetric matrices are refused unless ``symmetrize=True`` (then
+    w(u,v) = max(A[u,v], A[v,u])).
+    """
+    if isinstance(G, WeightedGraph):
+        return G
+    nodes = None
+    if _is_networkx(G):
+        import networkx as nx
+        if G.is_directed() and not symmetrize:
+            raise InputError("the networkx graph is directed; pass symmetrize=True to use the "
+                             "heavier of the two directions, or convert it with to_undirected()")
+        nodes = list(G.nodes())
+        A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=weight, dtype=np.float64,
+                                     format="coo")
+        if not G.is_directed():
+            # networkx stores each undirected edge twice in the array already
+            pass
+        return _from_sparse(sp.coo_matrix(A), symmetrize or G.is_directed(), drop_invalid,
+                            nodes)
+    if isinstance(G, tuple) and len(G) in (3, 4) and not sp.issparse(G[0]) \
+            and np.ndim(G[0]) == 1:
+        if len(G) == 4:
+            if n is not None:
+                raise InputError("n given twice (in the edge tuple and as n=)")
+            n = G[3]
+        return _from_edges(G[0], G[1], G[2], n, drop_invalid)
+    if sp.issparse(G):
+        if len(G.shape) != 2 or G.shape[0] != G.shape[1]:
+            raise InputError(f"the matrix must be square (a graph), got shape {G.shape}")
+        return _from_sparse(G.tocoo(), symmetrize, drop_invalid, None)
+    try:
+        arr = np.asarray(G)
+    except Exception as exc:
+        raise InputError(f"cannot read {type(G).__name__} as a weighted graph: {exc}") from None
+    if arr.dtype == object or arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
+        raise InputError(f"cannot read {type(G).__name__} as a weighted graph: expected a "
+                         f"square matrix, (u, v, w) edge arrays or a networkx graph")
+    if arr.dtype.kind == "f" and np.isnan(arr).any() and not drop_invalid:
+        raise InputError("the dense matrix contains NaN weights; use 0 for no edge")
+    arr = np.where(np.isnan(arr), 0, arr) if arr.dtype.kind == "f" else arr
+    return _from_sparse(sp.coo_matrix(arr), symmetrize, drop_invalid, None)
+
+
+def _is_networkx(G):
+    mod = type(G).__module__ or ""
+    return mod.startswith("networkx")
+
+
+def _ids(name, a):
+    a = np.asarray(a)
+    if a.ndim != 1:
+        raise InputError(f"{name} must be a 1-D array of vertex ids, got shape {a.shape}")
+    if a.dtype.kind == "f":
+        if not np.all(np.isfinite(a)) or not np.all(a == np.round(a)):
+            raise InputError(f"{name} must hold integer vertex ids")
+    elif a.dtype.kind not in "iub":
+        raise InputError(f"{name} must hold integer vertex ids, got dtype {a.dtype}")
+    a = a.astype(np.int64)
+    if a.size and a.min() < 0:
+        raise InputError(f"{name} contains a negative vertex id ({int(a.min())})")
+    return a
+
+
+def _check_n(n, hi):
+    try:
+        n = int(n)
+    except Exception:
+        raise InputError(f"n must be an integer, got {n!r}") from None
+    if n < hi:
+        raise InputError(f"vertex id {hi - 1} out of range for n = {n}")
+    if n > INDEX_MAX:
+        raise InputError(f"n = {n} exceeds the 2**31-1 vertices supported")
+    return n
+
+
+def _from_edges(u, v, w, n, drop_invalid):
+    u, v = _ids("u", u), _ids("v", v)
+    w = np.asarray(w)
+    if not (u.size == v.size == w.size):
+        raise InputError(f"u, v, w differ in length ({u.size}, {v.size}, {w.size})")
+    hi = int(max(u.max(), v.max())) + 1 if u.size else 0
+    n = _check_n(hi if n is None else n, hi)
+    keep = _check_weights(w, drop_invalid) & (u != v)
+    u, v, w = u[keep], v[keep], np.asarray(w, np.float64)[keep]
+    a, b = np.minimum(u, v), np.maximum(u, v)
+    key = a * n + b
+    order = np.argsort(key, kind="stable")
+    key, w = key[order], w[order]
+    first = np.ones(key.size, bool)
+    first[1:] = key[1:] != key[:-1]
+    if not first.all():
+        grp = np.cumsum(first) - 1
+        wf = w[first]
+        if np.any(w != wf[grp]):
+            k = int(np.flatnonzero(w != wf[grp])[0])
+            raise InputError(f"edge ({int(key[k] // n)}, {int(key[k] % n)}) is given twice "
+                             f"with different weights ({wf[grp[k]]!r} and {w[k]!r})")
+        key, w = key[first], wf
+    a, b = key // n, key % n
+    A = sp.coo_matrix((np.concatenate([w, w]), (np.concatenate([a, b]), np.concatenate([b, a]))),
+                      shape=(n, n))
+    _check_size(A.nnz)
+    return WeightedGraph(A.tocsr())
+
+
+def _check_size(nnz):
+    if nnz > INDEX_MAX:
+        raise InputError(f"the graph has {nnz} directed edges; the Suitor family supports up to "
+                         f"2**31-1 (edge indices are 32-bit for the atomics)")
+
+
+def _from_sparse(coo, symmetrize, drop_invalid, nodes):
+    n = int(coo.shape[0])
+    if n > INDEX_MAX:
+        raise InputError(f"{n} vertices exceed the 2**31-1 supported")
+    r = np.asarray(coo.row, np.int64)
+    c = np.asarray(coo.col, np.int64)
+    w = np.asarray(coo.data)
+    off = r != c
+    r, c, w = r[off], c[off], w[off]
+    keep = _check_weights(w, drop_invalid)
+    r, c, w = r[keep], c[keep], np.asarray(w, np.float64)[keep]
+    A = sp.csr_matrix((w, (r, c)), shape=(n, n))     # duplicates summed, as scipy does
+    A.sum_duplicates()
+    T = A.T.tocsr()
+    T.sort_indices()
+    A.sort_indices()
+    same = (A.nnz == T.nnz and np.array_equal(A.indptr, T.indptr)
+            and np.array_equal(A.indices, T.indices) and np.array_equal(A.data, T.data))
+    if not same:
+        if not symmetrize:
+            D = (A - T).tocoo()
+            nz = np.flatnonzero(D.data != 0)
+            where = f" (e.g. at ({int(D.row[nz[0]])}, {int(D.col[nz[0]])}))" if nz.size else ""
+            raise InputError("the matrix is not symmetric" + where + "; a weighted general "
+                             "graph needs A[u,v] == A[v,u]. Pass symmetrize=True to use "
+                             "max(A[u,v], A[v,u])")
+        A = A.maximum(T).tocsr()
+        A.sort_indices()
+    _check_size(A.nnz)
+    return WeightedGraph(A, nodes)
+
+
+# --------------------------------------------------------------------------- b values
+
+def as_b(b, n):
+    """``b`` as an int32 array of length n (an int broadcasts); non-negative integers only."""
+    arr = np.asarray(b)
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
+            raise InputError("b must hold non-negative integers")
+    elif arr.dtype.kind not in "iub":
+        raise InputError(f"b must be an int or an integer array, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    if arr.ndim == 0:
+        arr = np.full(n, int(arr), np.int64)
+    if arr.shape != (n,):
+        raise InputError(f"b must be an int or an array of length n = {n}, got shape "
+                         f"{arr.shape}")
+    if arr.size and arr.min() < 0:
+        raise InputError(f"b must be non-negative, found {int(arr.min())}")
+    if arr.size and arr.max() > INDEX_MAX:
+        raise InputError("b is too large")
+    return arr.astype(np.int32)

@@ -1,0 +1,408 @@
+"""Stable marriage with incomplete lists (SMI) on an OpenCL device (Paper IV).
+
+* :class:`MarriageInstance`: validated preference lists of both sides as CSR, with the
+  cross-references the kernels need (``rank_w``: rank of each man's entry in the woman's list;
+  ``pos_m``: the man's entry of each woman's entry), built in linear time with scipy.
+* :func:`stable_marriage`: McVitie-Wilson (one work-item per man, atomic on the woman's
+  suitor, a rejected man proposes again at once) or parallel Gale-Shapley by rounds. Both
+  return the man-optimal stable matching, which is unique, so it equals the sequential
+  Gale-Shapley result exactly.
+* :func:`verify_stable_marriage`: no blocking pair, in O(total list length).
+* :func:`easy_instance`, :func:`hard_instance`: the random data sets of Paper IV, Section 4.
+* :func:`smi_from_graph`: the SMI instance G' of a weighted graph (Lemma 3.1), whose solution
+  is the greedy matching.
+"""
+from dataclasses import dataclass, field
+import time
+
+import numpy as np
+import pyopencl.array as cla
+import scipy.sparse as sp
+
+from ..engine.devices import get_device
+from ..engine.scheduler import Scheduler
+from ..errors import InputError, VerificationError
+from .graph import INDEX_MAX, as_weighted_graph
+from .suitor import TEMPLATE
+
+ALGORITHMS = ("mcvitie-wilson", "gale-shapley")
+
+
+def _as_csr_lists(prefs, side, n_other):
+    """Preference lists (list of lists, or a CSR pair (indptr, indices)) -> int64 arrays."""
+    if isinstance(prefs, tuple) and len(prefs) == 2 and np.ndim(prefs[0]) == 1 \
+            and np.ndim(prefs[1]) == 1 and not isinstance(prefs[0], (list,)):
+        indptr = np.asarray(prefs[0])
+        indices = np.asarray(prefs[1])
+        if indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu":
+            raise InputError(f"{side}'s CSR lists must be integer arrays")
+        indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
+        if indptr.size == 0 or indptr[0] != 0 or (np.diff(indptr) < 0).any() \
+                or indptr[-1] != indices.size:
+            raise InputError(f"{side}'s CSR indptr is malformed")
+    else:
+        try:
+            lists = list(prefs)
+        except TypeError:
+            raise InputError(f"{side}'s preferences must be a list of lists of ids or a CSR "
+                             f"pair (indptr, indices)") from None
+        lens = np.zeros(len(lists) + 1, np.int64)
+        parts = []
+        for i, lst in enumerate(lists):
+            try:
+                a = np.asarray(lst)
+            except ValueError:
+                a = None
+            if a is None or a.dtype == object or a.ndim != 1 and a.size:
+                raise InputError(f"{side} {i} has a tie (a group of equally ranked ids) or a "
+                                 f"non-integer entry: ties are not supported (strict "
+                                 f"preference lists only)")
+            a = a.ravel()
+            if a.size and a.dtype.kind not in "iu":
+                if a.dtype.kind == "f" and np.all(a == np.round(a)):
+                    a = a.astype(np.int64)
+                else:
+                    raise InputError(f"{side} {i}'s list holds non-integer ids")
+            lens[i + 1] = a.size
+            parts.append(a.astype(np.int64))
+        indptr = np.cumsum(lens)
+        indices = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    if indices.size and (indices.min() < 0 or indices.max() >= n_other):
+        bad = indices[(indices < 0) | (indices >= n_other)][0]
+        raise InputError(f"{side}'s lists hold id {int(bad)}, out of range for {n_other}")
+    if indices.size > INDEX_MAX:
+        raise InputError("more than 2**31-1 preference entries")
+    return indptr, indices
+
+
+def _check_duplicates(A, side):
+    """A: csr with sorted indices; raise if a row lists an id twice (a tie)."""
+    if A.nnz < 2:
+        return
+    same = np.zeros(A.nnz, bool)
+    same[1:] = A.indices[1:] == A.indices[:-1]
+    starts = A.indptr[:-1][np.diff(A.indptr) > 0]
+    same[starts] = False
+    if same.any():
+        k = int(np.flatnonzero(same)[0])
+        row = int(np.searchsorted(A.indptr, k, side="right") - 1)
+        raise InputError(f"{side} {row} lists {int(A.indices[k])} twice (ties and repeated "
+                         f"entries are not supported)")
+
+
+class MarriageInstance:
+    """An SMI instance: men's and women's strict preference lists (CSR), mutually consistent
+    (m lists w exactly when w lists m)."""
+
+    def __init__(self, men_prefs, women_prefs, n_men=None, n_women=None):
+        if n_men is None:
+            n_men = _count(men_prefs)
+        if n_women is None:
+            n_women = _count(women_prefs)
+        self.n_men, self.n_women = int(n_men), int(n_women)
+        if self.n_men > INDEX_MAX or self.n_women > INDEX_MAX:
+            raise InputError("more than 2**31-1 men or women")
+        self.mptr, self.mlist = _as_csr_lists(men_prefs, "man", self.n_women)
+        self.wptr, self.wlist = _as_csr_lists(women_prefs, "woman", self.n_men)
+        if self.mptr.size != self.n_men + 1 or self.wptr.size != self.n_women + 1:
+            raise InputError("the number of lists does not match n_men / n_women")
+        self._cross()
+
+    @classmethod
+    def from_arrays(cls, mptr, mlist, wptr, wlist):
+        """Build from CSR arrays (validated like any input)."""
+        return cls((np.asarray(mptr), np.asarray(mlist)), (np.asarray(wptr), np.asarray(wlist)),
+                   len(mptr) - 1, len(wptr) - 1)
+
+    def _cross(self):
+        L = self.mlist.size
+        if self.wlist.size != L:
+            raise InputError(f"the lists are inconsistent: the men's lists have {L} entries "
+                             f"and the women's {self.wlist.size}; every man a woman lists "
+                             f"must list her and vice versa")
+        nm, nw = self.n_men, self.n_women
+        A = sp.csr_matrix((np.arange(L, dtype=np.int64), self.mlist, self.mptr),
+                          shape=(nm, nw))
+        A.has_sorted_indices = False
+        A.sort_indices()
+        _check_duplicates(A, "man")
+        B = sp.csr_matrix((np.arange(L, dtype=np.int64), self.wlist, self.wptr),
+                          shape=(nw, nm))
+        B.has_sorted_indices = False
+        B.sort_indices()
+        _check_duplicates(B, "woman")
+        BT = B.T.tocsr()
+        BT.sort_indices()
+        if not (np.array_equal(A.indptr, BT.indptr) and np.array_equal(A.indices, BT.indices)):
+            mrow = np.repeat(np.arange(nm, dtype=np.int64), np.diff(A.indptr))
+            ka = mrow * nw + A.indices
+            brow = np.repeat(np.arange(nm, dtype=np.int64), np.diff(BT.indptr))
+            kb = brow * nw + BT.indices
+            d = np.setdiff1d(ka, kb)
+            if d.size:
+                raise InputError(f"the lists are inconsistent: man {int(d[0] // nw)} lists "
+                                 f"woman {int(d[0] % nw)} but she does not list him")
+            d = np.setdiff1d(kb, ka)
+            raise InputError(f"the lists are inconsistent: woman {int(d[0] % nw)} lists man "
+                             f"{int(d[0] // nw)} but he does not list her")
+        e = A.data.astype(np.int64)
+        f = BT.data.astype(np.int64)
+        self.rank_w = np.empty(L, np.int32)
+        self.rank_w[e] = f - self.wptr[self.mlist[e]]
+        self.pos_m = np.empty(L, np.int32)
+        self.pos_m[f] = e
+
+    @property
+    def entries(self):
+        return int(self.mlist.size)
+
+    def __repr__(self):
+        return (f"<MarriageInstance {self.n_men} men, {self.n_women} women, "
+                f"{self.entries} acceptable pairs>")
+
+
+def _count(prefs):
+    if isinstance(prefs, tuple) and len(prefs) == 2 and np.ndim(prefs[0]) == 1 \
+            and not isinstance(prefs[0], list):
+        return len(prefs[0]) - 1
+    return len(prefs)
+
+
+@dataclass
+class StableMarriageResult:
+    """``wife[m]`` (-1 unmarried), ``husband[w]`` (-1 unmarried), ``size`` = married couples."""
+    wife: np.ndarray
+    husband: np.ndarray
+    size: int
+    algorithm: str
+    device: str
+    timings: dict = field(default_factory=dict)
+    counters: dict = field(default_factory=dict)
+    verified: bool = False
+
+
+def gale_shapley_sequential(inst):
+    """The sequential Gale-Shapley algorithm (man-proposing, a queue of free men): the test
+    oracle. Plain Python, O(total list length)."""
+    from collections import deque
+    nm, nw = inst.n_men, inst.n_women
+    nxt = inst.mptr[:-1].copy()
+    srank = np.full(nw, INDEX_MAX, np.int64)
+    holder = np.full(nw, -1, np.int64)
+    q = deque(range(nm))
+    mptr, mlist, rank_w = inst.mptr, inst.mlist, inst.rank_w
+    while q:
+        m = q.popleft()
+        while nxt[m] < mptr[m + 1]:
+            e = nxt[m]
+            nxt[m] += 1
+            w, r = mlist[e], rank_w[e]
+            if r < srank[w]:
+                if holder[w] >= 0:
+                    q.append(holder[w])
+                srank[w], holder[w] = r, m
+                break
+    wife = np.full(nm, -1, np.int64)
+    h = np.flatnonzero(holder >= 0)
+    wife[holder[h]] = h
+    return wife, holder
+
+
+def verify_stable_marriage(inst, wife, husband):
+    """Check that (wife, husband) is a matching of acceptable pairs with no blocking pair."""
+    nm, nw = inst.n_men, inst.n_women
+    wife = np.asarray(wife, np.int64)
+    husband = np.asarray(husband, np.int64)
+    if wife.shape != (nm,) or husband.shape != (nw,):
+        raise VerificationError("wife/husband have the wrong shape")
+    if (wife < -1).any() or (wife >= nw).any() or (husband < -1).any() or (husband >= nm).any():
+        raise VerificationError("wife/husband hold an invalid id")
+    mm = np.flatnonzero(wife >= 0)
+    if not np.array_equal(husband[wife[mm]], mm) or (husband >= 0).sum() != mm.size:
+        raise VerificationError("wife and husband disagree")
+    L = inst.entries
+    owner = np.repeat(np.arange(nm, dtype=np.int64), np.diff(inst.mptr))
+    pos = np.arange(L, dtype=np.int64) - inst.mptr[owner]
+    is_wife = inst.mlist == wife[owner]
+    if is_wife.sum() != mm.size:
+        raise VerificationError("a married pair is not mutually acceptable")
+    wife_pos = np.full(nm, INDEX_MAX, np.int64)       # unmarried: anyone is better
+    wife_pos[owner[is_wife]] = pos[is_wife]
+    husband_rank = np.full(nw, INDEX_MAX, np.int64)
+    husband_rank[inst.mlist[is_wife]] = inst.rank_w[is_wife]
+    block = (pos < wife_pos[owner]) & (inst.rank_w < husband_rank[inst.mlist])
+    if block.any():
+        k = int(np.flatnonzero(block)[0])
+        raise VerificationError(f"man {owner[k]} and woman {inst.mlist[k]} form a blocking "
+                                f"pair: the matching is not stable")
+    return True
+
+
+class _MarriageDriver:
+    def __init__(self, handle, work_group_size=None, batch_rounds=None):
+        self.handle = handle
+        wg = int(work_group_size or handle.default_work_group_size())
+        self.wg = max(1, min(wg, handle.max_work_group_size))
+        self.values = dict(index_t="int", offset_t="int", mode="mt", threads_per_vertex=1,
+                           vertices_per_group=1, work_group_size=self.wg)
+        self.batch = int(batch_rounds or (4 if handle.is_cpu else 16))
+
+    def kernel(self, name):
+        return self.handle.kernel(TEMPLATE, name, **self.values)
+
+
+def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", device=None,
+                    verify=True, progress=None, n_men=None, n_women=None, work_group_size=None,
+                    batch_rounds=None):
+    """Man-optimal stable matching of an SMI instance on an OpenCL device.
+
+    ``men_prefs[m]`` lists women in m's order of preference, ``women_prefs[w]`` men in w's
+    (lists of lists, or CSR pairs ``(indptr, indices)``; incomplete lists allowed, ties and
+    repeated entries refused, and the lists must be consistent: m lists w iff w lists m).
+    A :class:`MarriageInstance` (e.g. from :func:`easy_instance`) may be passed alone.
+
+    ``algorithm``: ``"mcvitie-wilson"`` (one work-item per man, atomic_min on the woman's
+    suitor rank, a rejected man proposes again at once) or ``"gale-shapley"`` (parallel rounds:
+    every free man proposes once per round). Both give the unique man-optimal solution.
+    """
+    name = (algorithm or "mcvitie-wilson").lower()
+    if name not in ALGORITHMS:
+        raise InputError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+    t0 = time.perf_counter()
+    if isinstance(men_prefs, MarriageInstance):
+        if women_prefs is not None:
+            raise InputError("pass either a MarriageInstance or both preference lists")
+        inst = men_prefs
+    else:
+        if women_prefs is None:
+            raise InputError("women_prefs is missing")
+        inst = MarriageInstance(men_prefs, women_prefs, n_men, n_women)
+    t_prepare = time.perf_counter() - t0
+    handle = get_device(device)
+    drv = _MarriageDriver(handle, work_group_size, batch_rounds)
+    sched = Scheduler(handle, progress=progress, label=f"stable_marriage[{name}]")
+    sched.wall["prepare"] = t_prepare
+    nm, nw, L = inst.n_men, inst.n_women, inst.entries
+    if L == 0:
+        res = StableMarriageResult(np.full(nm, -1, np.int64), np.full(nw, -1, np.int64), 0,
+                                   name, handle.label, {"prepare": t_prepare}, {}, bool(verify))
+        return res
+    q = handle.queue
+    need = {"men lists": L * 4, "ranks": L * 4, "women lists": L * 4, "positions": L * 4,
+            "offsets": (nm + nw + 2) * 4, "state": (2 * nm + 2 * nw) * 4}
+    handle.check_fits(need, what="stable marriage instance")
+    with sched.step("upload"):
+        mptr = cla.to_device(q, inst.mptr.astype(np.int32))
+        mlist = cla.to_device(q, inst.mlist.astype(np.int32))
+        rank_w = cla.to_device(q, inst.rank_w)
+        wptr = cla.to_device(q, inst.wptr.astype(np.int32))
+        wlist = cla.to_device(q, inst.wlist.astype(np.int32))
+        q.finish()
+    with sched.step("build"):
+        names = ("mcvitie_wilson",) if name == "mcvitie-wilson" else ("gale_shapley_round",)
+        for k in names + ("marriage_husbands",):
+            drv.kernel(k)
+    stats = {}
+    with sched.step("match"):
+        srank = cla.empty(q, nw, np.int32)
+        sched.fill("init", srank.data, INDEX_MAX)
+        if name == "mcvitie-wilson":
+            pos_m = cla.to_device(q, inst.pos_m)
+            count = cla.zeros(q, 1, np.int32)
+            sched.launch("mcvitie-wilson", drv.kernel("mcvitie_wilson"), nm, drv.wg,
+                         mptr.data, mlist.data, rank_w.data, np.int32(nm), wptr.data,
+                         wlist.data, pos_m.data, srank.data, count.data)
+            stats["proposals"] = int(sched.read("mcvitie-wilson", np.zeros(1, np.int32),
+                                                count.data)[0])
+        else:
+            nextp = cla.to_device(q, inst.mptr[:-1].astype(np.int32))
+            free = cla.empty(q, nm, np.int32)
+            sched.fill("init", free.data, 1)
+            counts = [cla.empty(q, 1, np.int32) for _ in range(drv.batch)]
+            host = np.zeros(1, np.int32)
+            k = drv.kernel("gale_shapley_round")
+            rounds = 0
+            while True:
+                for i in range(drv.batch):
+                    sched.tick("gale-shapley rounds", L + 2)
+                    sched.fill("gale-shapley", counts[i].data, 0)
+                    sched.launch("gale-shapley", k, nm, drv.wg, mptr.data, mlist.data,
+                                 rank_w.data, np.int32(nm), wptr.data, wlist.data, nextp.data,
+                                 free.data, srank.data, counts[i].data)
+                rounds += drv.batch
+                sched.report("gale-shapley", rounds=rounds)
+                if sched.read("gale-shapley", host, counts[-1].data)[0] == 0:
+                    break
+            stats["rounds"] = rounds
+        husband_d = cla.empty(q, nw, np.int32)
+        sched.launch("husbands", drv.kernel("marriage_husbands"), nw, drv.wg, wptr.data,
+                     wlist.data, np.int32(nw), srank.data, husband_d.data)
+        q.finish()
+    with sched.step("download"):
+        husband = husband_d.get().astype(np.int64)
+    wife = np.full(nm, -1, np.int64)
+    h = np.flatnonzero(husband >= 0)
+    wife[husband[h]] = h
+    if verify:
+        with sched.step("verify"):
+            verify_stable_marriage(inst, wife, husband)
+    res = StableMarriageResult(wife, husband, int(h.size), name, handle.label)
+    res.verified = bool(verify)
+    res.timings = sched.timings()
+    res.counters = dict(stats, **sched.counters)
+    return res
+
+
+# --------------------------------------------------------------------------- generators
+
+def easy_instance(n, seed=0):
+    """Paper IV's easy instance: each man draws eps in [0, 1] and ranks (1 + eps) ln n random
+    women (distinct, random order); each woman ranks exactly the men who rank her, in random
+    order."""
+    n = int(n)
+    if n < 1:
+        raise InputError("n must be positive")
+    rng = np.random.default_rng(seed)
+    ln = np.log(max(n, 2))
+    k = np.minimum(n, np.maximum(1, ((1.0 + rng.random(n)) * ln).astype(np.int64)))
+    men = np.repeat(np.arange(n, dtype=np.int64), k)
+    women = rng.integers(0, n, men.size, dtype=np.int64)
+    # drop repeated women within a man's list (keep the first draw)
+    key = men * n + women
+    _, first = np.unique(key, return_index=True)
+    keep = np.zeros(men.size, bool)
+    keep[first] = True
+    men, women = men[keep], women[keep]
+    mptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(men, minlength=n), out=mptr[1:])
+    # women's lists: her suitors in random order (sort by woman, then a random key)
+    order = np.lexsort((rng.random(women.size), women))
+    wlist = men[order]
+    wptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(women, minlength=n), out=wptr[1:])
+    return MarriageInstance.from_arrays(mptr, women, wptr, wlist)
+
+
+def hard_instance(n, seed=0):
+    """Paper IV's hard instance: every man has the same complete random ranking of the women,
+    every woman the same complete random ranking of the men (n(n+1)/2 proposals)."""
+    n = int(n)
+    if n < 1:
+        raise InputError("n must be positive")
+    rng = np.random.default_rng(seed)
+    wr, mr = rng.permutation(n), rng.permutation(n)
+    ptr = np.arange(n + 1, dtype=np.int64) * n
+    return MarriageInstance.from_arrays(ptr, np.tile(wr, n), ptr.copy(), np.tile(mr, n))
+
+
+def smi_from_graph(G, **graph_params):
+    """The SMI instance G' of Lemma 3.1 (Paper IV): man i and woman i both rank the
+    neighbours of vertex i by decreasing weight (ties by larger id). Its stable matching pairs
+    (man i, woman j) exactly for the greedy-matching edges (i, j)."""
+    g = as_weighted_graph(G, **graph_params)
+    u = g.src.astype(np.int64)
+    v = g.indices.astype(np.int64)
+    order = np.lexsort((-v, -g.w32.astype(np.float64), u))
+    lst = v[order]
+    ptr = g.indptr.astype(np.int64)
+    return MarriageInstance.from_arrays(ptr, lst, ptr.copy(), lst.copy())
