@@ -3,7 +3,7 @@ locally-dominant), b-matching (b-Suitor) and stable marriage (McVitie-Wilson, Ga
 one kernel family in ``kernels/suitor.cl.mako``: each vertex (man) proposes to its best partner
 that would accept it, and a displaced suitor proposes again.
 """
-from .graph import WeightedGraph, as_weighted_graph
+from .graph import WeightedGraph, as_weighted_graph, with_random_weights
 from .api import (weighted_matching, b_matching, prepare_graph, WeightedMatchingResult,
                   BMatchingResult, ALGORITHMS)
 from .suitor import SUITOR_VARIANTS
@@ -14,7 +14,7 @@ from .marriage import (stable_marriage, StableMarriageResult, MarriageInstance, 
                        verify_stable_marriage)
 
 __all__ = ["weighted_matching", "b_matching", "stable_marriage", "prepare_graph",
-           "WeightedGraph", "as_weighted_graph", "WeightedMatchingResult", "BMatchingResult",
+           "WeightedGraph", "as_weighted_graph", "with_random_weights", "WeightedMatchingResult", "BMatchingResult",
            "StableMarriageResult", "MarriageInstance", "easy_instance", "hard_instance",
            "smi_from_graph", "greedy_matching", "greedy_matching_sequential",
            "greedy_b_matching", "gale_shapley_sequential", "verify_weighted_matching",

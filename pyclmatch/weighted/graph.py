@@ -259,3 +259,22 @@ def as_b(b, n):
     if arr.size and arr.max() > INDEX_MAX:
         raise InputError("b is too large")
     return arr.astype(np.int32)
+
+
+def with_random_weights(A, seed=0, low=0.0):
+    """Symmetrize the pattern of the square matrix ``A`` (diagonal dropped) and give every
+    undirected edge a weight drawn uniformly from [low, 1) (``numpy.random.default_rng(seed)``,
+    one draw per edge of the upper triangle in CSR order); weights that are 0 (or round to 0
+    in float32) are replaced by the smallest positive float32. Returns a :class:`WeightedGraph`.
+    This is how the benchmark weights the reference suite."""
+    if not sp.issparse(A) or A.shape[0] != A.shape[1]:
+        raise InputError("with_random_weights needs a square scipy.sparse matrix")
+    P = sp.csr_matrix(A, copy=True)
+    P.data = np.ones(P.nnz, np.int8)
+    P = (P + P.T).tocsr()
+    U = sp.triu(P, k=1).tocsr()
+    U.sort_indices()
+    w = np.random.default_rng(seed).uniform(low, 1.0, U.nnz)
+    w = np.maximum(w, np.finfo(np.float32).tiny)
+    U = sp.csr_matrix((w, U.indices, U.indptr), shape=U.shape)
+    return WeightedGraph((U + U.T).tocsr())

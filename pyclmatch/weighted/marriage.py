@@ -116,17 +116,13 @@ class MarriageInstance:
 
     def _cross(self):
         L = self.mlist.size
-        if self.wlist.size != L:
-            raise InputError(f"the lists are inconsistent: the men's lists have {L} entries "
-                             f"and the women's {self.wlist.size}; every man a woman lists "
-                             f"must list her and vice versa")
         nm, nw = self.n_men, self.n_women
         A = sp.csr_matrix((np.arange(L, dtype=np.int64), self.mlist, self.mptr),
                           shape=(nm, nw))
         A.has_sorted_indices = False
         A.sort_indices()
         _check_duplicates(A, "man")
-        B = sp.csr_matrix((np.arange(L, dtype=np.int64), self.wlist, self.wptr),
+        B = sp.csr_matrix((np.arange(self.wlist.size, dtype=np.int64), self.wlist, self.wptr),
                           shape=(nw, nm))
         B.has_sorted_indices = False
         B.sort_indices()
