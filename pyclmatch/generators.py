@@ -24,7 +24,8 @@ import scipy.sparse as sp
 
 from .errors import InputError
 
-__all__ = ["uniform", "kron", "delaunay", "grid", "permuted", "SUITE", "SMALL_SUITE", "suite"]
+__all__ = ["uniform", "kron", "delaunay", "grid", "permuted", "SUITE", "SMALL_SUITE", "MEDIUM_SUITE",
+           "SUITES", "suite"]
 
 
 def uniform(n, deg, seed=0):
@@ -131,17 +132,31 @@ SMALL_SUITE = {
     "grid-64": lambda: grid(64),
 }
 
+#: the same families at about 1/16 of the reference size (a few seconds each on a 2-core CPU
+#: device): the CPU-side benchmark suite
+MEDIUM_SUITE = {
+    "uniform-256K-d4": lambda: uniform(1 << 18, 4),
+    "kron-17": lambda: kron(17),
+    "delaunay-17": lambda: delaunay(17),
+    "grid-512": lambda: grid(512),
+}
 
-def suite(names=None, rcp=False, *, small=False):
+SUITES = {"small": SMALL_SUITE, "medium": MEDIUM_SUITE, "large": SUITE, "reference": SUITE}
+
+
+def suite(names=None, rcp=False, *, small=False, size=None):
     """Yield ``(name, matrix)`` for the graphs of :data:`SUITE` (or :data:`SMALL_SUITE` with
     ``small=True``), in the table's order, built lazily one at a time.
 
+    ``size`` ("small", "medium", "large" = "reference") picks the table by name.
     ``names`` (a name or a list of names of the table) restricts and orders the graphs.
     ``rcp=True`` yields the randomly row/column permuted versions
     (:func:`permuted` with its default seed) named ``name + "-rcp"`` instead of the originals;
     ``rcp="both"`` yields each original followed by its permuted version.
     """
-    table = SMALL_SUITE if small else SUITE
+    if size is not None and size not in SUITES:
+        raise InputError(f"unknown suite size {size!r}; choose one of {list(SUITES)}")
+    table = SUITES[size] if size else (SMALL_SUITE if small else SUITE)
     if rcp not in (False, True, "both"):
         raise InputError(f"rcp must be False, True or 'both', not {rcp!r}")
     if names is None:

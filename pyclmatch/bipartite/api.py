@@ -12,11 +12,13 @@ from ..errors import InputError, VerificationError
 from .augmenting import (AUGMENTING_VARIANTS, INITS, L0, AugmentingPathMatcher,
                          InitialMatcher, parse_variant)
 
-#: the default variant per device type (``algorithm="auto"``): APFB with GPUBFS-WR in CT mode
-#: was the best of the eight on average in paper 000 (Table 1) and in our measurements
-#: (benchmarks/results/), on the H100 and on PoCL alike.
-AUTO_DEFAULT = {"gpu": "apfb-gpubfs-wr-ct", "accelerator": "apfb-gpubfs-wr-ct",
-                "cpu": "apfb-gpubfs-wr-ct", "other": "apfb-gpubfs-wr-ct"}
+#: the default variant per device type (``algorithm="auto"``): APFB with GPUBFS-WR was the
+#: best driver/kernel pair in paper 000 (Table 1) and in our runs; with a grid that fills the
+#: device, MT edges out CT: geometric mean over the reference suite with and without RCP on the
+#: H100, 0.0430 s (wr-mt) vs 0.0457 s (wr-ct), and 0.208 s vs 0.227 s over the medium suite on
+#: PoCL with 2 cores (benchmarks/results/bipartite-h100, bipartite-pocl-medium).
+AUTO_DEFAULT = {"gpu": "apfb-gpubfs-wr-mt", "accelerator": "apfb-gpubfs-wr-mt",
+                "cpu": "apfb-gpubfs-wr-mt", "other": "apfb-gpubfs-wr-mt"}
 
 
 @dataclass
