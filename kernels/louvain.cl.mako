@@ -1,0 +1,473 @@
+<%doc>
+  GPU Louvain community detection: Naim, Manne, Halappanavar, Tumeo, "Community Detection on the
+  GPU" (IPDPS 2017) = Paper III of shared/papers/004 (Algorithms 1-3, Eq. 1-2, Section 4.1).
+  Template values (besides those of common.cl.mako):
+    wtype          "float": weights/e_{i->c}/a_c as float, float atomic add by atomic_cmpxchg on
+                   the int bits (the paper's atomicAdd); "int": 31-bit fixed point, native
+                   atomic_add, every sum exact and order-independent (deterministic mode)
+    wg             work-group size (the paper's thread block of 128 on GPUs)
+    move_buckets   ((lo, hi, threads, local_table), ...) of computeMove (hi None: global table)
+    merge_buckets  the same for mergeCommunity (Algorithm 3 lines 20-23)
+  Graph: CSR "vertices" (offsets), "edges" (neighbours), "weights" as in Section 4.1, with the
+  weight of a self-loop stored doubled so that k_i = sum of row i and 2m = sum of all entries.
+  Scores of Eq. (2) are computed in double, multiplied by 2m^2, with FP_CONTRACT OFF so that
+  every device rounds them the same way:  score(c) = 2m * e_{i->c} - resolution * k_i * a_c.
+</%doc>
+<%!
+from pyclmatch.community.hashing import TABLE_PRIMES
+%>
+<%include file="common.cl.mako"/>
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#pragma OPENCL FP_CONTRACT OFF
+
+#define EMPTY (-1)
+#define WG ${wg}
+
+% if wtype == "float":
+typedef float weight_t;
+/* float atomicAdd (Alg. 2 lines 7, 10, 12) by a CAS loop on the int bits: OpenCL 1.2 has no
+   float atomics. */
+%   for space in ("__global", "__local"):
+inline void atomic_add_w${space}(volatile ${space} weight_t *p, weight_t v)
+{
+    volatile ${space} int *ip = (volatile ${space} int *)p;
+    int old = *ip, assumed;
+    do {
+        assumed = old;
+        old = atomic_cmpxchg(ip, assumed, as_int(as_float(assumed) + v));
+    } while (old != assumed);
+}
+%   endfor
+% else:
+typedef int weight_t;
+#define atomic_add_w__global(p, v) atomic_add((volatile __global int *)(p), (v))
+#define atomic_add_w__local(p, v) atomic_add((volatile __local int *)(p), (v))
+% endif
+
+/* The "list of precomputed prime numbers" of Section 4 (pyclmatch/community/hashing.py). */
+#define NPRIMES ${len(TABLE_PRIMES)}
+__constant int table_primes[NPRIMES] = {
+% for k in range(0, len(TABLE_PRIMES), 12):
+    ${", ".join(str(p) for p in TABLE_PRIMES[k:k + 12])},
+% endfor
+};
+
+/* Table size: the smallest listed prime above 1.5 x need (Section 4, computeMove). */
+inline int table_size(int need)
+{
+    int lo = 0, hi = NPRIMES - 1;
+    long three = 3L * (long)need;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (2L * (long)table_primes[mid] > three) hi = mid; else lo = mid + 1;
+    }
+    return table_primes[lo];
+}
+
+/* Algorithm 2 lines 3-13: open addressing with double hashing; CAS claims an empty slot of
+   hashComm (keys), atomic add accumulates hashWeight (vals). */
+% for space in ("__global", "__local"):
+inline void hash_add${space}(volatile ${space} int *keys, volatile ${space} weight_t *vals,
+                             int size, int key, weight_t w)
+{
+    uint pos = (uint)key % (uint)size;                              /* hash(C[j], 0) */
+    uint step = 1u + (uint)key % (uint)(size > 1 ? size - 1 : 1);   /* second hash */
+    for (;;) {
+        int cur = keys[pos];
+        if (cur == key) {                                           /* line 6 */
+            atomic_add_w${space}(&vals[pos], w);                    /* line 7 */
+            return;
+        }
+        if (cur == EMPTY) {                                         /* line 8 */
+            int old = atomic_cmpxchg(&keys[pos], EMPTY, key);       /* line 9 */
+            if (old == EMPTY || old == key) {                       /* lines 10-12 */
+                atomic_add_w${space}(&vals[pos], w);
+                return;
+            }
+        }
+        pos += step;                                                /* line 5: hash(C[j], it++) */
+        if (pos >= (uint)size) pos -= (uint)size;
+    }
+}
+
+inline weight_t hash_get${space}(volatile ${space} int *keys, volatile ${space} weight_t *vals,
+                                 int size, int key)
+{
+    uint pos = (uint)key % (uint)size;
+    uint step = 1u + (uint)key % (uint)(size > 1 ? size - 1 : 1);
+    for (int it = 0; it < size; ++it) {
+        int cur = keys[pos];
+        if (cur == key) return vals[pos];
+        if (cur == EMPTY) return (weight_t)0;
+        pos += step;
+        if (pos >= (uint)size) pos -= (uint)size;
+    }
+    return (weight_t)0;
+}
+% endfor
+
+/* (score, community) order of the argmax of Alg. 2 line 14: larger score first, ties to the
+   lowest community id (Section 4); EMPTY loses to everything. */
+inline int better(double s2, int c2, double s1, int c1)
+{
+    if (c2 == EMPTY) return 0;
+    if (c1 == EMPTY) return 1;
+    return s2 > s1 || (s2 == s1 && c2 < c1);
+}
+
+/* Sub-rounds (a pyclmatch extension of Alg. 1 line 6, in the spirit of the colouring of Lu et
+   al. that Section 3 cites): with nsub > 1 only the vertices whose hashed id falls in sub-round
+   sub move in a launch, so fewer neighbours move at once on small graphs. */
+inline int in_subround(index_t i, uint nsub, uint sub)
+{
+    if (nsub <= 1u) return 1;
+    uint x = (uint)i * 2654435761u;
+    x ^= x >> 16;
+    return x % nsub == sub;
+}
+
+/* ---------------------------------------------------------------- per-vertex helpers */
+
+/* Alg. 1 line 2: k_i (row sums; self-loops are stored doubled) and the row index of every
+   entry (used by the modularity reduction of Eq. 1). */
+__kernel void vertex_strength(index_t n, __global const offset_t *vertices,
+                              __global const weight_t *weights, __global weight_t *k,
+                              __global index_t *src)
+{
+    FOR_EACH_VERTEX(i, n) {
+        weight_t s = 0;
+        for (offset_t e = vertices[i]; e < vertices[i + 1]; ++e) {
+            s += weights[e];
+            src[e] = i;
+        }
+        k[i] = s;
+    }
+}
+
+/* Start of a modularity optimization phase: C[i] = i, a_C(i) = k_i, every community of size 1. */
+__kernel void init_communities(index_t n, __global index_t *C, __global const weight_t *k,
+                               __global weight_t *ac, __global index_t *csize)
+{
+    FOR_EACH_VERTEX(i, n) {
+        C[i] = i;
+        ac[i] = k[i];
+        csize[i] = 1;
+    }
+}
+
+/* Alg. 1 line 11 (compute a_c), from scratch: ac and csize are zero-filled before. */
+__kernel void accumulate_communities(index_t n, __global const index_t *C,
+                                     __global const weight_t *k, __global weight_t *ac,
+                                     __global index_t *csize)
+{
+    FOR_EACH_VERTEX(i, n) {
+        index_t c = C[i];
+        atomic_add_w__global(&ac[c], k[i]);
+        atomic_inc(&csize[c]);
+    }
+}
+
+/* Alg. 1 lines 4-5 (partition by degree): the sort key of each vertex is its degree clamped
+   to key_max (the host sorts by it with pyopencl's radix sort; the seventh bucket is thereby
+   degree-sorted, Section 4.1). */
+__kernel void degree_keys(index_t n, __global const offset_t *vertices, __global int *ids,
+                          __global int *keys, int key_max)
+{
+    FOR_EACH_VERTEX(i, n) {
+        offset_t d = vertices[i + 1] - vertices[i];
+        ids[i] = i;
+        keys[i] = d < key_max ? (int)d : key_max;
+    }
+}
+
+/* Bucket boundaries in a sorted key array: ends[b] = number of keys <= bounds[b]. */
+__kernel void bucket_ends(index_t n, __global const int *sorted_keys,
+                          __global const int *bounds, int nbounds, __global int *ends)
+{
+    int b = get_global_id(0);
+    if (b >= nbounds) return;
+    int x = bounds[b], lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (sorted_keys[mid] <= x) lo = mid + 1; else hi = mid;
+    }
+    ends[b] = lo;
+}
+
+/* Alg. 1 lines 8-9 (C[i] = newComm[i] for the bucket) and line 11 (a_c), incrementally: a moved
+   vertex takes k_i from its old community to its new one. */
+__kernel void update_communities(__global const index_t *vset, int set_begin, int set_end,
+                                 __global index_t *C, __global const index_t *newComm,
+                                 __global const weight_t *k, __global weight_t *ac,
+                                 __global index_t *csize, uint nsub, uint sub)
+{
+    for (int idx = set_begin + get_global_id(0); idx < set_end; idx += get_global_size(0)) {
+        index_t i = vset[idx];
+        if (!in_subround(i, nsub, sub)) continue;
+        index_t o = C[i], c = newComm[i];
+        if (o != c) {
+            C[i] = c;
+            atomic_add_w__global(&ac[o], -k[i]);
+            atomic_add_w__global(&ac[c], k[i]);
+            atomic_dec(&csize[o]);
+            atomic_inc(&csize[c]);
+        }
+    }
+}
+
+/* ------------------------------------------------------- computeMove, one kernel per bucket */
+% for b, (lo, hi, T, L) in enumerate(move_buckets):
+<% VPG = wg // T %>
+/* computeMove (Algorithm 2) for bucket ${b + 1}: degrees [${lo}, ${hi if hi is not None else "inf"}],
+   ${T} work-items per vertex (${VPG} vertices per work-group), hash table in
+   ${"local memory (%d slots per vertex)" % L if L else "global memory (g_cap slots per work-group, vertices interleaved over work-groups)"}. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end,
+                        __global const offset_t *vertices, __global const index_t *edges,
+                        __global const weight_t *weights, __global const index_t *C,
+                        __global const weight_t *k, __global const weight_t *ac,
+                        __global const index_t *csize, __global index_t *newComm,
+                        double m2, double resolution,
+                        __global int *g_keys, __global weight_t *g_vals, int g_cap,
+                        uint nsub, uint sub)
+{
+    const int lid = get_local_id(0);
+    const int lane = lid % ${T}, slot = lid / ${T};
+% if L:
+    __local int l_keys${b}[${VPG * L}];
+    __local weight_t l_vals${b}[${VPG * L}];
+    volatile __local int *keys = l_keys${b} + slot * ${L};
+    volatile __local weight_t *vals = l_vals${b} + slot * ${L};
+<% sp = "__local" %>
+% else:
+    volatile __global int *keys = g_keys + (size_t)get_group_id(0) * (size_t)g_cap;
+    volatile __global weight_t *vals = g_vals + (size_t)get_group_id(0) * (size_t)g_cap;
+<% sp = "__global" %>
+% endif
+    __local double red_score${b}[WG];
+    __local int red_comm${b}[WG];
+    for (int base = set_begin + (int)get_group_id(0) * ${VPG}; base < set_end;
+         base += (int)get_num_groups(0) * ${VPG}) {
+        const int idx = base + slot;
+        const index_t vi = idx < set_end ? vset[idx] : 0;
+        const int active = idx < set_end && in_subround(vi, nsub, sub);
+        const index_t i = active ? vi : 0;
+        const offset_t start = active ? vertices[i] : 0;
+        const offset_t end = active ? vertices[i + 1] : 0;
+        const int size = table_size((int)(end - start));
+        for (int s = lane; s < size; s += ${T}) {
+            keys[s] = EMPTY;
+            vals[s] = (weight_t)0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        const index_t ci = active ? C[i] : 0;
+        /* lines 2-13: the neighbours of i, interleaved over the ${T} work-items */
+        for (offset_t e = start + lane; e < end; e += ${T}) {
+            index_t j = edges[e];
+            if (j != i)            /* a self-loop counts in every community of i */
+                hash_add${sp}(keys, vals, size, C[j], weights[e]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        /* line 14, per work-item: the best community among its slots by Eq. (2) */
+        const double ki = active ? (double)k[i] : 0.0;
+        double best = 0.0;
+        int bestc = EMPTY;
+        for (int s = lane; s < size; s += ${T}) {
+            int c = keys[s];
+            if (c == EMPTY || c == ci) continue;
+            double score = m2 * (double)vals[s] - resolution * ki * (double)ac[c];
+            if (better(score, c, best, bestc)) { best = score; bestc = c; }
+        }
+        red_score${b}[lid] = best;
+        red_comm${b}[lid] = bestc;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* line 14: parallel reduction over the ${T} work-items of the vertex */
+% for s in [1 << p for p in range(T.bit_length() - 2, -1, -1)]:
+        if (lane < ${s} && better(red_score${b}[lid + ${s}], red_comm${b}[lid + ${s}],
+                                  red_score${b}[lid], red_comm${b}[lid])) {
+            red_score${b}[lid] = red_score${b}[lid + ${s}];
+            red_comm${b}[lid] = red_comm${b}[lid + ${s}];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+% endfor
+        /* (every work-item looks up e_{i->C(i)}: no loop inside a divergent branch before a
+           barrier, which PoCL's work-item loops mishandle) */
+        const double e_own = (double)hash_get${sp}(keys, vals, size, ci);
+        if (active && lane == 0) {
+            /* lines 15-18: move only for a positive gain of Eq. (2), i.e. if the best score
+               beats staying: 2m e_{i->C(i)\{i}} - resolution k_i a_{C(i)\{i}} */
+            index_t target = ci;
+            int bc = red_comm${b}[lid];
+            if (bc != EMPTY) {
+                double own = m2 * e_own - resolution * ki * ((double)ac[ci] - ki);
+                if (red_score${b}[lid] > own) {
+                    /* singleton rule (Section 4, after Lu et al.): a vertex alone in its
+                       community joins another singleton only if C[j] < C[i] */
+                    if (!(csize[ci] == 1 && csize[bc] == 1 && bc > ci)) target = bc;
+                }
+            }
+            newComm[i] = target;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    }
+}
+% endfor
+
+/* ---------------------------------------------------------------- aggregation (Algorithm 3) */
+
+/* Alg. 3 lines 2-6: comSize and comDegree by atomics (both zero-filled before). */
+__kernel void community_sizes(index_t n, __global const index_t *C,
+                              __global const offset_t *vertices, __global index_t *comSize,
+                              __global offset_t *comDegree)
+{
+    FOR_EACH_VERTEX(i, n) {
+        index_t c = C[i];
+        atomic_inc(&comSize[c]);
+        atomic_add(&comDegree[c], (offset_t)(vertices[i + 1] - vertices[i]));
+    }
+}
+
+/* Alg. 3 lines 17-19: com[atomicAdd(vertexStart[c[i]], 1)] = i (vpos starts as vertexStart). */
+__kernel void order_vertices(index_t n, __global const index_t *C, __global index_t *vpos,
+                             __global index_t *com)
+{
+    FOR_EACH_VERTEX(i, n) {
+        index_t p = atomic_inc(&vpos[C[i]]);
+        com[p] = i;
+    }
+}
+
+/* The new vertex of every non-empty community: its old id, its k (= a_c) and the sort key of
+   the aggregation buckets (comDegree, clamped; empty communities get key 0 = no work). */
+__kernel void new_vertices(index_t n, __global const index_t *comSize,
+                           __global const offset_t *comDegree, __global const index_t *newID,
+                           __global const weight_t *ac, __global index_t *old_of_new,
+                           __global weight_t *k_new, __global int *ids, __global int *keys,
+                           int key_max)
+{
+    FOR_EACH_VERTEX(c, n) {
+        ids[c] = c;
+        offset_t d = comSize[c] > 0 ? comDegree[c] : 0;
+        keys[c] = d < key_max ? (int)d : key_max;
+        if (comSize[c] > 0) {
+            old_of_new[newID[c]] = c;
+            k_new[newID[c]] = ac[c];
+        }
+    }
+}
+
+% for b, (lo, hi, T, L) in enumerate(merge_buckets):
+<% VPG = wg // T %>
+/* mergeCommunity (Section 4, Alg. 3 line 23) for bucket ${b + 1}: comDegree in [${lo}, ${hi if hi is not None else "inf"}],
+   ${T} work-items per community, hash table in ${"local memory (%d slots)" % L if L else "global memory"}.
+   Members are processed one after another, all ${T} work-items on the edges of each; the edges
+   claimed in the table are then written to the new edge list at edgePos[c] by a prefix sum of
+   the per-work-item counts, with neighbour community nc renamed newID[nc]. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void merge_community_b${b}(__global const index_t *cset, int set_begin, int set_end,
+                           __global const index_t *vertexStart, __global const index_t *comSize,
+                           __global const offset_t *comDegree, __global const index_t *com,
+                           __global const offset_t *vertices, __global const index_t *edges,
+                           __global const weight_t *weights, __global const index_t *C,
+                           __global const index_t *newID, __global const offset_t *edgePos,
+                           __global index_t *tmp_edges, __global weight_t *tmp_weights,
+                           __global offset_t *newDeg, index_t n_cur,
+                           __global int *g_keys, __global weight_t *g_vals, int g_cap)
+{
+    const int lid = get_local_id(0);
+    const int lane = lid % ${T}, slot = lid / ${T};
+% if L:
+    __local int l_keys${b}[${VPG * L}];
+    __local weight_t l_vals${b}[${VPG * L}];
+    volatile __local int *keys = l_keys${b} + slot * ${L};
+    volatile __local weight_t *vals = l_vals${b} + slot * ${L};
+<% sp = "__local" %>
+% else:
+    volatile __global int *keys = g_keys + (size_t)get_group_id(0) * (size_t)g_cap;
+    volatile __global weight_t *vals = g_vals + (size_t)get_group_id(0) * (size_t)g_cap;
+<% sp = "__global" %>
+% endif
+    __local int scan${b}[WG];
+    for (int base = set_begin + (int)get_group_id(0) * ${VPG}; base < set_end;
+         base += (int)get_num_groups(0) * ${VPG}) {
+        const int idx = base + slot;
+        const int active = idx < set_end;
+        const index_t c = active ? cset[idx] : 0;
+        const offset_t cd = active ? comDegree[c] : 0;
+        const int size = table_size((int)(cd < (offset_t)n_cur ? cd : (offset_t)n_cur));
+        for (int s = lane; s < size; s += ${T}) {
+            keys[s] = EMPTY;
+            vals[s] = (weight_t)0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        const index_t first = active ? vertexStart[c] : 0;
+        const index_t last = active ? first + comSize[c] : 0;
+        for (index_t p = first; p < last; ++p) {
+            const index_t v = com[p];
+            const offset_t vend = vertices[v + 1];
+            for (offset_t e = vertices[v] + lane; e < vend; e += ${T})
+                hash_add${sp}(keys, vals, size, C[edges[e]], weights[e]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        int cnt = 0;
+        for (int s = lane; s < size; s += ${T})
+            cnt += keys[s] != EMPTY;
+        scan${b}[lid] = cnt;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* inclusive prefix sum over the ${T} work-items of the community (Hillis-Steele) */
+% for s in [1 << p for p in range(0, T.bit_length() - 1)]:
+        {
+            int add = lane >= ${s} ? scan${b}[lid - ${s}] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            scan${b}[lid] += add;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+% endfor
+        if (active) {
+            offset_t out = edgePos[c] + (offset_t)(scan${b}[lid] - cnt);
+            for (int s = lane; s < size; s += ${T}) {
+                int nc = keys[s];
+                if (nc != EMPTY) {
+                    tmp_edges[out] = newID[nc];
+                    tmp_weights[out] = vals[s];
+                    ++out;
+                }
+            }
+            if (lane == ${T - 1})
+                newDeg[newID[c]] = (offset_t)scan${b}[lid];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    }
+}
+% endfor
+
+/* Compaction of the edge lists (Section 4, after Algorithm 3): the edges of new vertex u move
+   from edgePos[old_of_new[u]] to newVertices[u]; 32 work-items per vertex. */
+__kernel void compact_edges(index_t n_new, __global const index_t *old_of_new,
+                            __global const offset_t *edgePos, __global const offset_t *newVertices,
+                            __global const index_t *tmp_edges, __global const weight_t *tmp_weights,
+                            __global index_t *new_edges, __global weight_t *new_weights,
+                            __global index_t *new_src)
+{
+    const int lane = get_global_id(0) % 32;
+    for (index_t u = get_global_id(0) / 32; u < n_new; u += get_global_size(0) / 32) {
+        offset_t from = edgePos[old_of_new[u]], to = newVertices[u];
+        offset_t len = newVertices[u + 1] - to;
+        for (offset_t e = lane; e < len; e += 32) {
+            new_edges[to + e] = tmp_edges[from + e];
+            new_weights[to + e] = tmp_weights[from + e];
+            new_src[to + e] = u;
+        }
+    }
+}
+
+/* The community of each input vertex after this level: memb[v] = newID[C[memb[v]]]. */
+__kernel void map_membership(index_t n0, __global index_t *memb, __global const index_t *C,
+                             __global const index_t *newID)
+{
+    FOR_EACH_VERTEX(v, n0) {
+        memb[v] = newID[C[memb[v]]];
+    }
+}

@@ -1,0 +1,300 @@
+"""Public API of Louvain community detection on an OpenCL device."""
+from dataclasses import dataclass, field
+import math
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..engine.devices import get_device
+from ..engine.scheduler import Scheduler
+from ..errors import InputError, VerificationError
+from .driver import DeviceLouvain
+
+#: thresholds of Paper III Section 5: t_bin while the graph has more than BIN_LIMIT vertices,
+#: t_final below
+T_BIN, T_FINAL, BIN_LIMIT = 1e-2, 1e-6, 100_000
+FIXED_POINT_TOTAL = 2 ** 31 - 1
+
+
+@dataclass
+class LouvainResult:
+    """Result of :func:`louvain`.
+
+    ``membership[v]`` is the community of vertex ``v`` (of ``nodes[v]`` for a networkx input),
+    numbered ``0..n_communities-1``; ``modularity`` is Eq. (1) recomputed on the host from the
+    input graph (``device_modularity`` is the device's value, checked against it);
+    ``levels[l]`` is the membership after level ``l`` (when ``return_levels=True``).
+    """
+    membership: np.ndarray
+    modularity: float
+    device_modularity: float
+    n_communities: int
+    levels: list
+    resolution: float
+    deterministic: bool
+    device: str
+    nodes: list = None
+    timings: dict = field(default_factory=dict)
+    counters: dict = field(default_factory=dict)
+
+    @property
+    def communities(self):
+        """The communities as a list of sets (of node labels for a networkx input), as
+        networkx's ``louvain_communities`` returns them."""
+        order = np.argsort(self.membership, kind="stable")
+        bounds = np.searchsorted(self.membership[order], np.arange(self.n_communities + 1))
+        labels = self.nodes if self.nodes is not None else None
+        out = []
+        for c in range(self.n_communities):
+            idx = order[bounds[c]:bounds[c + 1]]
+            out.append({labels[i] for i in idx} if labels is not None else set(idx.tolist()))
+        return out
+
+    @property
+    def first_phase_rate(self):
+        """Edges per second of the first modularity optimization phase: undirected input
+        edges times its iterations over its wall time (the paper's TEPS)."""
+        t = self.timings.get("optimize:level0", 0.0)
+        e = self.counters.get("input_edges", 0) * self.counters.get("level0_iterations", 0)
+        return e / t if t > 0 else float("nan")
+
+
+def _as_symmetric_csr(G):
+    """Validate ``G`` and return ``(csr float64 with zeros removed, nodes or None)``."""
+    nodes = None
+    try:
+        import networkx as nx
+    except ImportError:   # pragma: no cover
+        nx = None
+    if nx is not None and isinstance(G, nx.Graph):
+        if G.is_directed():
+            raise InputError("louvain needs an undirected graph; got a directed networkx graph "
+                             "(use G.to_undirected() if the direction does not matter)")
+        nodes = list(G.nodes)
+        A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight="weight", dtype=np.float64,
+                                     format="csr")
+    elif sp.issparse(G):
+        A = G
+    else:
+        try:
+            arr = np.asarray(G)
+        except Exception as exc:
+            raise InputError(f"cannot read {type(G).__name__} as a graph: {exc}") from None
+        if arr.dtype == object or arr.ndim != 2:
+            raise InputError("louvain needs a symmetric scipy.sparse matrix, a 2-D array or a "
+                             f"networkx graph, not {type(G).__name__}")
+        A = sp.csr_matrix(arr)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise InputError(f"the adjacency matrix must be square, got shape {A.shape}")
+    if A.dtype.kind == "c":
+        raise InputError("complex edge weights are not supported")
+    if A.dtype.kind not in "biuf":
+        raise InputError(f"edge weights must be numbers, got dtype {A.dtype}")
+    A = sp.csr_matrix(A, dtype=np.float64, copy=True)
+    A.sum_duplicates()
+    if A.nnz and not np.all(np.isfinite(A.data)):
+        bad = "NaN" if np.isnan(A.data).any() else "infinite"
+        raise InputError(f"the graph has {bad} edge weights")
+    if A.nnz and (A.data < 0).any():
+        raise InputError(f"the graph has negative edge weights (min {A.data.min():g}); "
+                         "modularity needs non-negative weights")
+    A.eliminate_zeros()
+    if A.shape[0] > np.iinfo(np.int32).max or A.nnz > np.iinfo(np.int32).max:
+        raise InputError("graphs with more than 2**31-1 vertices or stored entries are not "
+                         "supported")
+    D = (A - A.T).tocsr()
+    D.eliminate_zeros()
+    if D.nnz:
+        scale = max(1.0, float(abs(A).max()))
+        if abs(D).max() > 1e-12 * scale:
+            raise InputError("the adjacency matrix is not symmetric: louvain needs an "
+                             "undirected graph (symmetrize it, e.g. A + A.T, or pass "
+                             "a networkx Graph)")
+    A.sort_indices()
+    return A, nodes
+
+
+def modularity(A, membership, resolution=1.0):
+    """Eq. (1) of the input graph for ``membership`` on the host, in float64, with networkx's
+    conventions (a diagonal entry is a self-loop of that weight, counted twice in degrees)."""
+    A, _ = _as_symmetric_csr(A)
+    memb = np.asarray(membership, np.int64)
+    return _modularity_csr(A, memb, resolution)
+
+
+def _modularity_csr(A, memb, resolution):
+    n = A.shape[0]
+    if memb.shape != (n,):
+        raise InputError(f"membership has shape {memb.shape}, expected ({n},)")
+    rows = np.repeat(np.arange(n), np.diff(A.indptr))
+    w = A.data * np.where(rows == A.indices, 2.0, 1.0)
+    m2 = w.sum()
+    if m2 == 0:
+        return 0.0
+    k = np.bincount(rows, weights=w, minlength=n)
+    inside = w[memb[rows] == memb[A.indices]].sum()
+    a = np.bincount(memb, weights=k)
+    return float(inside / m2 - resolution * np.dot(a, a) / (m2 * m2))
+
+
+def _thresholds(threshold):
+    if threshold is None:
+        return T_BIN, T_FINAL
+    if isinstance(threshold, (tuple, list)):
+        if len(threshold) != 2:
+            raise InputError("threshold must be a number or a (t_bin, t_final) pair")
+        t = (float(threshold[0]), float(threshold[1]))
+    else:
+        t = (float(threshold), float(threshold))
+    if not all(math.isfinite(x) and x >= 0 for x in t):
+        raise InputError(f"threshold must be finite and >= 0, got {threshold!r}")
+    return t
+
+
+def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
+            deterministic=False, device=None, return_levels=False, verify=True,
+            progress=None, work_group_size=None, move_buckets=None, merge_buckets=None,
+            bin_limit=BIN_LIMIT, subrounds=1):
+    """Louvain community detection on an OpenCL device (Paper III, "Community Detection on
+    the GPU", Naim et al.): modularity optimization with per-degree-bucket kernels
+    (Algorithms 1-2) and aggregation (Algorithm 3), all on the device.
+
+    Parameters
+    ----------
+    G : symmetric scipy.sparse matrix/array, 2-D array, or networkx ``Graph``
+        Edge weights are the values (``weight`` attributes of a networkx graph, 1 where
+        missing); a diagonal entry is a self-loop of that weight, as in networkx. Directed
+        (non-symmetric) input, negative, NaN or infinite weights raise
+        :class:`~pyclmatch.errors.InputError`.
+    resolution : float
+        The resolution parameter gamma of modularity (networkx's ``resolution``).
+    threshold : float, (t_bin, t_final) or None
+        A phase stops when an iteration gains less modularity than the threshold, and the
+        method stops when a level does. ``None`` = the paper's choice: ``t_bin = 1e-2``
+        while the graph has more than ``bin_limit`` (100,000) vertices, ``t_final = 1e-6``
+        below. A number sets both.
+    max_level : int, optional
+        At most this many levels (optimization + aggregation).
+    seed : int, optional
+        Relabel the vertices by a random permutation drawn from ``seed`` before running (ties
+        and the singleton rule favour low ids, so the seed picks among equally good moves).
+        ``None`` keeps the input order.
+    deterministic : bool
+        Same answer on every run and every device. Edge weights are then accumulated as
+        31-bit fixed-point integers (native integer atomics, exact and independent of the
+        order in which work-items add them) and the moves use the paper's fixed degree
+        buckets. Cost: each weight is rounded down to a multiple of 2**-k with 2**k the largest
+        power of two keeping the doubled total weight below 2**31 (exact for integer weights
+        whose doubled total is below 2**31, e.g. unweighted graphs below ~1e9 edges; weights
+        below that step count as 0), and tuning ``move_buckets`` is refused. Speed is about
+        the same (integer atomics are faster than the float CAS loops; see the benchmark).
+        The default (False) follows the paper: float32 weights, float atomic adds by CAS
+        loops, so the order of additions may change near-tied moves from run to run.
+    device : see :func:`pyclmatch.get_device`.
+    return_levels : bool
+        Also return the membership after every level.
+    verify : bool
+        Recompute the modularity on the host and check the device's value against it
+        (raises :class:`~pyclmatch.errors.VerificationError` on a mismatch).
+    progress : callable or bool, optional
+        Progress reports for long runs.
+    work_group_size, move_buckets, merge_buckets, bin_limit
+        Tuning: work-group size (default 128 on GPUs, 64 on CPUs), bucket tuples
+        ``(lowest degree, highest degree or None, work-items per vertex or None = whole
+        work-group)`` (defaults: ``hashing.PAPER_MOVE_BUCKETS``/``PAPER_MERGE_BUCKETS``),
+        and the vertex count above which ``t_bin`` applies.
+
+    Returns
+    -------
+    LouvainResult
+        ``membership``, ``modularity`` (host), ``device_modularity``, ``n_communities``,
+        ``levels``, ``communities`` (list of sets), ``timings`` (upload, partition,
+        aggregate, ``optimize:level0`` wall seconds, ``kernel:<phase>`` device seconds) and
+        ``counters`` (levels, iterations per level, launches, read-backs).
+    """
+    t_start = time.perf_counter()
+    A, nodes = _as_symmetric_csr(G)
+    n = A.shape[0]
+    res = float(resolution)
+    if not math.isfinite(res) or res < 0:
+        raise InputError(f"resolution must be finite and >= 0, got {resolution!r}")
+    if max_level is not None and int(max_level) < 1:
+        raise InputError(f"max_level must be >= 1, got {max_level!r}")
+    if deterministic and move_buckets is not None:
+        raise InputError("deterministic=True uses the paper's degree buckets; "
+                         "move_buckets cannot be tuned in deterministic mode")
+    thresholds = _thresholds(threshold)
+    handle = get_device(device)
+    perm = None
+    A_in = A
+    if seed is not None:
+        perm = np.random.default_rng(seed).permutation(n)
+        A = A[perm][:, perm].tocsr()
+        A.sort_indices()
+    rows = np.repeat(np.arange(n), np.diff(A.indptr))
+    diag = rows == A.indices
+    w = A.data * np.where(diag, 2.0, 1.0)        # self-loops doubled: k_i = row sum
+    m2 = float(w.sum())
+    counters = {"input_edges": int((A.nnz + int(diag.sum())) // 2),
+                "input_vertices": int(n)}
+    if m2 == 0 or n == 0:
+        memb = np.arange(n, dtype=np.int64)
+        q = _modularity_csr(A, memb, res) if n else 0.0
+        return LouvainResult(memb, q, q, n, [memb.copy()] if return_levels else [], res,
+                             bool(deterministic), handle.label, nodes,
+                             {"total": time.perf_counter() - t_start}, counters)
+    if deterministic:
+        wtype = "int"
+        if np.all(w == np.round(w)) and m2 <= FIXED_POINT_TOTAL:
+            scale = 1.0
+        else:
+            scale = 2.0 ** math.floor(math.log2(FIXED_POINT_TOTAL / m2))
+        wq = np.floor(w * scale).astype(np.int64)
+        if wq.sum() > FIXED_POINT_TOTAL:      # cannot happen, but never overflow
+            raise InputError("the total weight does not fit the fixed-point range")
+        weights = wq.astype(np.int32)
+        m2_dev = float(wq.sum())
+        counters["fixed_point_scale"] = scale
+        if m2_dev == 0:
+            raise InputError("every edge weight rounds to 0 in fixed point")
+    else:
+        wtype = "float"
+        scale = 1.0
+        if m2 > 2.0 ** 100 or m2 < 2.0 ** -100:   # keep float32 sums in range
+            scale = 2.0 ** (-math.floor(math.log2(m2)))
+        weights = (w * scale).astype(np.float32)
+        m2_dev = float(weights.astype(np.float64).sum())
+    sched = Scheduler(handle, progress=progress, label="louvain")
+    dl = DeviceLouvain(handle, wtype, work_group_size=work_group_size,
+                       move_buckets=move_buckets, merge_buckets=merge_buckets)
+    with sched.step("build"):
+        dl.build()
+    memb, q_dev, levels, stats = dl.run(
+        A.indptr, A.indices, weights, m2_dev, sched, resolution=res, thresholds=thresholds,
+        bin_limit=int(bin_limit), max_level=max_level, return_levels=return_levels,
+        subrounds=subrounds)
+    if perm is not None:
+        inv = np.empty(n, np.int64)
+        inv[perm] = np.arange(n)
+        memb = memb[inv]
+        levels = [lv[inv] for lv in levels]
+    k = int(memb.max()) + 1 if n else 0
+    t0 = time.perf_counter()
+    q_host = _modularity_csr(A_in, memb, res)
+    if verify:
+        used = np.bincount(memb, minlength=k)
+        if memb.min() < 0 or (used == 0).any():
+            raise VerificationError("the membership is not numbered 0..k-1")
+        tol = 1e-9 if deterministic else 1e-4
+        if abs(q_host - q_dev) > tol + 1e-6 * abs(q_host):
+            raise VerificationError(
+                f"device modularity {q_dev!r} differs from the host's {q_host!r} for the "
+                f"returned partition")
+    sched.wall["verify"] += time.perf_counter() - t0
+    timings = sched.timings()
+    timings["total"] = time.perf_counter() - t_start
+    counters.update(stats)
+    counters.update(sched.counters)
+    return LouvainResult(memb, q_host, q_dev, k, levels, res, bool(deterministic),
+                         handle.label, nodes, timings, counters)

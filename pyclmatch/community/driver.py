@@ -1,0 +1,371 @@
+"""Device driver of the GPU Louvain method (Paper III of shared/papers/004).
+
+:class:`DeviceLouvain` holds a device handle and the specialization values of
+``kernels/louvain.cl.mako`` (weight type, work-group size, degree buckets); :meth:`run` chains
+the levels: modularity optimization (Algorithm 1, computeMove of Algorithm 2 per degree bucket)
+and aggregation (Algorithm 3, mergeCommunity per community bucket), everything on the device.
+The host only reads back a few scalars per iteration (the modularity of Eq. 1) and per level
+(bucket sizes, the new vertex and edge counts).
+"""
+import time
+
+import numpy as np
+import pyopencl as cl
+import pyopencl.array as cla
+
+from ..errors import DeviceMemoryError
+from .hashing import (PAPER_MERGE_BUCKETS, PAPER_MOVE_BUCKETS, bucket_specs, table_size)
+
+TEMPLATE = "louvain.cl.mako"
+KEY_MAX = (1 << 16) - 1          # degree sort keys are clamped here (bucket 7 stays sorted
+#                                  up to this degree; buckets only need 320)
+
+#: default work-group sizes: the paper's thread block of 128 on GPUs; CPU devices run
+#: work-items as loop iterations, so a smaller group means less barrier overhead.
+DEFAULT_WG = {"gpu": 128, "cpu": 64}
+
+
+class DeviceLouvain:
+    """The Louvain kernels of one device, specialized for ``wtype`` ("float" or "int")."""
+
+    def __init__(self, handle, wtype="float", work_group_size=None, move_buckets=None,
+                 merge_buckets=None, groups_per_cu=None, table_budget=None):
+        self.handle = handle
+        wg = int(work_group_size or DEFAULT_WG.get(handle.type, 128))
+        wg = min(wg, handle.max_work_group_size)
+        if wg < 32 or wg & (wg - 1):
+            raise ValueError(f"work_group_size must be a power of two >= 32, not {wg}")
+        self.wg = wg
+        self.wtype = wtype
+        self.wdt = np.dtype(np.float32 if wtype == "float" else np.int32)
+        self.acc_dt = np.dtype(np.float64 if wtype == "float" else np.int64)
+        self.move = bucket_specs(move_buckets or PAPER_MOVE_BUCKETS, wg)
+        self.merge = bucket_specs(merge_buckets or PAPER_MERGE_BUCKETS, wg)
+        self.values = dict(index_t="int", offset_t="int", mode="ct", wtype=wtype, wg=wg,
+                           move_buckets=self.move, merge_buckets=self.merge)
+        self.groups_max = max(1, handle.compute_units * int(
+            groups_per_cu or (8 if handle.is_cpu else 16)))
+        self.table_budget = int(table_budget or min(512 << 20, handle.global_mem // 16))
+        self.grid = handle.constant_grid(wg)
+        self._tables = None
+        self.debug = False
+
+    # -- kernels and helpers --------------------------------------------------------------
+    def kernel(self, name):
+        return self.handle.kernel(TEMPLATE, name, **self.values)
+
+    def build(self):
+        self.kernel("compute_move_b0")
+        self._helpers()
+
+    def _helpers(self):
+        h, ctx = self.handle, self.handle.context
+        from pyopencl.algorithm import RadixSort
+        from pyopencl.reduction import ReductionKernel
+        from pyopencl.scan import GenericScanKernel
+        wt = "float" if self.wtype == "float" else "int"
+        acc = "double" if self.wtype == "float" else "long"
+        sort = h.memoize(("louvain", "radix"), lambda: RadixSort(
+            ctx, "int *ids, int *keys", key_expr="keys[i]", sort_arg_names=["ids", "keys"],
+            key_dtype=np.int32))
+        scan = h.memoize(("louvain", "xscan"), lambda: GenericScanKernel(
+            ctx, np.int32,
+            arguments="__global const int *x, __global int *out, __global int *total, "
+                      "int total_at, int n",
+            input_expr="x[i]", scan_expr="a+b", neutral="0",
+            output_statement="out[i] = prev_item; "
+                             "if (i + 1 == n) { out[n] = item; total[total_at] = item; }"))
+        scan_flag = h.memoize(("louvain", "xscan_flag"), lambda: GenericScanKernel(
+            ctx, np.int32,
+            arguments="__global const int *x, __global int *out, __global int *total, "
+                      "int total_at, int n",
+            input_expr="x[i] > 0 ? 1 : 0", scan_expr="a+b", neutral="0",
+            output_statement="out[i] = prev_item; if (i + 1 == n) total[total_at] = item;"))
+        e_in = h.memoize(("louvain", "e_in", wt), lambda: ReductionKernel(
+            ctx, self.acc_dt, neutral="0", reduce_expr="a+b",
+            map_expr=f"C[src[i]] == C[edges[i]] ? ({acc})w[i] : 0",
+            arguments=f"__global const int *C, __global const int *src, "
+                      f"__global const int *edges, __global const {wt} *w"))
+        sumsq = h.memoize(("louvain", "sumsq", wt), lambda: ReductionKernel(
+            ctx, self.acc_dt, neutral="0", reduce_expr="a+b",
+            map_expr=f"({acc})ac[i] * ({acc})ac[i]", arguments=f"__global const {wt} *ac"))
+        imax = h.memoize(("louvain", "imax"), lambda: ReductionKernel(
+            ctx, np.int32, neutral="0", reduce_expr="max(a,b)", map_expr="x[i]",
+            arguments="__global const int *x"))
+        return sort, scan, scan_flag, e_in, sumsq, imax
+
+    def _global_tables(self, cap, count):
+        """Global hash tables for the buckets without a local table: ``groups`` regions of
+        ``cap`` slots (keys + values), within the table budget; reused between launches."""
+        per_group = cap * (4 + self.wdt.itemsize)
+        groups = int(max(1, min(count, self.groups_max, self.table_budget // per_group)))
+        need = groups * cap
+        if self._tables is None or self._tables[0].size < need:
+            self.handle.check_fits({"louvain hash tables": need * 4 + need * self.wdt.itemsize},
+                                   what="Louvain hash tables")
+            q = self.handle.queue
+            self._tables = (cla.empty(q, need, np.int32), cla.empty(q, need, self.wdt))
+        return groups, self._tables
+
+    def _local_groups(self, count, threads):
+        per = self.wg // threads
+        return int(max(1, min(-(-count // per), self.groups_max * 4)))
+
+    def _vgrid(self, n):
+        return max(1, min(self.grid, int(n)))
+
+    # -- one run ----------------------------------------------------------------------------
+    def run(self, indptr, indices, weights, m2, sched, resolution=1.0, thresholds=(1e-2, 1e-6),
+            bin_limit=100_000, max_level=None, return_levels=False, max_iterations=None,
+            subrounds=1):
+        """Louvain on the CSR graph (self-loops doubled, ``weights`` of dtype ``self.wdt``)
+        with total entry weight ``m2`` (= 2m). Returns ``(membership, q, levels, stats)``."""
+        h, q = self.handle, self.handle.queue
+        sort, scan, scan_flag, e_in_k, sumsq_k, imax = self._helpers()
+        n = int(indptr.size - 1)
+        nnz = int(indices.size)
+        n0 = n
+        wsz = self.wdt.itemsize
+        h.check_fits({"vertices": (n + 1) * 4, "edges": nnz * 4, "weights": nnz * wsz,
+                      "row index": nnz * 4, "aggregation edges": nnz * (4 + wsz),
+                      "new graph": nnz * (8 + wsz), "vertex arrays": n * 4 * 16},
+                     what="graph")
+        m2f = float(m2)
+        res = float(resolution)
+        gw = self.wg
+        stats = {"levels": 0, "iterations": [], "vertices": [], "edges": [],
+                 "modularity": [], "trace": []}
+        with sched.step("upload"):
+            vertices = cla.to_device(q, indptr.astype(np.int32, copy=False))
+            edges = cla.to_device(q, indices.astype(np.int32, copy=False))
+            w = cla.to_device(q, weights)
+            k = cla.empty(q, n, self.wdt)
+            src = cla.empty(q, max(nnz, 1), np.int32)
+            flags = cla.zeros(q, 8, np.int32)
+            accs = cla.zeros(q, 2, self.acc_dt)
+            host_flags = np.zeros(8, np.int32)
+            host_accs = np.zeros(2, self.acc_dt)
+            memb = cla.arange(q, n0, dtype=np.int32)
+            q.finish()
+        kn = self.kernel
+        sched.launch("strength", kn("vertex_strength"), self._vgrid(n), gw,
+                     np.int32(n), vertices.data, w.data, k.data, src.data)
+        maxdeg = int(np.diff(indptr).max()) if n else 0
+        levels = []
+        q_level = None
+        t_bin, t_final = thresholds
+        move_bounds = cla.to_device(q, np.array(
+            [0] + [b[1] if b[1] is not None else KEY_MAX for b in self.move], np.int32))
+        merge_bounds = cla.to_device(q, np.array(
+            [0] + [b[1] if b[1] is not None else KEY_MAX for b in self.merge], np.int32))
+        level = 0
+        it_bound = int(max_iterations or 100_000)
+
+        def modularity(C, ac):
+            """Eq. (1): e_in / 2m - resolution * sum a_c^2 / (2m)^2 (one round trip)."""
+            r1 = e_in_k(C, src, edges, w, queue=q, range=slice(0, nnz)) if nnz else None
+            r2 = sumsq_k(ac, queue=q)
+            if r1 is not None:
+                cl.enqueue_copy(q, accs.data, r1.data, byte_count=self.acc_dt.itemsize)
+            else:
+                accs[0:1].fill(0)
+            cl.enqueue_copy(q, accs.data, r2.data, byte_count=self.acc_dt.itemsize,
+                            dst_offset=self.acc_dt.itemsize)
+            sched.read("modularity", host_accs, accs.data)
+            ein, sq = float(host_accs[0]), float(host_accs[1])
+            return ein / m2f - res * sq / (m2f * m2f)
+
+        while True:
+            sched.tick("louvain levels", 64 + n0)
+            t_level = time.perf_counter()
+            thr = t_bin if n > bin_limit else t_final
+            nsub = int(subrounds(n)) if callable(subrounds) else int(subrounds or 1)
+            nsub = max(1, nsub)
+            C = cla.empty(q, n, np.int32)
+            C_prev = cla.empty(q, n, np.int32)
+            newComm = cla.empty(q, n, np.int32)
+            ac = cla.empty(q, n, self.wdt)
+            csize = cla.empty(q, n, np.int32)
+            sched.launch("init", kn("init_communities"), self._vgrid(n), gw,
+                         np.int32(n), C.data, k.data, ac.data, csize.data)
+            # Alg. 1 lines 4-5: partition by degree once per level (degrees do not change)
+            with sched.step("partition"):
+                ids = cla.empty(q, n, np.int32)
+                keys = cla.empty(q, n, np.int32)
+                sched.launch("partition", kn("degree_keys"), self._vgrid(n), gw, np.int32(n),
+                             vertices.data, ids.data, keys.data, np.int32(KEY_MAX))
+                kb = max(1, min(16, int(min(maxdeg, KEY_MAX)).bit_length()))
+                kb += kb % 2
+                (vset, skeys), _ = sort(ids, keys, key_bits=kb, queue=q)
+                sched.launch("partition", kn("bucket_ends"), len(self.move) + 1, None,
+                             np.int32(n), skeys.data, move_bounds.data,
+                             np.int32(len(self.move) + 1), flags.data)
+                sched.read("partition", host_flags, flags.data)
+                ends = host_flags[:len(self.move) + 1].copy()
+                del ids, keys, skeys
+            cap = table_size(maxdeg)
+            q_old = modularity(C, ac) if q_level is None else q_level
+            q_start = q_old
+            iters = 0
+            trace = [q_old]
+            stats["trace"].append(trace)
+            t_opt = time.perf_counter()
+            while True:
+                sched.tick(f"level {level} iterations", it_bound)
+                iters += 1
+                cl.enqueue_copy(q, C_prev.data, C.data)
+                for b, sub in ((b, sub) for b in range(len(self.move))
+                               for sub in range(nsub)):
+                    lo, hi, T, L = self.move[b]
+                    b0, b1 = int(ends[b]), int(ends[b + 1])
+                    if b1 <= b0:
+                        continue
+                    if L:
+                        groups = self._local_groups(b1 - b0, T)
+                        gk, gv, gcap = flags, flags, 0
+                    else:
+                        groups, (gk, gv) = self._global_tables(cap, b1 - b0)
+                        gcap = cap
+                    sched.launch("move", kn(f"compute_move_b{b}"), groups * gw, gw,
+                                 vset.data, np.int32(b0), np.int32(b1), vertices.data,
+                                 edges.data, w.data, C.data, k.data, ac.data, csize.data,
+                                 newComm.data, np.float64(m2f), np.float64(res), gk.data,
+                                 gv.data, np.int32(gcap), np.uint32(nsub), np.uint32(sub))
+                    sched.launch("update", kn("update_communities"),
+                                 self._vgrid(b1 - b0), gw, vset.data, np.int32(b0),
+                                 np.int32(b1), C.data, newComm.data, k.data, ac.data,
+                                 csize.data, np.uint32(nsub), np.uint32(sub))
+                if self.wtype == "float":   # bound the drift of the incremental float a_c
+                    self._recount(C, k, ac, csize, n, sched)
+                q_new = modularity(C, ac)
+                trace.append(q_new)
+                sched.report("louvain", level=level, iteration=iters, modularity=q_new)
+                if q_new < q_old:
+                    # parallel moves lost modularity: keep the previous partition
+                    cl.enqueue_copy(q, C.data, C_prev.data)
+                    self._recount(C, k, ac, csize, n, sched)
+                    break
+                gain = q_new - q_old
+                q_old = q_new
+                if gain <= thr:
+                    break
+            t_done = time.perf_counter()
+            if level == 0:
+                sched.wall["optimize:level0"] += t_done - t_opt
+                stats["level0_iterations"] = iters
+                stats["level0_edges"] = nnz // 1
+            stats["iterations"].append(iters)
+            stats["vertices"].append(n)
+            stats["edges"].append(nnz)
+            stats["modularity"].append(q_old)
+            q_level = q_old
+            del C_prev, newComm, vset
+            # Algorithm 3 lines 2-16: sizes, degrees, new ids, edge and vertex positions
+            with sched.step("aggregate"):
+                comSize = csize            # recomputed exactly below
+                comDegree = cla.empty(q, n, np.int32)
+                sched.fill("aggregate", comSize.data, 0)
+                sched.fill("aggregate", comDegree.data, 0)
+                sched.launch("aggregate", kn("community_sizes"), self._vgrid(n), gw,
+                             np.int32(n), C.data, vertices.data, comSize.data,
+                             comDegree.data)
+                newID = cla.empty(q, n + 1, np.int32)
+                edgePos = cla.empty(q, n + 1, np.int32)
+                vstart = cla.empty(q, n + 1, np.int32)
+                scan_flag(comSize, newID, flags, np.int32(0), np.int32(n), queue=q)
+                scan(comDegree, edgePos, flags, np.int32(1), np.int32(n), queue=q)
+                scan(comSize, vstart, flags, np.int32(2), np.int32(n), queue=q)
+                sched.launch("aggregate", kn("map_membership"), self._vgrid(n0), gw,
+                             np.int32(n0), memb.data, C.data, newID.data)
+                sched.read("aggregate", host_flags, flags.data)
+                n_new = int(host_flags[0])
+            if return_levels:
+                with sched.step("download"):
+                    levels.append(memb.get().astype(np.int64))
+            level += 1
+            stats["levels"] = level
+            sched.wall[f"level{level - 1}"] += time.perf_counter() - t_level
+            if (q_level - q_start <= thr or n_new == n
+                    or (max_level is not None and level >= max_level)):
+                break
+            with sched.step("aggregate"):
+                vpos = cla.empty(q, n, np.int32)
+                cl.enqueue_copy(q, vpos.data, vstart.data, byte_count=4 * n)
+                com = cla.empty(q, n, np.int32)
+                sched.launch("aggregate", kn("order_vertices"), self._vgrid(n), gw,
+                             np.int32(n), C.data, vpos.data, com.data)
+                old_of_new = cla.empty(q, n_new, np.int32)
+                k_new = cla.empty(q, n_new, self.wdt)
+                ids = cla.empty(q, n, np.int32)
+                keys = cla.empty(q, n, np.int32)
+                sched.launch("aggregate", kn("new_vertices"), self._vgrid(n), gw,
+                             np.int32(n), comSize.data, comDegree.data, newID.data, ac.data,
+                             old_of_new.data, k_new.data, ids.data, keys.data,
+                             np.int32(KEY_MAX))
+                kb = max(1, min(16, int(min(nnz, KEY_MAX)).bit_length()))
+                kb += kb % 2
+                (cset, ckeys), _ = sort(ids, keys, key_bits=kb, queue=q)
+                nb = len(self.merge) + 1
+                sched.launch("aggregate", kn("bucket_ends"), nb, None, np.int32(n),
+                             ckeys.data, merge_bounds.data, np.int32(nb), flags.data)
+                mx = imax(comDegree, queue=q)
+                cl.enqueue_copy(q, flags.data, mx.data, byte_count=4, dst_offset=4 * nb)
+                sched.read("aggregate", host_flags, flags.data)
+                cends = host_flags[:nb].copy()
+                max_cdeg = int(host_flags[nb])
+                if self.debug:
+                    print("merge ends", cends, max_cdeg, n)
+                del ids, keys, ckeys
+                tmp_e = cla.empty(q, max(nnz, 1), np.int32)
+                tmp_w = cla.empty(q, max(nnz, 1), self.wdt)
+                newDeg = cla.zeros(q, n_new + 1, np.int32)
+                mcap = table_size(min(max_cdeg, n))
+                for b, (lo, hi, T, L) in enumerate(self.merge):
+                    b0, b1 = int(cends[b]), int(cends[b + 1])
+                    if b1 <= b0:
+                        continue
+                    if L:
+                        groups = self._local_groups(b1 - b0, T)
+                        gk, gv, gcap = flags, flags, 0
+                    else:
+                        groups, (gk, gv) = self._global_tables(mcap, b1 - b0)
+                        gcap = mcap
+                    sched.launch("merge", kn(f"merge_community_b{b}"), groups * gw, gw,
+                                 cset.data, np.int32(b0), np.int32(b1), vstart.data,
+                                 comSize.data, comDegree.data, com.data, vertices.data,
+                                 edges.data, w.data, C.data, newID.data, edgePos.data,
+                                 tmp_e.data, tmp_w.data, newDeg.data, np.int32(n), gk.data,
+                                 gv.data, np.int32(gcap))
+                    if self.debug:
+                        pass  # print("bucket", b, b0, b1, groups, cset.get()[b0:b1], newDeg.get(), comDegree.get()[cset.get()[b0:b1]], newID.get()[cset.get()[b0:b1]])
+                newVertices = cla.empty(q, n_new + 1, np.int32)
+                scan(newDeg, newVertices, flags, np.int32(0), np.int32(n_new), queue=q)
+                mx = imax(newDeg, queue=q)
+                cl.enqueue_copy(q, flags.data, mx.data, byte_count=4, dst_offset=4)
+                sched.read("aggregate", host_flags, flags.data)
+                nnz_new, maxdeg = int(host_flags[0]), int(host_flags[1])
+                new_edges = cla.empty(q, max(nnz_new, 1), np.int32)
+                new_w = cla.empty(q, max(nnz_new, 1), self.wdt)
+                new_src = cla.empty(q, max(nnz_new, 1), np.int32)
+                sched.launch("aggregate", kn("compact_edges"),
+                             max(32, min(self.grid, 32 * n_new)), gw, np.int32(n_new),
+                             old_of_new.data, edgePos.data, newVertices.data, tmp_e.data,
+                             tmp_w.data, new_edges.data, new_w.data, new_src.data)
+                del tmp_e, tmp_w, cset, com, vpos, comDegree, old_of_new
+                vertices, edges, w, src, k = newVertices, new_edges, new_w, new_src, k_new
+                if self.debug:
+                    stats.setdefault("graphs", []).append(
+                        (vertices.get(), edges.get(), w.get(), k.get()))
+                n, nnz = n_new, nnz_new
+                del C, ac, csize, newID, edgePos, vstart, comSize
+        with sched.step("download"):
+            membership = memb.get().astype(np.int64)
+        stats["modularity_device"] = q_level
+        return membership, q_level, levels, stats
+
+    def _recount(self, C, k, ac, csize, n, sched):
+        """Alg. 1 line 11: a_c (and community sizes) from scratch."""
+        sched.fill("update", ac.data, 0, dtype=self.wdt)
+        sched.fill("update", csize.data, 0)
+        sched.launch("update", self.kernel("accumulate_communities"), self._vgrid(n), self.wg,
+                     np.int32(n), C.data, k.data, ac.data, csize.data)

@@ -1,0 +1,79 @@
+"""Hash-table sizes and degree buckets of the GPU Louvain method (Paper III, Section 4).
+
+``TABLE_PRIMES`` is the "list of precomputed prime numbers" of computeMove (Algorithm 2): the
+hash table of a vertex of degree d (or of a community whose members' degrees sum to d) has the
+size of the smallest listed prime above 1.5 d. The list holds every prime below 1024 and then
+primes about 4% apart up to 2**31 - 1, so tables are at most ~1.56 d slots. The kernel template
+imports this module, so host and device agree on every size.
+"""
+import bisect
+
+PRIME_GROWTH = 1.04
+
+
+def _is_prime(n):
+    if n < 2:
+        return False
+    if n % 2 == 0:
+        return n == 2
+    f = 3
+    while f * f <= n:
+        if n % f == 0:
+            return False
+        f += 2
+    return True
+
+
+def _next_prime(n):
+    while not _is_prime(n):
+        n += 1
+    return n
+
+
+def _primes():
+    out = [p for p in range(2, 1024) if _is_prime(p)]
+    while True:
+        nxt = _next_prime(int(out[-1] * PRIME_GROWTH) + 1)
+        if nxt >= 2 ** 31 - 1:
+            out.append(2 ** 31 - 1)   # a Mersenne prime
+            return tuple(out)
+        out.append(nxt)
+
+
+TABLE_PRIMES = _primes()
+
+
+def table_size(need):
+    """Smallest listed prime p with p > 1.5 * need (the device's ``table_size``)."""
+    need = int(need)
+    i = bisect.bisect_right(TABLE_PRIMES, (3 * need) // 2)
+    if i >= len(TABLE_PRIMES):
+        raise ValueError(f"no hash-table size for {need} entries")
+    return TABLE_PRIMES[i]
+
+
+#: Modularity-optimization buckets of Paper III Section 4.1: (lowest degree, highest degree,
+#: threads per vertex). ``None`` threads = the whole work-group. The four small buckets use
+#: 2**(k+1) work-items per vertex (one edge each), the fifth a group of 32 with 1-3 edges per
+#: work-item, the sixth a work-group with the hash table in local memory and the seventh a
+#: work-group with the table in global memory (degree-sorted, interleaved over work-groups).
+PAPER_MOVE_BUCKETS = ((1, 4, 4), (5, 8, 8), (9, 16, 16), (17, 32, 32), (33, 84, 32),
+                      (85, 319, None), (320, None, None))
+
+#: Aggregation buckets (Algorithm 3 line 20): communities by the sum of their members'
+#: degrees: [1,127] one group of 32, [128,479] a work-group with a local table, >479 a
+#: work-group with a global table.
+PAPER_MERGE_BUCKETS = ((1, 127, 32), (128, 479, None), (480, None, None))
+
+
+def bucket_specs(buckets, wg):
+    """Resolve bucket tuples to ``(lo, hi, threads, local_table)`` for work-group size ``wg``;
+    ``hi`` None = unbounded (global table, ``local_table`` 0)."""
+    out = []
+    for lo, hi, t in buckets:
+        t = wg if t is None else min(int(t), wg)
+        if wg % t:
+            raise ValueError(f"threads per item {t} must divide the work-group size {wg}")
+        local = table_size(hi) if hi is not None else 0
+        out.append((int(lo), None if hi is None else int(hi), int(t), int(local)))
+    return tuple(out)
