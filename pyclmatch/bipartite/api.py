@@ -257,6 +257,7 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         certifier.build()
         if init != "none":
             initm.kernel("cheap_match")
+        _count_kernel(handle, dg.idt)
     q = handle.queue
     with sched.step("init"):
         rmatch = cla.empty(q, nr, dg.idt)
@@ -280,8 +281,7 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     cover = konig_cover(graph, rm, cm, visited)
     res = MatchingResult(rm, cm, int((cm >= 0).sum()), init_card, cover, name, init,
                          handle.label)
-    if progress:
-        sched.report("done")
+    sched.report("done", final=True, cardinality=res.cardinality)
     if verify:
         t0 = time.perf_counter()
         res.verify(graph)
@@ -291,12 +291,16 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     return res
 
 
-def _count_matched(handle, arr):
+def _count_kernel(handle, dtype):
+    """pyopencl reduction counting the entries >= 0 (matched vertices), built once a device."""
     from pyopencl.reduction import ReductionKernel
-    knl = handle.memoize(("count_nonneg", arr.dtype.str), lambda: ReductionKernel(
+    return handle.memoize(("count_nonneg", np.dtype(dtype).str), lambda: ReductionKernel(
         handle.context, np.int64, neutral="0", reduce_expr="a+b",
-        map_expr="x[i] >= 0 ? 1 : 0", arguments=f"__global const {_ctype(arr.dtype)} *x"))
-    return knl(arr, queue=handle.queue)
+        map_expr="x[i] >= 0 ? 1 : 0", arguments=f"__global const {_ctype(dtype)} *x"))
+
+
+def _count_matched(handle, arr):
+    return _count_kernel(handle, arr.dtype)(arr, queue=handle.queue)
 
 
 def _ctype(dt):

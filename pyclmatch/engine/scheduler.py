@@ -90,19 +90,20 @@ class Scheduler:
         finally:
             self.wall[name] += time.perf_counter() - t0
 
-    def report(self, message, **values):
-        """Progress line for long runs (at most one a second)."""
-        if self.progress is None:
+    def report(self, message, final=False, **values):
+        """Progress line for long runs (at most one a second; ``final`` ends the line)."""
+        if not self.progress:
             return
         now = time.perf_counter()
-        if now - self._last_progress < 1.0:
+        if now - self._last_progress < 1.0 and not final:
             return
         self._last_progress = now
         if callable(self.progress):
             self.progress(message, values)
         else:
             vals = " ".join(f"{k}={v}" for k, v in values.items())
-            print(f"\r[pyclmatch] {message} {vals}   ", end="", file=sys.stderr, flush=True)
+            print(f"\r[pyclmatch] {message} {vals}   ", end="\n" if final else "",
+                  file=sys.stderr, flush=True)
 
     # -- results ----------------------------------------------------------------------------
     def kernel_times(self):
