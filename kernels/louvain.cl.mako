@@ -231,7 +231,7 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
                         __global const index_t *csize, __global index_t *newComm,
                         double m2, double resolution,
                         __global int *g_keys, __global weight_t *g_vals, int g_cap,
-                        uint nsub, uint sub)
+                        uint nsub, uint sub, int singleton_rule)
 {
     const int lid = get_local_id(0);
     const int lane = lid % ${T}, slot = lid / ${T};
@@ -304,8 +304,9 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
                 double own = m2 * e_own - resolution * ki * ((double)ac[ci] - ki);
                 if (red_score${b}[lid] > own) {
                     /* singleton rule (Section 4, after Lu et al.): a vertex alone in its
-                       community joins another singleton only if C[j] < C[i] */
-                    if (!(csize[ci] == 1 && csize[bc] == 1 && bc > ci)) target = bc;
+                       community joins another singleton only if C[j] < C[i] (the host turns
+                       it off with sub-rounds, where few neighbours move at once) */
+                    if (!(singleton_rule && csize[ci] == 1 && csize[bc] == 1 && bc > ci)) target = bc;
                 }
             }
             newComm[i] = target;

@@ -155,7 +155,7 @@ def _thresholds(threshold):
 def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
             deterministic=False, device=None, return_levels=False, verify=True,
             progress=None, work_group_size=None, move_buckets=None, merge_buckets=None,
-            bin_limit=BIN_LIMIT, subrounds=1):
+            bin_limit=BIN_LIMIT, subrounds=None):
     """Louvain community detection on an OpenCL device (Paper III, "Community Detection on
     the GPU", Naim et al.): modularity optimization with per-degree-bucket kernels
     (Algorithms 1-2) and aggregation (Algorithm 3), all on the device.

@@ -117,7 +117,7 @@ class DeviceLouvain:
     # -- one run ----------------------------------------------------------------------------
     def run(self, indptr, indices, weights, m2, sched, resolution=1.0, thresholds=(1e-2, 1e-6),
             bin_limit=100_000, max_level=None, return_levels=False, max_iterations=None,
-            subrounds=1):
+            subrounds=None, max_subrounds=32):
         """Louvain on the CSR graph (self-loops doubled, ``weights`` of dtype ``self.wdt``)
         with total entry weight ``m2`` (= 2m). Returns ``(membership, q, levels, stats)``."""
         h, q = self.handle, self.handle.queue
@@ -179,8 +179,10 @@ class DeviceLouvain:
             sched.tick("louvain levels", 64 + n0)
             t_level = time.perf_counter()
             thr = t_bin if n > bin_limit else t_final
-            nsub = int(subrounds(n)) if callable(subrounds) else int(subrounds or 1)
-            nsub = max(1, nsub)
+            if subrounds is None:     # the paper's fully parallel moves on large graphs
+                nsub = 1 if n > bin_limit else min(max_subrounds, n)
+            else:
+                nsub = max(1, int(subrounds))
             C = cla.empty(q, n, np.int32)
             C_prev = cla.empty(q, n, np.int32)
             newComm = cla.empty(q, n, np.int32)
@@ -230,7 +232,8 @@ class DeviceLouvain:
                                  vset.data, np.int32(b0), np.int32(b1), vertices.data,
                                  edges.data, w.data, C.data, k.data, ac.data, csize.data,
                                  newComm.data, np.float64(m2f), np.float64(res), gk.data,
-                                 gv.data, np.int32(gcap), np.uint32(nsub), np.uint32(sub))
+                                 gv.data, np.int32(gcap), np.uint32(nsub), np.uint32(sub),
+                                 np.int32(nsub == 1))
                     sched.launch("update", kn("update_communities"),
                                  self._vgrid(b1 - b0), gw, vset.data, np.int32(b0),
                                  np.int32(b1), C.data, newComm.data, k.data, ac.data,
@@ -241,10 +244,15 @@ class DeviceLouvain:
                 trace.append(q_new)
                 sched.report("louvain", level=level, iteration=iters, modularity=q_new)
                 if q_new < q_old:
-                    # parallel moves lost modularity: keep the previous partition
+                    # parallel moves lost modularity: keep the previous partition and let
+                    # fewer vertices move at once (twice the sub-rounds), up to max_subrounds
                     cl.enqueue_copy(q, C.data, C_prev.data)
                     self._recount(C, k, ac, csize, n, sched)
-                    break
+                    if nsub >= max_subrounds:
+                        break
+                    nsub = min(2 * nsub, max_subrounds)
+                    stats["subround_doublings"] = stats.get("subround_doublings", 0) + 1
+                    continue
                 gain = q_new - q_old
                 q_old = q_new
                 if gain <= thr:
