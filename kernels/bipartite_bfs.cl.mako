@@ -85,8 +85,10 @@ __kernel void gpubfs(int bfs_level, __global int *bfs_array,
 
 /* ALTERNATE (Algorithm 3). A path is followed from its end row back to its root column;
    line 8's check stops at a column already taken by another path. The loop is bounded by nc
-   steps (a path never repeats a column) so that no race can make it spin. */
-__kernel void alternate(__global index_t *cmatch, __global index_t *rmatch, index_t nr,
+   steps (a path never repeats a column) so that no race can make it spin. The mate arrays are
+   volatile: line 7 must see another work-item's line-10 write, not a stale cached copy. */
+__kernel void alternate(volatile __global index_t *cmatch, volatile __global index_t *rmatch,
+                        index_t nr,
                         index_t nc, __global const index_t *predecessor
 % if wr and apsb:
                         , __global const int *bfs_array, __global const index_t *root
