@@ -165,3 +165,18 @@ def test_gpu(alg):
     inst = easy_instance(100000, 3)
     assert np.array_equal(stable_marriage(inst, algorithm=alg, device="gpu").wife,
                           gale_shapley_sequential(inst)[0])
+
+
+def test_inputs_not_modified_and_large_easy_generator():
+    inst = easy_instance(20000, 5)
+    mlist = inst.mlist.astype(np.int32)
+    wlist = inst.wlist.astype(np.int32)
+    mcopy, wcopy = mlist.copy(), wlist.copy()
+    inst2 = MarriageInstance((inst.mptr.astype(np.int32), mlist),
+                             (inst.wptr.astype(np.int32), wlist))
+    assert np.array_equal(mlist, mcopy) and np.array_equal(wlist, wcopy)
+    # the men's lists are in random (not sorted) order, and have no repeated women
+    assert not all(np.all(np.diff(mlist[a:b]) > 0) for a, b in zip(inst.mptr[:50],
+                                                                  inst.mptr[1:51]))
+    assert np.array_equal(stable_marriage(inst2, device=DEV).wife,
+                          gale_shapley_sequential(inst)[0])

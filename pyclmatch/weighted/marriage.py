@@ -118,12 +118,12 @@ class MarriageInstance:
         L = self.mlist.size
         nm, nw = self.n_men, self.n_women
         A = sp.csr_matrix((np.arange(L, dtype=np.int64), self.mlist, self.mptr),
-                          shape=(nm, nw))
+                          shape=(nm, nw), copy=True)     # copy: sort_indices works in place
         A.has_sorted_indices = False
         A.sort_indices()
         _check_duplicates(A, "man")
         B = sp.csr_matrix((np.arange(self.wlist.size, dtype=np.int64), self.wlist, self.wptr),
-                          shape=(nw, nm))
+                          shape=(nw, nm), copy=True)
         B.has_sorted_indices = False
         B.sort_indices()
         _check_duplicates(B, "woman")
@@ -351,31 +351,52 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
 
 # --------------------------------------------------------------------------- generators
 
+def _sort_rows_by(indptr, keys, values, ncols):
+    """Reorder ``values`` within each CSR row by increasing ``keys`` (scipy's per-row sort in
+    C++, linear in the number of rows plus the rows' sort costs; no global sort)."""
+    M = sp.csr_matrix((values, keys, indptr), shape=(indptr.size - 1, ncols), copy=True)
+    M.has_sorted_indices = False
+    M.sort_indices()
+    return M.indices, M.data
+
+
 def easy_instance(n, seed=0):
     """Paper IV's easy instance: each man draws eps in [0, 1] and ranks (1 + eps) ln n random
     women (distinct, random order); each woman ranks exactly the men who rank her, in random
-    order."""
+    order. Built with per-row sorts only (no global sort), so large n stays practical."""
     n = int(n)
     if n < 1:
         raise InputError("n must be positive")
     rng = np.random.default_rng(seed)
     ln = np.log(max(n, 2))
     k = np.minimum(n, np.maximum(1, ((1.0 + rng.random(n)) * ln).astype(np.int64)))
-    men = np.repeat(np.arange(n, dtype=np.int64), k)
-    women = rng.integers(0, n, men.size, dtype=np.int64)
-    # drop repeated women within a man's list (keep the first draw)
-    key = men * n + women
-    _, first = np.unique(key, return_index=True)
-    keep = np.zeros(men.size, bool)
-    keep[first] = True
-    men, women = men[keep], women[keep]
     mptr = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(men, minlength=n), out=mptr[1:])
-    # women's lists: her suitors in random order (sort by woman, then a random key)
-    order = np.lexsort((rng.random(women.size), women))
-    wlist = men[order]
-    wptr = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(women, minlength=n), out=wptr[1:])
+    np.cumsum(k, out=mptr[1:])
+    L = int(mptr[-1])
+    women = rng.integers(0, n, L, dtype=np.int32)
+    # drop repeated women within a man's list (keep the first draw): sort each list by woman
+    srt_w, srt_pos = _sort_rows_by(mptr, women, np.arange(L, dtype=np.int64), n)
+    same = np.zeros(L, bool)
+    same[1:] = srt_w[1:] == srt_w[:-1]
+    same[mptr[:-1][k > 0]] = False
+    if same.any():
+        # of each run of equal women keep the earliest draw: mark all but the minimum position
+        run_start = ~same
+        run_id = np.cumsum(run_start) - 1
+        first_pos = np.minimum.reduceat(srt_pos, np.flatnonzero(run_start))
+        drop = srt_pos != first_pos[run_id]
+        keep = np.ones(L, bool)
+        keep[srt_pos[drop]] = False
+        men_of = np.repeat(np.arange(n, dtype=np.int64), k)
+        women = women[keep]
+        k = np.bincount(men_of[keep], minlength=n)
+        np.cumsum(k, out=mptr[1:])
+        L = int(mptr[-1])
+    # women's lists: the transpose (a counting sort), then each list in random order
+    T = sp.csr_matrix((np.ones(L, np.int8), women, mptr), shape=(n, n)).tocsc()
+    wptr = T.indptr.astype(np.int64)
+    rnd = rng.integers(0, INDEX_MAX, L, dtype=np.int32)
+    _, wlist = _sort_rows_by(wptr, rnd, T.indices.astype(np.int32), INDEX_MAX)
     return MarriageInstance.from_arrays(mptr, women, wptr, wlist)
 
 

@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""Suitor family benchmark: pyclmatch Suitor (4 variants), b-Suitor and LD side by side with a
+vectorized numpy greedy and, where installed, NetworKit's SuitorMatcher / BSuitorMatcher, plus
+stable marriage (McVitie-Wilson, Gale-Shapley rounds) on Paper IV's easy and hard instances.
+
+Graphs: the reference suite (pyclmatch.generators = shared/tools/graphgen.py: R-MAT/Kronecker,
+uniform random, Delaunay and grid meshes), symmetrized, random weights in [0, 1) with seed 0
+(``pyclmatch.weighted.with_random_weights``), optionally larger Kronecker/uniform graphs (about
+5e7-1e8 edges) and the shared Matrix Market files (their patterns, weighted the same way).
+
+Accounting: ``match_s`` = the device phase of one ``weighted_matching`` call (after upload,
+programs built: edge tails, Suitor iterations, mates, finished queue); ``e2e_s`` = the whole
+call on a prepared graph (``prepare_graph``: upload, device phase, download; verify=False),
+``prepare_s`` = the one-time host validation. The first (warm-up) run of each algorithm builds
+the programs and is verified against the greedy matching. Edge rates use the undirected m.
+NetworKit times are ``run()`` only on a graph built beforehand, all host cores.
+
+    python benchmarks/bench_suitor.py --device gpu --out benchmarks/results/suitor-h100
+    python benchmarks/bench_suitor.py --device cpu --quick --out benchmarks/results/suitor-pocl-quick
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import pyclmatch
+from pyclmatch import generators
+from pyclmatch.weighted import (b_matching, easy_instance, gale_shapley_sequential,
+                                greedy_matching, hard_instance, prepare_graph, stable_marriage,
+                                weighted_matching, with_random_weights)
+
+#: NetworKit 11.2.2 on the H100 host's 16 cores (issue 4's anchors), seconds
+NK_SUITOR_ANCHOR = {"delaunay-21": 1.03, "grid-2048": 0.40, "uniform-4M-d4": 2.27,
+                    "kron-21": 0.67}
+NK_BSUITOR3_ANCHOR = {"delaunay-21": 5.4, "grid-2048": 6.5, "uniform-4M-d4": 12.1,
+                      "kron-21": 6.7}
+LARGE = {"kron-22": lambda: generators.kron(22), "uniform-16M-d4": lambda: generators.uniform(1 << 24, 4)}
+SHARED = os.environ.get("PYCLMATCH_SHARED", os.path.join(os.path.dirname(__file__), "..", "..",
+                                                         "shared"))
+MTX = ("bcsstk13.mtx", "delaunay_n16.mtx", "bayer10.mtx", "rajat01.mtx")
+SUITOR_ALGS = ("suitor-nosync", "suitor-synclb", "suitor-syncnolb", "suitor-hybrid", "ld")
+
+
+def med(xs):
+    return float(statistics.median(xs)) if xs else None
+
+
+def networkit():
+    try:
+        import networkit as nk
+        nk.setNumberOfThreads(os.cpu_count() or 1)
+        return nk
+    except Exception:
+        return None
+
+
+def nk_graph(nk, g):
+    u, v = g.src, g.indices
+    keep = u < v
+    try:
+        return nk.graph.GraphFromCoo((g.w64[keep], (u[keep], v[keep])), n=g.n, weighted=True,
+                                     directed=False)
+    except Exception:
+        G = nk.Graph(g.n, weighted=True)
+        for a, b, w in zip(u[keep], v[keep], g.w64[keep]):
+            G.addEdge(int(a), int(b), float(w))
+        return G
+
+
+def time_nk(make, repeat):
+    out = []
+    for _ in range(repeat):
+        algo = make()
+        t0 = time.perf_counter()
+        algo.run()
+        out.append(time.perf_counter() - t0)
+    return med(out)
+
+
+def bench_graph(name, A, args, nk, log):
+    t0 = time.perf_counter()
+    g = with_random_weights(A, seed=0)
+    row = {"graph": name, "n": g.n, "m": g.m, "build_s": time.perf_counter() - t0}
+    log(f"{name}: n={g.n} m={g.m}")
+    t0 = time.perf_counter()
+    g = prepare_graph(g)
+    row["prepare_s"] = time.perf_counter() - t0
+    ref = None
+    if g.m <= args.numpy_max_edges:
+        t0 = time.perf_counter()
+        ref = greedy_matching(g)
+        row["numpy_greedy_s"] = time.perf_counter() - t0
+    algs = args.algorithms
+    for alg in algs:
+        try:
+            warm = weighted_matching(g, algorithm=alg, device=args.device, verify=True)
+        except Exception as exc:       # report, do not stop the run
+            row[alg] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+            log(f"  {alg}: {row[alg]['error']}")
+            continue
+        exact = None if ref is None else bool(np.array_equal(warm.mate, ref))
+        e2e, match, kern = [], [], []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            r = weighted_matching(g, algorithm=alg, device=args.device, verify=False)
+            e2e.append(time.perf_counter() - t0)
+            match.append(r.timings["match"])
+            kern.append(sum(v for k, v in r.timings.items() if k.startswith("kernel:")))
+        d = {"e2e_s": med(e2e), "match_s": med(match), "kernel_s": med(kern),
+             "weight": warm.weight, "cardinality": warm.cardinality, "equals_greedy": exact,
+             "verified": warm.verified, "counters": warm.counters}
+        d["medges_per_s_match"] = g.m / d["match_s"] / 1e6
+        d["medges_per_s_e2e"] = g.m / d["e2e_s"] / 1e6
+        row[alg] = d
+        log(f"  {alg}: match {d['match_s']:.4f}s e2e {d['e2e_s']:.4f}s "
+            f"({d['medges_per_s_match']:.0f} Medges/s) greedy={exact}")
+    if args.b:
+        try:
+            warm = b_matching(g, args.b, device=args.device, verify=True)
+            ts, ms = [], []
+            for _ in range(max(1, args.repeat // 2)):
+                t0 = time.perf_counter()
+                r = b_matching(g, args.b, device=args.device, verify=False)
+                ts.append(time.perf_counter() - t0)
+                ms.append(r.timings["match"])
+            row[f"b-suitor-b{args.b}"] = {"e2e_s": med(ts), "match_s": med(ms),
+                                          "cardinality": warm.cardinality,
+                                          "weight": warm.weight, "verified": warm.verified,
+                                          "rounds": warm.counters.get("rounds")}
+            log(f"  b-suitor b={args.b}: match {med(ms):.4f}s e2e {med(ts):.4f}s")
+        except Exception as exc:
+            row[f"b-suitor-b{args.b}"] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+    if nk is not None:
+        try:
+            G = nk_graph(nk, g)
+            row["networkit_suitor_s"] = time_nk(lambda: nk.matching.SuitorMatcher(G, False, True),
+                                                args.repeat)
+            if args.b:
+                row[f"networkit_bsuitor_b{args.b}_s"] = time_nk(
+                    lambda: nk.matching.BSuitorMatcher(G, args.b), max(1, args.repeat // 2))
+        except Exception as exc:
+            row["networkit_error"] = f"{type(exc).__name__}: {exc}"[:300]
+    return row
+
+
+def bench_marriage(kind, n, args, log):
+    t0 = time.perf_counter()
+    inst = easy_instance(n, seed=0) if kind == "easy" else hard_instance(n, seed=0)
+    row = {"instance": kind, "n": n, "entries": inst.entries,
+           "generate_s": time.perf_counter() - t0}
+    log(f"stable marriage {kind} n={n} entries={inst.entries}")
+    wife = None
+    if inst.entries <= args.sm_seq_max:
+        t0 = time.perf_counter()
+        wife, _ = gale_shapley_sequential(inst)
+        row["python_gale_shapley_s"] = time.perf_counter() - t0
+    for alg in ("mcvitie-wilson", "gale-shapley"):
+        try:
+            warm = stable_marriage(inst, algorithm=alg, device=args.device, verify=True)
+            e2e, match = [], []
+            for _ in range(args.repeat):
+                t0 = time.perf_counter()
+                r = stable_marriage(inst, algorithm=alg, device=args.device, verify=False)
+                e2e.append(time.perf_counter() - t0)
+                match.append(r.timings["match"])
+            row[alg] = {"e2e_s": med(e2e), "match_s": med(match), "married": warm.size,
+                        "verified": warm.verified,
+                        "equals_sequential": None if wife is None else
+                        bool(np.array_equal(warm.wife, wife)),
+                        "counters": warm.counters}
+            log(f"  {alg}: match {med(match):.4f}s e2e {med(e2e):.4f}s married {warm.size}")
+        except Exception as exc:
+            row[alg] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+            log(f"  {alg}: {row[alg]['error']}")
+    return row
+
+
+def _ratio(ref, t):
+    return f"{ref / t:.1f}x" if ref and t else "-"
+
+
+def fmt(x, p=4):
+    return "-" if x is None else (f"{x:.{p}f}" if isinstance(x, float) else str(x))
+
+
+def markdown(meta, rows, sm_rows, args):
+    L = [f"# Suitor family benchmark ({meta['device']})", "",
+         f"- date: {meta['date']}", f"- command: `{meta['command']}`",
+         f"- host: {meta['host']}; pyclmatch {meta['pyclmatch']}; NetworKit: "
+         f"{meta['networkit'] or 'not installed'}",
+         "- match_s: device phase after upload (programs built); e2e_s: whole call on a "
+         "prepared graph (upload + match + download, verify off); medians of "
+         f"{args.repeat} runs; Medges/s on the undirected edge count", ""]
+    algs = args.algorithms
+    L.append("| graph | n | m | numpy greedy s | " + " | ".join(f"{a} match s" for a in algs)
+             + " | Suitor Medges/s (match / e2e) | Suitor vs numpy (e2e) | exact | NetworKit Suitor s | "
+               "vs NK (measured) | vs NK anchor (H100 host) |")
+    L.append("|" + "---|" * (10 + len(algs)))
+    for r in rows:
+        s = r.get("suitor-nosync", {})
+        cells = [r["graph"], str(r["n"]), str(r["m"]), fmt(r.get("numpy_greedy_s"), 3)]
+        cells += [fmt(r.get(a, {}).get("match_s")) for a in algs]
+        rate = (f"{s['medges_per_s_match']:.0f} / {s['medges_per_s_e2e']:.0f}"
+                if "match_s" in s else "-")
+        exact = all(r.get(a, {}).get("equals_greedy") in (True, None) for a in algs)
+        nk = r.get("networkit_suitor_s")
+        vs = f"{nk / s['e2e_s']:.1f}x" if nk and "e2e_s" in s else "-"
+        anc = NK_SUITOR_ANCHOR.get(r["graph"])
+        va = f"{anc / s['e2e_s']:.1f}x (e2e), {anc / s['match_s']:.1f}x (match)" \
+            if anc and "e2e_s" in s else "-"
+        cells += [rate, _ratio(r.get("numpy_greedy_s"), s.get("e2e_s")),
+                  "yes" if exact else "NO", fmt(nk, 3), vs, va]
+        L.append("| " + " | ".join(cells) + " |")
+    if args.b:
+        L += ["", f"## b-Suitor, b = {args.b}", "",
+              "| graph | match s | e2e s | rounds | NetworKit BSuitor s | NK anchor s | "
+              "vs anchor (e2e) |", "|---|---|---|---|---|---|---|"]
+        for r in rows:
+            d = r.get(f"b-suitor-b{args.b}", {})
+            anc = NK_BSUITOR3_ANCHOR.get(r["graph"]) if args.b == 3 else None
+            L.append(f"| {r['graph']} | {fmt(d.get('match_s'))} | {fmt(d.get('e2e_s'))} | "
+                     f"{d.get('rounds', '-')} | {fmt(r.get(f'networkit_bsuitor_b{args.b}_s'), 3)} | "
+                     f"{fmt(anc, 2)} | {_ratio(anc, d.get('e2e_s'))} |")
+    if sm_rows:
+        L += ["", "## Stable marriage (Paper IV instances)", "",
+              "| instance | n | entries | generate s | python GS s | McVitie-Wilson match s | "
+              "MW e2e s | Gale-Shapley match s | GS e2e s | married | exact |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for r in sm_rows:
+            mw, gs = r.get("mcvitie-wilson", {}), r.get("gale-shapley", {})
+            ex = all(d.get("equals_sequential") in (True, None) for d in (mw, gs))
+            L.append(f"| {r['instance']} | {r['n']} | {r['entries']} | {fmt(r['generate_s'], 2)} "
+                     f"| {fmt(r.get('python_gale_shapley_s'), 2)} | {fmt(mw.get('match_s'))} | "
+                     f"{fmt(mw.get('e2e_s'))} | {fmt(gs.get('match_s'))} | {fmt(gs.get('e2e_s'))} "
+                     f"| {mw.get('married', '-')} | {'yes' if ex else 'NO'} |")
+    return "\n".join(L) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--device", default=None)
+    ap.add_argument("--out", required=True, help="output folder (results.json, results.md)")
+    ap.add_argument("--quick", action="store_true",
+                    help="small suite, few repeats: about a minute on a 2-core PoCL machine")
+    ap.add_argument("--suite", default=None, choices=["small", "medium", "reference"])
+    ap.add_argument("--large", action="store_true",
+                    help="add kron-22 and uniform-16M-d4 (about 5e7-1e8 edges)")
+    ap.add_argument("--no-mtx", action="store_true", help="skip the shared Matrix Market files")
+    ap.add_argument("--algorithms", default=",".join(SUITOR_ALGS))
+    ap.add_argument("--b", type=int, default=3, help="b of the b-Suitor runs (0: none)")
+    ap.add_argument("--repeat", type=int, default=None)
+    ap.add_argument("--numpy-max-edges", type=float, default=4e7)
+    ap.add_argument("--sm-easy", default=None, help="comma-separated n of easy instances")
+    ap.add_argument("--sm-hard", default=None, help="comma-separated n of hard instances")
+    ap.add_argument("--sm-seq-max", type=float, default=3e7,
+                    help="largest instance (entries) checked against Python Gale-Shapley")
+    args = ap.parse_args(argv)
+    args.algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()]
+    handle = pyclmatch.get_device(args.device)
+    gpu = not handle.is_cpu
+    if args.suite is None:
+        args.suite = "medium" if args.quick else ("reference" if gpu else "medium")
+    if args.repeat is None:
+        args.repeat = 3 if args.quick else 5
+    if args.sm_easy is None:
+        args.sm_easy = "200000" if args.quick else ("1000000,25000000" if gpu else "1000000")
+    if args.sm_hard is None:
+        args.sm_hard = "1000" if args.quick else ("5000" if gpu else "2000")
+    args.sm_seq_max = int(args.sm_seq_max)
+    if args.quick:
+        args.sm_seq_max = min(args.sm_seq_max, 4 * 10 ** 6)
+    nk = networkit()
+    os.makedirs(args.out, exist_ok=True)
+    t_start = time.perf_counter()
+
+    def log(msg):
+        print(f"[{time.perf_counter() - t_start:7.1f}s] {msg}", flush=True)
+
+    meta = {"device": handle.label, "device_type": handle.type,
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
+            "host": f"{platform.node()} {platform.processor() or platform.machine()} "
+                    f"{os.cpu_count()} cores",
+            "pyclmatch": pyclmatch.__version__,
+            "networkit": getattr(nk, "__version__", None) if nk else None,
+            "networkit_anchors_s": {"SuitorMatcher": NK_SUITOR_ANCHOR,
+                                    "BSuitorMatcher_b3": NK_BSUITOR3_ANCHOR}}
+    graphs = list(generators.suite(size=args.suite))
+    rows = []
+    for name, A in graphs:
+        rows.append(bench_graph(name, A, args, nk, log))
+    if args.large:
+        for name, make in LARGE.items():
+            rows.append(bench_graph(name, make(), args, nk, log))
+    if not args.no_mtx:
+        from pyclmatch import read_graph
+        for f in (MTX[:2] if args.quick else MTX):
+            path = os.path.join(SHARED, "data", "graphs", f)
+            if os.path.exists(path):
+                A = read_graph(path)
+                A.setdiag(0)
+                A.eliminate_zeros()
+                rows.append(bench_graph(f, A, args, nk, log))
+    sm_rows = []
+    for n in (int(x) for x in args.sm_easy.split(",") if x):
+        sm_rows.append(bench_marriage("easy", n, args, log))
+    for n in (int(x) for x in args.sm_hard.split(",") if x):
+        sm_rows.append(bench_marriage("hard", n, args, log))
+    meta["total_s"] = time.perf_counter() - t_start
+    with open(os.path.join(args.out, "results.json"), "w") as fh:
+        json.dump({"meta": meta, "graphs": rows, "stable_marriage": sm_rows}, fh, indent=1,
+                  default=lambda o: o.item() if hasattr(o, "item") else str(o))
+    with open(os.path.join(args.out, "results.md"), "w") as fh:
+        fh.write(markdown(meta, rows, sm_rows, args))
+    log(f"wrote {args.out}/results.json and results.md")
+
+
+if __name__ == "__main__":
+    main()
