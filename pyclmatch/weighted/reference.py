@@ -43,11 +43,14 @@ def greedy_matching(G):
     """
     g = as_weighted_graph(G)
     n = g.n
-    u = g.src.astype(np.int64)
-    v = g.indices.astype(np.int64)
-    w = g.w32.astype(np.float64)
-    order = np.lexsort((-v, -w, u))          # per vertex: best neighbour first
-    u, v = u[order], v[order]
+    # per vertex, best neighbour first: one stable sort of the key (u, -w) over the reversed
+    # CSR (v descending within u), so that equal weights keep v descending; positive float32
+    # weights order like their bit patterns
+    ur = g.src[::-1].astype(np.int64)
+    vr = g.indices[::-1].astype(np.int64)
+    wbits = g.w32[::-1].view(np.uint32).astype(np.int64)
+    order = np.argsort((ur << 32) | (0xFFFFFFFF - wbits), kind="stable")
+    u, v = ur[order], vr[order]
     mate = np.full(n, -1, np.int64)
     cand = np.full(n, -1, np.int64)
     while u.size:
