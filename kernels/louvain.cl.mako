@@ -265,9 +265,10 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
         const index_t ci = active ? C[i] : 0;
         /* lines 2-13: the neighbours of i, interleaved over the ${T} work-items */
         for (offset_t e = start + lane; e < end; e += ${T}) {
-            index_t j = edges[e];
-            if (j != i)            /* a self-loop counts in every community of i */
-                hash_add${sp}(keys, vals, size, C[j], weights[e]);
+            const index_t j = edges[e];
+            /* a self-loop counts in every community of i: it adds 0 (no branch around the
+               CAS loop, which PoCL's vectorized work-item loops mishandle) */
+            hash_add${sp}(keys, vals, size, C[j], j != i ? weights[e] : (weight_t)0);
         }
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         /* line 14, per work-item: the best community among its slots by Eq. (2) */
@@ -275,22 +276,29 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
         double best = 0.0;
         int bestc = EMPTY;
         for (int s = lane; s < size; s += ${T}) {
-            int c = keys[s];
-            if (c == EMPTY || c == ci) continue;
-            double score = m2 * (double)vals[s] - resolution * ki * (double)ac[c];
-            if (better(score, c, best, bestc)) { best = score; bestc = c; }
+            const int c = keys[s];
+            const int cand = c != EMPTY && c != ci;
+            const double score = cand ? m2 * (double)vals[s] - resolution * ki * (double)ac[c]
+                                      : 0.0;
+            if (cand && better(score, c, best, bestc)) { best = score; bestc = c; }
         }
         red_score${b}[lid] = best;
         red_comm${b}[lid] = bestc;
         barrier(CLK_LOCAL_MEM_FENCE);
         /* line 14: parallel reduction over the ${T} work-items of the vertex */
 % for s in [1 << p for p in range(T.bit_length() - 2, -1, -1)]:
-        if (lane < ${s} && better(red_score${b}[lid + ${s}], red_comm${b}[lid + ${s}],
-                                  red_score${b}[lid], red_comm${b}[lid])) {
-            red_score${b}[lid] = red_score${b}[lid + ${s}];
-            red_comm${b}[lid] = red_comm${b}[lid + ${s}];
+        {
+            const int up = lane < ${s};
+            const double os = up ? red_score${b}[lid + ${s}] : 0.0;
+            const int oc = up ? red_comm${b}[lid + ${s}] : EMPTY;
+            const int take = better(os, oc, red_score${b}[lid], red_comm${b}[lid]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (take) {
+                red_score${b}[lid] = os;
+                red_comm${b}[lid] = oc;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
 % endfor
         /* (every work-item looks up e_{i->C(i)}: no loop inside a divergent branch before a
            barrier, which PoCL's work-item loops mishandle) */

@@ -117,7 +117,7 @@ class DeviceLouvain:
     # -- one run ----------------------------------------------------------------------------
     def run(self, indptr, indices, weights, m2, sched, resolution=1.0, thresholds=(1e-2, 1e-6),
             bin_limit=100_000, max_level=None, return_levels=False, max_iterations=None,
-            subrounds=None, max_subrounds=32):
+            subrounds=1, max_subrounds=32):
         """Louvain on the CSR graph (self-loops doubled, ``weights`` of dtype ``self.wdt``)
         with total entry weight ``m2`` (= 2m). Returns ``(membership, q, levels, stats)``."""
         h, q = self.handle, self.handle.queue
