@@ -33,8 +33,11 @@
 #define BETTER(w1, id1, w2, id2) ((w1) > (w2) || ((w1) == (w2) && (id1) > (id2)))
 
 /* Would p accept u's offer w now? Line 14 of Algorithm 3 with ties broken by id. */
-inline int suitor_eligible(float w, index_t u, index_t p, __global const int *ws,
-                           __global const offset_t *suitor_e, __global const float *wt,
+/* ws and suitor_e are read through volatile pointers: another work-group may have changed
+   them, and a stale copy in a non-coherent L1 cache would make a vertex retry a CAS it keeps
+   losing. */
+inline int suitor_eligible(float w, index_t u, index_t p, volatile __global const int *ws,
+                           volatile __global const offset_t *suitor_e, __global const float *wt,
                            __global const index_t *src)
 {
     float h = as_float(ws[p]);
@@ -55,7 +58,7 @@ inline index_t suitor_propose(index_t u, offset_t e, __global const index_t *adj
 {
     index_t p = adj[e];
     float w = wt[e];
-    offset_t cur = suitor_e[p];
+    offset_t cur = ((volatile __global offset_t *)suitor_e)[p];
     for (;;) {
         if (cur >= 0) {
             float wc = wt[cur];

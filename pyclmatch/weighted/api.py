@@ -209,10 +209,13 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
     u = g.indices[slist[:owner.size][valid]].astype(np.int64)
     lo_key = np.sort(np.minimum(p, u)[p < u] * g.n + np.maximum(p, u)[p < u])
     hi_key = np.sort(np.minimum(p, u)[p > u] * g.n + np.maximum(p, u)[p > u])
-    if verify and not np.array_equal(lo_key, hi_key):
+    if np.array_equal(lo_key, hi_key):       # at the fixpoint the suitor relation is mutual
+        keys = lo_key
+    elif verify:
         from ..errors import VerificationError
         raise VerificationError("b-Suitor ended with a non-mutual suitor pair")
-    keys = np.union1d(lo_key, hi_key)
+    else:
+        keys = np.intersect1d(lo_key, hi_key)
     edges = np.stack([keys // g.n, keys % g.n], axis=1)
     degree = np.bincount(edges.ravel(), minlength=g.n).astype(np.int64)
     if verify:
