@@ -32,8 +32,9 @@ import numpy as np
 import pyclmatch
 from pyclmatch import generators
 from pyclmatch.weighted import (b_matching, easy_instance, gale_shapley_sequential,
-                                greedy_matching, hard_instance, prepare_graph, stable_marriage,
-                                weighted_matching, with_random_weights)
+                                greedy_matching, hard_instance, prepare_graph,
+                                release_device_graph, stable_marriage, weighted_matching,
+                                with_random_weights)
 
 #: NetworKit 11.2.2 on the H100 host's 16 cores (issue 4's anchors), seconds
 NK_SUITOR_ANCHOR = {"delaunay-21": 1.03, "grid-2048": 0.40, "uniform-4M-d4": 2.27,
@@ -118,11 +119,23 @@ def bench_graph(name, A, args, nk, log):
             e2e.append(time.perf_counter() - t0)
             match.append(r.timings["match"])
             kern.append(sum(v for k, v in r.timings.items() if k.startswith("kernel:")))
-        d = {"e2e_s": med(e2e), "match_s": med(match), "kernel_s": med(kern),
+        # the same with the graph kept on the device (keep_on_device=True): no upload
+        weighted_matching(g, algorithm=alg, device=args.device, verify=False,
+                          keep_on_device=True)
+        res_e2e = []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            weighted_matching(g, algorithm=alg, device=args.device, verify=False,
+                              keep_on_device=True)
+            res_e2e.append(time.perf_counter() - t0)
+        release_device_graph(g)
+        d = {"e2e_s": med(e2e), "e2e_resident_s": med(res_e2e), "match_s": med(match),
+             "kernel_s": med(kern),
              "weight": warm.weight, "cardinality": warm.cardinality, "equals_greedy": exact,
              "verified": warm.verified or None, "counters": warm.counters}
         d["medges_per_s_match"] = g.m / d["match_s"] / 1e6
         d["medges_per_s_e2e"] = g.m / d["e2e_s"] / 1e6
+        d["medges_per_s_e2e_resident"] = g.m / d["e2e_resident_s"] / 1e6
         row[alg] = d
         log(f"  {alg}: match {d['match_s']:.4f}s e2e {d['e2e_s']:.4f}s "
             f"({d['medges_per_s_match']:.0f} Medges/s) greedy={exact}")
@@ -203,27 +216,29 @@ def markdown(meta, rows, sm_rows, args):
          f"- date: {meta['date']}", f"- command: `{meta['command']}`",
          f"- host: {meta['host']}; pyclmatch {meta['pyclmatch']}; NetworKit: "
          f"{meta['networkit'] or 'not installed'}",
-         "- match_s: device phase after upload (programs built); e2e_s: whole call on a "
-         "prepared graph (upload + match + download, verify off); medians of "
+         "- match_s: device phase after upload (programs built); e2e cold: whole call on a "
+         "prepared graph (upload + match + download, verify off); e2e resident: the same "
+         "with the graph kept on the device (keep_on_device=True, no upload); medians of "
          f"{args.repeat} runs; Medges/s on the undirected edge count", ""]
     algs = args.algorithms
     L.append("| graph | n | m | numpy greedy s | " + " | ".join(f"{a} match s" for a in algs)
-             + " | Suitor Medges/s (match / e2e) | Suitor vs numpy (e2e) | exact | NetworKit Suitor s | "
+             + " | Suitor e2e s (cold / resident) | Suitor Medges/s (match / e2e cold / e2e resident) | Suitor vs numpy (e2e) | exact | NetworKit Suitor s | "
                "vs NK (measured) | vs NK anchor (H100 host) |")
-    L.append("|" + "---|" * (10 + len(algs)))
+    L.append("|" + "---|" * (11 + len(algs)))
     for r in rows:
         s = r.get("suitor-nosync", {})
         cells = [r["graph"], str(r["n"]), str(r["m"]), fmt(r.get("numpy_greedy_s"), 3)]
         cells += [fmt(r.get(a, {}).get("match_s")) for a in algs]
-        rate = (f"{s['medges_per_s_match']:.0f} / {s['medges_per_s_e2e']:.0f}"
-                if "match_s" in s else "-")
+        rate = (f"{s['medges_per_s_match']:.0f} / {s['medges_per_s_e2e']:.0f} / "
+                f"{s['medges_per_s_e2e_resident']:.0f}" if "match_s" in s else "-")
+        e2es = (f"{s['e2e_s']:.4f} / {s['e2e_resident_s']:.4f}" if "match_s" in s else "-")
         exact = all(r.get(a, {}).get("equals_greedy") in (True, None) for a in algs)
         nk = r.get("networkit_suitor_s")
-        vs = f"{nk / s['e2e_s']:.1f}x" if nk and "e2e_s" in s else "-"
+        vs = f"{nk / s['e2e_s']:.1f}x (cold)" if nk and "e2e_s" in s else "-"
         anc = NK_SUITOR_ANCHOR.get(r["graph"])
-        va = f"{anc / s['e2e_s']:.1f}x (e2e), {anc / s['match_s']:.1f}x (match)" \
+        va = f"{anc / s['e2e_s']:.1f}x (e2e cold), {anc / s['match_s']:.1f}x (match)" \
             if anc and "e2e_s" in s else "-"
-        cells += [rate, _ratio(r.get("numpy_greedy_s"), s.get("e2e_s")),
+        cells += [e2es, rate, _ratio(r.get("numpy_greedy_s"), s.get("e2e_s")),
                   "yes" if exact else "NO", fmt(nk, 3), vs, va]
         L.append("| " + " | ".join(cells) + " |")
     if args.b:

@@ -4,7 +4,7 @@ one kernel family in ``kernels/suitor.cl.mako``: each vertex (man) proposes to i
 that would accept it, and a displaced suitor proposes again.
 """
 from .graph import WeightedGraph, as_weighted_graph, with_random_weights
-from .api import (weighted_matching, b_matching, prepare_graph, WeightedMatchingResult,
+from .api import (weighted_matching, b_matching, prepare_graph, release_device_graph, WeightedMatchingResult,
                   BMatchingResult, ALGORITHMS)
 from .suitor import SUITOR_VARIANTS
 from .reference import (greedy_matching, greedy_matching_sequential, greedy_b_matching,
@@ -13,7 +13,7 @@ from .marriage import (stable_marriage, StableMarriageResult, MarriageInstance, 
                        hard_instance, smi_from_graph, gale_shapley_sequential,
                        verify_stable_marriage)
 
-__all__ = ["weighted_matching", "b_matching", "stable_marriage", "prepare_graph",
+__all__ = ["weighted_matching", "b_matching", "stable_marriage", "prepare_graph", "release_device_graph",
            "WeightedGraph", "as_weighted_graph", "with_random_weights", "WeightedMatchingResult", "BMatchingResult",
            "StableMarriageResult", "MarriageInstance", "easy_instance", "hard_instance",
            "smi_from_graph", "greedy_matching", "greedy_matching_sequential",

@@ -13,7 +13,7 @@ from .suitor import (SUITOR_VARIANTS, BSuitorMatcher, DeviceWeighted, LocallyDom
                      SuitorMatcher)
 
 ALGORITHMS = ("suitor", "ld") + tuple(f"suitor-{v}" for v in SUITOR_VARIANTS)
-_GRAPH_PARAMS = ("symmetrize", "drop_invalid", "n", "weight")
+_GRAPH_PARAMS = ("symmetrize", "drop_invalid", "n", "weight", "keep_on_device")
 
 
 @dataclass
@@ -76,9 +76,29 @@ def _split_params(params, allowed, name):
     if unknown:
         raise InputError(f"unknown parameter(s) {', '.join(sorted(unknown))} for {name}; "
                          f"accepted: {', '.join(sorted(set(allowed) | set(_GRAPH_PARAMS)))}")
-    gp = {k: params[k] for k in _GRAPH_PARAMS if k in params}
+    gp = {k: params[k] for k in _GRAPH_PARAMS if k in params and k != "keep_on_device"}
     ap = {k: params[k] for k in allowed if k in params}
     return gp, ap
+
+
+def _device_graph(handle, g, runner, extra, keep, sched):
+    """The graph's device arrays: uploaded now, or reused from an earlier call that kept them
+    (``keep_on_device=True``: they stay attached to the WeightedGraph, one copy per device)."""
+    cache = getattr(g, "_device_cache", None)
+    dg = cache.get(id(handle)) if cache else None
+    if dg is not None and dg.handle is handle:
+        return dg, True
+    with sched.step("upload"):
+        dg = DeviceWeighted(handle, g, runner, extra)
+        handle.queue.finish()
+    if keep:
+        g._device_cache = {id(handle): dg}
+    return dg, False
+
+
+def release_device_graph(g):
+    """Drop the device arrays kept by ``keep_on_device=True`` calls."""
+    g._device_cache = None
 
 
 def prepare_graph(G, **graph_params):
@@ -105,7 +125,9 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
     verify : check on the host, in O(m), that the result is a matching with no blocking edge
         (which proves it is the greedy matching); a failure raises ``VerificationError``.
     params : graph options ``symmetrize``, ``drop_invalid``, ``n``, ``weight`` (networkx
-        attribute); Suitor options ``variant``, ``vertices_per_group`` (8),
+        attribute), ``keep_on_device`` (keep the uploaded graph attached to a prepared
+        :class:`WeightedGraph` so that later calls on the same device skip the upload;
+        :func:`release_device_graph` drops it); Suitor options ``variant``, ``vertices_per_group`` (8),
         ``work_group_size`` (128 on GPUs), ``threads_per_vertex`` (lanes per vertex, "auto"),
         ``lb_rounds`` (load-balanced iterations of SyncLB/Hybrid, 4), ``batch_rounds``.
 
@@ -139,13 +161,14 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
         raise InputError(str(exc)) from None
     sched = Scheduler(handle, progress=progress, label=f"weighted_matching[{label}]")
     sched.wall["prepare"] = t_prepare
-    with sched.step("upload"):
-        dg = DeviceWeighted(handle, g, runner, runner.device_bytes(g, runner.vpg))
-        handle.queue.finish()
+    keep = bool(params.get("keep_on_device", False))
+    dg, reused = _device_graph(handle, g, runner, runner.device_bytes(g, runner.vpg), keep,
+                               sched)
     with sched.step("build"):
         runner.build()
     with sched.step("match"):
-        dg.compute_sources(sched)
+        if not reused:
+            dg.compute_sources(sched)
         mate_d, stats = runner.run(dg, sched)
         handle.queue.finish()
     with sched.step("download"):
@@ -189,13 +212,13 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
     runner = BSuitorMatcher(handle, g, bb, **ap)
     sched = Scheduler(handle, progress=progress, label="b_matching[b-suitor]")
     sched.wall["prepare"] = t_prepare
-    with sched.step("upload"):
-        dg = DeviceWeighted(handle, g, runner, runner.device_bytes(g, bb))
-        handle.queue.finish()
+    keep = bool(params.get("keep_on_device", False))
+    dg, reused = _device_graph(handle, g, runner, runner.device_bytes(g, bb), keep, sched)
     with sched.step("build"):
         runner.build()
     with sched.step("match"):
-        dg.compute_sources(sched)
+        if not reused:
+            dg.compute_sources(sched)
         (slist_d, ssize_d, bptr), stats = runner.run(dg, sched)
         handle.queue.finish()
     with sched.step("download"):

@@ -32,6 +32,7 @@ class WeightedGraph:
         self.nodes = nodes
         self._csr = csr
         self._src = None
+        self._device_cache = None      # device arrays kept by keep_on_device=True calls
 
     @property
     def nnz(self):

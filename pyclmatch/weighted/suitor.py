@@ -73,6 +73,7 @@ class DeviceWeighted:
         handle.check_fits(need, what="weighted graph")
         q = handle.queue
         self.g = g
+        self.handle = handle
         self.xadj = cla.to_device(q, g.indptr)
         self.adj = cla.to_device(q, g.indices)
         self.wt = cla.to_device(q, g.w32)
