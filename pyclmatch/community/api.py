@@ -155,7 +155,7 @@ def _thresholds(threshold):
 def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
             deterministic=False, device=None, return_levels=False, verify=True,
             progress=None, work_group_size=None, move_buckets=None, merge_buckets=None,
-            bin_limit=BIN_LIMIT, subrounds=1):
+            bin_limit=BIN_LIMIT, subrounds=None):
     """Louvain community detection on an OpenCL device (Paper III, "Community Detection on
     the GPU", Naim et al.): modularity optimization with per-degree-bucket kernels
     (Algorithms 1-2) and aggregation (Algorithm 3), all on the device.
@@ -203,10 +203,14 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
         Tuning: work-group size (default 128 on GPUs, 64 on CPUs), bucket tuples
         ``(lowest degree, highest degree or None, work-items per vertex or None = whole
         work-group)`` (defaults: ``hashing.PAPER_MOVE_BUCKETS``/``PAPER_MERGE_BUCKETS``),
-        and the vertex count above which ``t_bin`` applies. ``subrounds`` (default 1, the
-        paper's fully parallel moves): split every bucket into that many hashed sub-rounds
-        (``None``: 1 above ``bin_limit`` vertices, else up to 32); when an iteration loses
-        modularity it is undone and retried with twice the sub-rounds (up to 32).
+        and the vertex count above which ``t_bin`` applies. ``subrounds``: split every bucket into
+        that many hashed sub-rounds (a pyclmatch extension in the spirit of the colouring of
+        Lu et al.): ``None`` (default) = 1, the paper's fully parallel moves, while a level's
+        graph has more than ``bin_limit`` vertices, and 4 below, where the device is not
+        filled anyway and fewer simultaneous moves find better partitions (karate club:
+        0.4449 instead of 0.4345); the singleton rule applies only with 1 sub-round. When an
+        iteration loses modularity it is undone and retried with twice the sub-rounds (up to
+        32).
 
     Returns
     -------

@@ -117,7 +117,7 @@ class DeviceLouvain:
     # -- one run ----------------------------------------------------------------------------
     def run(self, indptr, indices, weights, m2, sched, resolution=1.0, thresholds=(1e-2, 1e-6),
             bin_limit=100_000, max_level=None, return_levels=False, max_iterations=None,
-            subrounds=1, max_subrounds=32):
+            subrounds=None, max_subrounds=32, small_subrounds=4):
         """Louvain on the CSR graph (self-loops doubled, ``weights`` of dtype ``self.wdt``)
         with total entry weight ``m2`` (= 2m). Returns ``(membership, q, levels, stats)``."""
         h, q = self.handle, self.handle.queue
@@ -180,7 +180,7 @@ class DeviceLouvain:
             t_level = time.perf_counter()
             thr = t_bin if n > bin_limit else t_final
             if subrounds is None:     # the paper's fully parallel moves on large graphs
-                nsub = 1 if n > bin_limit else min(max_subrounds, n)
+                nsub = 1 if n > bin_limit else small_subrounds
             else:
                 nsub = max(1, int(subrounds))
             C = cla.empty(q, n, np.int32)

@@ -1,0 +1,284 @@
+"""Louvain community detection on the device (Paper III): modularity checks against networkx,
+planted partitions, quality against networkx's louvain_communities, determinism, bad input."""
+import os
+
+import numpy as np
+import pytest
+import scipy.io
+import scipy.sparse as sp
+
+nx = pytest.importorskip("networkx")
+from hypothesis import given, settings, strategies as st, HealthCheck
+
+from pyclmatch.community import louvain, modularity, LouvainResult
+from pyclmatch.community.hashing import TABLE_PRIMES, table_size, bucket_specs, \
+    PAPER_MOVE_BUCKETS
+from pyclmatch.errors import InputError
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "graphs")
+if not os.path.isdir(DATA):
+    DATA = "/work/shared/data/graphs"
+
+
+def nx_q(G, result, resolution=1.0):
+    return nx.community.modularity(G, result.communities, resolution=resolution)
+
+
+def nx_louvain_q(G, seeds=range(3), resolution=1.0):
+    return float(np.median([nx.community.modularity(
+        G, nx.community.louvain_communities(G, seed=s, resolution=resolution),
+        resolution=resolution) for s in seeds]))
+
+
+def mtx_graph(name):
+    A = scipy.io.mmread(os.path.join(DATA, name)).tocsr()
+    A = abs(A) + abs(A).T
+    A.data[:] = 1
+    A.setdiag(0)
+    A.eliminate_zeros()
+    return A
+
+
+# ------------------------------------------------------------------ hashing helpers
+def test_table_sizes_are_listed_primes_above_one_and_a_half_degree():
+    for d in list(range(0, 600)) + [10 ** 5, 3 * 10 ** 7]:
+        p = table_size(d)
+        assert p in TABLE_PRIMES and 2 * p > 3 * d
+    assert all(all(p % f for f in range(2, int(p ** 0.5) + 1)) for p in TABLE_PRIMES[:300])
+    specs = bucket_specs(PAPER_MOVE_BUCKETS, 128)
+    assert [s[2] for s in specs] == [4, 8, 16, 32, 32, 128, 128]
+    assert specs[-1][3] == 0 and specs[5][3] == table_size(319)
+
+
+# ------------------------------------------------------------------ modularity = networkx's
+@pytest.mark.parametrize("graph", ["karate", "lesmis"])
+def test_modularity_matches_networkx(graph):
+    G = nx.karate_club_graph() if graph == "karate" else nx.les_miserables_graph()
+    r = louvain(G)
+    assert isinstance(r, LouvainResult)
+    assert r.membership.shape == (G.number_of_nodes(),)
+    assert set(np.unique(r.membership)) == set(range(r.n_communities))
+    assert r.modularity == pytest.approx(nx_q(G, r), abs=1e-9)
+    assert r.device_modularity == pytest.approx(r.modularity, abs=1e-5)
+    # quality: within 2% of networkx's louvain_communities (median of 3 seeds)
+    assert r.modularity >= 0.98 * nx_louvain_q(G)
+
+
+def test_resolution_matches_networkx():
+    G = nx.les_miserables_graph()
+    for res in (0.5, 2.0):
+        r = louvain(G, resolution=res)
+        assert r.modularity == pytest.approx(nx_q(G, r, res), abs=1e-9)
+        assert r.modularity >= 0.98 * nx_louvain_q(G, resolution=res)
+    assert louvain(G, resolution=2.0).n_communities > louvain(G, resolution=0.5).n_communities
+
+
+@pytest.mark.parametrize("name", ["bcsstk13.mtx", "rajat01.mtx"])
+def test_matrix_market_within_two_percent_of_networkx(name):
+    A = mtx_graph(name)
+    r = louvain(A)
+    G = nx.from_scipy_sparse_array(A)
+    assert r.modularity == pytest.approx(nx_q(G, r), abs=1e-9)
+    assert r.modularity >= 0.98 * nx_louvain_q(G, seeds=[0])
+
+
+# ------------------------------------------------------------------ planted partitions
+@pytest.mark.parametrize("sizes,p_in,p_out,seed", [
+    ([40] * 5, 0.5, 0.01, 0), ([60, 30, 90, 20], 0.4, 0.005, 1), ([25] * 12, 0.7, 0.01, 2)])
+def test_planted_partition_recovered(sizes, p_in, p_out, seed):
+    k = len(sizes)
+    P = np.full((k, k), p_out)
+    np.fill_diagonal(P, p_in)
+    G = nx.stochastic_block_model(sizes, P.tolist(), seed=seed)
+    planted = np.repeat(np.arange(k), sizes)
+    r = louvain(G)
+    # the same partition up to renaming: a bijection between blocks and communities
+    pairs = set(zip(planted.tolist(), r.membership.tolist()))
+    assert len(pairs) == k and r.n_communities == k
+    assert r.modularity == pytest.approx(nx_q(G, r), abs=1e-9)
+
+
+def test_disconnected_cliques_and_isolated_vertices_and_self_loops():
+    G = nx.disjoint_union_all([nx.complete_graph(6) for _ in range(5)])
+    G.add_nodes_from(range(30, 35))                   # isolated vertices
+    G.add_edge(3, 3, weight=2.0)                      # a self-loop
+    r = louvain(G)
+    memb = r.membership
+    for c in range(5):
+        assert len(set(memb[6 * c:6 * c + 6])) == 1
+    assert len(set(memb[:30])) == 5
+    assert len(set(memb[30:])) == 5                   # isolated: alone
+    assert r.modularity == pytest.approx(nx_q(G, r), abs=1e-9)
+
+
+# ------------------------------------------------------------------ hierarchy, options
+def test_levels_and_max_level():
+    G = nx.les_miserables_graph()
+    r = louvain(G, return_levels=True)
+    assert len(r.levels) == r.counters["levels"] >= 2
+    assert np.array_equal(r.levels[-1], r.membership)
+    counts = [lv.max() + 1 for lv in r.levels]
+    assert counts == sorted(counts, reverse=True)
+    A = nx.to_scipy_sparse_array(G)
+    qs = [modularity(A, lv) for lv in r.levels]
+    assert all(b >= a - 1e-12 for a, b in zip(qs, qs[1:]))
+    one = louvain(G, max_level=1)
+    assert one.counters["levels"] == 1
+    assert np.array_equal(one.membership, r.levels[0])
+    # every level refines into the next
+    for a, b in zip(r.levels, r.levels[1:]):
+        assert len(set(zip(a.tolist(), b.tolist()))) == a.max() + 1
+    assert "optimize:level0" in r.timings and r.first_phase_rate > 0
+
+
+def test_thresholds_and_seed():
+    G = nx.karate_club_graph()
+    coarse = louvain(G, threshold=0.5)
+    assert coarse.counters["levels"] == 1
+    fine = louvain(G, threshold=(1e-2, 1e-7))
+    assert fine.modularity >= coarse.modularity
+    a, b = louvain(G, seed=3), louvain(G, seed=3)
+    assert np.array_equal(a.membership, b.membership)
+    assert a.modularity == pytest.approx(nx_q(G, a), abs=1e-9)
+
+
+def test_empty_and_edgeless_graphs():
+    r = louvain(sp.csr_matrix((5, 5)))
+    assert np.array_equal(r.membership, np.arange(5)) and r.modularity == 0.0
+    r = louvain(sp.csr_matrix((0, 0)))
+    assert r.membership.size == 0
+
+
+def test_tuned_buckets_and_work_group_sizes_give_valid_results():
+    A = mtx_graph("bcsstk13.mtx")
+    base = louvain(A)
+    for kw in (dict(work_group_size=32),
+               dict(move_buckets=((1, 16, 16), (17, 64, 32), (65, None, None))),
+               dict(merge_buckets=((1, 479, None), (480, None, None))),
+               dict(subrounds=4)):
+        r = louvain(A, **kw)
+        assert r.modularity >= 0.97 * base.modularity
+        assert r.modularity == pytest.approx(r.device_modularity, abs=1e-4)
+
+
+# ------------------------------------------------------------------ determinism
+def test_deterministic_same_answer_every_run_and_geometry():
+    A = mtx_graph("rajat01.mtx")
+    rng = np.random.default_rng(5)
+    W = sp.triu(A, 1).tocsr()
+    W.data = rng.random(W.nnz) * 3 + 0.01             # non-integer weights
+    W = (W + W.T).tocsr()
+    for graph in (A, W):
+        ref = louvain(graph, deterministic=True)
+        assert ref.deterministic
+        for kw in ({}, {"work_group_size": 32}, {"work_group_size": 128},
+                   {"merge_buckets": ((1, 479, None), (480, None, None))}):
+            r = louvain(graph, deterministic=True, **kw)
+            assert np.array_equal(r.membership, ref.membership), kw
+            assert r.device_modularity == ref.device_modularity
+    with pytest.raises(InputError):
+        louvain(A, deterministic=True, move_buckets=((1, None, None),))
+
+
+def test_deterministic_quality():
+    G = nx.les_miserables_graph()
+    r = louvain(G, deterministic=True)
+    assert r.modularity == pytest.approx(nx_q(G, r), abs=1e-9)
+    assert r.modularity >= 0.98 * nx_louvain_q(G)
+
+
+# ------------------------------------------------------------------ property test
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 120), p=st.floats(0.01, 0.3), seed=st.integers(0, 10 ** 6),
+       weighted=st.booleans(), det=st.booleans())
+def test_random_graphs_valid_partitions(n, p, seed, weighted, det):
+    G = nx.gnp_random_graph(n, p, seed=seed)
+    rng = np.random.default_rng(seed)
+    if weighted:
+        for u, v in G.edges:
+            G[u][v]["weight"] = float(rng.integers(1, 5))
+    r = louvain(G, deterministic=det)
+    assert r.membership.shape == (n,)
+    if n:
+        assert set(np.unique(r.membership)) == set(range(r.n_communities))
+    if G.number_of_edges():
+        q = nx_q(G, r)
+        assert r.modularity == pytest.approx(q, abs=1e-9)
+        assert q >= -1e-12 or r.n_communities == n     # never worse than singletons
+        # every community is connected (Louvain only merges along edges)
+        for com in r.communities:
+            if len(com) > 1:
+                assert nx.is_connected(G.subgraph(com))
+
+
+# ------------------------------------------------------------------ bad input
+def test_bad_input():
+    D = nx.DiGraph([(0, 1), (1, 2)])
+    with pytest.raises(InputError, match="directed"):
+        louvain(D)
+    A = sp.csr_matrix(np.array([[0, 1.0], [0, 0]]))
+    with pytest.raises(InputError, match="symmetric"):
+        louvain(A)
+    with pytest.raises(InputError, match="negative"):
+        louvain(sp.csr_matrix(np.array([[0, -1.0], [-1.0, 0]])))
+    with pytest.raises(InputError, match="NaN"):
+        louvain(sp.csr_matrix(np.array([[0, np.nan], [np.nan, 0]])))
+    with pytest.raises(InputError, match="infinite"):
+        louvain(np.array([[0, np.inf], [np.inf, 0]]))
+    with pytest.raises(InputError, match="square"):
+        louvain(sp.csr_matrix(np.ones((2, 3))))
+    with pytest.raises(InputError):
+        louvain(nx.karate_club_graph(), resolution=-1)
+    with pytest.raises(InputError):
+        louvain(nx.karate_club_graph(), threshold=float("nan"))
+    with pytest.raises(InputError):
+        louvain(nx.karate_club_graph(), max_level=0)
+    with pytest.raises(InputError):
+        louvain("not a graph")
+    with pytest.raises(ValueError):                    # InputError is a ValueError
+        louvain(sp.csr_matrix(np.ones((2, 3))))
+
+
+# ------------------------------------------------------------------ heavier cases
+@pytest.mark.slow
+def test_delaunay_n16_within_two_percent():
+    A = mtx_graph("delaunay_n16.mtx")
+    r = louvain(A)
+    G = nx.from_scipy_sparse_array(A)
+    assert r.modularity >= 0.98 * nx_louvain_q(G, seeds=[0])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("det", [False, True])
+def test_gpu_large_sbm_and_mtx(det):
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(50, 400, 400)
+    k = len(sizes)
+    n = int(sizes.sum())
+    block = np.repeat(np.arange(k), sizes)
+    # sparse planted partition: ~12 intra and ~1 inter edges per vertex
+    m_in, m_out = 6 * n, n // 2
+    r_in = rng.integers(0, n, m_in)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    c_in = starts[block[r_in]] + (rng.random(m_in) * sizes[block[r_in]]).astype(int)
+    r_out, c_out = rng.integers(0, n, m_out), rng.integers(0, n, m_out)
+    r = np.concatenate([r_in, r_out])
+    c = np.concatenate([c_in, c_out])
+    A = sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, n))
+    A = A + A.T
+    A.data[:] = 1
+    A.setdiag(0)
+    A.eliminate_zeros()
+    res = louvain(A, device="gpu", deterministic=det)
+    assert res.modularity > 0.8
+    assert res.modularity == pytest.approx(res.device_modularity, abs=1e-4)
+    cpu = louvain(A, device="cpu", deterministic=det)
+    assert res.modularity >= 0.99 * cpu.modularity
+    if det:
+        assert np.array_equal(res.membership, cpu.membership)
+    for name in ("bcsstk13.mtx", "delaunay_n16.mtx"):
+        B = mtx_graph(name)
+        g = louvain(B, device="gpu", deterministic=det)
+        G = nx.from_scipy_sparse_array(B)
+        assert g.modularity == pytest.approx(nx_q(G, g), abs=1e-9)
+        assert g.modularity >= 0.98 * nx_louvain_q(G, seeds=[0])
