@@ -180,3 +180,11 @@ def test_inputs_not_modified_and_large_easy_generator():
                                                                   inst.mptr[1:51]))
     assert np.array_equal(stable_marriage(inst2, device=DEV).wife,
                           gale_shapley_sequential(inst)[0])
+
+
+@pytest.mark.parametrize("make", [lambda: easy_instance(3000, 2), lambda: hard_instance(40, 3)])
+def test_generator_cross_references_match_validation(make):
+    inst = make()
+    checked = MarriageInstance.from_arrays(inst.mptr, inst.mlist, inst.wptr, inst.wlist)
+    assert np.array_equal(inst.rank_w, checked.rank_w)
+    assert np.array_equal(inst.pos_m, checked.pos_m)

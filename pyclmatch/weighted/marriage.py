@@ -109,6 +109,18 @@ class MarriageInstance:
         self._cross()
 
     @classmethod
+    def _trusted(cls, mptr, mlist, wptr, wlist, rank_w, pos_m):
+        """An instance built by a generator that already knows the cross-references
+        (consistent by construction, so the O(L log) validation is skipped)."""
+        self = cls.__new__(cls)
+        self.n_men, self.n_women = int(mptr.size - 1), int(wptr.size - 1)
+        self.mptr, self.mlist = np.asarray(mptr, np.int64), np.asarray(mlist)
+        self.wptr, self.wlist = np.asarray(wptr, np.int64), np.asarray(wlist)
+        self.rank_w = np.asarray(rank_w, np.int32)
+        self.pos_m = np.asarray(pos_m, np.int32)
+        return self
+
+    @classmethod
     def from_arrays(cls, mptr, mlist, wptr, wlist):
         """Build from CSR arrays (validated like any input)."""
         return cls((np.asarray(mptr), np.asarray(mlist)), (np.asarray(wptr), np.asarray(wlist)),
@@ -392,12 +404,20 @@ def easy_instance(n, seed=0):
         k = np.bincount(men_of[keep], minlength=n)
         np.cumsum(k, out=mptr[1:])
         L = int(mptr[-1])
-    # women's lists: the transpose (a counting sort), then each list in random order
-    T = sp.csr_matrix((np.ones(L, np.int8), women, mptr), shape=(n, n)).tocsc()
+    # women's lists: the transpose (a counting sort) carrying each man's entry index, then
+    # each list in random order; the cross-references follow without any search
+    T = sp.csr_matrix((np.arange(L, dtype=np.int64), women, mptr), shape=(n, n)).tocsc()
     wptr = T.indptr.astype(np.int64)
     rnd = rng.integers(0, INDEX_MAX, L, dtype=np.int32)
-    _, wlist = _sort_rows_by(wptr, rnd, T.indices.astype(np.int32), INDEX_MAX)
-    return MarriageInstance.from_arrays(mptr, women, wptr, wlist)
+    _, pos_m = _sort_rows_by(wptr, rnd, T.data, INDEX_MAX)      # women's entry f -> men's e
+    del T, rnd
+    men_of = np.repeat(np.arange(n, dtype=np.int32), np.diff(mptr))
+    wlist = men_of[pos_m]
+    del men_of
+    rank_w = np.empty(L, np.int32)
+    rank_w[pos_m] = (np.arange(L, dtype=np.int64)
+                     - np.repeat(wptr[:-1], np.diff(wptr))).astype(np.int32)
+    return MarriageInstance._trusted(mptr, women, wptr, wlist, rank_w, pos_m)
 
 
 def hard_instance(n, seed=0):
@@ -409,7 +429,13 @@ def hard_instance(n, seed=0):
     rng = np.random.default_rng(seed)
     wr, mr = rng.permutation(n), rng.permutation(n)
     ptr = np.arange(n + 1, dtype=np.int64) * n
-    return MarriageInstance.from_arrays(ptr, np.tile(wr, n), ptr.copy(), np.tile(mr, n))
+    inv_w, inv_m = np.argsort(wr), np.argsort(mr)
+    # man m's entry i is woman wr[i], who ranks m at inv_m[m]; woman w's entry k is man
+    # mr[k], whose list holds w at position inv_w[w]
+    rank_w = np.repeat(inv_m.astype(np.int32), n)
+    pos_m = (ptr[:-1][np.tile(mr, n)] + np.repeat(inv_w, n)).astype(np.int64)
+    return MarriageInstance._trusted(ptr, np.tile(wr, n), ptr.copy(), np.tile(mr, n), rank_w,
+                                     pos_m)
 
 
 def smi_from_graph(G, **graph_params):
