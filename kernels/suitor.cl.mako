@@ -321,6 +321,11 @@ __kernel void reverse_edges(__global const offset_t *xadj, __global const index_
     }
 }
 
+/* Proposals of one round: every vertex u with a deficit d proposes to its d best eligible
+   partners (not yet proposed to, and u beats the worst of a full suitor list), chosen in one
+   scan of its list with a small sorted buffer of up to BS_CHUNK candidates (several scans only
+   when d > BS_CHUNK). */
+#define BS_CHUNK 8
 __kernel void bs_propose(__global const offset_t *xadj, __global const index_t *adj,
                          __global const float *wt, index_t n, __global const int *b,
                          __global const offset_t *bptr, __global const offset_t *slist,
@@ -333,25 +338,36 @@ __kernel void bs_propose(__global const offset_t *xadj, __global const index_t *
         int d = deficit[u];
         int made = 0;
         while (d > 0) {
-            float bw = 0.0f;
-            index_t bp = -1;
-            offset_t be = -1;
+            const int want = min(d, BS_CHUNK);
+            float cw[BS_CHUNK];
+            index_t cp[BS_CHUNK];
+            offset_t ce[BS_CHUNK];
+            int cnt = 0;
             for (offset_t j = xadj[u]; j < xadj[u + 1]; ++j) {
+                if (prop[j]) continue;
                 const index_t p = adj[j];
                 const float w = wt[j];
-                if (prop[j] || !BETTER(w, p, bw, bp)) continue;
+                if (cnt == want && !BETTER(w, p, cw[cnt - 1], cp[cnt - 1])) continue;
                 const int bsz = b[p];
                 if (bsz <= 0) continue;
                 if (ssize[p] >= bsz) {         /* p is full: u must beat its worst suitor */
                     const offset_t f = slist[bptr[p] + bsz - 1];
                     if (!BETTER(w, u, wt[f], adj[f])) continue;
                 }
-                bw = w; bp = p; be = j;
+                int k = (cnt < want) ? cnt++ : cnt - 1;   /* insert, dropping the last */
+                while (k > 0 && BETTER(w, p, cw[k - 1], cp[k - 1])) {
+                    cw[k] = cw[k - 1]; cp[k] = cp[k - 1]; ce[k] = ce[k - 1];
+                    --k;
+                }
+                cw[k] = w; cp[k] = p; ce[k] = j;
             }
-            if (be < 0) break;
-            prop[be] = 2;
-            touched[bp] = 1;
-            --d; ++made;
+            for (int k = 0; k < cnt; ++k) {
+                prop[ce[k]] = 2;
+                touched[cp[k]] = 1;
+            }
+            d -= cnt;
+            made += cnt;
+            if (cnt < want) break;          /* no further eligible partner */
         }
         deficit[u] = d;
         active[u] = 0;        /* until a rejection gives a deficit back */
