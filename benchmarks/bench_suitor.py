@@ -62,16 +62,17 @@ def networkit():
 
 
 def nk_graph(nk, g):
+    """The undirected weighted NetworKit graph of ``g`` (each edge once), from COO arrays."""
     u, v = g.src, g.indices
     keep = u < v
-    try:
-        return nk.graph.GraphFromCoo((g.w64[keep], (u[keep], v[keep])), n=g.n, weighted=True,
-                                     directed=False)
-    except Exception:
-        G = nk.Graph(g.n, weighted=True)
-        for a, b, w in zip(u[keep], v[keep], g.w64[keep]):
-            G.addEdge(int(a), int(b), float(w))
-        return G
+    data = (np.ascontiguousarray(g.w64[keep]),
+            (np.ascontiguousarray(u[keep], dtype=np.uint64),
+             np.ascontiguousarray(v[keep], dtype=np.uint64)))
+    make = getattr(nk, "GraphFromCoo", None) or getattr(nk.graph, "GraphFromCoo")
+    G = make(data, n=g.n, weighted=True, directed=False)
+    if G.numberOfEdges() != int(keep.sum()):
+        raise RuntimeError("NetworKit graph has the wrong edge count")
+    return G
 
 
 def time_nk(make, repeat):
