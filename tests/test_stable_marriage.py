@@ -188,3 +188,10 @@ def test_generator_cross_references_match_validation(make):
     checked = MarriageInstance.from_arrays(inst.mptr, inst.mlist, inst.wptr, inst.wlist)
     assert np.array_equal(inst.rank_w, checked.rank_w)
     assert np.array_equal(inst.pos_m, checked.pos_m)
+
+
+def test_generator_limits():
+    with pytest.raises(InputError, match="46340"):
+        hard_instance(50000)
+    with pytest.raises(InputError, match="positive"):
+        easy_instance(0)

@@ -274,3 +274,17 @@ def test_gpu_exact(algorithm):
             extra = {} if algorithm == "ld" else {"threads_per_vertex": tpv}
             res = weighted_matching(g, algorithm=algorithm, device="gpu", **extra)
             assert np.array_equal(res.mate, ref)
+
+
+def test_with_random_weights():
+    from pyclmatch.weighted import with_random_weights
+    A = sp.random(50, 50, density=0.1, random_state=3, format="csr")   # not symmetric
+    g1, g2 = with_random_weights(A, seed=0), with_random_weights(A, seed=0)
+    assert np.array_equal(g1.w64, g2.w64) and (g1.w64 > 0).all() and (g1.w64 < 1).all()
+    S = g1.csr
+    assert abs(S - S.T).max() == 0 and S.diagonal().sum() == 0
+    P = ((A + A.T) != 0).astype(int)
+    P.setdiag(0)
+    P.eliminate_zeros()
+    assert S.nnz == P.nnz
+    assert not np.array_equal(with_random_weights(A, seed=1).w64, g1.w64)

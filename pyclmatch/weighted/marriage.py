@@ -385,6 +385,9 @@ def easy_instance(n, seed=0):
     mptr = np.zeros(n + 1, np.int64)
     np.cumsum(k, out=mptr[1:])
     L = int(mptr[-1])
+    if L > INDEX_MAX or n > INDEX_MAX:
+        raise InputError(f"easy_instance({n}) would hold {L} preference entries; at most "
+                         f"2**31-1 are supported")
     women = rng.integers(0, n, L, dtype=np.int32)
     # drop repeated women within a man's list (keep the first draw): sort each list by woman
     srt_w, srt_pos = _sort_rows_by(mptr, women, np.arange(L, dtype=np.int64), n)
@@ -426,6 +429,9 @@ def hard_instance(n, seed=0):
     n = int(n)
     if n < 1:
         raise InputError("n must be positive")
+    if n * n > INDEX_MAX:
+        raise InputError(f"hard_instance({n}) would hold n^2 = {n * n} preference entries; "
+                         f"the device lists take at most 2**31-1 (n <= 46340)")
     rng = np.random.default_rng(seed)
     wr, mr = rng.permutation(n), rng.permutation(n)
     ptr = np.arange(n + 1, dtype=np.int64) * n
