@@ -93,6 +93,8 @@ def test_empty_and_unmatched():
     assert list(res.wife) == [-1, -1] and list(res.husband) == [-1]
     res = stable_marriage([[0], [0]], [[1, 0]], device=DEV)
     assert list(res.wife) == [-1, 0]
+    for alg in ALGS:       # one acceptable pair: the round loop's bound covers a whole batch
+        assert list(stable_marriage([[0]], [[0]], algorithm=alg, device=DEV).wife) == [0]
 
 
 def test_generators():

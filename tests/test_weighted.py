@@ -201,6 +201,13 @@ def test_other_errors():
         weighted_matching((np.array([-1]), np.array([1]), np.array([1.0])), device=DEV)
 
 
+def test_single_edge_all_algorithms():
+    for alg in ALGORITHMS:
+        res = weighted_matching((np.array([0]), np.array([1]), np.array([2.0])),
+                                algorithm=alg, device=DEV)
+        assert list(res.mate) == [1, 0] and res.weight == 2.0
+
+
 def test_empty_graph():
     res = weighted_matching(sp.csr_matrix((5, 5)), device=DEV)
     assert list(res.mate) == [-1] * 5 and res.cardinality == 0 and res.weight == 0.0

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import time
 
 import numpy as np
+import pyopencl as cl
 import pyopencl.array as cla
 import scipy.sparse as sp
 
@@ -107,6 +108,8 @@ class MarriageInstance:
         if self.mptr.size != self.n_men + 1 or self.wptr.size != self.n_women + 1:
             raise InputError("the number of lists does not match n_men / n_women")
         self._cross()
+        self.mlist = self.mlist.astype(np.int32)      # ids < 2**31: the device's type
+        self.wlist = self.wlist.astype(np.int32)
 
     @classmethod
     def _trusted(cls, mptr, mlist, wptr, wlist, rank_w, pos_m):
@@ -114,8 +117,8 @@ class MarriageInstance:
         (consistent by construction, so the O(L log) validation is skipped)."""
         self = cls.__new__(cls)
         self.n_men, self.n_women = int(mptr.size - 1), int(wptr.size - 1)
-        self.mptr, self.mlist = np.asarray(mptr, np.int64), np.asarray(mlist)
-        self.wptr, self.wlist = np.asarray(wptr, np.int64), np.asarray(wlist)
+        self.mptr, self.mlist = np.asarray(mptr, np.int64), np.asarray(mlist, np.int32)
+        self.wptr, self.wlist = np.asarray(wptr, np.int64), np.asarray(wlist, np.int32)
         self.rank_w = np.asarray(rank_w, np.int32)
         self.pos_m = np.asarray(pos_m, np.int32)
         return self
@@ -159,6 +162,12 @@ class MarriageInstance:
         self.rank_w[e] = f - self.wptr[self.mlist[e]]
         self.pos_m = np.empty(L, np.int32)
         self.pos_m[f] = e
+
+    def device_arrays(self):
+        """int32 copies of the offsets (made once) for the device; the lists are int32."""
+        if getattr(self, "_ptr32", None) is None:
+            self._ptr32 = (self.mptr.astype(np.int32), self.wptr.astype(np.int32))
+        return self._ptr32
 
     @property
     def entries(self):
@@ -296,15 +305,18 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
                                    name, handle.label, {"prepare": t_prepare}, {}, bool(verify))
         return res
     q = handle.queue
-    need = {"men lists": L * 4, "ranks": L * 4, "women lists": L * 4, "positions": L * 4,
+    need = {"men lists": L * 4, "ranks": L * 4, "women lists": L * 4,
+            "positions": L * 4 if name == "mcvitie-wilson" else 0,
             "offsets": (nm + nw + 2) * 4, "state": (2 * nm + 2 * nw) * 4}
     handle.check_fits(need, what="stable marriage instance")
     with sched.step("upload"):
-        mptr = cla.to_device(q, inst.mptr.astype(np.int32))
-        mlist = cla.to_device(q, inst.mlist.astype(np.int32))
+        mptr32, wptr32 = inst.device_arrays()
+        mptr = cla.to_device(q, mptr32)
+        mlist = cla.to_device(q, inst.mlist)
         rank_w = cla.to_device(q, inst.rank_w)
-        wptr = cla.to_device(q, inst.wptr.astype(np.int32))
-        wlist = cla.to_device(q, inst.wlist.astype(np.int32))
+        wptr = cla.to_device(q, wptr32)
+        wlist = cla.to_device(q, inst.wlist)
+        pos_m = cla.to_device(q, inst.pos_m) if name == "mcvitie-wilson" else None
         q.finish()
     with sched.step("build"):
         names = ("mcvitie_wilson",) if name == "mcvitie-wilson" else ("gale_shapley_round",)
@@ -315,7 +327,6 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
         srank = cla.empty(q, nw, np.int32)
         sched.fill("init", srank.data, INDEX_MAX)
         if name == "mcvitie-wilson":
-            pos_m = cla.to_device(q, inst.pos_m)
             count = cla.zeros(q, 1, np.int32)
             sched.launch("mcvitie-wilson", drv.kernel("mcvitie_wilson"), nm, drv.wg,
                          mptr.data, mlist.data, rank_w.data, np.int32(nm), wptr.data,
@@ -323,7 +334,8 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
             stats["proposals"] = int(sched.read("mcvitie-wilson", np.zeros(1, np.int32),
                                                 count.data)[0])
         else:
-            nextp = cla.to_device(q, inst.mptr[:-1].astype(np.int32))
+            nextp = cla.empty(q, nm, np.int32)       # each man starts at his list's head
+            cl.enqueue_copy(q, nextp.data, mptr.data, byte_count=nm * 4)
             free = cla.empty(q, nm, np.int32)
             sched.fill("init", free.data, 1)
             counts = [cla.empty(q, 1, np.int32) for _ in range(drv.batch)]
@@ -332,7 +344,7 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
             rounds = 0
             while True:
                 for i in range(drv.batch):
-                    sched.tick("gale-shapley rounds", L + 2)
+                    sched.tick("gale-shapley rounds", L + 2 + drv.batch)
                     sched.fill("gale-shapley", counts[i].data, 0)
                     sched.launch("gale-shapley", k, nm, drv.wg, mptr.data, mlist.data,
                                  rank_w.data, np.int32(nm), wptr.data, wlist.data, nextp.data,

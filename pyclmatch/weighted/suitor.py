@@ -141,7 +141,7 @@ class SuitorMatcher(_Family):
         self._counters = counters
         self._sched = sched
         stats = {"sync_iterations": 0}
-        bound = 4 * (self.g.nnz + n) + 16
+        bound = 4 * (self.g.nnz + n) + 16 + self.batch + self.lb_rounds
         if self.variant in ("synclb", "hybrid"):
             # load-balanced iterations: the pending vertices are pooled into a dense list and
             # dealt evenly over the groups (and inside each work-group); one read per
@@ -265,7 +265,7 @@ class LocallyDominantMatcher(_Family):
         while True:
             for i in range(self.batch):
                 sched.fill("ld", counts[i].data, 0)
-                sched.tick("ld steps", n + 2)
+                sched.tick("ld steps", n + 2 + self.batch)
                 sched.launch("ld", kp, gs, self.wg, dg.xadj.data, dg.adj.data, dg.wt.data, nn,
                              mate.data, cand.data, dirty.data)
                 sched.launch("ld", km, gs, self.wg, nn, cand.data, mate.data, newly.data,
@@ -329,7 +329,7 @@ class BSuitorMatcher(_Family):
         nn = np.int32(n)
         gs = self.gsize(n)
         rounds = 0
-        bound = int(bptr_h[-1]) + g.nnz + 4
+        bound = int(bptr_h[-1]) + g.nnz + 4 + self.batch
         while True:
             for i in range(self.batch):
                 sched.tick("b-suitor rounds", bound)
