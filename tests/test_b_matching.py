@@ -1,4 +1,6 @@
 """b-Suitor against the exact sequential greedy b-matching, and the input checks."""
+import os
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -8,7 +10,8 @@ from pyclmatch.errors import InputError, VerificationError
 from pyclmatch.weighted import (as_weighted_graph, b_matching, greedy_b_matching,
                                 verify_b_matching, weighted_matching)
 
-DEV = "cpu"
+#: the device of the default (PoCL) run; PYCLMATCH_TEST_DEVICE=gpu runs every case on a GPU
+DEV = os.environ.get("PYCLMATCH_TEST_DEVICE", "cpu")
 
 
 def graph(n, density, seed, ties=False):

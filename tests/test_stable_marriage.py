@@ -1,5 +1,7 @@
 """Stable marriage (SMI): McVitie-Wilson and parallel Gale-Shapley against the sequential
 Gale-Shapley (the man-optimal solution is unique), stability checks, generators, Lemma 3.1."""
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
@@ -10,7 +12,8 @@ from pyclmatch.weighted import (MarriageInstance, as_weighted_graph, easy_instan
                                 hard_instance, smi_from_graph, stable_marriage,
                                 verify_stable_marriage)
 
-DEV = "cpu"
+#: the device of the default (PoCL) run; PYCLMATCH_TEST_DEVICE=gpu runs every case on a GPU
+DEV = os.environ.get("PYCLMATCH_TEST_DEVICE", "cpu")
 ALGS = ["mcvitie-wilson", "gale-shapley"]
 
 

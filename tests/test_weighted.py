@@ -1,5 +1,7 @@
 """Half-approximate weighted matching (GPU-Suitor variants and LD) against the exact greedy
 oracle, networkx's optimum, and the input checks."""
+import os
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -10,7 +12,8 @@ from pyclmatch.weighted import (ALGORITHMS, as_weighted_graph, greedy_matching,
                                 greedy_matching_sequential, verify_weighted_matching,
                                 weighted_matching)
 
-DEV = "cpu"
+#: the device of the default (PoCL) run; PYCLMATCH_TEST_DEVICE=gpu runs every case on a GPU
+DEV = os.environ.get("PYCLMATCH_TEST_DEVICE", "cpu")
 
 
 def sym_graph(n, density, seed, weights="uniform"):
