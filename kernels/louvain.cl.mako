@@ -146,6 +146,25 @@ __kernel void vertex_strength(index_t n, __global const offset_t *vertices,
     }
 }
 
+/* Input check on the device (before any move): the graph must be undirected, i.e. entry
+   (i, j, w) has a twin (j, i, w). Rows are sorted, so each entry binary-searches its twin;
+   any failure sets flags[bad_at] (the host raises InputError). */
+__kernel void check_symmetric(offset_t nnz, __global const offset_t *vertices,
+                              __global const index_t *edges, __global const weight_t *weights,
+                              __global const index_t *src, __global int *flags, int bad_at)
+{
+    for (offset_t e = get_global_id(0); e < nnz; e += get_global_size(0)) {
+        const index_t i = src[e], j = edges[e];
+        offset_t lo = vertices[j], hi = vertices[j + 1];
+        while (lo < hi) {
+            offset_t mid = lo + (hi - lo) / 2;
+            if (edges[mid] < i) lo = mid + 1; else hi = mid;
+        }
+        if (lo >= vertices[j + 1] || edges[lo] != i || weights[lo] != weights[e])
+            flags[bad_at] = 1;
+    }
+}
+
 /* Start of a modularity optimization phase: C[i] = i, a_C(i) = k_i, every community of size 1. */
 __kernel void init_communities(index_t n, __global index_t *C, __global const weight_t *k,
                                __global weight_t *ac, __global index_t *csize)

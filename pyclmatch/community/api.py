@@ -60,13 +60,17 @@ class LouvainResult:
         return e / t if t > 0 else float("nan")
 
 
-def _as_symmetric_csr(G):
-    """Validate ``G`` and return ``(csr float64 with zeros removed, nodes or None)``."""
+def _as_symmetric_csr(G, check_symmetric=True):
+    """Validate ``G`` and return ``(canonical csr with no explicit zeros, nodes or None,
+    symmetry_checked)``. The data keeps its dtype (bool becomes int8). With
+    ``check_symmetric=False`` the (costly, O(nnz) transpose) symmetry test is left to the
+    device, which checks every entry's twin before running (networkx graphs need none)."""
     nodes = None
     try:
         import networkx as nx
     except ImportError:   # pragma: no cover
         nx = None
+    symmetric = False
     if nx is not None and isinstance(G, nx.Graph):
         if G.is_directed():
             raise InputError("louvain needs an undirected graph; got a directed networkx graph "
@@ -74,6 +78,7 @@ def _as_symmetric_csr(G):
         nodes = list(G.nodes)
         A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight="weight", dtype=np.float64,
                                      format="csr")
+        symmetric = True
     elif sp.issparse(G):
         A = G
     else:
@@ -91,34 +96,45 @@ def _as_symmetric_csr(G):
         raise InputError("complex edge weights are not supported")
     if A.dtype.kind not in "biuf":
         raise InputError(f"edge weights must be numbers, got dtype {A.dtype}")
-    A = sp.csr_matrix(A, dtype=np.float64, copy=True)
-    A.sum_duplicates()
-    if A.nnz and not np.all(np.isfinite(A.data)):
-        bad = "NaN" if np.isnan(A.data).any() else "infinite"
+    A = sp.csr_matrix(A) if not isinstance(A, sp.csr_matrix) else A
+    if A.dtype.kind == "b":
+        A = sp.csr_matrix(A, dtype=np.int8)
+    if not A.has_canonical_format:
+        A = A.copy()
+        A.sum_duplicates()
+    data = A.data
+    if data.size and data.dtype.kind == "f" and not np.isfinite(data).all():
+        bad = "NaN" if np.isnan(data).any() else "infinite"
         raise InputError(f"the graph has {bad} edge weights")
-    if A.nnz and (A.data < 0).any():
-        raise InputError(f"the graph has negative edge weights (min {A.data.min():g}); "
+    if data.size and data.dtype.kind in "if" and data.min() < 0:
+        raise InputError(f"the graph has negative edge weights (min {data.min():g}); "
                          "modularity needs non-negative weights")
-    A.eliminate_zeros()
+    if data.size and not data.all():
+        A = A.copy()
+        A.eliminate_zeros()
     if A.shape[0] > np.iinfo(np.int32).max or A.nnz > np.iinfo(np.int32).max:
         raise InputError("graphs with more than 2**31-1 vertices or stored entries are not "
                          "supported")
-    D = (A - A.T).tocsr()
-    D.eliminate_zeros()
-    if D.nnz:
-        scale = max(1.0, float(abs(A).max()))
-        if abs(D).max() > 1e-12 * scale:
-            raise InputError("the adjacency matrix is not symmetric: louvain needs an "
-                             "undirected graph (symmetrize it, e.g. A + A.T, or pass "
-                             "a networkx Graph)")
-    A.sort_indices()
-    return A, nodes
+    if check_symmetric and not symmetric:
+        _check_symmetric_host(A)
+        symmetric = True
+    return A, nodes, symmetric
+
+
+def _check_symmetric_host(A):
+    T = A.tocsc()     # = A.T in CSR layout, rows sorted within each column
+    if np.array_equal(A.indptr, T.indptr) and np.array_equal(A.indices, T.indices):
+        diff = np.abs(A.data.astype(np.float64) - T.data.astype(np.float64))
+        if not diff.size or diff.max() <= 1e-12 * max(1.0, float(np.abs(A.data).max())):
+            return
+    raise InputError("the adjacency matrix is not symmetric: louvain needs an undirected "
+                     "graph (symmetrize it, e.g. A + A.T, or pass a networkx Graph)")
 
 
 def modularity(A, membership, resolution=1.0):
     """Eq. (1) of the input graph for ``membership`` on the host, in float64, with networkx's
     conventions (a diagonal entry is a self-loop of that weight, counted twice in degrees)."""
-    A, _ = _as_symmetric_csr(A)
+    A = _as_symmetric_csr(A)[0]
     memb = np.asarray(membership, np.int64)
     return _modularity_csr(A, memb, resolution)
 
@@ -127,8 +143,9 @@ def _modularity_csr(A, memb, resolution):
     n = A.shape[0]
     if memb.shape != (n,):
         raise InputError(f"membership has shape {memb.shape}, expected ({n},)")
-    rows = np.repeat(np.arange(n), np.diff(A.indptr))
-    w = A.data * np.where(rows == A.indices, 2.0, 1.0)
+    rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(A.indptr))
+    w = A.data.astype(np.float64)
+    w[rows == A.indices] *= 2.0
     m2 = w.sum()
     if m2 == 0:
         return 0.0
@@ -195,8 +212,11 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
     return_levels : bool
         Also return the membership after every level.
     verify : bool
-        Recompute the modularity on the host and check the device's value against it
-        (raises :class:`~pyclmatch.errors.VerificationError` on a mismatch).
+        Recompute the modularity on the host (float64, from the input graph) and check the
+        device's value against it (raises :class:`~pyclmatch.errors.VerificationError` on a
+        mismatch); ``modularity`` is then the host's value. ``False`` skips this O(m) host
+        pass and reports the device's value. Symmetry is checked on the device either way
+        (every entry looks up its twin before any move).
     progress : callable or bool, optional
         Progress reports for long runs.
     work_group_size, move_buckets, merge_buckets, bin_limit
@@ -221,7 +241,7 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
         ``counters`` (levels, iterations per level, launches, read-backs).
     """
     t_start = time.perf_counter()
-    A, nodes = _as_symmetric_csr(G)
+    A, nodes, sym_checked = _as_symmetric_csr(G, check_symmetric=False)
     n = A.shape[0]
     res = float(resolution)
     if not math.isfinite(res) or res < 0:
@@ -239,25 +259,33 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
         perm = np.random.default_rng(seed).permutation(n)
         A = A[perm][:, perm].tocsr()
         A.sort_indices()
-    rows = np.repeat(np.arange(n), np.diff(A.indptr))
-    diag = rows == A.indices
-    w = A.data * np.where(diag, 2.0, 1.0)        # self-loops doubled: k_i = row sum
-    m2 = float(w.sum())
-    counters = {"input_edges": int((A.nnz + int(diag.sum())) // 2),
-                "input_vertices": int(n)}
+    w = A.data
+    loops = A.diagonal() if n else np.zeros(0)
+    n_loops = int(np.count_nonzero(loops))
+    if n_loops:     # self-loops doubled: k_i = row sum, 2m = sum of all entries
+        rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(A.indptr))
+        w = w.astype(np.float64)
+        w[rows == A.indices] *= 2.0
+        del rows
+    m2 = float(w.sum(dtype=np.float64))
+    counters = {"input_edges": int((A.nnz + n_loops) // 2), "input_vertices": int(n)}
     if m2 == 0 or n == 0:
         memb = np.arange(n, dtype=np.int64)
+        if n and not sym_checked:
+            _check_symmetric_host(A)
         q = _modularity_csr(A, memb, res) if n else 0.0
         return LouvainResult(memb, q, q, n, [memb.copy()] if return_levels else [], res,
                              bool(deterministic), handle.label, nodes,
                              {"total": time.perf_counter() - t_start}, counters)
     if deterministic:
         wtype = "int"
-        if np.all(w == np.round(w)) and m2 <= FIXED_POINT_TOTAL:
+        integral = w.dtype.kind in "iu" or bool(np.all(w == np.round(w)))
+        if integral and m2 <= FIXED_POINT_TOTAL:
             scale = 1.0
+            wq = w.astype(np.int64)
         else:
             scale = 2.0 ** math.floor(math.log2(FIXED_POINT_TOTAL / m2))
-        wq = np.floor(w * scale).astype(np.int64)
+            wq = np.floor(w.astype(np.float64) * scale).astype(np.int64)
         if wq.sum() > FIXED_POINT_TOTAL:      # cannot happen, but never overflow
             raise InputError("the total weight does not fit the fixed-point range")
         weights = wq.astype(np.int32)
@@ -265,13 +293,14 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
         counters["fixed_point_scale"] = scale
         if m2_dev == 0:
             raise InputError("every edge weight rounds to 0 in fixed point")
+        del wq
     else:
         wtype = "float"
         scale = 1.0
         if m2 > 2.0 ** 100 or m2 < 2.0 ** -100:   # keep float32 sums in range
             scale = 2.0 ** (-math.floor(math.log2(m2)))
-        weights = (w * scale).astype(np.float32)
-        m2_dev = float(weights.astype(np.float64).sum())
+        weights = w.astype(np.float32) if scale == 1.0 else (w * scale).astype(np.float32)
+        m2_dev = float(weights.sum(dtype=np.float64))
     sched = Scheduler(handle, progress=progress, label="louvain")
     dl = DeviceLouvain(handle, wtype, work_group_size=work_group_size,
                        move_buckets=move_buckets, merge_buckets=merge_buckets)
@@ -280,25 +309,26 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
     memb, q_dev, levels, stats = dl.run(
         A.indptr, A.indices, weights, m2_dev, sched, resolution=res, thresholds=thresholds,
         bin_limit=int(bin_limit), max_level=max_level, return_levels=return_levels,
-        subrounds=subrounds)
+        subrounds=subrounds, check_symmetric=not sym_checked)
     if perm is not None:
         inv = np.empty(n, np.int64)
         inv[perm] = np.arange(n)
         memb = memb[inv]
         levels = [lv[inv] for lv in levels]
     k = int(memb.max()) + 1 if n else 0
-    t0 = time.perf_counter()
-    q_host = _modularity_csr(A_in, memb, res)
+    q_host = q_dev
     if verify:
+        t0 = time.perf_counter()
         used = np.bincount(memb, minlength=k)
         if memb.min() < 0 or (used == 0).any():
             raise VerificationError("the membership is not numbered 0..k-1")
+        q_host = _modularity_csr(A_in, memb, res)
         tol = 1e-9 if deterministic else 1e-4
         if abs(q_host - q_dev) > tol + 1e-6 * abs(q_host):
             raise VerificationError(
                 f"device modularity {q_dev!r} differs from the host's {q_host!r} for the "
                 f"returned partition")
-    sched.wall["verify"] += time.perf_counter() - t0
+        sched.wall["verify"] += time.perf_counter() - t0
     timings = sched.timings()
     timings["total"] = time.perf_counter() - t_start
     counters.update(stats)

@@ -13,7 +13,7 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 
-from ..errors import DeviceMemoryError
+from ..errors import InputError
 from .hashing import (PAPER_MERGE_BUCKETS, PAPER_MOVE_BUCKETS, bucket_specs, table_size)
 
 TEMPLATE = "louvain.cl.mako"
@@ -117,7 +117,7 @@ class DeviceLouvain:
     # -- one run ----------------------------------------------------------------------------
     def run(self, indptr, indices, weights, m2, sched, resolution=1.0, thresholds=(1e-2, 1e-6),
             bin_limit=100_000, max_level=None, return_levels=False, max_iterations=None,
-            subrounds=None, max_subrounds=32, small_subrounds=4):
+            subrounds=None, max_subrounds=32, small_subrounds=4, check_symmetric=True):
         """Louvain on the CSR graph (self-loops doubled, ``weights`` of dtype ``self.wdt``)
         with total entry weight ``m2`` (= 2m). Returns ``(membership, q, levels, stats)``."""
         h, q = self.handle, self.handle.queue
@@ -141,15 +141,19 @@ class DeviceLouvain:
             w = cla.to_device(q, weights)
             k = cla.empty(q, n, self.wdt)
             src = cla.empty(q, max(nnz, 1), np.int32)
-            flags = cla.zeros(q, 8, np.int32)
+            flags = cla.zeros(q, 16, np.int32)
             accs = cla.zeros(q, 2, self.acc_dt)
-            host_flags = np.zeros(8, np.int32)
+            host_flags = np.zeros(16, np.int32)
             host_accs = np.zeros(2, self.acc_dt)
             memb = cla.arange(q, n0, dtype=np.int32)
             q.finish()
         kn = self.kernel
         sched.launch("strength", kn("vertex_strength"), self._vgrid(n), gw,
                      np.int32(n), vertices.data, w.data, k.data, src.data)
+        if check_symmetric:     # flags[15] is read back with the first bucket sizes
+            sched.launch("strength", kn("check_symmetric"), self._vgrid(nnz), gw,
+                         np.int32(nnz), vertices.data, edges.data, w.data, src.data,
+                         flags.data, np.int32(15))
         maxdeg = int(np.diff(indptr).max()) if n else 0
         levels = []
         q_level = None
@@ -204,6 +208,10 @@ class DeviceLouvain:
                              np.int32(len(self.move) + 1), flags.data)
                 sched.read("partition", host_flags, flags.data)
                 ends = host_flags[:len(self.move) + 1].copy()
+                if level == 0 and check_symmetric and host_flags[15]:
+                    raise InputError("the adjacency matrix is not symmetric: louvain needs "
+                                     "an undirected graph (symmetrize it, e.g. A + A.T, or "
+                                     "pass a networkx Graph)")
                 del ids, keys, skeys
             cap = table_size(maxdeg)
             q_old = modularity(C, ac) if q_level is None else q_level
