@@ -140,6 +140,24 @@ def bench_graph(name, A, args, nk, log):
         row[alg] = d
         log(f"  {alg}: match {d['match_s']:.4f}s e2e {d['e2e_s']:.4f}s "
             f"({d['medges_per_s_match']:.0f} Medges/s) greedy={exact}")
+    if args.sweep and "suitor-nosync" in row and "error" not in row["suitor-nosync"]:
+        # GPU-Suitor geometry (Paper I, Section 5.3): lanes per vertex x vertices per group
+        sweep = {}
+        for tpv in (4, 8, 16, 32):
+            for vpg in (4, 8, 32):
+                ts = []
+                for _ in range(1 + args.repeat // 2):
+                    r = weighted_matching(g, device=args.device, verify=False,
+                                          threads_per_vertex=tpv, vertices_per_group=vpg,
+                                          keep_on_device=True)
+                    ts.append(r.timings["match"])
+                    if first is not None and not np.array_equal(r.mate, first):
+                        sweep["mismatch"] = f"tpv={tpv} vpg={vpg}"
+                sweep[f"tpv{tpv}-vpg{vpg}"] = med(ts[1:] or ts)
+        release_device_graph(g)
+        row["sweep_match_s"] = sweep
+        best = min((k for k in sweep if k.startswith("tpv")), key=sweep.get)
+        log(f"  sweep: best {best} {sweep[best]:.4f}s")
     if args.b:
         try:
             warm = b_matching(g, args.b, device=args.device, verify=True)
@@ -261,6 +279,17 @@ def markdown(meta, rows, sm_rows, args):
             L.append(f"| {r['graph']} | {fmt(d.get('match_s'))} | {fmt(d.get('e2e_s'))} | "
                      f"{d.get('rounds', '-')} | {fmt(r.get(f'networkit_bsuitor_b{args.b}_s'), 3)} | "
                      f"{fmt(anc, 2)} | {_ratio(anc, d.get('e2e_s'))} |")
+    swept = [r for r in rows if r.get("sweep_match_s")]
+    if swept:
+        keys = [k for k in swept[0]["sweep_match_s"] if k.startswith("tpv")]
+        L += ["", "## GPU-Suitor geometry sweep (suitor-nosync match s; threads_per_vertex x "
+              "vertices_per_group, work_group_size default)", "",
+              "| graph | " + " | ".join(keys) + " | best |", "|" + "---|" * (len(keys) + 2)]
+        for r in swept:
+            sw = r["sweep_match_s"]
+            best = min(keys, key=lambda k: sw.get(k, float("inf")))
+            L.append(f"| {r['graph']} | " + " | ".join(fmt(sw.get(k)) for k in keys)
+                     + f" | {best}{' (MISMATCH ' + sw['mismatch'] + ')' if 'mismatch' in sw else ''} |")
     if sm_rows:
         L += ["", "## Stable marriage (Paper IV instances)", "",
               "| instance | n | entries | generate s | python GS s | McVitie-Wilson match s | "
@@ -289,6 +318,8 @@ def main(argv=None):
     ap.add_argument("--no-mtx", action="store_true", help="skip the shared Matrix Market files")
     ap.add_argument("--algorithms", default=",".join(SUITOR_ALGS))
     ap.add_argument("--b", type=int, default=3, help="b of the b-Suitor runs (0: none)")
+    ap.add_argument("--sweep", action="store_true",
+                    help="also time suitor-nosync over threads_per_vertex x vertices_per_group")
     ap.add_argument("--repeat", type=int, default=None)
     ap.add_argument("--numpy-max-edges", type=float, default=4e7)
     ap.add_argument("--sm-easy", default=None, help="comma-separated n of easy instances")
