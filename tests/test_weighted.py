@@ -198,6 +198,8 @@ def test_other_errors():
     with pytest.raises(InputError, match="different weights"):
         weighted_matching((np.array([0, 1]), np.array([1, 0]), np.array([1.0, 2.0])),
                           device=DEV)
+    with pytest.raises(InputError, match="local memory"):
+        weighted_matching(sym_graph(20, 0.3, 1), device=DEV, vertices_per_group=10 ** 6)
     with pytest.raises(InputError, match="power of two"):
         weighted_matching(sym_graph(20, 0.3, 1), device=DEV, threads_per_vertex=3)
     with pytest.raises(InputError, match="negative"):

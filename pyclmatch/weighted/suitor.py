@@ -51,6 +51,11 @@ class _Family:
             raise ValueError("vertices_per_group must be >= 1")
         self.wg, self.tpv, self.vpg, self.mode = wg, tpv, vpg, mode
         self.groups_per_wg = wg // tpv
+        local = self.groups_per_wg * (vpg * 12 + 4) + wg * 12 + 4   # gpu_suitor's __local
+        if local > handle.local_mem:
+            raise ValueError(f"vertices_per_group={vpg} with {self.groups_per_wg} groups per "
+                             f"work-group needs {local} bytes of local memory; the device has "
+                             f"{handle.local_mem}")
         self.values = dict(index_t="int", offset_t="int", mode=mode, threads_per_vertex=tpv,
                            vertices_per_group=vpg, work_group_size=wg)
         self.ct_items = handle.constant_grid(wg)
