@@ -246,7 +246,9 @@ class DeviceLouvain:
                                  self._vgrid(b1 - b0), gw, vset.data, np.int32(b0),
                                  np.int32(b1), C.data, newComm.data, k.data, ac.data,
                                  csize.data, np.uint32(nsub), np.uint32(sub))
-                if self.wtype == "float":   # bound the drift of the incremental float a_c
+                if self.wtype == "float" and n <= bin_limit:
+                    # bound the drift of the incremental float a_c (on large graphs once per
+                    # phase: the CAS-loop float atomics contend on big communities)
                     self._recount(C, k, ac, csize, n, sched)
                 q_new = modularity(C, ac)
                 trace.append(q_new)
@@ -265,6 +267,9 @@ class DeviceLouvain:
                 q_old = q_new
                 if gain <= thr:
                     break
+            if self.wtype == "float" and n > bin_limit:
+                self._recount(C, k, ac, csize, n, sched)
+                q_old = modularity(C, ac)
             t_done = time.perf_counter()
             if level == 0:
                 sched.wall["optimize:level0"] += t_done - t_opt
