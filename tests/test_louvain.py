@@ -111,6 +111,37 @@ def test_disconnected_cliques_and_isolated_vertices_and_self_loops():
     assert r.modularity == pytest.approx(nx_q(G, r), abs=1e-9)
 
 
+# ------------------------------------------------------------------ aggregation = M^T A M
+@pytest.mark.parametrize("det", [False, True])
+def test_aggregated_graph_is_the_community_quotient(monkeypatch, det):
+    """Algorithm 3 on the device (all three mergeCommunity buckets, global tables included:
+    R-MAT hubs) gives the quotient graph M^T A M, self-loops (kept doubled) included."""
+    import pyclmatch.community.driver as drv
+    from pyclmatch import generators
+    orig = drv.DeviceLouvain.__init__
+
+    def init(self, *a, **k):
+        orig(self, *a, **k)
+        self.debug = True
+    monkeypatch.setattr(drv.DeviceLouvain, "__init__", init)
+    A = generators.kron(11).astype(np.float64)
+    A = (A + sp.diags((np.arange(A.shape[0]) % 7 == 0).astype(float))).tocsr()  # loops
+    A.data[:] = 1
+    r = louvain(A, return_levels=True, max_level=2, deterministic=det, threshold=1e-3)
+    m0 = r.levels[0]
+    k = int(m0.max()) + 1
+    M = sp.csr_matrix((np.ones(m0.size), (np.arange(m0.size), m0)), shape=(m0.size, k))
+    Agg = (M.T @ (A + sp.diags(A.diagonal())) @ M).toarray()
+    vp, e, w, kk = r.counters["graphs"][0]
+    assert max(np.diff(vp)) > 479 or (np.bincount(m0) > 1).any()
+    D = np.zeros((k, k))
+    for u in range(k):
+        np.add.at(D[u], e[vp[u]:vp[u + 1]], w[vp[u]:vp[u + 1]])
+        assert len(set(e[vp[u]:vp[u + 1]].tolist())) == vp[u + 1] - vp[u]   # merged edges
+    assert np.array_equal(D, Agg)
+    assert np.allclose(kk, Agg.sum(1))
+
+
 # ------------------------------------------------------------------ hierarchy, options
 def test_levels_and_max_level():
     G = nx.les_miserables_graph()

@@ -46,7 +46,10 @@ class DeviceLouvain:
         self.groups_max = max(1, handle.compute_units * int(
             groups_per_cu or (8 if handle.is_cpu else 16)))
         self.table_budget = int(table_budget or min(512 << 20, handle.global_mem // 16))
-        self.grid = handle.constant_grid(wg)
+        # grid of the strided per-vertex / per-entry kernels: the engine's constant grid on
+        # CPUs; on GPUs enough work-items to fill every compute unit (16 groups each)
+        self.grid = (handle.constant_grid(wg) if handle.is_cpu
+                     else max(handle.constant_grid(wg), handle.compute_units * 16 * wg))
         self._tables = None
         self.debug = False
 
