@@ -12,6 +12,11 @@
   weight of a self-loop stored doubled so that k_i = sum of row i and 2m = sum of all entries.
   Scores of Eq. (2) are computed in double, multiplied by 2m^2, with FP_CONTRACT OFF so that
   every device rounds them the same way:  score(c) = 2m * e_{i->c} - resolution * k_i * a_c.
+  a_c (ac) is kept as a 31-bit fixed-point int in both modes: a_c = ac * ac_unit with
+  ac_unit = 2^-s (1 for unweighted and deterministic runs), kq[i] = k_i / ac_unit rounded, so
+  its updates are native integer atomics, exact and free of the CAS-loop contention that many
+  vertices joining one community would cause (the hash-table weights keep the paper's float
+  atomic add).
 </%doc>
 <%!
 from pyclmatch.community.hashing import TABLE_PRIMES
@@ -134,6 +139,7 @@ inline int in_subround(index_t i, uint nsub, uint sub)
    entry (used by the modularity reduction of Eq. 1). */
 __kernel void vertex_strength(index_t n, __global const offset_t *vertices,
                               __global const weight_t *weights, __global weight_t *k,
+                              __global int *kq, double ac_scale,
                               __global index_t *src)
 {
     FOR_EACH_VERTEX(i, n) {
@@ -143,6 +149,7 @@ __kernel void vertex_strength(index_t n, __global const offset_t *vertices,
             src[e] = i;
         }
         k[i] = s;
+        kq[i] = (int)rint((double)s * ac_scale);
     }
 }
 
@@ -166,24 +173,24 @@ __kernel void check_symmetric(offset_t nnz, __global const offset_t *vertices,
 }
 
 /* Start of a modularity optimization phase: C[i] = i, a_C(i) = k_i, every community of size 1. */
-__kernel void init_communities(index_t n, __global index_t *C, __global const weight_t *k,
-                               __global weight_t *ac, __global index_t *csize)
+__kernel void init_communities(index_t n, __global index_t *C, __global const int *kq,
+                               __global int *ac, __global index_t *csize)
 {
     FOR_EACH_VERTEX(i, n) {
         C[i] = i;
-        ac[i] = k[i];
+        ac[i] = kq[i];
         csize[i] = 1;
     }
 }
 
 /* Alg. 1 line 11 (compute a_c), from scratch: ac and csize are zero-filled before. */
 __kernel void accumulate_communities(index_t n, __global const index_t *C,
-                                     __global const weight_t *k, __global weight_t *ac,
+                                     __global const int *kq, __global int *ac,
                                      __global index_t *csize)
 {
     FOR_EACH_VERTEX(i, n) {
         index_t c = C[i];
-        atomic_add_w__global(&ac[c], k[i]);
+        atomic_add(&ac[c], kq[i]);
         atomic_inc(&csize[c]);
     }
 }
@@ -219,7 +226,7 @@ __kernel void bucket_ends(index_t n, __global const int *sorted_keys,
    vertex takes k_i from its old community to its new one. */
 __kernel void update_communities(__global const index_t *vset, int set_begin, int set_end,
                                  __global index_t *C, __global const index_t *newComm,
-                                 __global const weight_t *k, __global weight_t *ac,
+                                 __global const int *kq, __global int *ac,
                                  __global index_t *csize, uint nsub, uint sub)
 {
     for (int idx = set_begin + get_global_id(0); idx < set_end; idx += get_global_size(0)) {
@@ -228,8 +235,8 @@ __kernel void update_communities(__global const index_t *vset, int set_begin, in
         index_t o = C[i], c = newComm[i];
         if (o != c) {
             C[i] = c;
-            atomic_add_w__global(&ac[o], -k[i]);
-            atomic_add_w__global(&ac[c], k[i]);
+            atomic_sub(&ac[o], kq[i]);
+            atomic_add(&ac[c], kq[i]);
             atomic_dec(&csize[o]);
             atomic_inc(&csize[c]);
         }
@@ -246,7 +253,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end,
                         __global const offset_t *vertices, __global const index_t *edges,
                         __global const weight_t *weights, __global const index_t *C,
-                        __global const weight_t *k, __global const weight_t *ac,
+                        __global const weight_t *k, __global const int *kq,
+                        __global const int *ac, double ac_unit,
                         __global const index_t *csize, __global index_t *newComm,
                         double m2, double resolution,
                         __global int *g_keys, __global weight_t *g_vals, int g_cap,
@@ -292,12 +300,14 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         /* line 14, per work-item: the best community among its slots by Eq. (2) */
         const double ki = active ? (double)k[i] : 0.0;
+        const double kiq = active ? (double)kq[i] * ac_unit : 0.0;
         double best = 0.0;
         int bestc = EMPTY;
         for (int s = lane; s < size; s += ${T}) {
             const int c = keys[s];
             const int cand = c != EMPTY && c != ci;
-            const double score = cand ? m2 * (double)vals[s] - resolution * ki * (double)ac[c]
+            const double score = cand ? m2 * (double)vals[s]
+                                        - resolution * ki * ((double)ac[c] * ac_unit)
                                       : 0.0;
             if (cand && better(score, c, best, bestc)) { best = score; bestc = c; }
         }
@@ -328,7 +338,7 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
             index_t target = ci;
             int bc = red_comm${b}[lid];
             if (bc != EMPTY) {
-                double own = m2 * e_own - resolution * ki * ((double)ac[ci] - ki);
+                double own = m2 * e_own - resolution * ki * ((double)ac[ci] * ac_unit - kiq);
                 if (red_score${b}[lid] > own) {
                     /* singleton rule (Section 4, after Lu et al.): a vertex alone in its
                        community joins another singleton only if C[j] < C[i] (the host turns
@@ -371,8 +381,9 @@ __kernel void order_vertices(index_t n, __global const index_t *C, __global inde
    the aggregation buckets (comDegree, clamped; empty communities get key 0 = no work). */
 __kernel void new_vertices(index_t n, __global const index_t *comSize,
                            __global const offset_t *comDegree, __global const index_t *newID,
-                           __global const weight_t *ac, __global index_t *old_of_new,
-                           __global weight_t *k_new, __global int *ids, __global int *keys,
+                           __global const int *ac, double ac_unit,
+                           __global index_t *old_of_new, __global weight_t *k_new,
+                           __global int *kq_new, __global int *ids, __global int *keys,
                            int key_max)
 {
     FOR_EACH_VERTEX(c, n) {
@@ -381,7 +392,8 @@ __kernel void new_vertices(index_t n, __global const index_t *comSize,
         keys[c] = d < key_max ? (int)d : key_max;
         if (comSize[c] > 0) {
             old_of_new[newID[c]] = c;
-            k_new[newID[c]] = ac[c];
+            k_new[newID[c]] = (weight_t)((double)ac[c] * ac_unit);
+            kq_new[newID[c]] = ac[c];
         }
     }
 }

@@ -301,6 +301,11 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
             scale = 2.0 ** (-math.floor(math.log2(m2)))
         weights = w.astype(np.float32) if scale == 1.0 else (w * scale).astype(np.float32)
         m2_dev = float(weights.sum(dtype=np.float64))
+    # a_c is accumulated in 31-bit fixed point (native integer atomics, exact): the largest
+    # power-of-two scale keeping the sum of the rounded k_i below 2**31
+    ac_scale = 1.0 if deterministic else \
+        2.0 ** math.floor(math.log2((FIXED_POINT_TOTAL - n) / (m2_dev * 1.0001)))
+    counters["ac_scale"] = ac_scale
     sched = Scheduler(handle, progress=progress, label="louvain")
     dl = DeviceLouvain(handle, wtype, work_group_size=work_group_size,
                        move_buckets=move_buckets, merge_buckets=merge_buckets)
@@ -309,7 +314,7 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
     memb, q_dev, levels, stats = dl.run(
         A.indptr, A.indices, weights, m2_dev, sched, resolution=res, thresholds=thresholds,
         bin_limit=int(bin_limit), max_level=max_level, return_levels=return_levels,
-        subrounds=subrounds, check_symmetric=not sym_checked)
+        subrounds=subrounds, check_symmetric=not sym_checked, ac_scale=ac_scale)
     if perm is not None:
         inv = np.empty(n, np.int64)
         inv[perm] = np.arange(n)

@@ -89,9 +89,9 @@ class DeviceLouvain:
             map_expr=f"C[src[i]] == C[edges[i]] ? ({acc})w[i] : 0",
             arguments=f"__global const int *C, __global const int *src, "
                       f"__global const int *edges, __global const {wt} *w"))
-        sumsq = h.memoize(("louvain", "sumsq", wt), lambda: ReductionKernel(
-            ctx, self.acc_dt, neutral="0", reduce_expr="a+b",
-            map_expr=f"({acc})ac[i] * ({acc})ac[i]", arguments=f"__global const {wt} *ac"))
+        sumsq = h.memoize(("louvain", "sumsq"), lambda: ReductionKernel(
+            ctx, np.int64, neutral="0", reduce_expr="a+b",
+            map_expr="(long)ac[i] * (long)ac[i]", arguments="__global const int *ac"))
         imax = h.memoize(("louvain", "imax"), lambda: ReductionKernel(
             ctx, np.int32, neutral="0", reduce_expr="max(a,b)", map_expr="x[i]",
             arguments="__global const int *x"))
@@ -120,7 +120,8 @@ class DeviceLouvain:
     # -- one run ----------------------------------------------------------------------------
     def run(self, indptr, indices, weights, m2, sched, resolution=1.0, thresholds=(1e-2, 1e-6),
             bin_limit=100_000, max_level=None, return_levels=False, max_iterations=None,
-            subrounds=None, max_subrounds=32, small_subrounds=4, check_symmetric=True):
+            subrounds=None, max_subrounds=32, small_subrounds=4, check_symmetric=True,
+            ac_scale=1.0):
         """Louvain on the CSR graph (self-loops doubled, ``weights`` of dtype ``self.wdt``)
         with total entry weight ``m2`` (= 2m). Returns ``(membership, q, levels, stats)``."""
         h, q = self.handle, self.handle.queue
@@ -134,6 +135,8 @@ class DeviceLouvain:
                       "new graph": nnz * (8 + wsz), "vertex arrays": n * 4 * 16},
                      what="graph")
         m2f = float(m2)
+        ac_scale = float(ac_scale)       # a_c in fixed point: a_c = ac * ac_unit
+        ac_unit = 1.0 / ac_scale
         res = float(resolution)
         gw = self.wg
         stats = {"levels": 0, "iterations": [], "vertices": [], "edges": [],
@@ -143,16 +146,18 @@ class DeviceLouvain:
             edges = cla.to_device(q, indices.astype(np.int32, copy=False))
             w = cla.to_device(q, weights)
             k = cla.empty(q, n, self.wdt)
+            kq = cla.empty(q, n, np.int32)
             src = cla.empty(q, max(nnz, 1), np.int32)
             flags = cla.zeros(q, 16, np.int32)
-            accs = cla.zeros(q, 2, self.acc_dt)
+            accs = cla.zeros(q, 2, np.int64)
             host_flags = np.zeros(16, np.int32)
-            host_accs = np.zeros(2, self.acc_dt)
+            host_accs = np.zeros(2, np.int64)
             memb = cla.arange(q, n0, dtype=np.int32)
             q.finish()
         kn = self.kernel
         sched.launch("strength", kn("vertex_strength"), self._vgrid(n), gw,
-                     np.int32(n), vertices.data, w.data, k.data, src.data)
+                     np.int32(n), vertices.data, w.data, k.data, kq.data,
+                     np.float64(ac_scale), src.data)
         if check_symmetric:     # flags[15] is read back with the first bucket sizes
             sched.launch("strength", kn("check_symmetric"), self._vgrid(nnz), gw,
                          np.int32(nnz), vertices.data, edges.data, w.data, src.data,
@@ -174,12 +179,10 @@ class DeviceLouvain:
             r2 = sumsq_k(ac, queue=q)
             if r1 is not None:
                 cl.enqueue_copy(q, accs.data, r1.data, byte_count=self.acc_dt.itemsize)
-            else:
-                accs[0:1].fill(0)
-            cl.enqueue_copy(q, accs.data, r2.data, byte_count=self.acc_dt.itemsize,
-                            dst_offset=self.acc_dt.itemsize)
+            cl.enqueue_copy(q, accs.data, r2.data, byte_count=8, dst_offset=8)
             sched.read("modularity", host_accs, accs.data)
-            ein, sq = float(host_accs[0]), float(host_accs[1])
+            ein = float(host_accs[:1].view(self.acc_dt)[0])
+            sq = float(host_accs[1]) * ac_unit * ac_unit
             return ein / m2f - res * sq / (m2f * m2f)
 
         while True:
@@ -193,10 +196,10 @@ class DeviceLouvain:
             C = cla.empty(q, n, np.int32)
             C_prev = cla.empty(q, n, np.int32)
             newComm = cla.empty(q, n, np.int32)
-            ac = cla.empty(q, n, self.wdt)
+            ac = cla.empty(q, n, np.int32)
             csize = cla.empty(q, n, np.int32)
             sched.launch("init", kn("init_communities"), self._vgrid(n), gw,
-                         np.int32(n), C.data, k.data, ac.data, csize.data)
+                         np.int32(n), C.data, kq.data, ac.data, csize.data)
             # Alg. 1 lines 4-5: partition by degree once per level (degrees do not change)
             with sched.step("partition"):
                 ids = cla.empty(q, n, np.int32)
@@ -241,18 +244,14 @@ class DeviceLouvain:
                         gcap = cap
                     sched.launch("move", kn(f"compute_move_b{b}"), groups * gw, gw,
                                  vset.data, np.int32(b0), np.int32(b1), vertices.data,
-                                 edges.data, w.data, C.data, k.data, ac.data, csize.data,
-                                 newComm.data, np.float64(m2f), np.float64(res), gk.data,
+                                 edges.data, w.data, C.data, k.data, kq.data, ac.data,
+                                 np.float64(ac_unit), csize.data, newComm.data, np.float64(m2f), np.float64(res), gk.data,
                                  gv.data, np.int32(gcap), np.uint32(nsub), np.uint32(sub),
                                  np.int32(nsub == 1))
                     sched.launch("update", kn("update_communities"),
                                  self._vgrid(b1 - b0), gw, vset.data, np.int32(b0),
-                                 np.int32(b1), C.data, newComm.data, k.data, ac.data,
+                                 np.int32(b1), C.data, newComm.data, kq.data, ac.data,
                                  csize.data, np.uint32(nsub), np.uint32(sub))
-                if self.wtype == "float" and n <= bin_limit:
-                    # bound the drift of the incremental float a_c (on large graphs once per
-                    # phase: the CAS-loop float atomics contend on big communities)
-                    self._recount(C, k, ac, csize, n, sched)
                 q_new = modularity(C, ac)
                 trace.append(q_new)
                 sched.report("louvain", level=level, iteration=iters, modularity=q_new)
@@ -260,7 +259,7 @@ class DeviceLouvain:
                     # parallel moves lost modularity: keep the previous partition and let
                     # fewer vertices move at once (twice the sub-rounds), up to max_subrounds
                     cl.enqueue_copy(q, C.data, C_prev.data)
-                    self._recount(C, k, ac, csize, n, sched)
+                    self._recount(C, kq, ac, csize, n, sched)
                     if nsub >= max_subrounds:
                         break
                     nsub = min(2 * nsub, max_subrounds)
@@ -270,9 +269,6 @@ class DeviceLouvain:
                 q_old = q_new
                 if gain <= thr:
                     break
-            if self.wtype == "float" and n > bin_limit:
-                self._recount(C, k, ac, csize, n, sched)
-                q_old = modularity(C, ac)
             t_done = time.perf_counter()
             if level == 0:
                 sched.wall["optimize:level0"] += t_done - t_opt
@@ -320,11 +316,13 @@ class DeviceLouvain:
                              np.int32(n), C.data, vpos.data, com.data)
                 old_of_new = cla.empty(q, n_new, np.int32)
                 k_new = cla.empty(q, n_new, self.wdt)
+                kq_new = cla.empty(q, n_new, np.int32)
                 ids = cla.empty(q, n, np.int32)
                 keys = cla.empty(q, n, np.int32)
                 sched.launch("aggregate", kn("new_vertices"), self._vgrid(n), gw,
                              np.int32(n), comSize.data, comDegree.data, newID.data, ac.data,
-                             old_of_new.data, k_new.data, ids.data, keys.data,
+                             np.float64(ac_unit), old_of_new.data, k_new.data, kq_new.data,
+                             ids.data, keys.data,
                              np.int32(KEY_MAX))
                 kb = max(1, min(16, int(min(nnz, KEY_MAX)).bit_length()))
                 kb += kb % 2
@@ -377,6 +375,7 @@ class DeviceLouvain:
                              tmp_w.data, new_edges.data, new_w.data, new_src.data)
                 del tmp_e, tmp_w, cset, com, vpos, comDegree, old_of_new
                 vertices, edges, w, src, k = newVertices, new_edges, new_w, new_src, k_new
+                kq = kq_new
                 if self.debug:
                     stats.setdefault("graphs", []).append(
                         (vertices.get(), edges.get(), w.get(), k.get()))
@@ -387,9 +386,9 @@ class DeviceLouvain:
         stats["modularity_device"] = q_level
         return membership, q_level, levels, stats
 
-    def _recount(self, C, k, ac, csize, n, sched):
+    def _recount(self, C, kq, ac, csize, n, sched):
         """Alg. 1 line 11: a_c (and community sizes) from scratch."""
-        sched.fill("update", ac.data, 0, dtype=self.wdt)
+        sched.fill("update", ac.data, 0)
         sched.fill("update", csize.data, 0)
         sched.launch("update", self.kernel("accumulate_communities"), self._vgrid(n), self.wg,
-                     np.int32(n), C.data, k.data, ac.data, csize.data)
+                     np.int32(n), C.data, kq.data, ac.data, csize.data)
