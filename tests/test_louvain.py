@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 
 from pyclmatch.community import louvain, modularity, LouvainResult
 from pyclmatch.community.hashing import TABLE_PRIMES, table_size, bucket_specs, \
-    PAPER_MOVE_BUCKETS
+    PAPER_MOVE_BUCKETS, CPU_MOVE_BUCKETS
 from pyclmatch.errors import InputError
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "graphs")
@@ -45,6 +45,7 @@ def test_table_sizes_are_listed_primes_above_one_and_a_half_degree():
         p = table_size(d)
         assert p in TABLE_PRIMES and 2 * p > 3 * d
     assert all(all(p % f for f in range(2, int(p ** 0.5) + 1)) for p in TABLE_PRIMES[:300])
+    assert [b[:2] for b in CPU_MOVE_BUCKETS] == [b[:2] for b in PAPER_MOVE_BUCKETS]
     specs = bucket_specs(PAPER_MOVE_BUCKETS, 128)
     assert [s[2] for s in specs] == [4, 8, 16, 32, 32, 128, 128]
     assert specs[-1][3] == 0 and specs[5][3] == table_size(319)
@@ -112,8 +113,8 @@ def test_disconnected_cliques_and_isolated_vertices_and_self_loops():
 
 
 # ------------------------------------------------------------------ computeMove = host oracle
-@pytest.mark.parametrize("wtype", ["float", "int"])
-def test_compute_move_matches_host_oracle(wtype):
+@pytest.mark.parametrize("wtype,paper", [("float", False), ("int", True)])
+def test_compute_move_matches_host_oracle(wtype, paper):
     """Every bucket kernel of Algorithm 2 (local tables and the global-table bucket 7: R-MAT
     hubs of degree > 319) picks the community of largest Eq. (2) gain, ties to the lowest id,
     for a random partition, as a host oracle does."""
@@ -125,7 +126,8 @@ def test_compute_move_matches_host_oracle(wtype):
     n = A.shape[0]
     h = get_device()
     q = h.queue
-    dl = DeviceLouvain(h, wtype)
+    dl = DeviceLouvain(h, wtype, **(dict(work_group_size=128, move_buckets=PAPER_MOVE_BUCKETS)
+                                    if paper else {}))
     rng = np.random.default_rng(0)
     C = rng.integers(0, 40, n).astype(np.int32)
     k = np.asarray(A.sum(1)).ravel().astype(dl.wdt)
@@ -266,11 +268,12 @@ def test_deterministic_same_answer_every_run_and_geometry():
     for graph in (A, W):
         ref = louvain(graph, deterministic=True)
         assert ref.deterministic
-        for kw in ({}, {"work_group_size": 32}):    # another geometry = another device
+        # the GPU geometry (work-group 128, the paper's work-items per vertex) on this device
+        for kw in ({}, {"work_group_size": 128, "move_buckets": PAPER_MOVE_BUCKETS}):
             r = louvain(graph, deterministic=True, **kw)
             assert np.array_equal(r.membership, ref.membership), kw
             assert r.device_modularity == ref.device_modularity
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match="bounds"):
         louvain(A, deterministic=True, move_buckets=((1, None, None),))
 
 

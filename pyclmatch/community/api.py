@@ -10,6 +10,7 @@ from ..engine.devices import get_device
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from .driver import DeviceLouvain
+from .hashing import PAPER_MOVE_BUCKETS
 
 #: thresholds of Paper III Section 5: t_bin while the graph has more than BIN_LIMIT vertices,
 #: t_final below
@@ -248,9 +249,11 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
         raise InputError(f"resolution must be finite and >= 0, got {resolution!r}")
     if max_level is not None and int(max_level) < 1:
         raise InputError(f"max_level must be >= 1, got {max_level!r}")
-    if deterministic and move_buckets is not None:
-        raise InputError("deterministic=True uses the paper's degree buckets; "
-                         "move_buckets cannot be tuned in deterministic mode")
+    if deterministic and move_buckets is not None and \
+            [tuple(b[:2]) for b in move_buckets] != [b[:2] for b in PAPER_MOVE_BUCKETS]:
+        raise InputError("deterministic=True needs the paper's degree-bucket bounds (they "
+                         "decide which vertices move together); only the work-items per "
+                         "vertex of move_buckets may be tuned in deterministic mode")
     thresholds = _thresholds(threshold)
     handle = get_device(device)
     perm = None

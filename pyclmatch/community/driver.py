@@ -14,7 +14,8 @@ import pyopencl as cl
 import pyopencl.array as cla
 
 from ..errors import InputError
-from .hashing import (PAPER_MERGE_BUCKETS, PAPER_MOVE_BUCKETS, bucket_specs, table_size)
+from .hashing import (CPU_MOVE_BUCKETS, PAPER_MERGE_BUCKETS, PAPER_MOVE_BUCKETS,
+                      bucket_specs, table_size)
 
 TEMPLATE = "louvain.cl.mako"
 KEY_MAX = (1 << 16) - 1          # degree sort keys are clamped here (bucket 7 stays sorted
@@ -22,7 +23,7 @@ KEY_MAX = (1 << 16) - 1          # degree sort keys are clamped here (bucket 7 s
 
 #: default work-group sizes: the paper's thread block of 128 on GPUs; CPU devices run
 #: work-items as loop iterations, so a smaller group means less barrier overhead.
-DEFAULT_WG = {"gpu": 128, "cpu": 64}
+DEFAULT_WG = {"gpu": 128, "cpu": 32}
 
 
 class DeviceLouvain:
@@ -39,7 +40,8 @@ class DeviceLouvain:
         self.wtype = wtype
         self.wdt = np.dtype(np.float32 if wtype == "float" else np.int32)
         self.acc_dt = np.dtype(np.float64 if wtype == "float" else np.int64)
-        self.move = bucket_specs(move_buckets or PAPER_MOVE_BUCKETS, wg)
+        self.move = bucket_specs(move_buckets or (CPU_MOVE_BUCKETS if handle.is_cpu
+                                                  else PAPER_MOVE_BUCKETS), wg)
         self.merge = bucket_specs(merge_buckets or PAPER_MERGE_BUCKETS, wg)
         self.values = dict(index_t="int", offset_t="int", mode="ct", wtype=wtype, wg=wg,
                            move_buckets=self.move, merge_buckets=self.merge)
