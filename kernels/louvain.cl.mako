@@ -246,9 +246,11 @@ __kernel void update_communities(__global const index_t *vset, int set_begin, in
 /* ------------------------------------------------------- computeMove, one kernel per bucket */
 % for b, (lo, hi, T, L) in enumerate(move_buckets):
 <% VPG = wg // T %>
-/* computeMove (Algorithm 2) for bucket ${b + 1}: degrees [${lo}, ${hi if hi is not None else "inf"}],
-   ${T} work-items per vertex (${VPG} vertices per work-group), hash table in
-   ${"local memory (%d slots per vertex)" % L if L else "global memory (g_cap slots per work-group, vertices interleaved over work-groups)"}. */
+<% where = ("local memory (%d slots per vertex)" % L) if L else \
+       "global memory (g_cap slots per work-group, vertices interleaved over work-groups)" %>
+<% top = hi if hi is not None else "inf" %>
+/* computeMove (Algorithm 2) for bucket ${b + 1}: degrees [${lo}, ${top}], ${T} work-items per
+   vertex (${VPG} vertices per work-group), hash table in ${where}. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end,
                         __global const offset_t *vertices, __global const index_t *edges,
@@ -343,7 +345,8 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
                     /* singleton rule (Section 4, after Lu et al.): a vertex alone in its
                        community joins another singleton only if C[j] < C[i] (the host turns
                        it off with sub-rounds, where few neighbours move at once) */
-                    if (!(singleton_rule && csize[ci] == 1 && csize[bc] == 1 && bc > ci)) target = bc;
+                    if (!(singleton_rule && csize[ci] == 1 && csize[bc] == 1 && bc > ci))
+                        target = bc;
                 }
             }
             newComm[i] = target;
@@ -400,8 +403,10 @@ __kernel void new_vertices(index_t n, __global const index_t *comSize,
 
 % for b, (lo, hi, T, L) in enumerate(merge_buckets):
 <% VPG = wg // T %>
-/* mergeCommunity (Section 4, Alg. 3 line 23) for bucket ${b + 1}: comDegree in [${lo}, ${hi if hi is not None else "inf"}],
-   ${T} work-items per community, hash table in ${"local memory (%d slots)" % L if L else "global memory"}.
+<% where = ("local memory (%d slots)" % L) if L else "global memory" %>
+<% top = hi if hi is not None else "inf" %>
+/* mergeCommunity (Section 4, Alg. 3 line 23) for bucket ${b + 1}: comDegree in [${lo}, ${top}],
+   ${T} work-items per community, hash table in ${where}.
    Members are processed one after another, all ${T} work-items on the edges of each; the edges
    claimed in the table are then written to the new edge list at edgePos[c] by a prefix sum of
    the per-work-item counts, with neighbour community nc renamed newID[nc]. */

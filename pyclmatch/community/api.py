@@ -199,16 +199,22 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
         and the singleton rule favour low ids, so the seed picks among equally good moves).
         ``None`` keeps the input order.
     deterministic : bool
-        Same answer on every run and every device. Edge weights are then accumulated as
-        31-bit fixed-point integers (native integer atomics, exact and independent of the
-        order in which work-items add them) and the moves use the paper's fixed degree
-        buckets. Cost: each weight is rounded down to a multiple of 2**-k with 2**k the largest
-        power of two keeping the doubled total weight below 2**31 (exact for integer weights
-        whose doubled total is below 2**31, e.g. unweighted graphs below ~1e9 edges; weights
-        below that step count as 0), and tuning ``move_buckets`` is refused. Speed is about
-        the same (integer atomics are faster than the float CAS loops; see the benchmark).
-        The default (False) follows the paper: float32 weights, float atomic adds by CAS
-        loops, so the order of additions may change near-tied moves from run to run.
+        Same answer on every run and every device (same input, resolution, threshold and
+        seed). The hash-table weights e_{i->c} are then accumulated as 31-bit fixed-point
+        integers with native integer atomics, so every sum is exact and independent of the
+        order in which work-items add them; moves are scored in double precision with
+        FP_CONTRACT OFF (correctly rounded on every conforming device), ties go to the lowest
+        community id, and the degree-bucket bounds are the paper's on every device (only the
+        work-items per vertex may differ, which cannot change the answer). What it costs:
+        each weight is rounded down to a multiple of 2**-k, 2**k the largest power of two
+        keeping the doubled total weight below 2**31 (nothing for integer weights whose
+        doubled total is below 2**31, e.g. unweighted graphs below ~1e9 edges; weights
+        smaller than that step count as 0), and ``move_buckets`` bounds cannot be tuned.
+        Speed is about the same (integer atomics are native; the benchmark times both).
+        The default (False) follows the paper: float32 weights and float atomic adds by CAS
+        loops, whose order may differ from run to run and flip near-tied moves. (In both
+        modes a_c is kept in 31-bit fixed point with integer atomics: exact, and free of the
+        CAS-loop contention of many vertices joining one community.)
     device : see :func:`pyclmatch.get_device`.
     return_levels : bool
         Also return the membership after every level.
@@ -220,18 +226,19 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
         (every entry looks up its twin before any move).
     progress : callable or bool, optional
         Progress reports for long runs.
-    work_group_size, move_buckets, merge_buckets, bin_limit
-        Tuning: work-group size (default 128 on GPUs, 64 on CPUs), bucket tuples
-        ``(lowest degree, highest degree or None, work-items per vertex or None = whole
-        work-group)`` (defaults: ``hashing.PAPER_MOVE_BUCKETS``/``PAPER_MERGE_BUCKETS``),
-        and the vertex count above which ``t_bin`` applies. ``subrounds``: split every bucket into
-        that many hashed sub-rounds (a pyclmatch extension in the spirit of the colouring of
-        Lu et al.): ``None`` (default) = 1, the paper's fully parallel moves, while a level's
-        graph has more than ``bin_limit`` vertices, and 4 below, where the device is not
-        filled anyway and fewer simultaneous moves find better partitions (karate club:
-        0.4449 instead of 0.4345); the singleton rule applies only with 1 sub-round. When an
-        iteration loses modularity it is undone and retried with twice the sub-rounds (up to
-        32).
+    work_group_size, move_buckets, merge_buckets, bin_limit, subrounds
+        Tuning. Work-group size (default 128 on GPUs, the paper's thread block; 32 on CPUs);
+        bucket tuples ``(lowest degree, highest degree or None, work-items per vertex or
+        None = the whole work-group)`` (defaults ``hashing.PAPER_MOVE_BUCKETS`` on GPUs,
+        ``hashing.CPU_MOVE_BUCKETS`` (same bounds, fewer work-items) on CPUs, and
+        ``PAPER_MERGE_BUCKETS``); the vertex count above which ``t_bin`` applies.
+        ``subrounds``: split every bucket into that many hashed sub-rounds (a pyclmatch
+        extension in the spirit of the colouring of Lu et al.): ``None`` (default) = 1, the
+        paper's fully parallel moves, while a level's graph has more than ``bin_limit``
+        vertices, and 4 below, where the device is not filled anyway and fewer simultaneous
+        moves find better partitions (karate club: 0.4449 instead of 0.4345); the singleton
+        rule applies only with 1 sub-round. When an iteration loses modularity it is undone
+        and retried with twice the sub-rounds (up to 32).
 
     Returns
     -------

@@ -53,7 +53,7 @@ class DeviceLouvain:
         self.grid = (handle.constant_grid(wg) if handle.is_cpu
                      else max(handle.constant_grid(wg), handle.compute_units * 16 * wg))
         self._tables = None
-        self.debug = False
+        self.debug = False    # True: keep every aggregated graph in stats["graphs"] (tests)
 
     # -- kernels and helpers --------------------------------------------------------------
     def kernel(self, name):
@@ -247,7 +247,8 @@ class DeviceLouvain:
                     sched.launch("move", kn(f"compute_move_b{b}"), groups * gw, gw,
                                  vset.data, np.int32(b0), np.int32(b1), vertices.data,
                                  edges.data, w.data, C.data, k.data, kq.data, ac.data,
-                                 np.float64(ac_unit), csize.data, newComm.data, np.float64(m2f), np.float64(res), gk.data,
+                                 np.float64(ac_unit), csize.data, newComm.data,
+                                 np.float64(m2f), np.float64(res), gk.data,
                                  gv.data, np.int32(gcap), np.uint32(nsub), np.uint32(sub),
                                  np.int32(nsub == 1))
                     sched.launch("update", kn("update_communities"),
@@ -337,8 +338,6 @@ class DeviceLouvain:
                 sched.read("aggregate", host_flags, flags.data)
                 cends = host_flags[:nb].copy()
                 max_cdeg = int(host_flags[nb])
-                if self.debug:
-                    print("merge ends", cends, max_cdeg, n)
                 del ids, keys, ckeys
                 tmp_e = cla.empty(q, max(nnz, 1), np.int32)
                 tmp_w = cla.empty(q, max(nnz, 1), self.wdt)
@@ -360,8 +359,6 @@ class DeviceLouvain:
                                  edges.data, w.data, C.data, newID.data, edgePos.data,
                                  tmp_e.data, tmp_w.data, newDeg.data, np.int32(n), gk.data,
                                  gv.data, np.int32(gcap))
-                    if self.debug:
-                        pass  # print("bucket", b, b0, b1, groups, cset.get()[b0:b1], newDeg.get(), comDegree.get()[cset.get()[b0:b1]], newID.get()[cset.get()[b0:b1]])
                 newVertices = cla.empty(q, n_new + 1, np.int32)
                 scan(newDeg, newVertices, flags, np.int32(0), np.int32(n_new), queue=q)
                 mx = imax(newDeg, queue=q)
