@@ -316,6 +316,7 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
     ac_scale = 1.0 if deterministic else \
         2.0 ** math.floor(math.log2((FIXED_POINT_TOTAL - n) / (m2_dev * 1.0001)))
     counters["ac_scale"] = ac_scale
+    t_prepared = time.perf_counter()
     sched = Scheduler(handle, progress=progress, label="louvain")
     dl = DeviceLouvain(handle, wtype, work_group_size=work_group_size,
                        move_buckets=move_buckets, merge_buckets=merge_buckets)
@@ -345,6 +346,7 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
                 f"returned partition")
         sched.wall["verify"] += time.perf_counter() - t0
     timings = sched.timings()
+    timings["prepare"] = t_prepared - t_start      # host validation and weight conversion
     timings["total"] = time.perf_counter() - t_start
     counters.update(stats)
     counters.update(sched.counters)
