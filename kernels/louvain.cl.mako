@@ -293,12 +293,21 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         const index_t ci = active ? C[i] : 0;
         /* lines 2-13: the neighbours of i, interleaved over the ${T} work-items */
+        /* Edges into i's own community are summed in a register and added once per
+           work-item after the loop: late in a phase most edges of a vertex lead there, and
+           one table slot taking them all would serialize the (CAS-loop) atomic adds. */
+        weight_t own_part = (weight_t)0;
         for (offset_t e = start + lane; e < end; e += ${T}) {
             const index_t j = edges[e];
-            /* a self-loop counts in every community of i: it adds 0 (no branch around the
-               CAS loop, which PoCL's vectorized work-item loops mishandle) */
-            hash_add${sp}(keys, vals, size, C[j], j != i ? weights[e] : (weight_t)0);
+            const index_t cj = C[j];
+            /* a self-loop counts in every community of i: it adds nothing */
+            const weight_t wj = j != i ? weights[e] : (weight_t)0;
+            if (cj == ci)
+                own_part += wj;
+            else
+                hash_add${sp}(keys, vals, size, cj, wj);
         }
+        hash_add${sp}(keys, vals, size, ci, own_part);
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         /* line 14, per work-item: the best community among its slots by Eq. (2) */
         const double ki = active ? (double)k[i] : 0.0;
@@ -449,16 +458,25 @@ void merge_community_b${b}(__global const index_t *cset, int set_begin, int set_
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         const index_t first = active ? vertexStart[c] : 0;
         const index_t last = active ? first + comSize[c] : 0;
+        /* edges inside c (most of them) are summed in a register and added once per
+           work-item: the self-loop slot would otherwise take every one of them */
+        weight_t own_part = (weight_t)0;
         for (index_t p = first; p < last; ++p) {
             const index_t v = com[p];
             const offset_t vend = vertices[v + 1];
-            for (offset_t e = vertices[v] + lane; e < vend; e += ${T})
-                hash_add${sp}(keys, vals, size, C[edges[e]], weights[e]);
+            for (offset_t e = vertices[v] + lane; e < vend; e += ${T}) {
+                const index_t ce = C[edges[e]];
+                if (ce == c)
+                    own_part += weights[e];
+                else
+                    hash_add${sp}(keys, vals, size, ce, weights[e]);
+            }
         }
+        hash_add${sp}(keys, vals, size, c, own_part);
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         int cnt = 0;
         for (int s = lane; s < size; s += ${T})
-            cnt += keys[s] != EMPTY;
+            cnt += keys[s] != EMPTY && vals[s] != (weight_t)0;   /* no zero self-loops */
         scan${b}[lid] = cnt;
         barrier(CLK_LOCAL_MEM_FENCE);
         /* inclusive prefix sum over the ${T} work-items of the community (Hillis-Steele) */
@@ -474,7 +492,7 @@ void merge_community_b${b}(__global const index_t *cset, int set_begin, int set_
             offset_t out = edgePos[c] + (offset_t)(scan${b}[lid] - cnt);
             for (int s = lane; s < size; s += ${T}) {
                 int nc = keys[s];
-                if (nc != EMPTY) {
+                if (nc != EMPTY && vals[s] != (weight_t)0) {
                     tmp_edges[out] = newID[nc];
                     tmp_weights[out] = vals[s];
                     ++out;

@@ -303,10 +303,8 @@ def test_random_graphs_valid_partitions(n, p, seed, weighted, det):
         assert r.modularity == pytest.approx(q, abs=1e-9)
         singletons = nx.community.modularity(G, [{v} for v in G])
         assert q >= singletons - 1e-12                  # never worse than the start
-        # every community of 2+ vertices has an edge inside (moves follow edges)
-        for com in r.communities:
-            if len(com) > 1:
-                assert G.subgraph(com).number_of_edges() > 0
+        # (a community need not have an edge inside: vertices moving at the same time can
+        # swap sides of a bipartite piece, e.g. gnp(76, 0.0151, seed=0) weighted)
 
 
 # ------------------------------------------------------------------ bad input
