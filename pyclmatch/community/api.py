@@ -1,4 +1,20 @@
-"""Public API of Louvain community detection on an OpenCL device."""
+"""Public API of Louvain community detection on an OpenCL device.
+
+What runs where (Paper III = shared/papers/004, "Community Detection on the GPU"):
+
+* host: input validation (square, non-negative, finite, canonical CSR), weight conversion
+  (float32, or 31-bit fixed point for ``deterministic=True``), the final modularity check;
+* device, per level: symmetry check of the input (level 0), k_i (Alg. 1 line 2), the degree
+  partition (radix sort by degree, seven buckets), iterations of computeMove per bucket
+  (Alg. 2: double-hashed tables in local or global memory, CAS claims, atomic weight adds,
+  argmax of Eq. 2 with ties to the lowest id, the singleton rule), community updates and a_c
+  after each bucket (Alg. 1 lines 8-11), the modularity of Eq. 1 per iteration (reductions),
+  then aggregation (Alg. 3: sizes/degrees by atomics, prefix sums for new ids, edge and vertex
+  positions, vertices ordered by community, mergeCommunity in three buckets, compaction).
+
+pyclmatch additions, all documented at :func:`louvain`: an iteration that loses modularity is
+undone; hashed sub-rounds on graphs at or below ``bin_limit`` vertices; a_c in fixed point.
+"""
 from dataclasses import dataclass, field
 import math
 import time
