@@ -72,23 +72,24 @@ inline int table_size(int need)
 }
 
 /* Algorithm 2 lines 3-13: open addressing with double hashing; CAS claims an empty slot of
-   hashComm (keys), atomic add accumulates hashWeight (vals). */
+   hashComm, atomic add accumulates hashWeight. */
 % for space in ("__global", "__local"):
-inline void hash_add${space}(volatile ${space} int *keys, volatile ${space} weight_t *vals,
+inline void hash_add${space}(volatile ${space} int *hashComm,
+                             volatile ${space} weight_t *hashWeight,
                              int size, int key, weight_t w)
 {
     uint pos = (uint)key % (uint)size;                              /* hash(C[j], 0) */
     uint step = 1u + (uint)key % (uint)(size > 1 ? size - 1 : 1);   /* second hash */
     for (;;) {
-        int cur = keys[pos];
+        int cur = hashComm[pos];
         if (cur == key) {                                           /* line 6 */
-            atomic_add_w${space}(&vals[pos], w);                    /* line 7 */
+            atomic_add_w${space}(&hashWeight[pos], w);              /* line 7 */
             return;
         }
         if (cur == EMPTY) {                                         /* line 8 */
-            int old = atomic_cmpxchg(&keys[pos], EMPTY, key);       /* line 9 */
+            int old = atomic_cmpxchg(&hashComm[pos], EMPTY, key);   /* line 9 */
             if (old == EMPTY || old == key) {                       /* lines 10-12 */
-                atomic_add_w${space}(&vals[pos], w);
+                atomic_add_w${space}(&hashWeight[pos], w);
                 return;
             }
         }
@@ -97,14 +98,15 @@ inline void hash_add${space}(volatile ${space} int *keys, volatile ${space} weig
     }
 }
 
-inline weight_t hash_get${space}(volatile ${space} int *keys, volatile ${space} weight_t *vals,
+inline weight_t hash_get${space}(volatile ${space} int *hashComm,
+                                 volatile ${space} weight_t *hashWeight,
                                  int size, int key)
 {
     uint pos = (uint)key % (uint)size;
     uint step = 1u + (uint)key % (uint)(size > 1 ? size - 1 : 1);
     for (int it = 0; it < size; ++it) {
-        int cur = keys[pos];
-        if (cur == key) return vals[pos];
+        int cur = hashComm[pos];
+        if (cur == key) return hashWeight[pos];
         if (cur == EMPTY) return (weight_t)0;
         pos += step;
         if (pos >= (uint)size) pos -= (uint)size;
@@ -267,12 +269,12 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
 % if L:
     __local int l_keys${b}[${VPG * L}];
     __local weight_t l_vals${b}[${VPG * L}];
-    volatile __local int *keys = l_keys${b} + slot * ${L};
-    volatile __local weight_t *vals = l_vals${b} + slot * ${L};
+    volatile __local int *hashComm = l_keys${b} + slot * ${L};
+    volatile __local weight_t *hashWeight = l_vals${b} + slot * ${L};
 <% sp = "__local" %>
 % else:
-    volatile __global int *keys = g_keys + (size_t)get_group_id(0) * (size_t)g_cap;
-    volatile __global weight_t *vals = g_vals + (size_t)get_group_id(0) * (size_t)g_cap;
+    volatile __global int *hashComm = g_keys + (size_t)get_group_id(0) * (size_t)g_cap;
+    volatile __global weight_t *hashWeight = g_vals + (size_t)get_group_id(0) * (size_t)g_cap;
 <% sp = "__global" %>
 % endif
     __local double red_score${b}[WG];
@@ -287,8 +289,8 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
         const offset_t end = active ? vertices[i + 1] : 0;
         const int size = table_size((int)(end - start));
         for (int s = lane; s < size; s += ${T}) {
-            keys[s] = EMPTY;
-            vals[s] = (weight_t)0;
+            hashComm[s] = EMPTY;
+            hashWeight[s] = (weight_t)0;
         }
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         const index_t ci = active ? C[i] : 0;
@@ -305,9 +307,9 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
             if (cj == ci)
                 own_part += wj;
             else
-                hash_add${sp}(keys, vals, size, cj, wj);
+                hash_add${sp}(hashComm, hashWeight, size, cj, wj);
         }
-        hash_add${sp}(keys, vals, size, ci, own_part);
+        hash_add${sp}(hashComm, hashWeight, size, ci, own_part);
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         /* line 14, per work-item: the best community among its slots by Eq. (2) */
         const double ki = active ? (double)k[i] : 0.0;
@@ -315,9 +317,9 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
         double best = 0.0;
         int bestc = EMPTY;
         for (int s = lane; s < size; s += ${T}) {
-            const int c = keys[s];
+            const int c = hashComm[s];
             const int cand = c != EMPTY && c != ci;
-            const double score = cand ? m2 * (double)vals[s]
+            const double score = cand ? m2 * (double)hashWeight[s]
                                         - resolution * ki * ((double)ac[c] * ac_unit)
                                       : 0.0;
             if (cand && better(score, c, best, bestc)) { best = score; bestc = c; }
@@ -342,7 +344,7 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
 % endfor
         /* (every work-item looks up e_{i->C(i)}: no loop inside a divergent branch before a
            barrier, which PoCL's work-item loops mishandle) */
-        const double e_own = (double)hash_get${sp}(keys, vals, size, ci);
+        const double e_own = (double)hash_get${sp}(hashComm, hashWeight, size, ci);
         if (active && lane == 0) {
             /* lines 15-18: move only for a positive gain of Eq. (2), i.e. if the best score
                beats staying: 2m e_{i->C(i)\{i}} - resolution k_i a_{C(i)\{i}} */
@@ -435,12 +437,12 @@ void merge_community_b${b}(__global const index_t *cset, int set_begin, int set_
 % if L:
     __local int l_keys${b}[${VPG * L}];
     __local weight_t l_vals${b}[${VPG * L}];
-    volatile __local int *keys = l_keys${b} + slot * ${L};
-    volatile __local weight_t *vals = l_vals${b} + slot * ${L};
+    volatile __local int *hashComm = l_keys${b} + slot * ${L};
+    volatile __local weight_t *hashWeight = l_vals${b} + slot * ${L};
 <% sp = "__local" %>
 % else:
-    volatile __global int *keys = g_keys + (size_t)get_group_id(0) * (size_t)g_cap;
-    volatile __global weight_t *vals = g_vals + (size_t)get_group_id(0) * (size_t)g_cap;
+    volatile __global int *hashComm = g_keys + (size_t)get_group_id(0) * (size_t)g_cap;
+    volatile __global weight_t *hashWeight = g_vals + (size_t)get_group_id(0) * (size_t)g_cap;
 <% sp = "__global" %>
 % endif
     __local int scan${b}[WG];
@@ -452,8 +454,8 @@ void merge_community_b${b}(__global const index_t *cset, int set_begin, int set_
         const offset_t cd = active ? comDegree[c] : 0;
         const int size = table_size((int)(cd < (offset_t)n_cur ? cd : (offset_t)n_cur));
         for (int s = lane; s < size; s += ${T}) {
-            keys[s] = EMPTY;
-            vals[s] = (weight_t)0;
+            hashComm[s] = EMPTY;
+            hashWeight[s] = (weight_t)0;
         }
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         const index_t first = active ? vertexStart[c] : 0;
@@ -469,14 +471,14 @@ void merge_community_b${b}(__global const index_t *cset, int set_begin, int set_
                 if (ce == c)
                     own_part += weights[e];
                 else
-                    hash_add${sp}(keys, vals, size, ce, weights[e]);
+                    hash_add${sp}(hashComm, hashWeight, size, ce, weights[e]);
             }
         }
-        hash_add${sp}(keys, vals, size, c, own_part);
+        hash_add${sp}(hashComm, hashWeight, size, c, own_part);
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         int cnt = 0;
         for (int s = lane; s < size; s += ${T})
-            cnt += keys[s] != EMPTY && vals[s] != (weight_t)0;   /* no zero self-loops */
+            cnt += hashComm[s] != EMPTY && hashWeight[s] != (weight_t)0;   /* no zero self-loops */
         scan${b}[lid] = cnt;
         barrier(CLK_LOCAL_MEM_FENCE);
         /* inclusive prefix sum over the ${T} work-items of the community (Hillis-Steele) */
@@ -491,10 +493,10 @@ void merge_community_b${b}(__global const index_t *cset, int set_begin, int set_
         if (active) {
             offset_t out = edgePos[c] + (offset_t)(scan${b}[lid] - cnt);
             for (int s = lane; s < size; s += ${T}) {
-                int nc = keys[s];
-                if (nc != EMPTY && vals[s] != (weight_t)0) {
+                int nc = hashComm[s];
+                if (nc != EMPTY && hashWeight[s] != (weight_t)0) {
                     tmp_edges[out] = newID[nc];
-                    tmp_weights[out] = vals[s];
+                    tmp_weights[out] = hashWeight[s];
                     ++out;
                 }
             }
