@@ -19,7 +19,7 @@
   atomic add).
 </%doc>
 <%!
-from pyclmatch.community.hashing import TABLE_PRIMES
+from pyclmatch.community.hashing import TABLE_PRIMES, table_size
 %>
 <%include file="common.cl.mako"/>
 #ifdef cl_khr_fp64
@@ -59,9 +59,19 @@ __constant int table_primes[NPRIMES] = {
 % endfor
 };
 
+/* The same for need < SMALL_NEED, looked up directly (one constant-memory load instead of a
+   binary search for the vertices of the local-table buckets). */
+#define SMALL_NEED 512
+__constant int small_table_size[SMALL_NEED] = {
+% for k in range(0, 512, 16):
+    ${", ".join(str(table_size(d)) for d in range(k, k + 16))},
+% endfor
+};
+
 /* Table size: the smallest listed prime above 1.5 x need (Section 4, computeMove). */
 inline int table_size(int need)
 {
+    if (need < SMALL_NEED) return small_table_size[need];
     int lo = 0, hi = NPRIMES - 1;
     long three = 3L * (long)need;
     while (lo < hi) {
