@@ -188,6 +188,9 @@ def markdown(report):
              "x NetworKit | Q / igraph |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for g in report["graphs"]:
+        if "ours" not in g:
+            lines.append(f"| {g['name']} | {g['n']} | {g['m']} | failed: {g.get('error')} |")
+            continue
         o, d = g["ours"], g.get("det") or {}
 
         def comp(key):
@@ -251,11 +254,17 @@ def main(argv=None):
         row = {"name": name, "n": int(A.shape[0]), "m": int(A.nnz // 2), "gen_s": gen_s}
         print(f"[{time.perf_counter() - t_all:7.1f}s] {name}: n={row['n']} m={row['m']}",
               file=sys.stderr, flush=True)
-        row["ours"] = run_ours(A, handle, repeat, False)
-        if not args.no_det:
-            row["det"] = run_ours(A, handle, repeat, True)
-        if args.tbin:
-            row["tbin"] = run_ours(A, handle, repeat, False, threshold=(args.tbin, 1e-6))
+        try:
+            row["ours"] = run_ours(A, handle, repeat, False)
+            if not args.no_det:
+                row["det"] = run_ours(A, handle, repeat, True)
+            if args.tbin:
+                row["tbin"] = run_ours(A, handle, repeat, False, threshold=(args.tbin, 1e-6))
+        except Exception as exc:                  # reported, the other graphs still run
+            row["error"] = f"{type(exc).__name__}: {exc}"
+            print(f"    FAILED: {row['error']}", file=sys.stderr, flush=True)
+            report["graphs"].append(row)
+            continue
         for key, fn in (("networkx", lambda: run_networkx(A, nx_max)),
                         ("igraph", lambda: run_igraph(A, args.igraph_max_edges)),
                         ("networkit", lambda: run_networkit(A))):
@@ -270,7 +279,7 @@ def main(argv=None):
                         for k in ("networkx", "igraph", "networkit")
                         if row.get(k) and "time_s" in row[k]), file=sys.stderr, flush=True)
         report["graphs"].append(row)
-    gs = report["graphs"]
+    gs = [g for g in report["graphs"] if "ours" in g]
 
     def ratios(key):
         return [g[key]["time_s"] / g["ours"]["time_s"] for g in gs
