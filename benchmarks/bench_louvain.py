@@ -39,8 +39,10 @@ from pyclmatch.community import louvain, modularity
 NK_PLM_ANCHOR = {"delaunay-21": (3.09, 0.9818), "grid-2048": (7.84, 0.9924),
                  "uniform-4M-d4": (27.3, 0.268), "kron-21": (7.74, 0.072)}
 IGRAPH_ANCHOR = {"delaunay-21": 55.2, "grid-2048": 89.7}
-SHARED = os.environ.get("PYCLMATCH_SHARED", os.path.join(os.path.dirname(os.path.abspath(
-    __file__)), "..", "..", "shared"))
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = next((d for d in (os.environ.get("PYCLMATCH_SHARED"), os.path.join(_ROOT, "..", "shared"),
+                           os.path.join(_ROOT, "shared"), "/work/shared")
+               if d and os.path.isdir(d)), os.path.join(_ROOT, "..", "shared"))
 FILES = ("bcsstk13.mtx", "rajat01.mtx", "delaunay_n16.mtx", "bayer10.mtx", "4elt.graph",
          "astro-ph.graph", "facebook_combined.txt")
 QUICK_FILES = ("bcsstk13.mtx", "rajat01.mtx", "facebook_combined.txt")
