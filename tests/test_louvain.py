@@ -195,6 +195,7 @@ def test_aggregated_graph_is_the_community_quotient(monkeypatch, det):
         orig(self, *a, **k)
         self.debug = True
     monkeypatch.setattr(drv.DeviceLouvain, "__init__", init)
+    monkeypatch.setattr(drv, "GLOBAL_SPLITS", (400, 700))   # split the global buckets here
     A = generators.kron(11).astype(np.float64)
     A = (A + sp.diags((np.arange(A.shape[0]) % 7 == 0).astype(float))).tocsr()  # loops
     A.data[:] = 1

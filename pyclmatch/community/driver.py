@@ -21,6 +21,11 @@ TEMPLATE = "louvain.cl.mako"
 KEY_MAX = (1 << 16) - 1          # degree sort keys are clamped here (bucket 7 stays sorted
 #                                  up to this degree; buckets only need 320)
 
+#: degree bounds splitting the global-table buckets (vertices or communities above the largest
+#: local bucket): each part gets tables sized for its own largest degree, so the many
+#: moderate hubs run on many work-groups and only the few huge ones share the big tables
+GLOBAL_SPLITS = (4095, 32767)
+
 #: default work-group sizes: the paper's thread block of 128 on GPUs; CPU devices run
 #: work-items as loop iterations, so a smaller group means less barrier overhead.
 DEFAULT_WG = {"gpu": 128, "cpu": 32}
@@ -168,10 +173,10 @@ class DeviceLouvain:
         levels = []
         q_level = None
         t_bin, t_final = thresholds
-        move_bounds = cla.to_device(q, np.array(
-            [0] + [b[1] if b[1] is not None else KEY_MAX for b in self.move], np.int32))
-        merge_bounds = cla.to_device(q, np.array(
-            [0] + [b[1] if b[1] is not None else KEY_MAX for b in self.merge], np.int32))
+        mb, move_parts = _bounds(self.move)
+        gb, merge_parts = _bounds(self.merge)
+        move_bounds = cla.to_device(q, np.array(mb, np.int32))
+        merge_bounds = cla.to_device(q, np.array(gb, np.int32))
         level = 0
         it_bound = int(max_iterations or 100_000)
 
@@ -211,17 +216,16 @@ class DeviceLouvain:
                 kb = max(1, min(16, int(min(maxdeg, KEY_MAX)).bit_length()))
                 kb += kb % 2
                 (vset, skeys), _ = sort(ids, keys, key_bits=kb, queue=q)
-                sched.launch("partition", kn("bucket_ends"), len(self.move) + 1, None,
+                sched.launch("partition", kn("bucket_ends"), len(mb), None,
                              np.int32(n), skeys.data, move_bounds.data,
-                             np.int32(len(self.move) + 1), flags.data)
+                             np.int32(len(mb)), flags.data)
                 sched.read("partition", host_flags, flags.data)
-                ends = host_flags[:len(self.move) + 1].copy()
+                ends = host_flags[:len(mb)].copy()
                 if level == 0 and check_symmetric and host_flags[15]:
                     raise InputError("the adjacency matrix is not symmetric: louvain needs "
                                      "an undirected graph (symmetrize it, e.g. A + A.T, or "
                                      "pass a networkx Graph)")
                 del ids, keys, skeys
-            cap = table_size(maxdeg)
             q_old = modularity(C, ac) if q_level is None else q_level
             q_start = q_old
             iters = 0
@@ -235,22 +239,28 @@ class DeviceLouvain:
                 for b, sub in ((b, sub) for b in range(len(self.move))
                                for sub in range(nsub)):
                     lo, hi, T, L = self.move[b]
-                    b0, b1 = int(ends[b]), int(ends[b + 1])
+                    parts = move_parts[b]
+                    b0, b1 = int(ends[parts[0][0]]), int(ends[parts[-1][1]])
                     if b1 <= b0:
                         continue
-                    if L:
-                        groups = self._local_groups(b1 - b0, T)
-                        gk, gv, gcap = flags, flags, 0
-                    else:
-                        groups, (gk, gv) = self._global_tables(cap, b1 - b0)
-                        gcap = cap
-                    sched.launch("move", kn(f"compute_move_b{b}"), groups * gw, gw,
-                                 vset.data, np.int32(b0), np.int32(b1), vertices.data,
-                                 edges.data, w.data, C.data, k.data, kq.data, ac.data,
-                                 np.float64(ac_unit), csize.data, newComm.data,
-                                 np.float64(m2f), np.float64(res), gk.data,
-                                 gv.data, np.int32(gcap), np.uint32(nsub), np.uint32(sub),
-                                 np.int32(nsub == 1))
+                    # every part of a bucket reads the same C: one update after all of them
+                    for i0, i1, top in parts:
+                        p0, p1 = int(ends[i0]), int(ends[i1])
+                        if p1 <= p0:
+                            continue
+                        if L:
+                            groups = self._local_groups(p1 - p0, T)
+                            gk, gv, gcap = flags, flags, 0
+                        else:
+                            gcap = table_size(min(top or maxdeg, maxdeg))
+                            groups, (gk, gv) = self._global_tables(gcap, p1 - p0)
+                        sched.launch("move", kn(f"compute_move_b{b}"), groups * gw, gw,
+                                     vset.data, np.int32(p0), np.int32(p1), vertices.data,
+                                     edges.data, w.data, C.data, k.data, kq.data, ac.data,
+                                     np.float64(ac_unit), csize.data, newComm.data,
+                                     np.float64(m2f), np.float64(res), gk.data,
+                                     gv.data, np.int32(gcap), np.uint32(nsub),
+                                     np.uint32(sub), np.int32(nsub == 1))
                     sched.launch("update", kn("update_communities"),
                                  self._vgrid(b1 - b0), gw, vset.data, np.int32(b0),
                                  np.int32(b1), C.data, newComm.data, kq.data, ac.data,
@@ -330,7 +340,7 @@ class DeviceLouvain:
                 kb = max(1, min(16, int(min(nnz, KEY_MAX)).bit_length()))
                 kb += kb % 2
                 (cset, ckeys), _ = sort(ids, keys, key_bits=kb, queue=q)
-                nb = len(self.merge) + 1
+                nb = len(gb)
                 sched.launch("aggregate", kn("bucket_ends"), nb, None, np.int32(n),
                              ckeys.data, merge_bounds.data, np.int32(nb), flags.data)
                 mx = imax(comDegree, queue=q)
@@ -342,17 +352,18 @@ class DeviceLouvain:
                 tmp_e = cla.empty(q, max(nnz, 1), np.int32)
                 tmp_w = cla.empty(q, max(nnz, 1), self.wdt)
                 newDeg = cla.zeros(q, n_new + 1, np.int32)
-                mcap = table_size(min(max_cdeg, n))
-                for b, (lo, hi, T, L) in enumerate(self.merge):
-                    b0, b1 = int(cends[b]), int(cends[b + 1])
+                for b, (lo, hi, T, L), (i0, i1, top) in (
+                        (b, self.merge[b], part) for b in range(len(self.merge))
+                        for part in merge_parts[b]):
+                    b0, b1 = int(cends[i0]), int(cends[i1])
                     if b1 <= b0:
                         continue
                     if L:
                         groups = self._local_groups(b1 - b0, T)
                         gk, gv, gcap = flags, flags, 0
                     else:
-                        groups, (gk, gv) = self._global_tables(mcap, b1 - b0)
-                        gcap = mcap
+                        gcap = table_size(min(top or max_cdeg, max_cdeg, n))
+                        groups, (gk, gv) = self._global_tables(gcap, b1 - b0)
                     sched.launch("merge", kn(f"merge_community_b{b}"), groups * gw, gw,
                                  cset.data, np.int32(b0), np.int32(b1), vstart.data,
                                  comSize.data, comDegree.data, com.data, vertices.data,
@@ -391,3 +402,27 @@ class DeviceLouvain:
         sched.fill("update", csize.data, 0)
         sched.launch("update", self.kernel("accumulate_communities"), self._vgrid(n), self.wg,
                      np.int32(n), C.data, kq.data, ac.data, csize.data)
+
+
+def _bounds(buckets):
+    """Upper degree bounds for ``bucket_ends`` (the first is 0: degree-0 vertices and empty
+    communities go nowhere) and, per bucket, its parts ``(start index, end index, largest
+    degree or None)`` into those bounds: one part for a local-table bucket, the
+    ``GLOBAL_SPLITS`` parts for a global-table one (the last open-ended)."""
+    bounds, parts = [0], []
+    for lo, hi, _t, _l in buckets:
+        if hi is not None:
+            bounds.append(hi)
+            parts.append([(len(bounds) - 2, len(bounds) - 1, hi)])
+            continue
+        p = []
+        for sp in GLOBAL_SPLITS:
+            if sp >= lo and sp > bounds[-1]:
+                bounds.append(sp)
+                p.append((len(bounds) - 2, len(bounds) - 1, sp))
+        bounds.append(KEY_MAX)
+        p.append((len(bounds) - 2, len(bounds) - 1, None))
+        parts.append(p)
+    if len(bounds) > 15:
+        raise ValueError("too many bucket bounds (at most 14 buckets and splits)")
+    return bounds, parts
