@@ -4,6 +4,7 @@ import json
 import sys
 
 from .errors import PyclmatchError
+from .bench.cli import add_bench_commands
 
 
 def _fmt_mem(n):
@@ -88,6 +89,7 @@ def build_parser():
     m.add_argument("--no-verify", action="store_true")
     m.add_argument("--progress", action="store_true")
     m.set_defaults(func=cmd_match)
+    add_bench_commands(sub)
     return p
 
 

@@ -1,0 +1,54 @@
+"""The `bench` and `report` subcommands (added to ``pyclmatch`` by :func:`add_bench_commands`)."""
+import sys
+
+
+def cmd_bench(args):
+    from .harness import run_bench
+    rcp = {"no": False, "yes": True, "both": "both"}[args.rcp]
+    meta, records = run_bench(
+        suite=args.suite, algorithms=args.algorithms, devices=args.devices,
+        baselines=args.baselines, repeat=args.repeat, out=args.out, rcp=rcp,
+        graphs=args.graphs.split(",") if args.graphs else None, progress=not args.no_progress,
+        memory_limit=args.memory_limit, command=" ".join(["pyclmatch"] + sys.argv[1:]))
+    bad = [r for r in records if r["verified"] is False and not r["skipped"]]
+    skipped = [r for r in records if r["skipped"]]
+    print(f"{len(records)} records, {len(skipped)} skipped, {len(bad)} not verified"
+          + (f"; results in {args.out}" if args.out else ""))
+    for r in skipped:
+        print(f"skipped {r['graph']} {r['algorithm']} on {r['device']}: {r['skipped']}")
+    if args.out and args.plots:
+        from .report import render
+        print("plots: " + ", ".join(render(args.out)))
+    return 1 if bad else 0
+
+
+def cmd_report(args):
+    from .report import render
+    for p in render(args.dir, args.out):
+        print(p)
+    return 0
+
+
+def add_bench_commands(sub):
+    b = sub.add_parser("bench", help="benchmark algorithms x devices x graphs (verified)")
+    b.add_argument("--suite", default="small",
+                   help="small, medium, large/reference, or a folder of .mtx files")
+    b.add_argument("--graphs", default=None, help="comma-separated subset of the suite")
+    b.add_argument("--rcp", default="no", choices=["no", "yes", "both"],
+                   help="random row/column permutations (the papers' RCP sets)")
+    b.add_argument("--algorithms", default="bipartite",
+                   help="comma-separated family:algorithm, algorithm or family names, or 'all'")
+    b.add_argument("--devices", default="auto", help="'all', 'auto' or comma-separated specs")
+    b.add_argument("--baselines", action="store_true",
+                   help="add scipy/networkx/igraph/NetworKit where installed")
+    b.add_argument("--repeat", type=int, default=3)
+    b.add_argument("--out", default=None, help="folder for results.jsonl, meta.json, summary.md")
+    b.add_argument("--plots", action="store_true", help="also render the plots (matplotlib)")
+    b.add_argument("--memory-limit", type=int, default=None,
+                   help="bytes of device memory to assume (default: the device's)")
+    b.add_argument("--no-progress", action="store_true")
+    b.set_defaults(func=cmd_bench)
+    r = sub.add_parser("report", help="plots from a bench results folder (matplotlib)")
+    r.add_argument("dir")
+    r.add_argument("--out", default=None)
+    r.set_defaults(func=cmd_report)

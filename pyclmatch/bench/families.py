@@ -1,0 +1,125 @@
+"""Family adapters: how the bench harness runs one algorithm family.
+
+A family adapter is any object with these attributes (register it with :func:`register`;
+the harness needs no change for a new family):
+
+``name``                      family name ("bipartite", "weighted", "louvain", ...)
+``algorithms()``              list of algorithm names it runs on devices
+``prepare(graph_name, A)``    the family's input built from a suite matrix (outside timings)
+``size(inp)``                 ``{"vertices": int, "edges": int, "bytes": int}`` (bytes = the
+                              graph's device bytes, used for the bandwidth fraction)
+``estimate_bytes(inp, alg)``  device-memory estimate of one run: ``{buffer: bytes}``
+``run(handle, alg, inp)``     one verified run: ``{"seconds": e2e without host verification,
+                              "device_seconds", "phases": {phase: s}, "verified": bool,
+                              "quality": {...}}``
+``baselines()``               ``{name: fn(inp) -> {"seconds", "quality"}}`` of installed
+                              host libraries (scipy, networkx, igraph, NetworKit)
+"""
+import time
+
+__all__ = ["FAMILIES", "register", "family_of", "all_algorithms", "BipartiteFamily"]
+
+FAMILIES = {}
+
+
+def register(family):
+    FAMILIES[family.name] = family
+    return family
+
+
+def all_algorithms():
+    """``["family:algorithm", ...]`` for every registered family."""
+    return [f"{f.name}:{a}" for f in FAMILIES.values() for a in f.algorithms()]
+
+
+def family_of(spec):
+    """``(family, algorithm)`` for ``"family:alg"``, a bare algorithm name, or a family name
+    (all of its algorithms: returns a list)."""
+    from ..errors import InputError
+    if ":" in spec:
+        fam, alg = spec.split(":", 1)
+        if fam not in FAMILIES:
+            raise InputError(f"unknown family {fam!r}; known: {list(FAMILIES)}")
+        return [(FAMILIES[fam], alg)]
+    if spec in FAMILIES:
+        f = FAMILIES[spec]
+        return [(f, a) for a in f.algorithms()]
+    for f in FAMILIES.values():
+        if spec in f.algorithms() or spec == "auto":
+            return [(f, spec)]
+    raise InputError(f"unknown algorithm {spec!r}; known: {all_algorithms()}")
+
+
+def phases_of(timings):
+    return {k.split(":", 1)[1]: float(v) for k, v in timings.items() if k.startswith("kernel:")}
+
+
+class BipartiteFamily:
+    """Exact maximum-cardinality bipartite matching (:func:`pyclmatch.maximum_matching`)."""
+    name = "bipartite"
+
+    def algorithms(self):
+        from .. import bipartite
+        return list(bipartite.algorithms())
+
+    def prepare(self, graph_name, A):
+        from ..engine.graphs import as_bipartite
+        g = as_bipartite(A)
+        g.csc   # conversion once, outside every timing
+        return g
+
+    def size(self, g):
+        nr, nc = g.shape
+        return {"vertices": nr + nc, "edges": int(g.nnz),
+                "bytes": 4 * (2 * int(g.nnz) + nr + nc + 2)}
+
+    def estimate_bytes(self, g, alg):
+        nr, nc = g.shape
+        nnz = int(g.nnz)
+        return {"row_ptr": 4 * (nr + 1), "col_ind": 4 * nnz, "col_ptr": 4 * (nc + 1),
+                "row_ind": 4 * nnz, "matches": 4 * (nr + nc),
+                "bfs arrays (estimate)": 4 * 4 * (nr + nc)}
+
+    def run(self, handle, alg, g):
+        from .. import maximum_matching
+        t0 = time.perf_counter()
+        r = maximum_matching(g, algorithm=alg, device=handle, verify=True)
+        total = time.perf_counter() - t0
+        return {"seconds": total - r.timings.get("verify", 0.0),
+                "device_seconds": float(r.device_seconds), "phases": phases_of(r.timings),
+                "verified": bool(r.verified), "algorithm_resolved": r.algorithm,
+                "quality": {"cardinality": int(r.cardinality)}}
+
+    def baselines(self):
+        out = {}
+        try:
+            from scipy.sparse.csgraph import maximum_bipartite_matching
+
+            def scipy_mbm(g):
+                t0 = time.perf_counter()
+                m = maximum_bipartite_matching(g.csr, perm_type="column")
+                return {"seconds": time.perf_counter() - t0,
+                        "quality": {"cardinality": int((m >= 0).sum())}}
+            out["scipy"] = scipy_mbm
+        except ImportError:
+            pass
+        try:
+            import networkx as nx
+
+            def networkx_hk(g):
+                nr, _ = g.shape
+                coo = g.csr.tocoo()
+                G = nx.Graph()
+                G.add_nodes_from(range(nr + g.shape[1]))
+                G.add_edges_from(zip(coo.row.tolist(), (coo.col + nr).tolist()))
+                t0 = time.perf_counter()
+                m = nx.bipartite.hopcroft_karp_matching(G, top_nodes=range(nr))
+                return {"seconds": time.perf_counter() - t0,
+                        "quality": {"cardinality": len(m) // 2}}
+            out["networkx"] = networkx_hk
+        except ImportError:
+            pass
+        return out
+
+
+register(BipartiteFamily())

@@ -1,0 +1,300 @@
+"""`pyclmatch bench`: every (graph, algorithm, device) combination, verified, timed.
+
+For each combination: a memory estimate (skipped with a stated reason if it would not fit),
+a warm-up run (program builds happen there; its wall time is reported as ``build_s``, never
+inside a timing), then ``repeat`` timed runs, each verified on the host. One record per timed
+run goes to ``DIR/results.jsonl`` (fields :data:`RECORD_KEYS`); ``DIR/summary.md`` holds the
+medians, min and max per combination.  Baselines (host libraries) run on the same graphs in
+the same process with ``device="host"``.
+"""
+import datetime
+import json
+import os
+import platform as _platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from . import families as _families
+
+__all__ = ["RECORD_KEYS", "SCHEMA_VERSION", "measure_bandwidth", "suite_graphs", "run_bench",
+           "select_devices", "write_summary"]
+
+SCHEMA_VERSION = 1
+#: fields present in every results.jsonl record (stable schema)
+RECORD_KEYS = ("schema", "graph", "family", "algorithm", "device", "platform", "device_type",
+               "run", "vertices", "edges", "seconds", "device_seconds", "phases", "edges_per_s",
+               "bandwidth_fraction", "build_s", "verified", "quality", "skipped")
+
+
+class Progress:
+    """Plain-text progress bar on stderr."""
+
+    def __init__(self, total, stream=None, enabled=True):
+        self.total, self.done, self.stream, self.enabled = max(total, 1), 0, stream, enabled
+        self.t0 = time.perf_counter()
+
+    def step(self, label):
+        self.done += 1
+        if not self.enabled:
+            return
+        s = self.stream or sys.stderr
+        frac = self.done / self.total
+        bar = "#" * int(30 * frac)
+        s.write(f"\r[{bar:<30}] {self.done}/{self.total} {time.perf_counter() - self.t0:6.1f}s "
+                f"{label[:50]:<50}")
+        if self.done >= self.total:
+            s.write("\n")
+        s.flush()
+
+
+def measure_bandwidth(handle, nbytes=None):
+    """Device copy bandwidth in bytes/s (read + write) from a copy kernel's profiling event:
+    the best of 5 after a warm-up."""
+    import pyopencl as cl
+    if nbytes is None:
+        nbytes = min(64 << 20, handle.max_alloc // 4, handle.global_mem // 8)
+    n = max(nbytes // 16, 1024)
+    mf = cl.mem_flags
+    src = cl.Buffer(handle.context, mf.READ_WRITE, n * 16)
+    dst = cl.Buffer(handle.context, mf.READ_WRITE, n * 16)
+    knl = handle.kernel("bench_copy.cl.mako", "bench_copy", index_t="int", offset_t="int",
+                        mode="ct")
+    wg = min(256, handle.max_work_group_size)
+    gsz = min(((n + wg - 1) // wg) * wg, wg * handle.compute_units * 64)
+    best = None
+    for i in range(6):
+        ev = knl(handle.queue, (gsz,), (wg,), src, dst, np.int64(n))
+        ev.wait()
+        t = (ev.profile.end - ev.profile.start) * 1e-9
+        if i and t > 0:
+            best = t if best is None else min(best, t)
+    src.release()
+    dst.release()
+    return 2.0 * n * 16 / best if best else None
+
+
+def suite_graphs(suite, rcp=False, graphs=None):
+    """``(name, matrix)`` of a named suite ("small", "medium", "large"/"reference") or of every
+    Matrix Market file of a folder; ``rcp`` as :func:`pyclmatch.generators.suite`."""
+    from .. import generators
+    if os.path.isdir(suite):
+        from .. import read_graph
+        for fn in sorted(os.listdir(suite)):
+            if fn.endswith((".mtx", ".mtx.gz")):
+                A = read_graph(os.path.join(suite, fn))
+                name = fn.split(".mtx")[0]
+                if rcp in (False, "both"):
+                    yield name, A
+                if rcp:
+                    yield name + "-rcp", generators.permuted(A)
+        return
+    yield from generators.suite(graphs, rcp=rcp, size=suite)
+
+
+def select_devices(spec):
+    """Handles for ``spec``: "all" (every OpenCL device), or comma-separated device specs."""
+    from ..engine.devices import get_device, list_devices
+    if spec in (None, "", "auto"):
+        return [get_device(None)]
+    if spec == "all":
+        return [get_device(f"{p}:{d}") for p, d, _ in list_devices()]
+    return [get_device(s.strip()) for s in spec.split(",") if s.strip()]
+
+
+def _fits(handle, need, memory_limit=None):
+    total = sum(need.values())
+    cap = handle.global_mem if memory_limit is None else memory_limit
+    big = max(need.values()) if need else 0
+    if memory_limit is None and big > handle.max_alloc:
+        return (f"largest buffer {big} B exceeds the device's max allocation "
+                f"{handle.max_alloc} B")
+    if total > cap:
+        return f"estimated device memory {total} B exceeds {cap} B available"
+    return None
+
+
+def _record(**kw):
+    rec = {k: None for k in RECORD_KEYS}
+    rec.update(schema=SCHEMA_VERSION, **kw)
+    return rec
+
+
+def run_bench(suite="small", algorithms="bipartite", devices="auto", baselines=False,
+              repeat=3, out=None, rcp=False, graphs=None, progress=True, memory_limit=None,
+              command=None):
+    """Run the benchmark; returns ``(meta, records)`` and writes ``out`` if given.
+
+    ``algorithms``: comma-separated ``family:alg``, bare algorithm names, family names or
+    ``all``.  ``memory_limit`` (bytes) overrides the device's global memory in the estimate.
+    """
+    from ..errors import InputError
+    specs = _families.all_algorithms() if algorithms == "all" else algorithms.split(",")
+    combos = [c for s in specs if s.strip() for c in _families.family_of(s.strip())]
+    if repeat < 1:
+        raise InputError("repeat must be >= 1")
+    handles = select_devices(devices)
+    meta = {"schema": SCHEMA_VERSION,
+            "command": command or " ".join(["pyclmatch"] + sys.argv[1:]),
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "host": _platform.node(), "cpu_count": os.cpu_count(), "suite": suite,
+            "rcp": rcp, "repeat": repeat, "algorithms": [f"{f.name}:{a}" for f, a in combos],
+            "devices": [], "bandwidth_bytes_per_s": {}}
+    for h in handles:
+        bw = measure_bandwidth(h)
+        meta["devices"].append({"device": h.label, "platform": h.platform_name, "type": h.type,
+                                "compute_units": h.compute_units, "global_mem": h.global_mem,
+                                "bandwidth_bytes_per_s": bw})
+        meta["bandwidth_bytes_per_s"][h.label] = bw
+    glist = list(suite_graphs(suite, rcp=rcp, graphs=graphs))
+    fams = {f.name: f for f, _ in combos}
+    nbase = sum(len(f.baselines()) for f in fams.values()) if baselines else 0
+    prog = Progress(len(glist) * (len(combos) * len(handles) + nbase), enabled=progress)
+    records = []
+    fh = None
+    if out:
+        os.makedirs(out, exist_ok=True)
+        fh = open(os.path.join(out, "results.jsonl"), "w")
+
+    def emit(rec):
+        records.append(rec)
+        if fh:
+            fh.write(json.dumps(rec, default=float) + "\n")
+            fh.flush()
+
+    try:
+        for gname, A in glist:
+            inputs = {name: f.prepare(gname, A) for name, f in fams.items()}
+            for fam, alg in combos:
+                inp = inputs[fam.name]
+                sz = fam.size(inp)
+                for h in handles:
+                    base = dict(graph=gname, family=fam.name, algorithm=alg, device=h.label,
+                                platform=h.platform_name, device_type=h.type,
+                                vertices=sz["vertices"], edges=sz["edges"])
+                    prog.step(f"{gname} {alg} {h.name}")
+                    why = _fits(h, fam.estimate_bytes(inp, alg), memory_limit)
+                    if why:
+                        emit(_record(**base, verified=False, skipped=why))
+                        continue
+                    t0 = time.perf_counter()
+                    warm = fam.run(h, alg, inp)
+                    build_s = time.perf_counter() - t0 - warm["seconds"]
+                    bw = meta["bandwidth_bytes_per_s"].get(h.label)
+                    for i in range(repeat):
+                        r = fam.run(h, alg, inp)
+                        dev_s = r.get("device_seconds") or r["seconds"]
+                        emit(_record(**base, run=i, seconds=r["seconds"],
+                                     device_seconds=r.get("device_seconds"),
+                                     phases=r.get("phases", {}),
+                                     edges_per_s=sz["edges"] / r["seconds"] if r["seconds"] else None,
+                                     bandwidth_fraction=(sz["bytes"] / dev_s / bw
+                                                         if bw and dev_s else None),
+                                     build_s=max(build_s, 0.0),
+                                     verified=bool(r["verified"] and warm["verified"]
+                                                   and r["quality"] == warm["quality"]),
+                                     quality=r.get("quality", {})))
+            if baselines:
+                for name, f in fams.items():
+                    sz = f.size(inputs[name])
+                    for bname, fn in f.baselines().items():
+                        prog.step(f"{gname} {bname}")
+                        for i in range(repeat):
+                            r = fn(inputs[name])
+                            emit(_record(graph=gname, family=name, algorithm=bname,
+                                         device="host", platform="python", device_type="host",
+                                         vertices=sz["vertices"], edges=sz["edges"], run=i,
+                                         seconds=r["seconds"], phases={},
+                                         edges_per_s=sz["edges"] / r["seconds"] if r["seconds"] else None,
+                                         verified=None, quality=r["quality"]))
+    finally:
+        if fh:
+            fh.close()
+    _cross_check(records)
+    if out:
+        with open(os.path.join(out, "meta.json"), "w") as mf:
+            json.dump(meta, mf, indent=1, default=float)
+        write_summary(out, meta, records)
+    return meta, records
+
+
+def _cross_check(records):
+    """Baselines are checked against the verified device answers (same quality numbers for an
+    exact family): a baseline record gets ``verified`` True/False where a device answer exists."""
+    ref = {}
+    for r in records:
+        if r["verified"] and r["family"] == "bipartite":
+            ref[(r["graph"], r["family"])] = r["quality"]
+    for r in records:
+        if r["device"] == "host" and (r["graph"], r["family"]) in ref:
+            r["verified"] = r["quality"] == ref[(r["graph"], r["family"])]
+
+
+def aggregate(records):
+    """``{(graph, algorithm, device): {...median/min/max...}}`` over the timed runs."""
+    groups = {}
+    for r in records:
+        groups.setdefault((r["graph"], f"{r['family']}:{r['algorithm']}", r["device"]), []).append(r)
+    out = {}
+    for key, rs in groups.items():
+        if rs[0]["skipped"]:
+            out[key] = {"skipped": rs[0]["skipped"]}
+            continue
+        secs = [r["seconds"] for r in rs]
+        agg = {"median_s": statistics.median(secs), "min_s": min(secs), "max_s": max(secs),
+               "runs": len(rs), "verified": all(r["verified"] is not False for r in rs),
+               "edges": rs[0]["edges"], "quality": rs[0]["quality"]}
+        ds = [r["device_seconds"] for r in rs if r["device_seconds"] is not None]
+        if ds:
+            agg.update(device_median_s=statistics.median(ds), device_min_s=min(ds),
+                       device_max_s=max(ds))
+        bf = [r["bandwidth_fraction"] for r in rs if r["bandwidth_fraction"] is not None]
+        agg["bandwidth_fraction"] = statistics.median(bf) if bf else None
+        agg["edges_per_s"] = rs[0]["edges"] / agg["median_s"] if agg["median_s"] else None
+        agg["build_s"] = rs[0]["build_s"]
+        phases = {}
+        for r in rs:
+            for p, v in (r["phases"] or {}).items():
+                phases.setdefault(p, []).append(v)
+        agg["phases"] = {p: (statistics.median(v), min(v), max(v)) for p, v in phases.items()}
+        out[key] = agg
+    return out
+
+
+def write_summary(out, meta, records):
+    agg = aggregate(records)
+    L = ["# pyclmatch bench", "", f"- date: {meta['date']}", f"- command: `{meta['command']}`",
+         f"- host: {meta['host']} ({meta['cpu_count']} CPUs); suite: {meta['suite']} "
+         f"(rcp: {meta['rcp']}); {meta['repeat']} timed runs after a warm-up (builds)", "",
+         "Devices:", ""]
+    for d in meta["devices"]:
+        bw = d["bandwidth_bytes_per_s"]
+        L.append(f"- {d['device']} ({d['type']}, {d['compute_units']} CUs): copy bandwidth "
+                 + (f"{bw / 1e9:.1f} GB/s" if bw else "n/a"))
+    L += ["", "End-to-end seconds (median [min-max]), device seconds (median), edges/s, "
+          "fraction of measured bandwidth, warm-up build seconds:", "",
+          "| graph | algorithm | device | e2e s | device s | edges/s | bw frac | build s | "
+          "verified | quality |", "|" + "---|" * 10]
+    for (g, a, d), v in agg.items():
+        if "skipped" in v:
+            L.append(f"| {g} | {a} | {d} | skipped: {v['skipped']} | | | | | | |")
+            continue
+        dm = v.get("device_median_s")
+        bf = v.get("bandwidth_fraction")
+        L.append(f"| {g} | {a} | {d} | {v['median_s']:.4f} [{v['min_s']:.4f}-{v['max_s']:.4f}]"
+                 f" | {dm:.4f} |" if dm is not None else
+                 f"| {g} | {a} | {d} | {v['median_s']:.4f} [{v['min_s']:.4f}-{v['max_s']:.4f}] | - |")
+        L[-1] += (f" {v['edges_per_s']:.3e} | {bf:.4f} |" if bf is not None
+                  else f" {v['edges_per_s']:.3e} | - |")
+        L[-1] += (f" {v['build_s']:.3f} |" if v["build_s"] is not None else " - |")
+        L[-1] += f" {v['verified']} | {json.dumps(v['quality'])} |"
+    L += ["", "Kernel phases (device seconds, median [min-max]):", ""]
+    for (g, a, d), v in agg.items():
+        if v.get("phases"):
+            L.append(f"- {g} / {a} / {d}: " + ", ".join(
+                f"{p} {m:.5f} [{lo:.5f}-{hi:.5f}]" for p, (m, lo, hi) in sorted(v["phases"].items())))
+    with open(os.path.join(out, "summary.md"), "w") as fh:
+        fh.write("\n".join(L) + "\n")
+    return "\n".join(L)

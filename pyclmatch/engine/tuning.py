@@ -1,0 +1,80 @@
+"""Per-user cache of tuned template values, per device and algorithm family.
+
+``examples/autotune.py`` sweeps a family's parameters on one device and calls :func:`store`
+with the best; later calls (e.g. :func:`pyclmatch.maximum_matching`) apply
+:func:`tuned_params` as defaults for the parameters the caller did not pass.
+
+Location: ``$PYCLMATCH_TUNING`` if it names a file, else the platformdirs user cache dir
+(``pyclmatch/tuning.json``), else ``~/.cache/pyclmatch/tuning.json``.
+``PYCLMATCH_TUNING=off`` (or ``0``/``no``/``false``) disables reading and writing.
+Keys: ``"<platform> | <device> | <driver>"`` -> family -> ``{"params": ..., "timings": ...,
+"date": ...}``.  A missing or corrupt file reads as empty (never an error).
+"""
+import datetime
+import json
+import os
+import tempfile
+
+__all__ = ["cache_path", "enabled", "device_key", "tuned_params", "store", "load"]
+
+_OFF = {"off", "0", "no", "false", "disable", "disabled"}
+
+
+def enabled():
+    return os.environ.get("PYCLMATCH_TUNING", "").strip().lower() not in _OFF
+
+
+def cache_path():
+    env = os.environ.get("PYCLMATCH_TUNING", "").strip()
+    if env and env.lower() not in _OFF:
+        return os.path.expanduser(env)
+    try:
+        import platformdirs
+        base = platformdirs.user_cache_dir("pyclmatch")
+    except ImportError:
+        base = os.path.join(os.path.expanduser("~"), ".cache", "pyclmatch")
+    return os.path.join(base, "tuning.json")
+
+
+def device_key(handle):
+    dev = getattr(handle, "device", None)
+    driver = getattr(dev, "driver_version", "") if dev is not None else ""
+    return f"{handle.platform_name} | {handle.name} | {str(driver).strip()}"
+
+
+def load():
+    if not enabled():
+        return {}
+    try:
+        with open(cache_path()) as fh:
+            data = json.load(fh)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def tuned_params(handle, family):
+    """The stored best parameters of ``family`` on ``handle``'s device (``{}`` if none/off)."""
+    entry = load().get(device_key(handle), {}).get(family)
+    if not isinstance(entry, dict):
+        return {}
+    params = entry.get("params")
+    return dict(params) if isinstance(params, dict) else {}
+
+
+def store(handle, family, params, timings=None):
+    """Record ``params`` as the best for ``family`` on ``handle``'s device. Returns the path
+    written, or ``None`` when tuning is off."""
+    if not enabled():
+        return None
+    path = cache_path()
+    data = load()
+    data.setdefault(device_key(handle), {})[family] = {
+        "params": dict(params), "timings": timings or {},
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", suffix=".tmp")
+    with os.fdopen(fd, "w") as fh:
+        json.dump(data, fh, indent=1, default=str)
+    os.replace(tmp, path)
+    return path
