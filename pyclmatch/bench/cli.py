@@ -2,6 +2,23 @@
 import sys
 
 
+def _command(args):
+    """The equivalent command line (also when called as ``cli.main(argv)``)."""
+    parts = ["pyclmatch bench", f"--suite {args.suite}", f"--algorithms {args.algorithms}",
+             f"--devices {args.devices}", f"--repeat {args.repeat}", f"--rcp {args.rcp}"]
+    if args.graphs:
+        parts.append(f"--graphs {args.graphs}")
+    if args.baselines:
+        parts.append("--baselines")
+    if args.memory_limit is not None:
+        parts.append(f"--memory-limit {args.memory_limit}")
+    if args.out:
+        parts.append(f"--out {args.out}")
+    if args.plots:
+        parts.append("--plots")
+    return " ".join(parts)
+
+
 def cmd_bench(args):
     from .harness import run_bench
     rcp = {"no": False, "yes": True, "both": "both"}[args.rcp]
@@ -9,7 +26,7 @@ def cmd_bench(args):
         suite=args.suite, algorithms=args.algorithms, devices=args.devices,
         baselines=args.baselines, repeat=args.repeat, out=args.out, rcp=rcp,
         graphs=args.graphs.split(",") if args.graphs else None, progress=not args.no_progress,
-        memory_limit=args.memory_limit, command=" ".join(["pyclmatch"] + sys.argv[1:]))
+        memory_limit=args.memory_limit, command=_command(args))
     bad = [r for r in records if r["verified"] is False and not r["skipped"]]
     skipped = [r for r in records if r["skipped"]]
     print(f"{len(records)} records, {len(skipped)} skipped, {len(bad)} not verified"

@@ -12,6 +12,8 @@ the harness needs no change for a new family):
 ``run(handle, alg, inp)``     one verified run: ``{"seconds": e2e without host verification,
                               "device_seconds", "phases": {phase: s}, "verified": bool,
                               "quality": {...}}``
+``exact``                     optional: True when baselines must match the device's quality
+                              numbers exactly (their records are then verified against them)
 ``baselines()``               ``{name: fn(inp) -> {"seconds", "quality"}}`` of installed
                               host libraries (scipy, networkx, igraph, NetworKit)
 """
@@ -57,6 +59,7 @@ def phases_of(timings):
 class BipartiteFamily:
     """Exact maximum-cardinality bipartite matching (:func:`pyclmatch.maximum_matching`)."""
     name = "bipartite"
+    exact = True    # baselines must reach the same quality numbers (cardinality)
 
     def algorithms(self):
         from .. import bipartite

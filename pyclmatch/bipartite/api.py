@@ -205,7 +205,10 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         Progress reports for long runs (``True`` prints to stderr).
     params : the algorithm's parameters (``work_group_size``, ``ct_work_items``,
         ``batch_levels`` for the augmenting-path family), ``ks_rounds`` for Karp-Sipser, and
-        ``shape`` for edge arrays.
+        ``shape`` for edge arrays. Values stored by ``examples/autotune.py`` for this device
+        (:mod:`pyclmatch.engine.tuning`) are the defaults: with ``algorithm="auto"`` the tuned
+        variant, and for the tuned variant its tuned parameters the caller did not pass
+        (``PYCLMATCH_TUNING=off`` disables).
 
     Returns
     -------
@@ -220,8 +223,16 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     if init not in INITS:
         raise InputError(f"unknown init {init!r}; choose one of {', '.join(INITS)}")
     handle = get_device(device)
+    from ..engine.tuning import tuned_params   # per-user autotune cache (PYCLMATCH_TUNING=off)
+    tuned = tuned_params(handle, "bipartite")
+    if algorithm == "auto" and tuned.get("algorithm") in _ALGORITHMS:
+        algorithm = tuned["algorithm"]
     name = resolve_algorithm(algorithm, handle, graph)
     factory = _ALGORITHMS[name]
+    if tuned.get("algorithm") == name:   # tuned values are defaults for what was not passed
+        for k, v in tuned.items():
+            if k in factory.params and k not in params:
+                params[k] = v
     allowed = set(factory.params) | set(INIT_PARAMS)
     unknown = set(params) - allowed
     if unknown:

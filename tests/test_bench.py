@@ -1,0 +1,123 @@
+"""`pyclmatch bench` on tiny suites (PoCL): verified records, stable schema, headless report,
+memory-estimate skips."""
+import json
+import os
+
+import pytest
+
+from pyclmatch import cli
+from pyclmatch.bench import RECORD_KEYS, SCHEMA_VERSION, families, run_bench
+from pyclmatch.bench.harness import measure_bandwidth, aggregate
+import pyclmatch
+
+ALGS = "bipartite:apfb-gpubfs-ct,apsb-gpubfs-wr-mt"
+
+
+@pytest.fixture(scope="module")
+def bench_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    rc = cli.main(["bench", "--suite", "small", "--graphs", "kron-10,grid-64",
+                   "--algorithms", ALGS, "--devices", "all", "--baselines", "--repeat", "2",
+                   "--rcp", "both", "--out", str(out), "--no-progress"])
+    assert rc == 0
+    return out
+
+
+def _records(d):
+    return [json.loads(l) for l in open(os.path.join(d, "results.jsonl"))]
+
+
+def test_every_record_verified(bench_dir):
+    recs = _records(bench_dir)
+    dev = [r for r in recs if r["device"] != "host"]
+    assert len(dev) == 4 * 2 * 2 * len(pyclmatch.bench.harness.select_devices("all"))
+    assert all(r["verified"] is True and r["skipped"] is None for r in dev)
+    assert {r["graph"] for r in recs} == {"kron-10", "kron-10-rcp", "grid-64", "grid-64-rcp"}
+    host = [r for r in recs if r["device"] == "host"]
+    assert host and all(r["verified"] is True for r in host)   # same cardinality as the device
+    cards = {}
+    for r in recs:
+        cards.setdefault(r["graph"], set()).add(r["quality"]["cardinality"])
+    assert all(len(c) == 1 for c in cards.values())
+
+
+def test_schema_stable(bench_dir):
+    assert RECORD_KEYS[:6] == ("schema", "graph", "family", "algorithm", "device", "platform")
+    for r in _records(bench_dir):
+        assert tuple(r) == RECORD_KEYS and r["schema"] == SCHEMA_VERSION
+        assert isinstance(r["seconds"], float) and r["seconds"] > 0
+        assert isinstance(r["phases"], dict) and isinstance(r["edges_per_s"], float)
+        if r["device"] != "host":
+            assert r["phases"] and r["device_seconds"] > 0 and r["build_s"] >= 0
+            assert 0 < r["bandwidth_fraction"] < 10
+    meta = json.load(open(os.path.join(bench_dir, "meta.json")))
+    assert meta["command"].startswith("pyclmatch bench") and meta["date"] and meta["devices"]
+    md = open(os.path.join(bench_dir, "summary.md")).read()
+    assert "kron-10-rcp" in md and "copy bandwidth" in md and meta["command"] in md
+
+
+def test_report_headless(bench_dir, tmp_path):
+    pytest.importorskip("matplotlib")
+    assert cli.main(["report", str(bench_dir), "--out", str(tmp_path)]) == 0
+    for name in ("runtime.png", "speedup.png", "performance_profile.png"):
+        p = tmp_path / name
+        assert p.exists() and p.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_memory_estimate_refuses(tmp_path):
+    meta, recs = run_bench("small", "apfb-gpubfs-ct", "cpu", repeat=1, graphs=["kron-10"],
+                           memory_limit=1000, progress=False, out=str(tmp_path))
+    assert len(recs) == 1 and recs[0]["skipped"].startswith("estimated device memory")
+    assert recs[0]["verified"] is False and recs[0]["seconds"] is None
+    assert "skipped" in open(tmp_path / "summary.md").read()
+    h = pyclmatch.get_device("cpu")
+    g = families.FAMILIES["bipartite"].prepare("x", pyclmatch.generators.SMALL_SUITE["kron-10"]())
+    need = families.FAMILIES["bipartite"].estimate_bytes(g, "apfb-gpubfs-ct")
+    assert sum(need.values()) > 2 * 4 * g.nnz
+
+
+def test_bandwidth_positive():
+    assert measure_bandwidth(pyclmatch.get_device("cpu"), 1 << 20) > 1e6
+
+
+def test_unknown_algorithm():
+    with pytest.raises(pyclmatch.errors.InputError):
+        run_bench("small", "no-such-alg", "cpu", repeat=1, progress=False)
+
+
+def test_family_protocol_plugin(tmp_path):
+    """A new family plugs in by registering an adapter; the harness is unchanged."""
+    import time
+
+    class Toy:
+        name = "toy"
+
+        def algorithms(self):
+            return ["count"]
+
+        def prepare(self, gname, A):
+            return A
+
+        def size(self, A):
+            return {"vertices": A.shape[0], "edges": int(A.nnz), "bytes": 4 * int(A.nnz)}
+
+        def estimate_bytes(self, A, alg):
+            return {"A": 4 * int(A.nnz)}
+
+        def run(self, handle, alg, A):
+            t0 = time.perf_counter()
+            n = int(A.nnz)
+            return {"seconds": time.perf_counter() - t0 + 1e-9, "device_seconds": None,
+                    "phases": {}, "verified": True, "quality": {"nnz": n}}
+
+        def baselines(self):
+            return {}
+
+    families.register(Toy())
+    try:
+        meta, recs = run_bench("small", "toy", "cpu", repeat=2, graphs=["grid-64"],
+                               progress=False)
+        assert len(recs) == 2 and all(r["verified"] and r["family"] == "toy" for r in recs)
+        assert aggregate(recs)[("grid-64", "toy:count", recs[0]["device"])]["runs"] == 2
+    finally:
+        families.FAMILIES.pop("toy")
