@@ -121,3 +121,15 @@ def test_family_protocol_plugin(tmp_path):
         assert aggregate(recs)[("grid-64", "toy:count", recs[0]["device"])]["runs"] == 2
     finally:
         families.FAMILIES.pop("toy")
+
+
+@pytest.mark.parametrize("spec", ["weighted:suitor", "louvain:louvain"])
+def test_other_family_adapters(spec):
+    if spec.split(":")[0] not in families.FAMILIES:
+        pytest.skip("family not installed")
+    meta, recs = run_bench("small", spec, "cpu", baselines=True, repeat=1, graphs=["grid-64"],
+                           progress=False)
+    dev = [r for r in recs if r["device"] != "host"]
+    assert len(dev) == 1 and dev[0]["verified"] is True and dev[0]["phases"]
+    if spec.startswith("weighted"):   # same greedy matching as the host reference
+        assert all(r["verified"] is True for r in recs)

@@ -19,6 +19,8 @@ the harness needs no change for a new family):
 """
 import time
 
+import numpy as np
+
 __all__ = ["FAMILIES", "register", "family_of", "all_algorithms", "BipartiteFamily"]
 
 FAMILIES = {}
@@ -126,3 +128,124 @@ class BipartiteFamily:
 
 
 register(BipartiteFamily())
+
+
+class WeightedFamily:
+    """Half-approximate weighted matching (:func:`pyclmatch.weighted.weighted_matching`): the
+    suite matrix symmetrized with random weights (seed 0), as the weighted benchmark does.
+    Every variant returns the greedy matching, so the weight is compared exactly."""
+    name = "weighted"
+    exact = True
+
+    def algorithms(self):
+        from .. import weighted
+        return list(weighted.ALGORITHMS)
+
+    def prepare(self, graph_name, A):
+        from ..weighted import with_random_weights
+        return with_random_weights(A, seed=0)
+
+    def size(self, g):
+        nnz = int(g.indptr[-1])
+        return {"vertices": g.n, "edges": nnz // 2, "bytes": 4 * (2 * nnz + g.n + 1)}
+
+    def estimate_bytes(self, g, alg):
+        nnz = int(g.indptr[-1])
+        return {"indptr": 4 * (g.n + 1), "indices": 4 * nnz, "weights": 4 * nnz,
+                "suitor arrays (estimate)": 4 * 4 * g.n}
+
+    def run(self, handle, alg, g):
+        from ..weighted import weighted_matching
+        t0 = time.perf_counter()
+        r = weighted_matching(g, algorithm=alg, device=handle, verify=True)
+        total = time.perf_counter() - t0
+        return {"seconds": total - r.timings.get("verify", 0.0),
+                "device_seconds": sum(phases_of(r.timings).values()) or None,
+                "phases": phases_of(r.timings), "verified": bool(r.verified),
+                "quality": {"weight": round(float(r.weight), 6),
+                            "cardinality": int(r.cardinality)}}
+
+    def baselines(self):
+        def numpy_greedy(g):
+            from ..weighted import greedy_matching, matching_weight
+            t0 = time.perf_counter()
+            mate = greedy_matching(g)
+            sec = time.perf_counter() - t0
+            mate = np.asarray(mate)
+            return {"seconds": sec,
+                    "quality": {"weight": round(float(matching_weight(g, mate)), 6),
+                                "cardinality": int((mate >= 0).sum() // 2)}}
+        return {"numpy-greedy": numpy_greedy}
+
+
+class LouvainFamily:
+    """Louvain community detection (:func:`pyclmatch.community.louvain`) on the symmetrized,
+    unweighted suite matrix; quality = modularity (no exact baseline comparison)."""
+    name = "louvain"
+
+    def algorithms(self):
+        return ["louvain", "louvain-deterministic"]
+
+    def prepare(self, graph_name, A):
+        import scipy.sparse as sp
+        P = sp.csr_matrix(A, dtype=np.float64, copy=True)
+        P.data[:] = 1.0
+        P = ((P + P.T) > 0).astype(np.float64).tocsr()
+        P.setdiag(0)
+        P.eliminate_zeros()
+        return P
+
+    def size(self, P):
+        return {"vertices": P.shape[0], "edges": int(P.nnz) // 2,
+                "bytes": 8 * int(P.nnz) + 4 * (P.shape[0] + 1)}
+
+    def estimate_bytes(self, P, alg):
+        return {"graph": 8 * int(P.nnz) + 4 * (P.shape[0] + 1),
+                "aggregated graph + tables (estimate)": 24 * int(P.nnz) + 32 * P.shape[0]}
+
+    def run(self, handle, alg, P):
+        from ..community import louvain
+        t0 = time.perf_counter()
+        r = louvain(P, deterministic=(alg == "louvain-deterministic"), seed=0, device=handle,
+                    verify=True)
+        total = time.perf_counter() - t0
+        return {"seconds": total - r.timings.get("verify", 0.0),
+                "device_seconds": sum(phases_of(r.timings).values()) or None,
+                "phases": phases_of(r.timings), "verified": True,   # verify=True raises otherwise
+                "quality": {"modularity": round(float(r.modularity), 4),
+                            "communities": int(r.n_communities)}}
+
+    def baselines(self):
+        out = {}
+        try:
+            import networkx as nx
+
+            def networkx_louvain(P):
+                from ..community import modularity
+                G = nx.from_scipy_sparse_array(P)
+                t0 = time.perf_counter()
+                comms = nx.community.louvain_communities(G, seed=0)
+                sec = time.perf_counter() - t0
+                memb = np.empty(P.shape[0], np.int64)
+                for i, c in enumerate(comms):
+                    memb[list(c)] = i
+                return {"seconds": sec, "quality": {"modularity": round(float(
+                    nx.community.modularity(G, comms)), 4), "communities": len(comms)}}
+            out["networkx-louvain"] = networkx_louvain
+        except ImportError:
+            pass
+        return out
+
+
+def _try_register(family, module):
+    """Register ``family`` when its package imports (families land independently)."""
+    import importlib
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return
+    register(family)
+
+
+_try_register(WeightedFamily(), "pyclmatch.weighted")
+_try_register(LouvainFamily(), "pyclmatch.community")
