@@ -123,7 +123,8 @@ def test_family_protocol_plugin(tmp_path):
         families.FAMILIES.pop("toy")
 
 
-@pytest.mark.parametrize("spec", ["weighted:suitor", "louvain:louvain"])
+@pytest.mark.parametrize("spec", ["weighted:suitor", "louvain:louvain",
+                                  "marriage:mcvitie-wilson"])
 def test_other_family_adapters(spec):
     if spec.split(":")[0] not in families.FAMILIES:
         pytest.skip("family not installed")
@@ -131,5 +132,16 @@ def test_other_family_adapters(spec):
                            progress=False)
     dev = [r for r in recs if r["device"] != "host"]
     assert len(dev) == 1 and dev[0]["verified"] is True and dev[0]["phases"]
-    if spec.startswith("weighted"):   # same greedy matching as the host reference
+    if spec.startswith(("weighted", "marriage")):   # exact: same answer as the host reference
         assert all(r["verified"] is True for r in recs)
+
+
+def test_slow_baseline_skipped_with_reason(monkeypatch):
+    fam = families.FAMILIES["bipartite"]
+    monkeypatch.setattr(fam, "baseline_max_edges", {"networkx": 10}, raising=False)
+    meta, recs = run_bench("small", "apfb-gpubfs-ct", "cpu", baselines=True, repeat=1,
+                           graphs=["grid-64"], progress=False)
+    nx_rec = [r for r in recs if r["algorithm"] == "networkx"]
+    if nx_rec:
+        assert "too slow" in nx_rec[0]["skipped"] and nx_rec[0]["seconds"] is None
+    assert [r for r in recs if r["algorithm"] == "scipy"][0]["verified"] is True

@@ -14,6 +14,7 @@ the harness needs no change for a new family):
                               "quality": {...}}``
 ``exact``                     optional: True when baselines must match the device's quality
                               numbers exactly (their records are then verified against them)
+``baseline_max_edges``        optional ``{baseline: edges}``: larger graphs skip it (stated)
 ``baselines()``               ``{name: fn(inp) -> {"seconds", "quality"}}`` of installed
                               host libraries (scipy, networkx, igraph, NetworKit)
 """
@@ -61,6 +62,7 @@ def phases_of(timings):
 class BipartiteFamily:
     """Exact maximum-cardinality bipartite matching (:func:`pyclmatch.maximum_matching`)."""
     name = "bipartite"
+    baseline_max_edges = {"networkx": 300_000, "scipy": 20_000_000}
     exact = True    # baselines must reach the same quality numbers (cardinality)
 
     def algorithms(self):
@@ -182,6 +184,7 @@ class LouvainFamily:
     """Louvain community detection (:func:`pyclmatch.community.louvain`) on the symmetrized,
     unweighted suite matrix; quality = modularity (no exact baseline comparison)."""
     name = "louvain"
+    baseline_max_edges = {"networkx-louvain": 300_000}
 
     def algorithms(self):
         return ["louvain", "louvain-deterministic"]
@@ -237,6 +240,53 @@ class LouvainFamily:
         return out
 
 
+class MarriageFamily:
+    """Stable marriage (:func:`pyclmatch.weighted.stable_marriage`) on the SMI instance of
+    Lemma 3.1 (Paper IV) built from the suite graph with random weights (seed 0); the
+    man-optimal matching is unique, so its size is compared with the sequential
+    Gale-Shapley baseline exactly."""
+    name = "marriage"
+    exact = True
+    baseline_max_edges = {"gale-shapley-python": 300_000}
+
+    def algorithms(self):
+        from ..weighted import marriage
+        return list(marriage.ALGORITHMS)
+
+    def prepare(self, graph_name, A):
+        from ..weighted import smi_from_graph, with_random_weights
+        return smi_from_graph(with_random_weights(A, seed=0))
+
+    def size(self, inst):
+        L = int(inst.mptr[-1])
+        return {"vertices": inst.n_men + inst.n_women, "edges": L,
+                "bytes": 4 * (2 * L + inst.n_men + inst.n_women + 2)}
+
+    def estimate_bytes(self, inst, alg):
+        L = int(inst.mptr[-1])
+        return {"men lists": 4 * (L + inst.n_men + 1), "women lists": 4 * (L + inst.n_women + 1),
+                "ranks (estimate)": 4 * L, "state (estimate)": 16 * (inst.n_men + inst.n_women)}
+
+    def run(self, handle, alg, inst):
+        from ..weighted import stable_marriage
+        t0 = time.perf_counter()
+        r = stable_marriage(inst, algorithm=alg, device=handle, verify=True)
+        total = time.perf_counter() - t0
+        return {"seconds": total - r.timings.get("verify", 0.0),
+                "device_seconds": sum(phases_of(r.timings).values()) or None,
+                "phases": phases_of(r.timings), "verified": bool(r.verified),
+                "quality": {"size": int(r.size)}}
+
+    def baselines(self):
+        def gale_shapley_python(inst):
+            from ..weighted import gale_shapley_sequential
+            t0 = time.perf_counter()
+            wife, _ = gale_shapley_sequential(inst)
+            return {"seconds": time.perf_counter() - t0,
+                    "quality": {"size": int((np.asarray(wife) >= 0).sum())}}
+        return {"gale-shapley-python": gale_shapley_python}
+
+
 def _try_register(family, module):
     """Register ``family`` when its package imports (families land independently)."""
     import importlib
@@ -249,3 +299,4 @@ def _try_register(family, module):
 
 _try_register(WeightedFamily(), "pyclmatch.weighted")
 _try_register(LouvainFamily(), "pyclmatch.community")
+_try_register(MarriageFamily(), "pyclmatch.weighted")

@@ -199,8 +199,17 @@ def run_bench(suite="small", algorithms="bipartite", devices="auto", baselines=F
             if baselines:
                 for name, f in fams.items():
                     sz = f.size(inputs[name])
+                    limits = getattr(f, "baseline_max_edges", {})
                     for bname, fn in f.baselines().items():
                         prog.step(f"{gname} {bname}")
+                        if sz["edges"] > limits.get(bname, float("inf")):
+                            emit(_record(graph=gname, family=name, algorithm=bname,
+                                         device="host", platform="python", device_type="host",
+                                         vertices=sz["vertices"], edges=sz["edges"],
+                                         verified=False, skipped=(
+                                             f"{sz['edges']} edges > {limits[bname]}: too slow "
+                                             f"for this baseline")))
+                            continue
                         for i in range(repeat):
                             r = fn(inputs[name])
                             ref = [x["quality"] for x in records if x["graph"] == gname
