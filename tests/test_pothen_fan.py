@@ -81,3 +81,16 @@ def test_gpu_larger(gpu):
         for _ in range(3):
             check(A, pyclmatch.maximum_matching(A, algorithm="ppf", init="karp-sipser",
                                                 device=gpu), cover_phases=None)
+
+
+def test_choose_algorithm(device):
+    from pyclmatch.bipartite.api import algorithms
+    from pyclmatch.bipartite.choice import choose_algorithm
+    import pyclmatch.bipartite.push_relabel  # noqa: F401
+    for A in (chain(100), random_rect(3000, 3000, 3.0, seed=1)):
+        name = choose_algorithm(device, A)
+        assert name in algorithms()
+        if device.is_cpu:
+            assert name == "ppf"
+        check(A, pyclmatch.maximum_matching(A, algorithm=name, device=device),
+              cover_phases=None)
