@@ -22,9 +22,11 @@ def cmd_devices(args):
         return 0
     rows = describe_devices()
     diag = diagnose_icd()
+    usable = [r for r in rows if r["usable"]]
+    rc = 0 if usable or not args.check else 1
     if args.json:
         print(json.dumps({"devices": rows, "diagnosis": diag}, indent=2, default=str))
-        return 0
+        return rc
     cols = [("index", "idx"), ("platform", "platform"), ("device", "device"), ("type", "type"),
             ("compute_units", "CUs"), ("global_mem", "global mem"), ("local_mem", "local mem"),
             ("max_alloc", "max alloc"), ("opencl", "OpenCL"), ("driver", "driver")]
@@ -37,11 +39,16 @@ def cmd_devices(args):
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
     if not rows:
         print("no OpenCL device found")
+    for r in rows:
+        if not r["usable"]:
+            print(f"\nunusable: {r['index']} {r['device']}: {r['problem']}")
+    if rows and not usable:
+        print("\nno usable OpenCL device")
     if diag.get("problem"):
         print(f"\nproblem: {diag['problem']}\nfix:     {diag['fix']}")
     elif not any(r["type"] == "gpu" for r in rows):
         print("\nno GPU: no NVIDIA OpenCL driver (libnvidia-opencl.so.1) on this machine")
-    return 0
+    return rc
 
 
 def cmd_match(args):
@@ -77,6 +84,8 @@ def build_parser():
     d.add_argument("--fix", nargs="?", const="", default=None, metavar="DIR",
                    help="write an OCL_ICD_VENDORS folder registering the NVIDIA driver "
                         "(default ~/.cache/pyclmatch/opencl-vendors)")
+    d.add_argument("--check", action="store_true",
+                   help="exit 1 unless at least one device can build kernels")
     d.set_defaults(func=cmd_devices)
     from .bipartite import INITS
     m = sub.add_parser("match", help="maximum bipartite matching of a matrix file")

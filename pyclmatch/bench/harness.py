@@ -96,11 +96,11 @@ def suite_graphs(suite, rcp=False, graphs=None):
 
 def select_devices(spec):
     """Handles for ``spec``: "all" (every OpenCL device), or comma-separated device specs."""
-    from ..engine.devices import get_device, list_devices
+    from ..engine.devices import get_device, usable_devices
     if spec in (None, "", "auto"):
         return [get_device(None)]
     if spec == "all":
-        return [get_device(f"{p}:{d}") for p, d, _ in list_devices()]
+        return [get_device(f"{p}:{d}") for p, d, _ in usable_devices()]
     return [get_device(s.strip()) for s in spec.split(",") if s.strip()]
 
 

@@ -1,9 +1,13 @@
-"""Exact maximum-cardinality bipartite matching (paper 000: APFB/APsB, GPUBFS/GPUBFS-WR)."""
+"""Exact maximum-cardinality bipartite matching: augmenting paths (paper 000: APFB/APsB,
+GPUBFS/GPUBFS-WR), push-relabel (paper 003: G-PR) and parallel Pothen-Fan (paper 001: PPF)."""
 from .api import (maximum_matching, maximum_bipartite_matching, MatchingResult, KonigCover,
                   register_algorithm, algorithms,
                   verify_matching, AUTO_DEFAULT)
 from .augmenting import AUGMENTING_VARIANTS, INITS
+from . import push_relabel, pothen_fan   # register "gpr*" (paper 003) and "ppf" (paper 001)
+from .choice import choose_algorithm
 
 __all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "KonigCover",
            "register_algorithm", "algorithms",
-           "verify_matching", "AUGMENTING_VARIANTS", "INITS", "AUTO_DEFAULT"]
+           "verify_matching", "AUGMENTING_VARIANTS", "INITS", "AUTO_DEFAULT",
+           "choose_algorithm"]

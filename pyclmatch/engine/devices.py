@@ -34,6 +34,48 @@ def _type_name(dev):
     return "other"
 
 
+_PROBE_SRC = "__kernel void pyclmatch_probe(__global int *a) { a[get_global_id(0)] += 1; }"
+_probe_results = {}
+
+
+def compiler_problem(dev):
+    """``None`` if ``dev``'s OpenCL compiler builds a trivial kernel, else the reason (a string).
+
+    Some drivers list a device they cannot compile for: PoCL builds linked against an LLVM older
+    than the host CPU report the CPU as ``generic`` and fail every build with "unknown target
+    CPU 'generic'" (PoCL 3.0 of the ``pocl-binary-distribution`` wheel, LLVM 14, on AMD Zen 5).
+    Selection skips such devices; ``pyclmatch devices`` says why and what to install. The
+    answer is cached per device for the process.
+    """
+    key = dev.int_ptr
+    if key not in _probe_results:
+        try:
+            ctx = cl.Context([dev])
+            cl.Program(ctx, _PROBE_SRC).build()
+            _probe_results[key] = None
+        except cl.Error as exc:
+            _probe_results[key] = _compiler_hint(dev, str(exc))
+    return _probe_results[key]
+
+
+def _compiler_hint(dev, log):
+    first = next((ln.strip() for ln in log.splitlines() if "error" in ln.lower()
+                  and "clBuildProgram" not in ln), log.strip().splitlines()[-1] if log.strip()
+                 else "the build failed")
+    msg = f"its compiler cannot build a trivial kernel ({first})"
+    if "unknown target cpu" in log.lower() and "pocl" in dev.version.lower():
+        msg += (f"; this PoCL ({dev.driver_version.strip()}) was linked against an LLVM that does "
+                f"not know this CPU model. Use a PoCL built with a newer LLVM, or your "
+                f"distribution's PoCL, which picks its target from the CPU's features "
+                f"(Debian/Ubuntu: apt-get install pocl-opencl-icd)")
+    return msg
+
+
+def usable_devices():
+    """:func:`list_devices` without the devices whose compiler fails (:func:`compiler_problem`)."""
+    return [(p, d, dev) for p, d, dev in list_devices() if compiler_problem(dev) is None]
+
+
 def list_devices():
     """All OpenCL devices as ``(platform_index, device_index, pyopencl.Device)`` tuples."""
     out = []
@@ -194,31 +236,45 @@ def get_device(spec=None):
     if not devs:
         raise DeviceError("no OpenCL device found. " + _no_device_hint())
     s = spec.strip().lower()
-    if s == "auto":
-        for _, bit in _TYPE_NAMES:
+    if s == "auto" or s in (name for name, _ in _TYPE_NAMES):
+        bits = [bit for name, bit in _TYPE_NAMES if s in ("auto", name)]
+        for bit in bits:
             for p, d, dev in devs:
-                if dev.type & bit:
+                if dev.type & bit and compiler_problem(dev) is None:
                     return _handle_for(dev, index=(p, d))
-        p, d, dev = devs[0]
-        return _handle_for(dev, index=(p, d))
-    for name, bit in _TYPE_NAMES:
-        if s == name:
-            for p, d, dev in devs:
-                if dev.type & bit:
-                    return _handle_for(dev, index=(p, d))
-            raise DeviceError(f"no OpenCL {name.upper()} device found; devices present: "
-                              + _short_list(devs) + (_gpu_hint() if name == "gpu" else ""))
+        broken = [(p, d, dev) for p, d, dev in devs
+                  if any(dev.type & b for b in bits) and compiler_problem(dev) is not None]
+        what = "OpenCL device" if s == "auto" else f"OpenCL {s.upper()} device"
+        msg = f"no usable {what} found; devices present: " + _short_list(devs)
+        for p, d, dev in broken:
+            msg += f". Device {p}:{d} is unusable: {compiler_problem(dev)}"
+        if s in ("auto", "gpu"):
+            msg += _gpu_hint()
+        raise DeviceError(msg)
     if ":" in s and all(part.strip().isdigit() for part in s.split(":", 1)):
         pi, di = (int(x) for x in s.split(":", 1))
         for p, d, dev in devs:
             if (p, d) == (pi, di):
-                return _handle_for(dev, index=(p, d))
+                return _checked(dev, p, d)
         raise DeviceError(f"no device {spec!r} (platform:device); devices present: "
                           + _short_list(devs))
-    for p, d, dev in devs:
-        if s in dev.name.lower() or s in dev.platform.name.lower():
+    matches = [(p, d, dev) for p, d, dev in devs
+               if s in dev.name.lower() or s in dev.platform.name.lower()]
+    for p, d, dev in matches:
+        if compiler_problem(dev) is None:
             return _handle_for(dev, index=(p, d))
+    if matches:
+        p, d, dev = matches[0]
+        return _checked(dev, p, d)
     raise DeviceError(f"no device matches {spec!r}; devices present: " + _short_list(devs))
+
+
+def _checked(dev, p, d):
+    problem = compiler_problem(dev)
+    if problem is not None:
+        raise DeviceError(f"device {p}:{d} {dev.name.strip()} [{dev.platform.name.strip()}] "
+                          f"is unusable: {problem}")
+    return _handle_for(dev, index=(p, d))
 
 
 def _short_list(devs):
@@ -235,6 +291,7 @@ def describe_devices():
             "compute_units": dev.max_compute_units, "global_mem": dev.global_mem_size,
             "local_mem": dev.local_mem_size, "max_alloc": dev.max_mem_alloc_size,
             "opencl": dev.version.strip(), "driver": dev.driver_version.strip(),
+            "usable": compiler_problem(dev) is None, "problem": compiler_problem(dev),
         })
     return rows
 

@@ -55,6 +55,4 @@ def build_program(context, device_name, template, values, options=()):
     try:
         return cl.Program(context, src).build(options=list(options))
     except cl.Error as exc:
-        log = getattr(exc, "what", None)
-        log = exc.args[0] if not log and exc.args else log
-        raise KernelBuildError(template, values, device_name, str(log)) from None
+        raise KernelBuildError(template, values, device_name, str(exc)) from None
