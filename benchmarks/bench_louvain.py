@@ -222,6 +222,44 @@ def markdown(report):
     return "\n".join(lines)
 
 
+def write_report(report, out, t_all):
+    """Summary + ``out``.json/.md; called after every graph, so a run cut short keeps what it measured."""
+    gs = [g for g in report["graphs"] if "ours" in g]
+
+    def ratios(key):
+        return [g[key]["time_s"] / g["ours"]["time_s"] for g in gs
+                if g.get(key) and "time_s" in g[key]]
+    summary = {"ours_first_phase_eps": med([g["ours"]["first_phase_eps"] for g in gs]),
+               "speedup_vs_networkx": med(ratios("networkx")),
+               "speedup_vs_igraph": med(ratios("igraph")),
+               "speedup_vs_networkit": med(ratios("networkit")),
+               "speedup_vs_networkit_anchor": med([NK_PLM_ANCHOR[g["name"]][0]
+                                                   / g["ours"]["time_s"] for g in gs
+                                                   if g["name"] in NK_PLM_ANCHOR]),
+               "Q_ratio_vs_networkx": med([g["ours"]["modularity"] / g["networkx"]["modularity"]
+                                           for g in gs if g.get("networkx")
+                                           and "modularity" in g["networkx"]]),
+               "Q_ratio_vs_igraph": med([g["ours"]["modularity"] / g["igraph"]["modularity"]
+                                         for g in gs if g.get("igraph")
+                                         and "modularity" in g["igraph"]]),
+               "Q_ratio_vs_networkit": med([g["ours"]["modularity"]
+                                            / g["networkit"]["modularity"] for g in gs
+                                            if g.get("networkit")
+                                            and "modularity" in g["networkit"]]),
+               "tbin_Q_ratio_vs_networkit": med([g["tbin"]["modularity"]
+                                                 / g["networkit"]["modularity"] for g in gs
+                                                 if g.get("tbin") and g.get("networkit")
+                                                 and "modularity" in g["networkit"]])}
+    report["summary"] = summary
+    report["wall_s"] = time.perf_counter() - t_all
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out + ".json", "w") as fh:
+        json.dump(report, fh, indent=1, default=float)
+    with open(out + ".md", "w") as fh:
+        fh.write(markdown(report))
+    return report
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--device", default=None)
@@ -266,6 +304,7 @@ def main(argv=None):
             row["error"] = f"{type(exc).__name__}: {exc}"
             print(f"    FAILED: {row['error']}", file=sys.stderr, flush=True)
             report["graphs"].append(row)
+            write_report(report, args.out, t_all)
             continue
         for key, fn in (("networkx", lambda: run_networkx(A, nx_max)),
                         ("igraph", lambda: run_igraph(A, args.igraph_max_edges)),
@@ -281,39 +320,8 @@ def main(argv=None):
                         for k in ("networkx", "igraph", "networkit")
                         if row.get(k) and "time_s" in row[k]), file=sys.stderr, flush=True)
         report["graphs"].append(row)
-    gs = [g for g in report["graphs"] if "ours" in g]
-
-    def ratios(key):
-        return [g[key]["time_s"] / g["ours"]["time_s"] for g in gs
-                if g.get(key) and "time_s" in g[key]]
-    summary = {"ours_first_phase_eps": med([g["ours"]["first_phase_eps"] for g in gs]),
-               "speedup_vs_networkx": med(ratios("networkx")),
-               "speedup_vs_igraph": med(ratios("igraph")),
-               "speedup_vs_networkit": med(ratios("networkit")),
-               "speedup_vs_networkit_anchor": med([NK_PLM_ANCHOR[g["name"]][0]
-                                                   / g["ours"]["time_s"] for g in gs
-                                                   if g["name"] in NK_PLM_ANCHOR]),
-               "Q_ratio_vs_networkx": med([g["ours"]["modularity"] / g["networkx"]["modularity"]
-                                           for g in gs if g.get("networkx")
-                                           and "modularity" in g["networkx"]]),
-               "Q_ratio_vs_igraph": med([g["ours"]["modularity"] / g["igraph"]["modularity"]
-                                         for g in gs if g.get("igraph")
-                                         and "modularity" in g["igraph"]]),
-               "Q_ratio_vs_networkit": med([g["ours"]["modularity"]
-                                            / g["networkit"]["modularity"] for g in gs
-                                            if g.get("networkit")
-                                            and "modularity" in g["networkit"]]),
-               "tbin_Q_ratio_vs_networkit": med([g["tbin"]["modularity"]
-                                                 / g["networkit"]["modularity"] for g in gs
-                                                 if g.get("tbin") and g.get("networkit")
-                                                 and "modularity" in g["networkit"]])}
-    report["summary"] = summary
-    report["wall_s"] = time.perf_counter() - t_all
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out + ".json", "w") as fh:
-        json.dump(report, fh, indent=1, default=float)
-    with open(args.out + ".md", "w") as fh:
-        fh.write(markdown(report))
+        write_report(report, args.out, t_all)
+    write_report(report, args.out, t_all)
     print(markdown(report))
 
 
