@@ -243,6 +243,12 @@ def _from_sparse(coo, symmetrize, drop_invalid, nodes):
 
 def as_b(b, n):
     """``b`` as an int32 array of length n (an int broadcasts); non-negative integers only."""
+    if isinstance(b, (int, np.integer)) and not isinstance(b, bool):
+        if b < 0:
+            raise InputError(f"b must be non-negative, found {int(b)}")
+        if b > INDEX_MAX:
+            raise InputError("b is too large")
+        return np.full(n, b, np.int32)          # the common case: no int64 round trip
     arr = np.asarray(b)
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
