@@ -227,13 +227,106 @@ __kernel void edge_sources(__global const offset_t *xadj, index_t n, __global in
     }
 }
 
-/* mate[v] = the suitor of v when the suitor relation is mutual (it is at termination). */
+/* mate[v] = the suitor of v when the suitor relation is mutual (it is at termination), written
+   as the 64-bit ids the result holds (no host conversion); pair_e[v] = the edge (v -> mate[v])
+   of v's own list when v < mate[v], else -1, so that the host gets each matched pair once, in
+   increasing v, with its position in the CSR (the weight is w64[pair_e], no search). */
 __kernel void suitor_mates(__global const offset_t *suitor_e, __global const index_t *src,
-                           index_t n, __global index_t *mate)
+                           index_t n, __global long *mate, __global offset_t *pair_e)
 {
     FOR_EACH_VERTEX(v, n) {
         const offset_t k = suitor_e[v];
-        mate[v] = k >= 0 ? src[k] : -1;
+        const index_t m = k >= 0 ? src[k] : -1;
+        mate[v] = m;
+        offset_t pe = -1;
+        if (m > v) {
+            const offset_t k2 = suitor_e[m];          /* m's suitor: v, along v's edge to m */
+            if (k2 >= 0 && src[k2] == v) pe = k2;
+        }
+        pair_e[v] = pe;
+    }
+}
+
+/* The same from a mate array of 32-bit ids (locally dominant): 64-bit mate, and the edge
+   (v -> mate[v]) of v's sorted list (binary search) when v < mate[v], else -1. */
+__kernel void mate_pairs(__global const offset_t *xadj, __global const index_t *adj, index_t n,
+                         __global const index_t *mate_in, __global long *mate,
+                         __global offset_t *pair_e)
+{
+    FOR_EACH_VERTEX(v, n) {
+        const index_t m = mate_in[v];
+        mate[v] = m;
+        offset_t pe = -1;
+        if (m > v) {
+            offset_t lo = xadj[v], hi = xadj[v + 1];
+            while (lo < hi) {
+                const offset_t mid = lo + (hi - lo) / 2;
+                if (adj[mid] < m) lo = mid + 1; else hi = mid;
+            }
+            if (lo < xadj[v + 1] && adj[lo] == m) pe = lo;
+        }
+        pair_e[v] = pe;
+    }
+}
+
+/* ------------------------------------------------------------------ exclusive scan of ints
+   out[i] = in[0] + ... + in[i-1] over n entries, total[0] = the sum, in three launches: each
+   work-group sums its chunk (scan_sums), one work-item scans the few group sums
+   (scan_partials), each work-group scans its chunk tile by tile from its carry (scan_apply).
+   The grid of scan_sums and scan_apply is the same number of work-groups. */
+__kernel __attribute__((reqd_work_group_size(WGS, 1, 1)))
+void scan_sums(__global const int *in, long n, long chunk, __global int *partial)
+{
+    __local int red[WGS];
+    const int lid = get_local_id(0);
+    const long lo = (long)get_group_id(0) * chunk;
+    const long hi = min(lo + chunk, n);
+    int s = 0;
+    for (long i = lo + lid; i < hi; i += WGS) s += in[i];
+    red[lid] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = WGS / 2; k > 0; k >>= 1) {
+        if (lid < k) red[lid] += red[lid + k];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) partial[get_group_id(0)] = red[0];
+}
+
+__kernel void scan_partials(__global int *partial, int groups, __global int *total)
+{
+    if (get_global_id(0) != 0) return;
+    int s = 0;
+    for (int g = 0; g < groups; ++g) {
+        const int x = partial[g];
+        partial[g] = s;
+        s += x;
+    }
+    total[0] = s;
+}
+
+__kernel __attribute__((reqd_work_group_size(WGS, 1, 1)))
+void scan_apply(__global const int *in, long n, long chunk, __global const int *partial,
+                __global int *out)
+{
+    __local int tile[WGS];
+    const int lid = get_local_id(0);
+    const long lo = (long)get_group_id(0) * chunk;
+    const long hi = min(lo + chunk, n);
+    int carry = partial[get_group_id(0)];
+    for (long base = lo; base < hi; base += WGS) {      /* uniform over the work-group */
+        const long i = base + lid;
+        const int x = i < hi ? in[i] : 0;
+        tile[lid] = x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int off = 1; off < WGS; off <<= 1) {       /* Hillis-Steele, inclusive */
+            const int t = lid >= off ? tile[lid - off] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            tile[lid] += t;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (i < hi) out[i] = carry + tile[lid] - x;
+        carry += tile[WGS - 1];
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
 
@@ -318,6 +411,81 @@ __kernel void reverse_edges(__global const offset_t *xadj, __global const index_
             if (adj[mid] < u) lo = mid + 1; else hi = mid;
         }
         rev[e] = lo;
+    }
+}
+
+/* Initial state: deficit = b, every vertex active (one with b = 0 proposes nothing and goes
+   inactive in its first round, like never being active), empty suitor lists, nothing touched. */
+__kernel void bs_init(index_t n, __global const int *b, __global int *deficit,
+                      __global int *active, __global int *ssize, __global int *touched)
+{
+    FOR_EACH_VERTEX(v, n) {
+        deficit[v] = b[v];
+        active[v] = 1;
+        ssize[v] = 0;
+        touched[v] = 0;
+    }
+}
+
+/* After the fixpoint: an entry f = (p -> u) of S(p) is a matched edge when the relation is
+   mutual there, i.e. p's own offer along f was accepted (prop[f] == 1: p in S(u)).
+   degree[p] = p's matched edges (64-bit, as the result holds it), own[p] = those with p < u
+   (each pair is written once, by its smaller end), info[1] += the entries that are not mutual
+   (none at the fixpoint; verification reports them). */
+__kernel void bs_degree(index_t n, __global const offset_t *bptr,
+                        __global const offset_t *slist, __global const int *ssize,
+                        __global const index_t *adj, __global const int *prop,
+                        __global long *degree, __global int *own, __global int *info)
+{
+    FOR_EACH_VERTEX(p, n) {
+        const offset_t s0 = bptr[p];
+        const int sz = ssize[p];
+        int d = 0, o = 0, nm = 0;
+        for (int k = 0; k < sz; ++k) {
+            const offset_t f = slist[s0 + k];
+            if (prop[f] == 1) {
+                ++d;
+                if (adj[f] > p) ++o;
+            } else {
+                ++nm;
+            }
+        }
+        degree[p] = d;
+        own[p] = o;
+        if (nm) atomic_add(&info[1], nm);
+    }
+}
+
+/* The matched pairs (p, u), p < u, from position at[p] (exclusive scan of own): sorted by the
+   edge index f = (p -> u), which orders them by u (sorted lists), so the output is in
+   lexicographic order; edges[2i], edges[2i+1] = p, u (64-bit), pair_e[i] = f. */
+__kernel void bs_pairs(index_t n, __global const offset_t *bptr,
+                       __global const offset_t *slist, __global const int *ssize,
+                       __global const index_t *adj, __global const int *prop,
+                       __global const int *own, __global const int *at,
+                       __global long *edges, __global offset_t *pair_e)
+{
+    FOR_EACH_VERTEX(p, n) {
+        const int c = own[p];
+        if (c == 0) continue;
+        const offset_t s0 = bptr[p];
+        const int sz = ssize[p];
+        const int pos = at[p];
+        int cnt = 0;
+        for (int k = 0; k < sz && cnt < c; ++k) {
+            const offset_t f = slist[s0 + k];
+            if (prop[f] != 1 || adj[f] < p) continue;
+            int j = cnt++;                           /* insertion by edge index */
+            while (j > 0 && pair_e[pos + j - 1] > f) {
+                pair_e[pos + j] = pair_e[pos + j - 1];
+                --j;
+            }
+            pair_e[pos + j] = f;
+        }
+        for (int j = 0; j < cnt; ++j) {
+            edges[2 * (long)(pos + j)] = p;
+            edges[2 * (long)(pos + j) + 1] = adj[pair_e[pos + j]];
+        }
     }
 }
 

@@ -81,19 +81,31 @@ def _split_params(params, allowed, name):
     return gp, ap
 
 
-def _device_graph(handle, g, runner, extra, keep, sched):
+def _device_graph(handle, g, runner, extra, keep, sched, reverse=False):
     """The graph's device arrays: uploaded now, or reused from an earlier call that kept them
-    (``keep_on_device=True``: they stay attached to the WeightedGraph, one copy per device)."""
+    (``keep_on_device=True``: they stay attached to the WeightedGraph, one copy per device),
+    with the edge tails (and reverse edges) computed on the device once (step ``setup``)."""
     cache = getattr(g, "_device_cache", None)
     dg = cache.get(id(handle)) if cache else None
-    if dg is not None and dg.handle is handle:
-        return dg, True
-    with sched.step("upload"):
-        dg = DeviceWeighted(handle, g, runner, extra)
-        handle.queue.finish()
-    if keep:
-        g._device_cache = {id(handle): dg}
-    return dg, False
+    reused = dg is not None and dg.handle is handle
+    if not reused:
+        with sched.step("upload"):
+            dg = DeviceWeighted(handle, g, runner, extra)
+            handle.queue.finish()
+        if keep:
+            g._device_cache = {id(handle): dg}
+    if dg.src is None or (reverse and dg.rev is None):
+        with sched.step("setup"):
+            dg.setup(sched, runner, reverse=reverse)
+            handle.queue.finish()
+    return dg, reused
+
+
+def _timings(sched, t_start):
+    """The scheduler's timings plus ``total`` (the whole call, wall clock)."""
+    t = sched.timings()
+    t["total"] = time.perf_counter() - t_start
+    return t
 
 
 def release_device_graph(g):
@@ -137,6 +149,7 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
     ``timings`` (seconds: prepare, upload, build, match, download, verify, ``kernel:<phase>``)
     and ``counters``.
     """
+    t_start = time.perf_counter()
     name = (algorithm or "suitor").lower()
     if name not in ALGORITHMS:
         raise InputError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
@@ -146,14 +159,14 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
         if "variant" in ap and ap["variant"] != name[7:]:
             raise InputError(f"algorithm {name!r} contradicts variant={ap['variant']!r}")
         ap["variant"] = name[7:]
-    t0 = time.perf_counter()
     g = as_weighted_graph(G, **gp)
-    t_prepare = time.perf_counter() - t0
     handle = get_device(device)
+    t_prepare = time.perf_counter() - t_start
     label = name if name == "ld" else f"suitor-{ap.get('variant', 'nosync')}"
     if g.nnz == 0:
         res = WeightedMatchingResult(np.full(g.n, -1, np.int64), 0.0, 0, label, handle.label,
                                      {"prepare": t_prepare}, {}, bool(verify), g.nodes)
+        res.timings["total"] = time.perf_counter() - t_start
         return res
     try:
         runner = cls(handle, g, **ap)
@@ -162,25 +175,27 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
     sched = Scheduler(handle, progress=progress, label=f"weighted_matching[{label}]")
     sched.wall["prepare"] = t_prepare
     keep = bool(params.get("keep_on_device", False))
-    dg, reused = _device_graph(handle, g, runner, runner.device_bytes(g, runner.vpg), keep,
-                               sched)
     with sched.step("build"):
         runner.build()
+    dg, reused = _device_graph(handle, g, runner, runner.device_bytes(g, runner.vpg), keep,
+                               sched)
     with sched.step("match"):
-        if not reused:
-            dg.compute_sources(sched)
-        mate_d, stats = runner.run(dg, sched)
+        (mate_d, pair_d), stats = runner.run(dg, sched)
         handle.queue.finish()
     with sched.step("download"):
-        mate = mate_d.get().astype(np.int64)
+        mate = mate_d.get()                       # int64 on the device: no host conversion
+        pair_e = pair_d.get()
     if verify:
         with sched.step("verify"):
             verify_weighted_matching(g, mate)
-    card = int((mate >= 0).sum()) // 2
-    res = WeightedMatchingResult(mate, matching_weight(g, mate),
-                                 card, label, handle.label, nodes=g.nodes)
+    with sched.step("result"):
+        # pair_e holds, for v < mate[v] in increasing v, the CSR position of (v, mate[v])
+        pos = pair_e[pair_e >= 0]
+        card = int(pos.size)
+        weight = float(g.w64[pos].sum()) if card else 0.0
+        res = WeightedMatchingResult(mate, weight, card, label, handle.label, nodes=g.nodes)
     res.verified = bool(verify)
-    res.timings = sched.timings()
+    res.timings = _timings(sched, t_start)
     res.counters = dict(stats, **sched.counters)
     return res
 
@@ -197,59 +212,51 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
     ``degree`` per vertex, ``weight``, timings and counters. ``params``: the graph options of
     :func:`weighted_matching`, ``work_group_size``, ``batch_rounds``.
     """
+    t_start = time.perf_counter()
     if (algorithm or "b-suitor").lower() not in ("b-suitor", "bsuitor"):
         raise InputError(f"unknown algorithm {algorithm!r}; b_matching has 'b-suitor'")
     gp, ap = _split_params(params, BSuitorMatcher.params, "b-suitor")
-    t0 = time.perf_counter()
     g = as_weighted_graph(G, **gp)
     bb = as_b(b, g.n)
-    t_prepare = time.perf_counter() - t0
     handle = get_device(device)
+    t_prepare = time.perf_counter() - t_start
     if g.nnz == 0 or not bb.any():
         return BMatchingResult(np.zeros((0, 2), np.int64), np.zeros(g.n, np.int64), 0.0, bb,
-                               "b-suitor", handle.label, {"prepare": t_prepare}, {},
-                               bool(verify))
-    runner = BSuitorMatcher(handle, g, bb, **ap)
+                               "b-suitor", handle.label,
+                               {"prepare": t_prepare, "total": time.perf_counter() - t_start},
+                               {}, bool(verify))
+    try:
+        runner = BSuitorMatcher(handle, g, bb, **ap)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     sched = Scheduler(handle, progress=progress, label="b_matching[b-suitor]")
     sched.wall["prepare"] = t_prepare
     keep = bool(params.get("keep_on_device", False))
-    dg, reused = _device_graph(handle, g, runner, runner.device_bytes(g, bb), keep, sched)
     with sched.step("build"):
         runner.build()
+    dg, reused = _device_graph(handle, g, runner, runner.device_bytes(g, bb), keep, sched,
+                               reverse=True)
     with sched.step("match"):
-        if not reused:
-            dg.compute_sources(sched)
-        (slist_d, ssize_d, bptr), stats = runner.run(dg, sched)
+        stats = runner.run(dg, sched)
+        # the matched pairs, gathered on the device (one read-back of their count)
+        edges_d, pair_d, degree_d, k, bad = runner.pairs(dg, sched)
         handle.queue.finish()
-    with sched.step("download"):
-        slist = slist_d.get().astype(np.int64)
-        ssize = ssize_d.get().astype(np.int64)
-    # pairs (p, u) with u in S(p): entry k of p's list is valid when k < ssize[p]
-    owner = np.repeat(np.arange(g.n, dtype=np.int64), bb)
-    k = np.arange(owner.size, dtype=np.int64) - bptr[owner]
-    valid = k < ssize[owner]
-    p = owner[valid]
-    u = g.indices[slist[:owner.size][valid]].astype(np.int64)
-    lo_key = np.sort(np.minimum(p, u)[p < u] * g.n + np.maximum(p, u)[p < u])
-    hi_key = np.sort(np.minimum(p, u)[p > u] * g.n + np.maximum(p, u)[p > u])
-    if np.array_equal(lo_key, hi_key):       # at the fixpoint the suitor relation is mutual
-        keys = lo_key
-    elif verify:
+    if bad and verify:
         from ..errors import VerificationError
         raise VerificationError("b-Suitor ended with a non-mutual suitor pair")
-    else:
-        keys = np.intersect1d(lo_key, hi_key)
-    edges = np.stack([keys // g.n, keys % g.n], axis=1)
-    degree = np.bincount(edges.ravel(), minlength=g.n).astype(np.int64)
+    with sched.step("download"):
+        # pairs (u, v), u < v, in lexicographic order; non-mutual entries (none at the
+        # fixpoint) are left out, as their intersection
+        edges = edges_d.get()[:k] if k else np.zeros((0, 2), np.int64)
+        pos = pair_d.get()[:k] if k else np.zeros(0, np.int32)
+        degree = degree_d.get()
     if verify:
         with sched.step("verify"):
             verify_b_matching(g, bb, edges)
-    weight = 0.0
-    if edges.size:
-        from .reference import _edge_weights
-        weight = float(_edge_weights(g, edges[:, 0], edges[:, 1], np.float64).sum())
-    res = BMatchingResult(edges, degree, weight, bb, "b-suitor", handle.label)
+    with sched.step("result"):
+        weight = float(g.w64[pos].sum()) if k else 0.0     # pos: CSR positions of (u, v)
+        res = BMatchingResult(edges, degree, weight, bb, "b-suitor", handle.label)
     res.verified = bool(verify)
-    res.timings = sched.timings()
+    res.timings = _timings(sched, t_start)
     res.counters = dict(stats, **sched.counters)
     return res

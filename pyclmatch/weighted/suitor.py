@@ -67,9 +67,22 @@ class _Family:
         return min(self.ct_items, int(n)) if self.mode == "ct" else int(n)
 
 
+def _upload(handle, host):
+    """A read-only device copy of ``host``. On CPU devices the buffer wraps the host array
+    (``USE_HOST_PTR``: no copy, the kernels read the numpy memory; the array is kept alive by
+    the :class:`DeviceWeighted` holding its graph); elsewhere one blocking host-to-device copy."""
+    if handle.is_cpu and host.size:
+        host = np.ascontiguousarray(host)
+        buf = cl.Buffer(handle.context, cl.mem_flags.READ_ONLY | cl.mem_flags.USE_HOST_PTR,
+                        hostbuf=host)
+        return cla.Array(handle.queue, host.shape, host.dtype, data=buf)
+    return cla.to_device(handle.queue, host)
+
+
 class DeviceWeighted:
-    """A :class:`~pyclmatch.weighted.graph.WeightedGraph` uploaded once (CSR, float32 weights,
-    edge tails computed on the device)."""
+    """A :class:`~pyclmatch.weighted.graph.WeightedGraph` uploaded once (CSR, float32 weights),
+    with the edge tails and, for b-Suitor, the reverse edges computed on the device by
+    :meth:`setup` and kept with the arrays (``keep_on_device`` reuses all of them)."""
 
     def __init__(self, handle, g, family, extra_bytes=None):
         need = {"row offsets": (g.n + 1) * 4, "adjacency": g.nnz * 4, "weights": g.nnz * 4,
@@ -79,16 +92,32 @@ class DeviceWeighted:
         q = handle.queue
         self.g = g
         self.handle = handle
-        self.xadj = cla.to_device(q, g.indptr)
-        self.adj = cla.to_device(q, g.indices)
-        self.wt = cla.to_device(q, g.w32)
-        self.src = cla.empty(q, max(1, g.nnz), np.int32)
+        self.xadj = _upload(handle, g.indptr)
+        self.adj = _upload(handle, g.indices)
+        self.wt = _upload(handle, g.w32)
+        self.src = None
+        self.rev = None
         self.family = family
 
-    def compute_sources(self, sched):
-        f = self.family
-        sched.launch("prepare", f.kernel("edge_sources"), f.gsize(self.g.n), f.wg,
-                     self.xadj.data, np.int32(self.g.n), self.src.data)
+    def setup(self, sched, family=None, reverse=False):
+        """Enqueue what is missing of the edge tails (and reverse edges when ``reverse``);
+        returns True when something was launched (phase ``setup``)."""
+        f = family or self.family
+        q = self.handle.queue
+        did = False
+        if self.src is None:
+            self.src = cla.empty(q, max(1, self.g.nnz), np.int32)
+            sched.launch("setup", f.kernel("edge_sources"), f.gsize(self.g.n), f.wg,
+                         self.xadj.data, np.int32(self.g.n), self.src.data)
+            did = True
+        if reverse and self.rev is None:
+            m = self.g.nnz
+            self.rev = cla.empty(q, max(1, m), np.int32)
+            sched.launch("setup", f.kernel("reverse_edges"), min(f.ct_items, m), f.wg,
+                         self.xadj.data, self.adj.data, self.src.data, np.int32(m),
+                         self.rev.data)
+            did = True
+        return did
 
 
 class SuitorMatcher(_Family):
@@ -115,7 +144,7 @@ class SuitorMatcher(_Family):
     @staticmethod
     def device_bytes(g, vpg=8):
         slots = (-(-g.n // vpg)) * vpg
-        return {"suitor edges": g.n * 4, "ws": g.n * 4, "mate": g.n * 4,
+        return {"suitor edges": g.n * 4, "ws": g.n * 4, "mate": g.n * 8, "pair edges": g.n * 4,
                 "work lists": 2 * slots * 4, "group counts": 2 * (slots // vpg + 1) * 4}
 
     def build(self):
@@ -123,7 +152,8 @@ class SuitorMatcher(_Family):
             self.kernel(name)
 
     def run(self, dg, sched):
-        """Run to completion; returns (mate device array, stats)."""
+        """Run to completion; returns ((mate, pair_e) device arrays, stats): ``mate`` int64,
+        ``pair_e[v]`` the edge (v -> mate[v]) when v < mate[v], else -1."""
         q = self.handle.queue
         n = self.g.n
         vpg = self.vpg
@@ -176,14 +206,15 @@ class SuitorMatcher(_Family):
             self._syncnolb(slots, stats, bound)
         else:
             self._nosync(n, 1, stats, bound)
-        mate = cla.empty(q, n, np.int32)
+        mate = cla.empty(q, n, np.int64)
+        pair_e = cla.empty(q, n, np.int32)
         sched.launch("mates", self.kernel("suitor_mates"), self.gsize(n), self.wg,
-                     suitor_e.data, dg.src.data, np.int32(n), mate.data)
+                     suitor_e.data, dg.src.data, np.int32(n), mate.data, pair_e.data)
         c = counters.get()
         stats.update(proposals=int(c[0]), group_iterations=int(c[1]))
         for name in ("_bufs", "_cnts", "_slot_bufs", "_args", "_counters", "_sched", "_k"):
             delattr(self, name)
-        return mate, stats
+        return (mate, pair_e), stats
 
     def _step(self, n_work, identity, slots_in, slots_out, max_rounds, lb_local, slot, read):
         """One launch of gpu_suitor over ``n_work`` work entries; returns the leftover count
@@ -243,10 +274,11 @@ class LocallyDominantMatcher(_Family):
 
     @staticmethod
     def device_bytes(g, vpg=8):
-        return {"mate": g.n * 4, "candidate": g.n * 4, "dirty": g.n * 4, "newly": g.n * 4}
+        return {"mate": g.n * 4, "candidate": g.n * 4, "dirty": g.n * 4, "newly": g.n * 4,
+                "mate (64-bit)": g.n * 8, "pair edges": g.n * 4}
 
     def build(self):
-        for name in ("edge_sources", "ld_process_vertex", "ld_match", "ld_mark"):
+        for name in ("edge_sources", "ld_process_vertex", "ld_match", "ld_mark", "mate_pairs"):
             self.kernel(name)
 
     def run(self, dg, sched):
@@ -280,13 +312,19 @@ class LocallyDominantMatcher(_Family):
             steps += self.batch
             if sched.read("ld", host, counts[-1].data)[0] == 0:
                 break
-        return mate, {"ld_steps": int(steps)}
+        mate64 = cla.empty(q, n, np.int64)
+        pair_e = cla.empty(q, n, np.int32)
+        sched.launch("mates", self.kernel("mate_pairs"), gs, self.wg, dg.xadj.data,
+                     dg.adj.data, nn, mate.data, mate64.data, pair_e.data)
+        return (mate64, pair_e), {"ld_steps": int(steps)}
 
 
 class BSuitorMatcher(_Family):
     """b-Suitor (Paper II) by rounds: propose (every vertex with a deficit proposes to its best
     eligible partners) then accept (every proposed-to vertex keeps its b best offers in a
-    sorted list in global memory and rejects the rest)."""
+    sorted list in global memory and rejects the rest). The matched pairs are gathered on the
+    device (degree, one exclusive scan, pairs in lexicographic order with their CSR edges), so
+    that only the answer comes back."""
 
     params = ("work_group_size", "batch_rounds")
 
@@ -294,47 +332,62 @@ class BSuitorMatcher(_Family):
         super().__init__(handle, work_group_size, 8, 8, "ct")
         self.g, self.b = g, b
         self.batch = int(batch_rounds or (2 if handle.is_cpu else 4))
+        self.total_b = int(np.sum(b, dtype=np.int64))
+        if self.total_b > np.iinfo(np.int32).max:
+            raise ValueError("sum(b) exceeds 2**31-1")
 
     @staticmethod
     def device_bytes(g, b):
         return {"reverse edges": g.nnz * 4, "proposals": g.nnz * 4,
                 "suitor lists": int(np.sum(b, dtype=np.int64)) * 4, "b": g.n * 4,
-                "list offsets": (g.n + 1) * 4, "state": 4 * g.n * 4}
+                "list offsets": (g.n + 1) * 4, "state": 4 * g.n * 4,
+                "degree": g.n * 8, "pair counts": 2 * g.n * 4}
 
     def build(self):
-        for name in ("edge_sources", "reverse_edges", "bs_propose", "bs_accept"):
+        for name in ("edge_sources", "reverse_edges", "bs_init", "bs_propose", "bs_accept",
+                     "bs_degree", "bs_pairs", "scan_sums", "scan_partials", "scan_apply"):
             self.kernel(name)
 
+    def exclusive_scan(self, sched, phase, src, dst, n, total):
+        """dst[i] = src[0] + ... + src[i-1] (int32, n entries), total[0] = the sum: three
+        launches, no read-back."""
+        wg = self.wg
+        groups = max(1, min(self.ct_items // wg, -(-int(n) // wg)))
+        chunk = -(-int(n) // groups)
+        partial = cla.empty(self.handle.queue, groups, np.int32)
+        sched.launch(phase, self.kernel("scan_sums"), groups * wg, wg, src.data, np.int64(n),
+                     np.int64(chunk), partial.data)
+        sched.launch(phase, self.kernel("scan_partials"), 1, 1, partial.data,
+                     np.int32(groups), total.data)
+        sched.launch(phase, self.kernel("scan_apply"), groups * wg, wg, src.data, np.int64(n),
+                     np.int64(chunk), partial.data, dst.data)
+
     def run(self, dg, sched):
+        """Rounds to the fixpoint; returns the device arrays of the state and stats."""
         q = self.handle.queue
         g, n = self.g, self.g.n
-        b = self.b
-        bptr_h = np.zeros(n + 1, np.int64)
-        np.cumsum(b, out=bptr_h[1:])
-        if bptr_h[-1] > np.iinfo(np.int32).max:
-            from ..errors import InputError
-            raise InputError("sum(b) exceeds 2**31-1")
-        bd = cla.to_device(q, b.astype(np.int32))
-        bptr = cla.to_device(q, bptr_h.astype(np.int32))
-        slist = cla.empty(q, max(1, int(bptr_h[-1])), np.int32)
-        ssize = cla.zeros(q, n, np.int32)
-        deficit = cla.to_device(q, b.astype(np.int32))
-        active = cla.to_device(q, (b > 0).astype(np.int32))
-        prop = cla.zeros(q, max(1, g.nnz), np.int32)
-        touched = cla.zeros(q, n, np.int32)
-        rev = cla.empty(q, max(1, g.nnz), np.int32)
-        sched.fill("init", slist.data, -1)
         wg = self.wg
-        m = g.nnz
-        sched.launch("prepare", self.kernel("reverse_edges"), min(self.ct_items, m), wg,
-                     dg.xadj.data, dg.adj.data, dg.src.data, np.int32(m), rev.data)
+        nn = np.int32(n)
+        gs = self.gsize(n)
+        bd = cla.to_device(q, np.ascontiguousarray(self.b, dtype=np.int32))
+        bptr = cla.empty(q, n, np.int32)
+        btot = cla.empty(q, 1, np.int32)
+        self.exclusive_scan(sched, "init", bd, bptr, n, btot)
+        slist = cla.empty(q, max(1, self.total_b), np.int32)
+        ssize = cla.empty(q, n, np.int32)
+        deficit = cla.empty(q, n, np.int32)
+        active = cla.empty(q, n, np.int32)
+        touched = cla.empty(q, n, np.int32)
+        prop = cla.empty(q, max(1, g.nnz), np.int32)
+        sched.fill("init", prop.data, 0)
+        sched.launch("init", self.kernel("bs_init"), gs, wg, nn, bd.data, deficit.data,
+                     active.data, ssize.data, touched.data)
+        rev = dg.rev
         kp, ka = self.kernel("bs_propose"), self.kernel("bs_accept")
         counts = [cla.empty(q, 1, np.int32) for _ in range(self.batch)]
         host = np.zeros(1, np.int32)
-        nn = np.int32(n)
-        gs = self.gsize(n)
         rounds = 0
-        bound = int(bptr_h[-1]) + g.nnz + 4 + self.batch
+        bound = self.total_b + g.nnz + 4 + self.batch
         while True:
             for i in range(self.batch):
                 sched.tick("b-suitor rounds", bound)
@@ -348,4 +401,31 @@ class BSuitorMatcher(_Family):
             rounds += self.batch
             if sched.read("bsuitor", host, counts[-1].data)[0] == 0:
                 break
-        return (slist, ssize, bptr_h), {"rounds": rounds}
+        self._state = (bptr, slist, ssize, prop)
+        return {"rounds": rounds}
+
+    def pairs(self, dg, sched):
+        """The matched pairs on the device: returns (edges int64 (k, 2) device array, pair
+        edges int32 (k,), degree int64 (n,), k, non-mutual entries); one read-back of
+        (k, non-mutual) to size the output."""
+        q = self.handle.queue
+        n = self.g.n
+        wg, gs, nn = self.wg, self.gsize(n), np.int32(n)
+        bptr, slist, ssize, prop = self._state
+        del self._state
+        degree = cla.empty(q, n, np.int64)
+        own = cla.empty(q, n, np.int32)
+        at = cla.empty(q, n, np.int32)
+        info = cla.empty(q, 2, np.int32)          # [k, non-mutual entries]
+        sched.fill("pairs", info.data, 0)
+        sched.launch("pairs", self.kernel("bs_degree"), gs, wg, nn, bptr.data, slist.data,
+                     ssize.data, dg.adj.data, prop.data, degree.data, own.data, info.data)
+        self.exclusive_scan(sched, "pairs", own, at, n, info)     # info[0] = k
+        k, bad = (int(x) for x in sched.read("pairs", np.zeros(2, np.int32), info.data))
+        edges = cla.empty(q, (max(1, k), 2), np.int64)
+        pair_e = cla.empty(q, max(1, k), np.int32)
+        if k:
+            sched.launch("pairs", self.kernel("bs_pairs"), gs, wg, nn, bptr.data, slist.data,
+                         ssize.data, dg.adj.data, prop.data, own.data, at.data, edges.data,
+                         pair_e.data)
+        return edges, pair_e, degree, k, bad
