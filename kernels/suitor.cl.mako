@@ -399,18 +399,21 @@ __kernel void ld_mark(__global const offset_t *xadj, __global const index_t *adj
    proposed-to vertex keep its b(p) best offers and reject the others, whose proposers get
    their deficit back. The fixpoint is the greedy b-matching (Paper IV, Section 3). */
 
-/* reverse edge of every edge by binary search in the (sorted) neighbour list of the head */
+/* reverse edge of every edge by binary search in the (sorted) neighbour list of the head; each
+   undirected edge is searched once, from its copy with u < p, which writes both directions */
 __kernel void reverse_edges(__global const offset_t *xadj, __global const index_t *adj,
                             __global const index_t *src, offset_t m, __global offset_t *rev)
 {
     for (offset_t e = get_global_id(0); e < m; e += get_global_size(0)) {
         const index_t u = src[e], p = adj[e];
+        if (p < u) continue;
         offset_t lo = xadj[p], hi = xadj[p + 1] - 1;
         while (lo < hi) {
             const offset_t mid = lo + (hi - lo) / 2;
             if (adj[mid] < u) lo = mid + 1; else hi = mid;
         }
         rev[e] = lo;
+        rev[lo] = e;
     }
 }
 

@@ -132,3 +132,58 @@ def test_gpu_b_matching(b):
     from pyclmatch.weighted.graph import with_random_weights
     g = with_random_weights(generators.kron(12), seed=0)
     assert as_set(b_matching(g, b, device="gpu").edges) == as_set(greedy_b_matching(g, b))
+
+
+def test_reverse_edges_host_and_device_agree():
+    # the host (scipy CSR -> CSC) and the device kernel (binary searches, used on GPUs)
+    from pyclmatch import get_device
+    from pyclmatch.weighted import prepare_graph
+    from pyclmatch.weighted.suitor import BSuitorMatcher, DeviceWeighted
+    from pyclmatch.engine.scheduler import Scheduler
+    g = prepare_graph(hub_graph())
+    rev = g.reverse_edges()
+    e = np.arange(g.nnz)
+    assert np.array_equal(rev[rev], e) and np.array_equal(g.indices[rev], g.src)
+    h = get_device(DEV)
+    runner = BSuitorMatcher(h, g, np.full(g.n, 2, np.int32))
+    dg = DeviceWeighted(h, g, runner)
+    sched = Scheduler(h)
+    dg.setup(sched, runner)
+    import pyopencl.array as cla
+    out = cla.empty(h.queue, g.nnz, np.int32)
+    sched.launch("t", runner.kernel("reverse_edges"), min(runner.ct_items, g.nnz), runner.wg,
+                 dg.xadj.data, dg.adj.data, dg.src.data, np.int32(g.nnz), out.data)
+    assert np.array_equal(out.get(), rev)
+
+
+@pytest.mark.parametrize("n", [1, 7, 64, 1000, 100003])
+def test_device_exclusive_scan(n):
+    import pyopencl.array as cla
+    from pyclmatch import get_device
+    from pyclmatch.engine.scheduler import Scheduler
+    from pyclmatch.weighted.suitor import BSuitorMatcher
+    h = get_device(DEV)
+    runner = BSuitorMatcher(h, graph(30, 0.2, 6), 1)
+    x = np.random.default_rng(n).integers(0, 5, n).astype(np.int32)
+    xd = cla.to_device(h.queue, x)
+    out = cla.empty(h.queue, n, np.int32)
+    tot = cla.zeros(h.queue, 2, np.int32)
+    runner.exclusive_scan(Scheduler(h), "t", xd, out, n, tot)
+    ref = np.concatenate([[0], np.cumsum(x)[:-1]])
+    assert np.array_equal(out.get(), ref) and int(tot.get()[0]) == int(x.sum())
+
+
+def test_b_result_layout_and_exact_weight():
+    from pyclmatch.weighted.reference import _edge_weights
+    g = graph(300, 0.03, 1)
+    for b in (1, 3, np.random.default_rng(0).integers(0, 4, g.n)):
+        res = b_matching(g, b, device=DEV, verify=False)
+        e = res.edges
+        assert e.dtype == np.int64 and res.degree.dtype == np.int64
+        key = e[:, 0] * g.n + e[:, 1]
+        assert (e[:, 0] < e[:, 1]).all() and (np.diff(key) > 0).all()   # lexicographic
+        # the same float64 sum, in the same order, as summing the input weights of the edges
+        assert res.weight == float(_edge_weights(g, e[:, 0], e[:, 1], np.float64).sum())
+        for k in ("prepare", "upload", "setup", "match", "download", "result", "total"):
+            assert k in res.timings
+        assert as_set(e) == as_set(greedy_b_matching(g, b))

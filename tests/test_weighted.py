@@ -9,7 +9,8 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 
 from pyclmatch.errors import InputError, VerificationError
 from pyclmatch.weighted import (ALGORITHMS, as_weighted_graph, greedy_matching,
-                                greedy_matching_sequential, verify_weighted_matching,
+                                greedy_matching_sequential, matching_weight,
+                                verify_weighted_matching,
                                 weighted_matching)
 
 #: the device of the default (PoCL) run; PYCLMATCH_TEST_DEVICE=gpu runs every case on a GPU
@@ -71,6 +72,10 @@ def test_exact_greedy(gname, algorithm):
     assert res.cardinality == int((ref >= 0).sum()) // 2
     w = sum(g.csr[a, b] for a, b in res.edges)
     assert res.weight == pytest.approx(w)
+    # computed on the host from the matched pairs' CSR positions: bit-identical to the sum of
+    # the input weights of the pairs in increasing order
+    assert res.mate.dtype == np.int64
+    assert res.weight == matching_weight(g, res.mate)
 
 
 @pytest.mark.parametrize("vpg,tpv,wg", [(1, 1, 32), (3, 4, 32), (8, 32, 64), (16, 8, 64),
@@ -243,8 +248,12 @@ def test_verifier_rejects_wrong_matchings():
 
 def test_result_reports_timings_and_counters():
     res = weighted_matching(sym_graph(200, 0.05, 11), device=DEV)
-    for k in ("prepare", "upload", "build", "match", "download", "verify"):
+    for k in ("prepare", "upload", "setup", "build", "match", "download", "verify", "result",
+              "total"):
         assert k in res.timings
+    steps = sum(v for k, v in res.timings.items()
+                if not k.startswith("kernel:") and k not in ("readback", "total"))
+    assert steps <= res.timings["total"] + 1e-6
     assert any(k.startswith("kernel:") for k in res.timings)
     assert res.counters["proposals"] > 0 and res.counters["readbacks"] >= 1
 

@@ -32,6 +32,7 @@ class WeightedGraph:
         self.nodes = nodes
         self._csr = csr
         self._src = None
+        self._rev = None
         self._device_cache = None      # device arrays kept by keep_on_device=True calls
 
     @property
@@ -48,6 +49,16 @@ class WeightedGraph:
         if self._src is None:
             self._src = np.repeat(np.arange(self.n, dtype=np.int32), np.diff(self.indptr))
         return self._src
+
+    def reverse_edges(self):
+        """``rev[e]`` = the position of the reverse copy of directed edge ``e`` (int32,
+        computed once: the CSR -> CSC counting sort of scipy, O(n + m); the lists are sorted
+        and the graph symmetric, so column v of the CSC is row v's list)."""
+        if self._rev is None:
+            M = sp.csr_matrix((np.arange(self.nnz, dtype=np.int32), self.indices, self.indptr),
+                              shape=(self.n, self.n))
+            self._rev = np.ascontiguousarray(M.tocsc().data, dtype=np.int32)
+        return self._rev
 
     @property
     def csr(self):

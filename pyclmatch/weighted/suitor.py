@@ -110,7 +110,11 @@ class DeviceWeighted:
             sched.launch("setup", f.kernel("edge_sources"), f.gsize(self.g.n), f.wg,
                          self.xadj.data, np.int32(self.g.n), self.src.data)
             did = True
-        if reverse and self.rev is None:
+        if reverse and self.rev is None and self.handle.is_cpu:
+            # a CPU device is the host: scipy's O(m) counting sort beats binary searches,
+            # and the result (kept with the graph) is wrapped, not copied
+            self.rev = _upload(self.handle, self.g.reverse_edges())
+        elif reverse and self.rev is None:
             m = self.g.nnz
             self.rev = cla.empty(q, max(1, m), np.int32)
             sched.launch("setup", f.kernel("reverse_edges"), min(f.ct_items, m), f.wg,
