@@ -219,6 +219,13 @@ void gpu_suitor(__global const offset_t *xadj, __global const index_t *adj,
     if (lid == 0 && rounds) atomic_add(&counters[1], rounds);
 }
 
+/* a[0 .. n) = v: fills the pooled buffers (whose allocation may be larger than the array, so
+   that clEnqueueFillBuffer over the buffer would not do) */
+__kernel void fill_int(__global int *a, long n, int v)
+{
+    for (long i = get_global_id(0); i < n; i += get_global_size(0)) a[i] = v;
+}
+
 /* src[e] = the vertex whose neighbour list holds edge e (the edge's tail). */
 __kernel void edge_sources(__global const offset_t *xadj, index_t n, __global index_t *src)
 {
@@ -230,10 +237,13 @@ __kernel void edge_sources(__global const offset_t *xadj, index_t n, __global in
 /* mate[v] = the suitor of v when the suitor relation is mutual (it is at termination), written
    as the 64-bit ids the result holds (no host conversion); pair_e[v] = the edge (v -> mate[v])
    of v's own list when v < mate[v], else -1, so that the host gets each matched pair once, in
-   increasing v, with its position in the CSR (the weight is w64[pair_e], no search). */
+   increasing v, with its position in the CSR (the weight is w64[pair_e], no search);
+   counters[2] += the matched pairs (the cardinality, read back with the counters). */
 __kernel void suitor_mates(__global const offset_t *suitor_e, __global const index_t *src,
-                           index_t n, __global long *mate, __global offset_t *pair_e)
+                           index_t n, __global long *mate, __global offset_t *pair_e,
+                           __global int *counters)
 {
+    int pairs = 0;
     FOR_EACH_VERTEX(v, n) {
         const offset_t k = suitor_e[v];
         const index_t m = k >= 0 ? src[k] : -1;
@@ -244,15 +254,18 @@ __kernel void suitor_mates(__global const offset_t *suitor_e, __global const ind
             if (k2 >= 0 && src[k2] == v) pe = k2;
         }
         pair_e[v] = pe;
+        pairs += pe >= 0;
     }
+    if (pairs) atomic_add(&counters[2], pairs);     /* counters[2] = matched pairs */
 }
 
 /* The same from a mate array of 32-bit ids (locally dominant): 64-bit mate, and the edge
    (v -> mate[v]) of v's sorted list (binary search) when v < mate[v], else -1. */
 __kernel void mate_pairs(__global const offset_t *xadj, __global const index_t *adj, index_t n,
                          __global const index_t *mate_in, __global long *mate,
-                         __global offset_t *pair_e)
+                         __global offset_t *pair_e, __global int *count)
 {
+    int pairs = 0;
     FOR_EACH_VERTEX(v, n) {
         const index_t m = mate_in[v];
         mate[v] = m;
@@ -266,7 +279,9 @@ __kernel void mate_pairs(__global const offset_t *xadj, __global const index_t *
             if (lo < xadj[v + 1] && adj[lo] == m) pe = lo;
         }
         pair_e[v] = pe;
+        pairs += pe >= 0;
     }
+    if (pairs) atomic_add(&count[0], pairs);
 }
 
 /* ------------------------------------------------------------------ exclusive scan of ints

@@ -309,3 +309,30 @@ def test_with_random_weights():
     P.eliminate_zeros()
     assert S.nnz == P.nnz
     assert not np.array_equal(with_random_weights(A, seed=1).w64, g1.w64)
+
+
+def test_weight_is_summed_on_first_access_and_pickles():
+    import pickle
+    g = sym_graph(300, 0.03, 14)
+    res = weighted_matching(g, device=DEV, verify=False)
+    assert "_weight" in res.__dict__ and not isinstance(res.__dict__["_weight"], float)
+    w = res.weight
+    assert isinstance(w, float) and res.__dict__["_weight"] == w == matching_weight(g, res.mate)
+    res2 = weighted_matching(g, device=DEV, verify=False)
+    back = pickle.loads(pickle.dumps(res2))
+    assert back.weight == w and isinstance(back.__dict__["_weight"], float)
+    assert res.summary()["weight"] == w
+
+
+def test_repeated_calls_reuse_pooled_buffers():
+    from pyclmatch import get_device
+    from pyclmatch.weighted.suitor import scratch_pool, trim_scratch
+    g = sym_graph(2000, 0.004, 15)
+    ref = weighted_matching(g, device=DEV).mate
+    pool = scratch_pool(get_device(DEV))
+    active = pool.active_blocks            # e.g. graphs other tests keep on the device
+    for _ in range(3):
+        assert np.array_equal(weighted_matching(g, device=DEV, verify=False).mate, ref)
+    assert pool.active_blocks == active and pool.held_blocks > 0
+    trim_scratch(get_device(DEV), keep_fraction=0)
+    assert pool.held_blocks == 0

@@ -10,12 +10,52 @@ from ..errors import InputError
 from .graph import WeightedGraph, as_b, as_weighted_graph
 from .reference import matching_weight, verify_b_matching, verify_weighted_matching
 from .suitor import (SUITOR_VARIANTS, BSuitorMatcher, DeviceWeighted, LocallyDominantMatcher,
-                     SuitorMatcher)
+                     SuitorMatcher, trim_scratch)
 
 ALGORITHMS = ("suitor", "ld") + tuple(f"suitor-{v}" for v in SUITOR_VARIANTS)
 _GRAPH_PARAMS = ("symmetrize", "drop_invalid", "n", "weight", "keep_on_device")
 
 
+class _PairWeight:
+    """The total input (float64) weight of matched pairs given by their CSR positions ``pos``
+    (entries < 0 skipped), summed when first asked for: one gather of ``w64``, in increasing
+    position, which is the order of the pairs (u < v, u increasing), so the sum is the same
+    float as summing the input weights of the pairs in that order."""
+    __slots__ = ("w64", "pos")
+
+    def __init__(self, w64, pos):
+        self.w64, self.pos = w64, pos
+
+    def __call__(self):
+        pos = self.pos
+        if pos.size and pos.min() < 0:
+            pos = pos[pos >= 0]
+        return float(self.w64[pos].sum()) if pos.size else 0.0
+
+
+def _lazy_weight(cls):
+    """Make the dataclass field ``weight`` accept a :class:`_PairWeight`, evaluated (and cached)
+    on first access, so that a call does not pay a pass over the weights unless asked."""
+    def get(self):
+        w = self.__dict__["_weight"]
+        if isinstance(w, _PairWeight):
+            w = self.__dict__["_weight"] = w()
+        return w
+
+    def set_(self, value):
+        self.__dict__["_weight"] = value
+
+    def getstate(self):
+        get(self)
+        return self.__dict__
+
+    cls.weight = property(get, set_, doc="total input weight of the matched edges (float; "
+                                         "computed on first access, then cached)")
+    cls.__getstate__ = getstate
+    return cls
+
+
+@_lazy_weight
 @dataclass
 class WeightedMatchingResult:
     """Result of :func:`weighted_matching`: ``mate[v]`` is v's partner (-1 unmatched)."""
@@ -53,6 +93,7 @@ class WeightedMatchingResult:
                 "counters": dict(self.counters)}
 
 
+@_lazy_weight
 @dataclass
 class BMatchingResult:
     """Result of :func:`b_matching`: ``edges`` (k x 2, u < v, each pair once), ``degree``."""
@@ -180,20 +221,21 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
     dg, reused = _device_graph(handle, g, runner, runner.device_bytes(g, runner.vpg), keep,
                                sched)
     with sched.step("match"):
-        (mate_d, pair_d), stats = runner.run(dg, sched)
+        (mate_d, pair_d, card), stats = runner.run(dg, sched)
         handle.queue.finish()
     with sched.step("download"):
         mate = mate_d.get()                       # int64 on the device: no host conversion
         pair_e = pair_d.get()
+        del mate_d, pair_d                        # back to the pool
     if verify:
         with sched.step("verify"):
             verify_weighted_matching(g, mate)
     with sched.step("result"):
-        # pair_e holds, for v < mate[v] in increasing v, the CSR position of (v, mate[v])
-        pos = pair_e[pair_e >= 0]
-        card = int(pos.size)
-        weight = float(g.w64[pos].sum()) if card else 0.0
-        res = WeightedMatchingResult(mate, weight, card, label, handle.label, nodes=g.nodes)
+        # pair_e holds, for v < mate[v] in increasing v, the CSR position of (v, mate[v]);
+        # the weight is summed from it when first asked for
+        res = WeightedMatchingResult(mate, _PairWeight(g.w64, pair_e), card, label,
+                                     handle.label, nodes=g.nodes)
+        trim_scratch(handle)
     res.verified = bool(verify)
     res.timings = _timings(sched, t_start)
     res.counters = dict(stats, **sched.counters)
@@ -250,12 +292,15 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
         edges = edges_d.get()[:k] if k else np.zeros((0, 2), np.int64)
         pos = pair_d.get()[:k] if k else np.zeros(0, np.int32)
         degree = degree_d.get()
+        del edges_d, pair_d, degree_d             # back to the pool
     if verify:
         with sched.step("verify"):
             verify_b_matching(g, bb, edges)
     with sched.step("result"):
-        weight = float(g.w64[pos].sum()) if k else 0.0     # pos: CSR positions of (u, v)
-        res = BMatchingResult(edges, degree, weight, bb, "b-suitor", handle.label)
+        # pos: CSR positions of the pairs (u, v); the weight is summed when first asked for
+        res = BMatchingResult(edges, degree, _PairWeight(g.w64, pos), bb, "b-suitor",
+                              handle.label)
+        trim_scratch(handle)
     res.verified = bool(verify)
     res.timings = _timings(sched, t_start)
     res.counters = dict(stats, **sched.counters)

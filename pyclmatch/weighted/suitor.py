@@ -27,6 +27,25 @@ def _pow2_floor(x):
     return 1 << (x.bit_length() - 1)
 
 
+def scratch_pool(handle):
+    """The device's memory pool for the Suitor family's buffers (one per device): the buffers of
+    one call go back to it when the call ends and the next call reuses them, instead of
+    allocating and freeing (and, on CPU devices, page-faulting) hundreds of MB every call."""
+    from pyopencl.tools import ImmediateAllocator, MemoryPool
+    return handle.memoize(("pyclmatch.weighted", "scratch pool"),
+                          lambda: MemoryPool(ImmediateAllocator(handle.queue)))
+
+
+def trim_scratch(handle, keep_fraction=0.25):
+    """Free the pool's unused blocks when they hold more than ``keep_fraction`` of the device's
+    memory (``keep_fraction=0``: always), so that other families' allocations, which do not go
+    through the pool, are not starved."""
+    pool = scratch_pool(handle)
+    held = getattr(pool, "managed_bytes", 0) - getattr(pool, "active_bytes", 0)
+    if keep_fraction <= 0 or held > keep_fraction * handle.global_mem:
+        pool.free_held()
+
+
 class _Family:
     """Specialization values and launch geometry shared by the drivers."""
 
@@ -63,6 +82,16 @@ class _Family:
     def kernel(self, name):
         return self.handle.kernel(TEMPLATE, name, **self.values)
 
+    def fill(self, sched, phase, arr, value):
+        """Set the int32 device array ``arr`` to ``value`` (a launch of ``fill_int``)."""
+        size = int(arr.size)
+        sched.launch(phase, self.kernel("fill_int"), min(self.ct_items, size), self.wg,
+                     arr.data, np.int64(size), np.int32(value))
+
+    def empty(self, shape, dtype=np.int32):
+        """A device array from the device's scratch pool (:func:`scratch_pool`)."""
+        return cla.empty(self.handle.queue, shape, dtype, allocator=scratch_pool(self.handle))
+
     def gsize(self, n):
         return min(self.ct_items, int(n)) if self.mode == "ct" else int(n)
 
@@ -76,7 +105,8 @@ def _upload(handle, host):
         buf = cl.Buffer(handle.context, cl.mem_flags.READ_ONLY | cl.mem_flags.USE_HOST_PTR,
                         hostbuf=host)
         return cla.Array(handle.queue, host.shape, host.dtype, data=buf)
-    return cla.to_device(handle.queue, host)
+    # asynchronous: the caller finishes the queue once after all the copies
+    return cla.to_device(handle.queue, host, allocator=scratch_pool(handle), async_=True)
 
 
 class DeviceWeighted:
@@ -106,7 +136,7 @@ class DeviceWeighted:
         q = self.handle.queue
         did = False
         if self.src is None:
-            self.src = cla.empty(q, max(1, self.g.nnz), np.int32)
+            self.src = f.empty(max(1, self.g.nnz))
             sched.launch("setup", f.kernel("edge_sources"), f.gsize(self.g.n), f.wg,
                          self.xadj.data, np.int32(self.g.n), self.src.data)
             did = True
@@ -116,7 +146,7 @@ class DeviceWeighted:
             self.rev = _upload(self.handle, self.g.reverse_edges())
         elif reverse and self.rev is None:
             m = self.g.nnz
-            self.rev = cla.empty(q, max(1, m), np.int32)
+            self.rev = f.empty(max(1, m))
             sched.launch("setup", f.kernel("reverse_edges"), min(f.ct_items, m), f.wg,
                          self.xadj.data, self.adj.data, self.src.data, np.int32(m),
                          self.rev.data)
@@ -152,27 +182,29 @@ class SuitorMatcher(_Family):
                 "work lists": 2 * slots * 4, "group counts": 2 * (slots // vpg + 1) * 4}
 
     def build(self):
-        for name in ("edge_sources", "gpu_suitor", "suitor_mates"):
+        for name in ("edge_sources", "fill_int", "gpu_suitor", "suitor_mates"):
             self.kernel(name)
 
     def run(self, dg, sched):
-        """Run to completion; returns ((mate, pair_e) device arrays, stats): ``mate`` int64,
-        ``pair_e[v]`` the edge (v -> mate[v]) when v < mate[v], else -1."""
+        """Run to completion; returns ((mate, pair_e, pairs), stats): device arrays ``mate``
+        (int64) and ``pair_e`` (the edge (v -> mate[v]) when v < mate[v], else -1), and the
+        number of matched pairs (one read-back with the counters)."""
         q = self.handle.queue
         n = self.g.n
         vpg = self.vpg
         n_groups = -(-n // vpg)
         slots = n_groups * vpg
-        suitor_e = cla.empty(q, n, np.int32)
-        ws = cla.empty(q, n, np.int32)
-        sched.fill("init", suitor_e.data, -1)
-        sched.fill("init", ws.data, 0)
-        self._bufs = [cla.empty(q, slots, np.int32), cla.empty(q, slots, np.int32)]
-        self._cnts = [cla.empty(q, n_groups + 1, np.int32), cla.empty(q, n_groups + 1, np.int32)]
+        suitor_e = self.empty(n, np.int32)
+        ws = self.empty(n, np.int32)
+        self.fill(sched, "init", suitor_e, -1)
+        self.fill(sched, "init", ws, 0)
+        self._bufs = [self.empty(slots, np.int32), self.empty(slots, np.int32)]
+        self._cnts = [self.empty(n_groups + 1, np.int32), self.empty(n_groups + 1, np.int32)]
         self._cur = 0
-        counters = cla.zeros(q, 2, np.int32)
+        counters = self.empty(3)
+        self.fill(sched, "init", counters, 0)
         # one one-int buffer per iteration of a batch (sub-buffers would need aligned offsets)
-        self._slot_bufs = [cla.empty(q, 1, np.int32) for _ in range(max(1, self.batch))]
+        self._slot_bufs = [self.empty(1, np.int32) for _ in range(max(1, self.batch))]
         self._host = np.zeros(1, np.int32)
         self._k = self.kernel("gpu_suitor")
         self._args = (dg.xadj.data, dg.adj.data, dg.wt.data, dg.src.data, suitor_e.data,
@@ -210,15 +242,17 @@ class SuitorMatcher(_Family):
             self._syncnolb(slots, stats, bound)
         else:
             self._nosync(n, 1, stats, bound)
-        mate = cla.empty(q, n, np.int64)
-        pair_e = cla.empty(q, n, np.int32)
+        mate = self.empty(n, np.int64)
+        pair_e = self.empty(n, np.int32)
         sched.launch("mates", self.kernel("suitor_mates"), self.gsize(n), self.wg,
-                     suitor_e.data, dg.src.data, np.int32(n), mate.data, pair_e.data)
-        c = counters.get()
+                     suitor_e.data, dg.src.data, np.int32(n), mate.data, pair_e.data,
+                     counters.data)
+        c = sched.read("mates", np.zeros(3, np.int32), counters.data)
         stats.update(proposals=int(c[0]), group_iterations=int(c[1]))
+        pairs = int(c[2])
         for name in ("_bufs", "_cnts", "_slot_bufs", "_args", "_counters", "_sched", "_k"):
             delattr(self, name)
-        return (mate, pair_e), stats
+        return (mate, pair_e, pairs), stats
 
     def _step(self, n_work, identity, slots_in, slots_out, max_rounds, lb_local, slot, read):
         """One launch of gpu_suitor over ``n_work`` work entries; returns the leftover count
@@ -226,7 +260,7 @@ class SuitorMatcher(_Family):
         sched, vpg = self._sched, self.vpg
         cur, nxt = self._cur, 1 - self._cur
         cnt = self._slot_bufs[slot]
-        sched.fill("suitor", cnt.data, 0)
+        self.fill(sched, "suitor", cnt, 0)
         groups = -(-int(n_work) // vpg)
         if groups:
             wgs = -(-groups // self.groups_per_wg)
@@ -282,21 +316,22 @@ class LocallyDominantMatcher(_Family):
                 "mate (64-bit)": g.n * 8, "pair edges": g.n * 4}
 
     def build(self):
-        for name in ("edge_sources", "ld_process_vertex", "ld_match", "ld_mark", "mate_pairs"):
+        for name in ("edge_sources", "fill_int", "ld_process_vertex", "ld_match", "ld_mark",
+                     "mate_pairs"):
             self.kernel(name)
 
     def run(self, dg, sched):
         q = self.handle.queue
         n = self.g.n
-        mate = cla.empty(q, n, np.int32)
-        cand = cla.empty(q, n, np.int32)
-        dirty = cla.empty(q, n, np.int32)
-        newly = cla.empty(q, n, np.int32)
-        sched.fill("init", mate.data, -1)
-        sched.fill("init", cand.data, -1)
-        sched.fill("init", dirty.data, 1)
-        sched.fill("init", newly.data, 0)
-        counts = [cla.empty(q, 1, np.int32) for _ in range(self.batch)]
+        mate = self.empty(n, np.int32)
+        cand = self.empty(n, np.int32)
+        dirty = self.empty(n, np.int32)
+        newly = self.empty(n, np.int32)
+        self.fill(sched, "init", mate, -1)
+        self.fill(sched, "init", cand, -1)
+        self.fill(sched, "init", dirty, 1)
+        self.fill(sched, "init", newly, 0)
+        counts = [self.empty(1, np.int32) for _ in range(self.batch)]
         host = np.zeros(1, np.int32)
         kp, km, kk = (self.kernel("ld_process_vertex"), self.kernel("ld_match"),
                       self.kernel("ld_mark"))
@@ -305,7 +340,7 @@ class LocallyDominantMatcher(_Family):
         steps = 0
         while True:
             for i in range(self.batch):
-                sched.fill("ld", counts[i].data, 0)
+                self.fill(sched, "ld", counts[i], 0)
                 sched.tick("ld steps", n + 2 + self.batch)
                 sched.launch("ld", kp, gs, self.wg, dg.xadj.data, dg.adj.data, dg.wt.data, nn,
                              mate.data, cand.data, dirty.data)
@@ -316,11 +351,14 @@ class LocallyDominantMatcher(_Family):
             steps += self.batch
             if sched.read("ld", host, counts[-1].data)[0] == 0:
                 break
-        mate64 = cla.empty(q, n, np.int64)
-        pair_e = cla.empty(q, n, np.int32)
+        mate64 = self.empty(n, np.int64)
+        pair_e = self.empty(n, np.int32)
+        cnt = counts[0]
+        self.fill(sched, "mates", cnt, 0)
         sched.launch("mates", self.kernel("mate_pairs"), gs, self.wg, dg.xadj.data,
-                     dg.adj.data, nn, mate.data, mate64.data, pair_e.data)
-        return (mate64, pair_e), {"ld_steps": int(steps)}
+                     dg.adj.data, nn, mate.data, mate64.data, pair_e.data, cnt.data)
+        pairs = int(sched.read("mates", host, cnt.data)[0])
+        return (mate64, pair_e, pairs), {"ld_steps": int(steps)}
 
 
 class BSuitorMatcher(_Family):
@@ -334,7 +372,7 @@ class BSuitorMatcher(_Family):
 
     def __init__(self, handle, g, b, work_group_size=None, batch_rounds=None):
         super().__init__(handle, work_group_size, 8, 8, "ct")
-        self.g, self.b = g, b
+        self.g, self.b = g, np.ascontiguousarray(b, dtype=np.int32)
         self.batch = int(batch_rounds or (2 if handle.is_cpu else 4))
         self.total_b = int(np.sum(b, dtype=np.int64))
         if self.total_b > np.iinfo(np.int32).max:
@@ -348,8 +386,9 @@ class BSuitorMatcher(_Family):
                 "degree": g.n * 8, "pair counts": 2 * g.n * 4}
 
     def build(self):
-        for name in ("edge_sources", "reverse_edges", "bs_init", "bs_propose", "bs_accept",
-                     "bs_degree", "bs_pairs", "scan_sums", "scan_partials", "scan_apply"):
+        for name in ("edge_sources", "reverse_edges", "fill_int", "bs_init", "bs_propose",
+                     "bs_accept", "bs_degree", "bs_pairs", "scan_sums", "scan_partials",
+                     "scan_apply"):
             self.kernel(name)
 
     def exclusive_scan(self, sched, phase, src, dst, n, total):
@@ -358,7 +397,7 @@ class BSuitorMatcher(_Family):
         wg = self.wg
         groups = max(1, min(self.ct_items // wg, -(-int(n) // wg)))
         chunk = -(-int(n) // groups)
-        partial = cla.empty(self.handle.queue, groups, np.int32)
+        partial = self.empty(groups)
         sched.launch(phase, self.kernel("scan_sums"), groups * wg, wg, src.data, np.int64(n),
                      np.int64(chunk), partial.data)
         sched.launch(phase, self.kernel("scan_partials"), 1, 1, partial.data,
@@ -373,29 +412,30 @@ class BSuitorMatcher(_Family):
         wg = self.wg
         nn = np.int32(n)
         gs = self.gsize(n)
-        bd = cla.to_device(q, np.ascontiguousarray(self.b, dtype=np.int32))
-        bptr = cla.empty(q, n, np.int32)
-        btot = cla.empty(q, 1, np.int32)
+        bd = self.empty(n)
+        cl.enqueue_copy(q, bd.data, self.b, is_blocking=False)
+        bptr = self.empty(n, np.int32)
+        btot = self.empty(1, np.int32)
         self.exclusive_scan(sched, "init", bd, bptr, n, btot)
-        slist = cla.empty(q, max(1, self.total_b), np.int32)
-        ssize = cla.empty(q, n, np.int32)
-        deficit = cla.empty(q, n, np.int32)
-        active = cla.empty(q, n, np.int32)
-        touched = cla.empty(q, n, np.int32)
-        prop = cla.empty(q, max(1, g.nnz), np.int32)
-        sched.fill("init", prop.data, 0)
+        slist = self.empty(max(1, self.total_b), np.int32)
+        ssize = self.empty(n, np.int32)
+        deficit = self.empty(n, np.int32)
+        active = self.empty(n, np.int32)
+        touched = self.empty(n, np.int32)
+        prop = self.empty(max(1, g.nnz), np.int32)
+        self.fill(sched, "init", prop, 0)
         sched.launch("init", self.kernel("bs_init"), gs, wg, nn, bd.data, deficit.data,
                      active.data, ssize.data, touched.data)
         rev = dg.rev
         kp, ka = self.kernel("bs_propose"), self.kernel("bs_accept")
-        counts = [cla.empty(q, 1, np.int32) for _ in range(self.batch)]
+        counts = [self.empty(1, np.int32) for _ in range(self.batch)]
         host = np.zeros(1, np.int32)
         rounds = 0
         bound = self.total_b + g.nnz + 4 + self.batch
         while True:
             for i in range(self.batch):
                 sched.tick("b-suitor rounds", bound)
-                sched.fill("bsuitor", counts[i].data, 0)
+                self.fill(sched, "bsuitor", counts[i], 0)
                 sched.launch("bsuitor", kp, gs, wg, dg.xadj.data, dg.adj.data, dg.wt.data, nn,
                              bd.data, bptr.data, slist.data, ssize.data, deficit.data,
                              active.data, prop.data, touched.data, counts[i].data)
@@ -417,17 +457,17 @@ class BSuitorMatcher(_Family):
         wg, gs, nn = self.wg, self.gsize(n), np.int32(n)
         bptr, slist, ssize, prop = self._state
         del self._state
-        degree = cla.empty(q, n, np.int64)
-        own = cla.empty(q, n, np.int32)
-        at = cla.empty(q, n, np.int32)
-        info = cla.empty(q, 2, np.int32)          # [k, non-mutual entries]
-        sched.fill("pairs", info.data, 0)
+        degree = self.empty(n, np.int64)
+        own = self.empty(n, np.int32)
+        at = self.empty(n, np.int32)
+        info = self.empty(2, np.int32)          # [k, non-mutual entries]
+        self.fill(sched, "pairs", info, 0)
         sched.launch("pairs", self.kernel("bs_degree"), gs, wg, nn, bptr.data, slist.data,
                      ssize.data, dg.adj.data, prop.data, degree.data, own.data, info.data)
         self.exclusive_scan(sched, "pairs", own, at, n, info)     # info[0] = k
         k, bad = (int(x) for x in sched.read("pairs", np.zeros(2, np.int32), info.data))
-        edges = cla.empty(q, (max(1, k), 2), np.int64)
-        pair_e = cla.empty(q, max(1, k), np.int32)
+        edges = self.empty((max(1, k), 2), np.int64)
+        pair_e = self.empty(max(1, k), np.int32)
         if k:
             sched.launch("pairs", self.kernel("bs_pairs"), gs, wg, nn, bptr.data, slist.data,
                          ssize.data, dg.adj.data, prop.data, own.data, at.data, edges.data,
