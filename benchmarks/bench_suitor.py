@@ -8,11 +8,15 @@ uniform random, Delaunay and grid meshes), symmetrized, random weights in [0, 1)
 (``pyclmatch.weighted.with_random_weights``), optionally larger Kronecker/uniform graphs (about
 5e7-1e8 edges) and the shared Matrix Market files (their patterns, weighted the same way).
 
-Accounting: ``match_s`` = the device phase of one ``weighted_matching`` call (after upload,
-programs built: edge tails, Suitor iterations, mates, finished queue); ``e2e_s`` = the whole
-call on a prepared graph (``prepare_graph``: upload, device phase, download; verify=False),
-``prepare_s`` = the one-time host validation. The first (warm-up) run of each algorithm builds
-the programs and is verified against the greedy matching. Edge rates use the undirected m.
+Accounting: ``match_s`` = the device phase of one ``weighted_matching`` call (after upload and
+setup, programs built: Suitor iterations, mates, finished queue); ``e2e_s`` = the whole call on
+a prepared graph (``prepare_graph``: upload, setup = edge tails on the device, device phase,
+download; verify=False), ``prepare_s`` = the one-time host validation. ``phases_s`` holds the
+median of every wall-clock step of the call's ``timings`` (prepare, upload, setup, build,
+match, download, result, total) so that host work shows apart from the device phase. The
+result's weight is summed on first access, outside the timed call. The first (warm-up) run of
+each algorithm builds the programs and is verified against the greedy matching. Edge rates use
+the undirected m.
 NetworKit times are ``run()`` only on a graph built beforehand, all host cores.
 
     python benchmarks/bench_suitor.py --device gpu --out benchmarks/results/suitor-h100
@@ -75,6 +79,21 @@ def nk_graph(nk, g):
     return G
 
 
+def wall_phases(timings):
+    """The wall-clock steps of a result's timings (device ``kernel:*`` entries left out)."""
+    return {k: v for k, v in timings.items() if not k.startswith("kernel:")}
+
+
+def med_phases(rows):
+    keys = sorted(set().union(*rows)) if rows else []
+    return {k: med([r.get(k, 0.0) for r in rows]) for k in keys}
+
+
+def fmt_phases(ph):
+    keys = ("upload", "setup", "match", "download", "result", "total")
+    return " ".join(f"{k} {ph[k]:.4f}" for k in keys if k in ph)
+
+
 def time_nk(make, repeat):
     out = []
     for _ in range(repeat):
@@ -113,13 +132,14 @@ def bench_graph(name, A, args, nk, log):
         if first is None:
             first = warm.mate
         exact = bool(np.array_equal(warm.mate, first if ref is None else ref))
-        e2e, match, kern = [], [], []
+        e2e, match, kern, phases = [], [], [], []
         for _ in range(args.repeat):
             t0 = time.perf_counter()
             r = weighted_matching(g, algorithm=alg, device=args.device, verify=False)
             e2e.append(time.perf_counter() - t0)
             match.append(r.timings["match"])
             kern.append(sum(v for k, v in r.timings.items() if k.startswith("kernel:")))
+            phases.append(wall_phases(r.timings))
         # the same with the graph kept on the device (keep_on_device=True): no upload
         weighted_matching(g, algorithm=alg, device=args.device, verify=False,
                           keep_on_device=True)
@@ -131,7 +151,7 @@ def bench_graph(name, A, args, nk, log):
             res_e2e.append(time.perf_counter() - t0)
         release_device_graph(g)
         d = {"e2e_s": med(e2e), "e2e_resident_s": med(res_e2e), "match_s": med(match),
-             "kernel_s": med(kern),
+             "kernel_s": med(kern), "phases_s": med_phases(phases),
              "weight": warm.weight, "cardinality": warm.cardinality, "equals_greedy": exact,
              "verified": warm.verified or None, "counters": warm.counters}
         d["medges_per_s_match"] = g.m / d["match_s"] / 1e6
@@ -139,7 +159,8 @@ def bench_graph(name, A, args, nk, log):
         d["medges_per_s_e2e_resident"] = g.m / d["e2e_resident_s"] / 1e6
         row[alg] = d
         log(f"  {alg}: match {d['match_s']:.4f}s e2e {d['e2e_s']:.4f}s "
-            f"({d['medges_per_s_match']:.0f} Medges/s) greedy={exact}")
+            f"({d['medges_per_s_match']:.0f} Medges/s) greedy={exact} "
+            f"[{fmt_phases(d['phases_s'])}]")
     if args.sweep and "suitor-nosync" in row and "error" not in row["suitor-nosync"]:
         # GPU-Suitor geometry (Paper I, Section 5.3): lanes per vertex x vertices per group
         sweep = {}
@@ -161,17 +182,20 @@ def bench_graph(name, A, args, nk, log):
     if args.b:
         try:
             warm = b_matching(g, args.b, device=args.device, verify=True)
-            ts, ms = [], []
+            ts, ms, phases = [], [], []
             for _ in range(max(1, args.repeat // 2)):
                 t0 = time.perf_counter()
                 r = b_matching(g, args.b, device=args.device, verify=False)
                 ts.append(time.perf_counter() - t0)
                 ms.append(r.timings["match"])
+                phases.append(wall_phases(r.timings))
             row[f"b-suitor-b{args.b}"] = {"e2e_s": med(ts), "match_s": med(ms),
+                                          "phases_s": med_phases(phases),
                                           "cardinality": warm.cardinality,
                                           "weight": warm.weight, "verified": warm.verified,
                                           "rounds": warm.counters.get("rounds")}
-            log(f"  b-suitor b={args.b}: match {med(ms):.4f}s e2e {med(ts):.4f}s")
+            log(f"  b-suitor b={args.b}: match {med(ms):.4f}s e2e {med(ts):.4f}s "
+                f"[{fmt_phases(med_phases(phases))}]")
         except Exception as exc:
             row[f"b-suitor-b{args.b}"] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
     if nk is not None:
@@ -241,8 +265,9 @@ def markdown(meta, rows, sm_rows, args):
          f"- date: {meta['date']}", f"- command: `{meta['command']}`",
          f"- host: {meta['host']}; pyclmatch {meta['pyclmatch']}; NetworKit: "
          f"{meta['networkit'] or 'not installed'}",
-         "- match_s: device phase after upload (programs built); e2e cold: whole call on a "
-         "prepared graph (upload + match + download, verify off); e2e resident: the same "
+         "- match_s: device phase after upload and setup (programs built); e2e cold: whole "
+         "call on a prepared graph (upload + setup + match + download, verify off); e2e "
+         "resident: the same "
          "with the graph kept on the device (keep_on_device=True, no upload); medians of "
          f"{args.repeat} runs; Medges/s on the undirected edge count",
          "- exact: every algorithm returned the greedy matching (numpy reference, or the "
@@ -279,6 +304,18 @@ def markdown(meta, rows, sm_rows, args):
             L.append(f"| {r['graph']} | {fmt(d.get('match_s'))} | {fmt(d.get('e2e_s'))} | "
                      f"{d.get('rounds', '-')} | {fmt(r.get(f'networkit_bsuitor_b{args.b}_s'), 3)} | "
                      f"{fmt(anc, 2)} | {_ratio(anc, d.get('e2e_s'))} |")
+    steps = ("prepare", "upload", "setup", "build", "match", "download", "result", "total")
+    L += ["", "## Where a cold call goes (wall-clock steps of `timings`, medians, s)", "",
+          "| graph | call | " + " | ".join(steps) + " |", "|" + "---|" * (len(steps) + 2)]
+    for r in rows:
+        calls = [(a, r.get(a, {})) for a in algs[:1]]
+        if args.b:
+            calls.append((f"b-suitor b={args.b}", r.get(f"b-suitor-b{args.b}", {})))
+        for name, d in calls:
+            ph = d.get("phases_s")
+            if ph:
+                L.append(f"| {r['graph']} | {name} | "
+                         + " | ".join(fmt(ph.get(k)) for k in steps) + " |")
     swept = [r for r in rows if r.get("sweep_match_s")]
     if swept:
         keys = [k for k in swept[0]["sweep_match_s"] if k.startswith("tpv")]
