@@ -186,9 +186,16 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
 
     Returns
     -------
-    WeightedMatchingResult with ``mate``, ``weight`` (sum of the input weights), ``cardinality``,
-    ``timings`` (seconds: prepare, upload, build, match, download, verify, ``kernel:<phase>``)
-    and ``counters``.
+    WeightedMatchingResult with ``mate`` (int64), ``weight`` (sum of the input weights, summed
+    from the matched pairs' CSR positions when first read), ``cardinality``, ``timings`` and
+    ``counters``. ``timings`` (seconds) has the wall-clock steps of the call, which add up to
+    ``total`` (the whole call): ``prepare`` (host input checks and device lookup), ``upload``
+    (host to device, absent when the graph is kept on the device), ``setup`` (edge tails on the
+    device, once per device graph), ``build`` (program build or cache lookup), ``match`` (the
+    device phase, to a finished queue; ``readback`` is the part of it spent in blocking
+    reads, which on a CPU device includes waiting for the kernels), ``download``, ``verify``,
+    ``result`` (host post-processing); and the device time of each kernel phase from the
+    profiling events, ``kernel:<phase>`` (setup, init, suitor/ld, mates).
     """
     t_start = time.perf_counter()
     name = (algorithm or "suitor").lower()
@@ -250,9 +257,12 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
     best suitors; the result is exactly the sequential greedy b-matching (edges by decreasing
     weight, ties by vertex ids, an edge taken while both ends have room).
 
-    Returns a :class:`BMatchingResult` with ``edges`` (k x 2, u < v, each pair once),
-    ``degree`` per vertex, ``weight``, timings and counters. ``params``: the graph options of
-    :func:`weighted_matching`, ``work_group_size``, ``batch_rounds``.
+    Returns a :class:`BMatchingResult` with ``edges`` (k x 2 int64, u < v, each pair once, in
+    lexicographic order), ``degree`` per vertex (int64), ``weight`` (summed when first read),
+    timings (the steps of :func:`weighted_matching`; ``setup`` also computes the reverse
+    edges; ``match`` includes gathering the pairs on the device, ``kernel:pairs``) and
+    counters. ``params``: the graph options of :func:`weighted_matching`,
+    ``work_group_size``, ``batch_rounds``.
     """
     t_start = time.perf_counter()
     if (algorithm or "b-suitor").lower() not in ("b-suitor", "bsuitor"):
