@@ -650,28 +650,27 @@ __kernel void mcvitie_wilson(__global const offset_t *mptr, __global const index
     }
 }
 
-/* One round of the parallel Gale-Shapley algorithm: every free man proposes to the next woman
-   on his list; a displaced man becomes free and proposes in the next round. */
+/* One round of the parallel Gale-Shapley algorithm (Paper IV, Section 4): every free man
+   proposes to the next woman on his list; a displaced man is free again and proposes in the
+   next round. A man's state is nextp[m] alone (the entry after his last proposal), written only
+   by his own work-item: he is engaged iff the woman of entry nextp[m] - 1 still holds his rank
+   in srank. A shared "free" flag written by the displacer would race with the man's own write
+   on devices whose plain stores from different work-groups are not ordered by mem_fence
+   (seen on NVIDIA's OpenCL: a displaced man stayed marked engaged, a blocking pair followed). */
 __kernel void gale_shapley_round(__global const offset_t *mptr, __global const index_t *mlist,
                                  __global const int *rank_w, index_t n_men,
-                                 __global const offset_t *wptr, __global const index_t *wlist,
-                                 __global offset_t *nextp, __global int *is_free,
-                                 __global int *srank, __global int *count)
+                                 __global offset_t *nextp, __global int *srank,
+                                 __global int *count)
 {
     FOR_EACH_VERTEX(m, n_men) {
-        if (!is_free[m]) continue;
         offset_t e = nextp[m];
         const offset_t end = mptr[m + 1];
+        if (e >= end) continue;                               /* list exhausted */
+        if (e > mptr[m] && srank[mlist[e - 1]] == rank_w[e - 1]) continue;   /* engaged */
         while (e < end && srank[mlist[e]] < rank_w[e]) ++e;   /* skip sure rejections */
-        if (e >= end) { is_free[m] = 0; nextp[m] = e; continue; }
-        const index_t w = mlist[e];
-        const int r = rank_w[e];
+        if (e >= end) { nextp[m] = e; continue; }
         nextp[m] = e + 1;
-        is_free[m] = 0;                 /* before the atomic: a displacer may set it back */
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
-        const int old = atomic_min(&srank[w], r);
-        if (old < r) is_free[m] = 1;    /* rejected: nobody else knows him, still free */
-        else if (old != NO_RANK) is_free[wlist[wptr[w] + old]] = 1;
+        atomic_min(&srank[mlist[e]], rank_w[e]);              /* a rejection shows next round */
         atomic_inc(&count[0]);
     }
 }

@@ -336,8 +336,6 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
         else:
             nextp = cla.empty(q, nm, np.int32)       # each man starts at his list's head
             cl.enqueue_copy(q, nextp.data, mptr.data, byte_count=nm * 4)
-            free = cla.empty(q, nm, np.int32)
-            sched.fill("init", free.data, 1)
             counts = [cla.empty(q, 1, np.int32) for _ in range(drv.batch)]
             host = np.zeros(1, np.int32)
             k = drv.kernel("gale_shapley_round")
@@ -347,8 +345,8 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
                     sched.tick("gale-shapley rounds", L + 2 + drv.batch)
                     sched.fill("gale-shapley", counts[i].data, 0)
                     sched.launch("gale-shapley", k, nm, drv.wg, mptr.data, mlist.data,
-                                 rank_w.data, np.int32(nm), wptr.data, wlist.data, nextp.data,
-                                 free.data, srank.data, counts[i].data)
+                                 rank_w.data, np.int32(nm), nextp.data, srank.data,
+                                 counts[i].data)
                 rounds += drv.batch
                 sched.report("gale-shapley", rounds=rounds)
                 if sched.read("gale-shapley", host, counts[-1].data)[0] == 0:
