@@ -145,3 +145,24 @@ def test_slow_baseline_skipped_with_reason(monkeypatch):
     if nx_rec:
         assert "too slow" in nx_rec[0]["skipped"] and nx_rec[0]["seconds"] is None
     assert [r for r in recs if r["algorithm"] == "scipy"][0]["verified"] is True
+
+
+def test_failed_answer_recorded_and_run_goes_on(monkeypatch, tmp_path):
+    """A combination whose answer fails verification is a record with its error (not a crash);
+    the other combinations still run and the command exits non-zero."""
+    from pyclmatch.errors import VerificationError
+    fam = families.family_of("weighted:ld")[0][0]
+    orig = fam.run
+
+    def broken(handle, alg, inp):
+        if alg == "ld":
+            raise VerificationError("forced failure")
+        return orig(handle, alg, inp)
+    monkeypatch.setattr(fam, "run", broken)
+    meta, recs = run_bench(suite="small", graphs=["kron-10"], algorithms="weighted:ld,weighted:suitor",
+                           devices="auto", repeat=1, out=str(tmp_path), progress=False)
+    failed = [r for r in recs if r["error"]]
+    assert len(failed) == 1 and "forced failure" in failed[0]["error"]
+    assert failed[0]["verified"] is False
+    assert any(r["algorithm"] == "suitor" and r["verified"] for r in recs)
+    assert "FAILED" in open(tmp_path / "summary.md").read()

@@ -33,6 +33,9 @@ def cmd_bench(args):
           + (f"; results in {args.out}" if args.out else ""))
     for r in skipped:
         print(f"skipped {r['graph']} {r['algorithm']} on {r['device']}: {r['skipped']}")
+    for r in bad:
+        if r["error"]:
+            print(f"FAILED {r['graph']} {r['algorithm']} on {r['device']}: {r['error']}")
     if args.out and args.plots:
         from .report import render
         print("plots: " + ", ".join(render(args.out)))

@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from . import families as _families
+from ..errors import PyclmatchError
 
 __all__ = ["RECORD_KEYS", "SCHEMA_VERSION", "measure_bandwidth", "suite_graphs", "run_bench",
            "select_devices", "write_summary"]
@@ -26,7 +27,7 @@ SCHEMA_VERSION = 1
 #: fields present in every results.jsonl record (stable schema)
 RECORD_KEYS = ("schema", "graph", "family", "algorithm", "device", "platform", "device_type",
                "run", "vertices", "edges", "seconds", "device_seconds", "phases", "edges_per_s",
-               "bandwidth_fraction", "build_s", "verified", "quality", "skipped")
+               "bandwidth_fraction", "build_s", "verified", "quality", "skipped", "error")
 
 
 class Progress:
@@ -179,9 +180,14 @@ def run_bench(suite="small", algorithms="bipartite", devices="auto", baselines=F
                     if why:
                         emit(_record(**base, verified=False, skipped=why))
                         continue
-                    warm = fam.run(h, alg, inp)
+                    try:
+                        warm = fam.run(h, alg, inp)
+                        runs = [fam.run(h, alg, inp) for _ in range(repeat)]
+                    except PyclmatchError as exc:   # a wrong or failed answer: recorded, the
+                        emit(_record(**base, verified=False,   # other combinations still run
+                                     error=f"{type(exc).__name__}: {exc}"[:500]))
+                        continue
                     bw = meta["bandwidth_bytes_per_s"].get(h.label)
-                    runs = [fam.run(h, alg, inp) for _ in range(repeat)]
                     # program builds (and first-touch costs) = warm-up minus a timed run
                     build_s = warm["seconds"] - statistics.median(x["seconds"] for x in runs)
                     for i, r in enumerate(runs):
@@ -242,6 +248,9 @@ def aggregate(records):
         if rs[0]["skipped"]:
             out[key] = {"skipped": rs[0]["skipped"]}
             continue
+        if rs[0]["error"]:
+            out[key] = {"error": rs[0]["error"]}
+            continue
         secs = [r["seconds"] for r in rs]
         agg = {"median_s": statistics.median(secs), "min_s": min(secs), "max_s": max(secs),
                "runs": len(rs), "verified": all(r["verified"] is not False for r in rs),
@@ -280,6 +289,9 @@ def write_summary(out, meta, records):
     for (g, a, d), v in agg.items():
         if "skipped" in v:
             L.append(f"| {g} | {a} | {d} | skipped: {v['skipped']} | | | | | | |")
+            continue
+        if "error" in v:
+            L.append(f"| {g} | {a} | {d} | FAILED: {v['error']} | | | | | False | |")
             continue
         dm = v.get("device_median_s")
         bf = v.get("bandwidth_fraction")

@@ -24,7 +24,7 @@ def _table(records):
     agg = aggregate(records)
     out = {}
     for (g, a, d), v in agg.items():
-        if "skipped" in v:
+        if "skipped" in v or "error" in v:
             continue
         fam, alg = a.split(":", 1)
         graphs, configs, t = out.setdefault(fam, ([], [], {}))
