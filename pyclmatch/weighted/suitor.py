@@ -99,13 +99,13 @@ class _Family:
 def _upload(handle, host):
     """A read-only device copy of ``host``. On CPU devices the buffer wraps the host array
     (``USE_HOST_PTR``: no copy, the kernels read the numpy memory; the array is kept alive by
-    the :class:`DeviceWeighted` holding its graph); elsewhere one blocking host-to-device copy."""
+    the :class:`DeviceWeighted` holding its graph); elsewhere one asynchronous host-to-device
+    copy into a pooled buffer (the caller finishes the queue once after all the copies)."""
     if handle.is_cpu and host.size:
         host = np.ascontiguousarray(host)
         buf = cl.Buffer(handle.context, cl.mem_flags.READ_ONLY | cl.mem_flags.USE_HOST_PTR,
                         hostbuf=host)
         return cla.Array(handle.queue, host.shape, host.dtype, data=buf)
-    # asynchronous: the caller finishes the queue once after all the copies
     return cla.to_device(handle.queue, host, allocator=scratch_pool(handle), async_=True)
 
 
@@ -119,7 +119,6 @@ class DeviceWeighted:
                 "edge tails": g.nnz * 4}
         need.update(extra_bytes or {})
         handle.check_fits(need, what="weighted graph")
-        q = handle.queue
         self.g = g
         self.handle = handle
         self.xadj = _upload(handle, g.indptr)
@@ -133,7 +132,6 @@ class DeviceWeighted:
         """Enqueue what is missing of the edge tails (and reverse edges when ``reverse``);
         returns True when something was launched (phase ``setup``)."""
         f = family or self.family
-        q = self.handle.queue
         did = False
         if self.src is None:
             self.src = f.empty(max(1, self.g.nnz))
