@@ -8,7 +8,7 @@ from ..engine.devices import get_device
 from ..engine.scheduler import Scheduler
 from ..errors import InputError
 from .graph import WeightedGraph, as_b, as_weighted_graph
-from .reference import matching_weight, verify_b_matching, verify_weighted_matching
+from .reference import verify_b_matching, verify_weighted_matching
 from .suitor import (SUITOR_VARIANTS, BSuitorMatcher, DeviceWeighted, LocallyDominantMatcher,
                      SuitorMatcher, trim_scratch)
 
