@@ -201,6 +201,16 @@ def write(out, meta, records):
         lines.append(f"| {r['graph']} | " + " | ".join(
             f"{r['runs'][a]['e2e_s']:.3f}" if "e2e_s" in r["runs"].get(a, {}) else "-"
             for a in algs) + " |")
+    xs = (1.0, 1.1, 1.3, 1.5, 2.0, 3.0, 5.0, 10.0)
+    lines += ["", "Performance profile (fraction of graphs on which a variant is within x of "
+              "the best variant, as in Fig. 3 of paper 000):", "",
+              "| variant | " + " | ".join(f"x={x:g}" for x in xs) + " |",
+              "|" + "---|" * (len(xs) + 1)]
+    for a in algs:
+        ratios = [r["runs"][a]["device_s"] / r["runs"][r["best"]]["device_s"]
+                  if "device_s" in r["runs"].get(a, {}) else float("inf") for r in records]
+        lines.append(f"| {a} | " + " | ".join(
+            f"{sum(q <= x for q in ratios) / max(len(ratios), 1):.2f}" for x in xs) + " |")
     lines += ["", "Edges per second (best variant, device time):", ""]
     for r in records:
         lines.append(f"- {r['graph']}: {r['edges'] / r['runs'][r['best']]['device_s']:.3e}")

@@ -57,9 +57,14 @@ __kernel void ppf_iteration(__global const offset_t *cxadj, __global const index
         offset_t l = lookahead_step(x, cxadj, cadj, rmatch, visited, iter, lookahead);
         if (l >= 0) { stack[0] = l; found = 1; }
         else {
-            offset_t j = cxadj[x], end = cxadj[x + 1];
+            /* fairness (Pothen-Fan+, Duff, Kaya and Ucar): odd iterations scan adjacency lists
+               forwards, even ones backwards, so consecutive iterations do not run into the
+               same blocked vertices (it cuts the iterations several-fold on random graphs) */
+            const offset_t step = (iter & 1) ? 1 : -1;
+            offset_t j = step > 0 ? cxadj[x] : cxadj[x + 1] - 1;
+            offset_t stop = step > 0 ? cxadj[x + 1] : cxadj[x] - 1;
             for (;;) {                                       /* Algorithm 2 lines 13-21 */
-                if (j < end) {
+                if (j != stop) {
                     index_t y = cadj[j];
                     if (claim(visited, y, iter)) {           /* line 14 */
                         index_t x2 = rmatch[y];
@@ -70,17 +75,17 @@ __kernel void ppf_iteration(__global const offset_t *cxadj, __global const index
                         x = x2;
                         l = lookahead_step(x, cxadj, cadj, rmatch, visited, iter, lookahead);
                         if (l >= 0) { stack[k] = l; found = 1; break; }
-                        j = cxadj[x];
-                        end = cxadj[x + 1];
+                        j = step > 0 ? cxadj[x] : cxadj[x + 1] - 1;
+                        stop = step > 0 ? cxadj[x + 1] : cxadj[x] - 1;
                         continue;
                     }
-                    ++j;
+                    j += step;
                 } else {                                     /* x exhausted: return false */
                     if (k == 0) break;
                     --k;
-                    j = stack[k] + 1;
+                    j = stack[k] + step;
                     x = (k == 0) ? x0 : rmatch[cadj[stack[k - 1]]];
-                    end = cxadj[x + 1];
+                    stop = step > 0 ? cxadj[x + 1] : cxadj[x] - 1;
                 }
             }
         }

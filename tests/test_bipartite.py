@@ -63,7 +63,8 @@ def test_small_batches_and_groups(device):
     A = long_paths(500, seed=2)
     for params in ({"batch_levels": 1}, {"batch_levels": 64}, {"work_group_size": 1},
                    {"ct_work_items": 3}, {"work_group_size": 32, "ct_work_items": 32}):
-        res = pyclmatch.maximum_matching(A, init="none", device=device, **params)
+        res = pyclmatch.maximum_matching(A, algorithm="apfb-gpubfs-wr-ct", init="none",
+                                         device=device, **params)
         check(A, res)
 
 
@@ -79,13 +80,15 @@ def test_repeated_runs_race_free(device):
 
 def test_result_fields(device):
     A = long_paths(200)
-    res = pyclmatch.maximum_matching(A, device=device)
+    res = pyclmatch.maximum_matching(A, algorithm="apfb-gpubfs-wr-mt", device=device)
     for key in ("upload", "build", "init", "augment", "download", "verify"):
         assert key in res.timings
     assert any(k.startswith("kernel:") for k in res.timings)
     assert res.counters["launches"] > 0 and res.counters["readbacks"] > 0
     assert res.device == device.label
-    assert res.algorithm in AUGMENTING_VARIANTS
+    assert res.algorithm == "apfb-gpubfs-wr-mt"
+    assert pyclmatch.maximum_matching(A, device=device).algorithm == \
+        pyclmatch.bipartite.choose_algorithm(device, A)      # "auto"
     s = res.summary()
     assert s["cardinality"] == res.cardinality and s["verified"]
 

@@ -2,12 +2,12 @@
 GPUBFS/GPUBFS-WR), push-relabel (paper 003: G-PR) and parallel Pothen-Fan (paper 001: PPF)."""
 from .api import (maximum_matching, maximum_bipartite_matching, MatchingResult, KonigCover,
                   register_algorithm, algorithms,
-                  verify_matching, AUTO_DEFAULT)
+                  verify_matching)
 from .augmenting import AUGMENTING_VARIANTS, INITS
 from . import push_relabel, pothen_fan   # register "gpr*" (paper 003) and "ppf" (paper 001)
 from .choice import choose_algorithm
 
 __all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "KonigCover",
            "register_algorithm", "algorithms",
-           "verify_matching", "AUGMENTING_VARIANTS", "INITS", "AUTO_DEFAULT",
+           "verify_matching", "AUGMENTING_VARIANTS", "INITS",
            "choose_algorithm"]

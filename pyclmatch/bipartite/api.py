@@ -12,15 +12,6 @@ from ..errors import InputError, VerificationError
 from .augmenting import (AUGMENTING_VARIANTS, INITS, L0, AugmentingPathMatcher,
                          InitialMatcher, parse_variant)
 
-#: the default variant per device type (``algorithm="auto"``): APFB with GPUBFS-WR was the
-#: best driver/kernel pair in paper 000 (Table 1) and in our runs; with a grid that fills the
-#: device, MT edges out CT: geometric mean over the reference suite with and without RCP on the
-#: H100, 0.0430 s (wr-mt) vs 0.0457 s (wr-ct), and 0.208 s vs 0.227 s over the medium suite on
-#: PoCL with 2 cores (benchmarks/results/bipartite-h100, bipartite-pocl-medium).
-AUTO_DEFAULT = {"gpu": "apfb-gpubfs-wr-mt", "accelerator": "apfb-gpubfs-wr-mt",
-                "cpu": "apfb-gpubfs-wr-mt", "other": "apfb-gpubfs-wr-mt"}
-
-
 @dataclass
 class KonigCover:
     """A minimum vertex cover (König): every edge has an end in it, and its size equals the
@@ -58,8 +49,11 @@ class MatchingResult:
 
     @property
     def device_seconds(self):
-        """Time on the device after upload: initial matching plus augmentation (wall clock)."""
-        return self.timings.get("init", 0.0) + self.timings.get("augment", 0.0)
+        """Time on the device after upload (wall clock): initial matching, augmentation and,
+        for families that hand over to an alternating BFS (PPF after a stall or a stack
+        limit), that certificate step."""
+        return (self.timings.get("init", 0.0) + self.timings.get("augment", 0.0)
+                + self.timings.get("certificate", 0.0))
 
     def verify(self, A):
         """Check the matching and its König cover against ``A``; raises
@@ -170,7 +164,8 @@ CERTIFICATE_VARIANT = "apfb-gpubfs-wr-ct"
 def resolve_algorithm(algorithm, handle, graph=None):
     name = (algorithm or "auto").lower()
     if name == "auto":
-        return AUTO_DEFAULT.get(handle.type, AUTO_DEFAULT["other"])
+        from .choice import choose_algorithm
+        return choose_algorithm(handle, graph)
     if name not in _ALGORITHMS:
         raise InputError(f"unknown algorithm {algorithm!r}; choose 'auto' or one of "
                          + ", ".join(_ALGORITHMS))
@@ -190,7 +185,9 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         Rows are one side, columns the other (rectangular allowed). The sparsity pattern is
         the edge set: explicit zeros count as edges and duplicates are merged, as in scipy.
     algorithm : str
-        ``"auto"`` (the best measured default for the device type, see ``AUTO_DEFAULT``) or
+        ``"auto"`` (the best measured default for the device type: APFB with GPUBFS-WR in
+        MT mode on GPUs, parallel Pothen-Fan on CPU devices; see
+        :mod:`pyclmatch.bipartite.choice` for the rule and the benchmarks behind it) or
         a name from :func:`algorithms`: the eight variants
         ``{apfb|apsb}-{gpubfs|gpubfs-wr}-{ct|mt}`` of paper 000 (APFB/APsB drivers, GPUBFS
         (Algorithm 2) or GPUBFS-WR (Algorithm 4) BFS kernels, constant-grid (CT) or

@@ -1,37 +1,34 @@
-"""The rule proposed for ``algorithm="auto"`` (to be wired into api.py by the lead).
+"""The rule behind ``maximum_matching(algorithm="auto")``.
 
-``choose_algorithm(handle, graph, init_deficiency=None)``:
+``choose_algorithm(handle, graph)`` returns a registered algorithm name:
 
-* CPU devices (PoCL): ``"ppf"``. PPF finds all augmenting paths of an iteration inside one
-  launch (persistent work-items, DFS per unmatched column), so it pays a read-back per
-  iteration (a handful per graph) where APFB pays one per BFS level batch and G-PR one per
-  batch of push-relabel launches: on 2-core PoCL (benchmarks/results/families-pocl-quick.md,
-  10k-vertex graphs with and without RCP) it was the fastest family on 8 of 10 graphs and
-  within 1.7x of the best (APFB, on power-law graphs that need almost no augmentation) on the
-  others; on long-path graphs (chain, grid under RCP) it was 10-400x faster than APFB/G-PR.
-* GPU and other devices: ``"gpr"`` (G-PR-Shr, adaptive k = 0.7, the best configuration of paper
-  003, which beats the augmenting-path family there); but on graphs whose structure makes
-  augmenting paths long (average degree below 2.2, e.g. chains and road-like meshes) the
-  push-relabel launch count grows with the path length, so APFB (``"apfb-gpubfs-wr-ct"``)
-  is chosen; tiny graphs (< 2,000 vertices) also use APFB (fewest launches).
-  This GPU rule follows the papers and the launch counts measured on PoCL; it must be
-  confirmed with ``benchmarks/bench_families.py --device gpu`` on the H100.
+* GPUs, accelerators and other non-CPU devices: ``"apfb-gpubfs-wr-mt"`` (APFB driver,
+  GPUBFS-WR kernel, one vertex per work-item). On the H100, reference suite with and without
+  RCP (benchmarks/results/families-h100/results.md), it was the fastest family or within 1.25x of it
+  on 8 of 8 graphs. G-PR (all three variants) was 1.3x to 12x slower on every graph: its
+  launch count grows with the length of the augmenting paths (Delaunay meshes). PPF was best on
+  kron-21 and grid-2048 by at most 1.25x but 2.7x to 6x slower on uniform random graphs and
+  Delaunay meshes, where DFS paths outgrow the per-work-item stacks of thousands of
+  concurrent searches.
+* CPU devices (PoCL): ``"ppf"`` (parallel Pothen-Fan, paper 001). It finds all augmenting
+  paths of an iteration inside one launch, so it pays a read-back per iteration (a handful
+  per graph) where APFB pays one per batch of BFS levels: on 2-core PoCL, medium suite with
+  and without RCP (benchmarks/results/families-pocl-medium/results.md), it was the fastest family on
+  meshes and grids (2x to 6x ahead of APFB), even on Kronecker graphs, and the only one to
+  beat scipy on delaunay-17-rcp; its weak case is uniform random graphs (4x to 5x slower than
+  APFB there), which is why ``"apfb-gpubfs-wr-mt"`` remains one keyword away.
 
-``init_deficiency`` (unmatched columns after the initial matching, if known) is accepted for
-a later refinement; a deficiency of 0 makes every choice cost one certificate pass only.
+``init_deficiency`` and graph statistics did not separate the cases better than the device
+type on these suites (PPF's bad case, random expanders, and its good cases, meshes, have the
+same degrees and initial deficiencies), so the rule uses the device type only; the signature
+keeps the graph for a refined rule.
 """
-from ..engine.graphs import as_bipartite
+
+#: the choice per device type
+RULE = {"cpu": "ppf", "gpu": "apfb-gpubfs-wr-mt", "accelerator": "apfb-gpubfs-wr-mt",
+        "other": "apfb-gpubfs-wr-mt"}
 
 
-def choose_algorithm(handle, graph, init_deficiency=None):
-    g = as_bipartite(graph)
-    nr, nc = g.shape
-    if handle.is_cpu:
-        return "ppf"
-    n = nr + nc
-    if n < 2000:
-        return "apfb-gpubfs-wr-ct"
-    avg_deg = g.nnz / max(min(nr, nc), 1)
-    if avg_deg < 2.2:
-        return "apfb-gpubfs-wr-ct"
-    return "gpr"
+def choose_algorithm(handle, graph=None, init_deficiency=None):
+    """The algorithm ``"auto"`` runs on ``handle`` (see the module docstring for the data)."""
+    return RULE.get(handle.type, RULE["other"])
