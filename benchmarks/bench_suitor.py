@@ -397,12 +397,23 @@ def main(argv=None):
             "networkit": getattr(nk, "__version__", None) if nk else None,
             "networkit_anchors_s": {"SuitorMatcher": NK_SUITOR_ANCHOR,
                                     "BSuitorMatcher_b3": NK_BSUITOR3_ANCHOR}}
-    rows = []
+    rows, sm_rows = [], []
+
+    def save():      # after every graph: a run cut short keeps what it measured
+        meta["total_s"] = time.perf_counter() - t_start
+        with open(os.path.join(args.out, "results.json"), "w") as fh:
+            json.dump({"meta": meta, "graphs": rows, "stable_marriage": sm_rows}, fh, indent=1,
+                      default=lambda o: o.item() if hasattr(o, "item") else str(o))
+        with open(os.path.join(args.out, "results.md"), "w") as fh:
+            fh.write(markdown(meta, rows, sm_rows, args))
+
     for name, A in ([] if args.suite == "none" else generators.suite(size=args.suite)):
         rows.append(bench_graph(name, A, args, nk, log))
+        save()
     if args.large:
         for name, make in LARGE.items():
             rows.append(bench_graph(name, make(), args, nk, log))
+            save()
     if not args.no_mtx:
         from pyclmatch import read_graph
         for f in (MTX[:2] if args.quick else MTX):
@@ -412,17 +423,13 @@ def main(argv=None):
                 A.setdiag(0)
                 A.eliminate_zeros()
                 rows.append(bench_graph(f, A, args, nk, log))
-    sm_rows = []
+                save()
     for n in (int(x) for x in args.sm_easy.split(",") if x):
         sm_rows.append(bench_marriage("easy", n, args, log))
+        save()
     for n in (int(x) for x in args.sm_hard.split(",") if x):
         sm_rows.append(bench_marriage("hard", n, args, log))
-    meta["total_s"] = time.perf_counter() - t_start
-    with open(os.path.join(args.out, "results.json"), "w") as fh:
-        json.dump({"meta": meta, "graphs": rows, "stable_marriage": sm_rows}, fh, indent=1,
-                  default=lambda o: o.item() if hasattr(o, "item") else str(o))
-    with open(os.path.join(args.out, "results.md"), "w") as fh:
-        fh.write(markdown(meta, rows, sm_rows, args))
+        save()
     log(f"wrote {args.out}/results.json and results.md")
 
 
