@@ -219,13 +219,6 @@ void gpu_suitor(__global const offset_t *xadj, __global const index_t *adj,
     if (lid == 0 && rounds) atomic_add(&counters[1], rounds);
 }
 
-/* a[0 .. n) = v: fills the pooled buffers (whose allocation may be larger than the array, so
-   that clEnqueueFillBuffer over the buffer would not do) */
-__kernel void fill_int(__global int *a, long n, int v)
-{
-    for (long i = get_global_id(0); i < n; i += get_global_size(0)) a[i] = v;
-}
-
 /* src[e] = the vertex whose neighbour list holds edge e (the edge's tail). */
 __kernel void edge_sources(__global const offset_t *xadj, index_t n, __global index_t *src)
 {
@@ -282,67 +275,6 @@ __kernel void mate_pairs(__global const offset_t *xadj, __global const index_t *
         pairs += pe >= 0;
     }
     if (pairs) atomic_add(&count[0], pairs);
-}
-
-/* ------------------------------------------------------------------ exclusive scan of ints
-   out[i] = in[0] + ... + in[i-1] over n entries, total[0] = the sum, in three launches: each
-   work-group sums its chunk (scan_sums), one work-item scans the few group sums
-   (scan_partials), each work-group scans its chunk tile by tile from its carry (scan_apply).
-   The grid of scan_sums and scan_apply is the same number of work-groups. */
-__kernel __attribute__((reqd_work_group_size(WGS, 1, 1)))
-void scan_sums(__global const int *in, long n, long chunk, __global int *partial)
-{
-    __local int red[WGS];
-    const int lid = get_local_id(0);
-    const long lo = (long)get_group_id(0) * chunk;
-    const long hi = min(lo + chunk, n);
-    int s = 0;
-    for (long i = lo + lid; i < hi; i += WGS) s += in[i];
-    red[lid] = s;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int k = WGS / 2; k > 0; k >>= 1) {
-        if (lid < k) red[lid] += red[lid + k];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid == 0) partial[get_group_id(0)] = red[0];
-}
-
-__kernel void scan_partials(__global int *partial, int groups, __global int *total)
-{
-    if (get_global_id(0) != 0) return;
-    int s = 0;
-    for (int g = 0; g < groups; ++g) {
-        const int x = partial[g];
-        partial[g] = s;
-        s += x;
-    }
-    total[0] = s;
-}
-
-__kernel __attribute__((reqd_work_group_size(WGS, 1, 1)))
-void scan_apply(__global const int *in, long n, long chunk, __global const int *partial,
-                __global int *out)
-{
-    __local int tile[WGS];
-    const int lid = get_local_id(0);
-    const long lo = (long)get_group_id(0) * chunk;
-    const long hi = min(lo + chunk, n);
-    int carry = partial[get_group_id(0)];
-    for (long base = lo; base < hi; base += WGS) {      /* uniform over the work-group */
-        const long i = base + lid;
-        const int x = i < hi ? in[i] : 0;
-        tile[lid] = x;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int off = 1; off < WGS; off <<= 1) {       /* Hillis-Steele, inclusive */
-            const int t = lid >= off ? tile[lid - off] : 0;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            tile[lid] += t;
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        if (i < hi) out[i] = carry + tile[lid] - x;
-        carry += tile[WGS - 1];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
 }
 
 /* ------------------------------------------------------------------ locally dominant (LD)

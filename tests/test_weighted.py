@@ -326,13 +326,25 @@ def test_weight_is_summed_on_first_access_and_pickles():
 
 def test_repeated_calls_reuse_pooled_buffers():
     from pyclmatch import get_device
-    from pyclmatch.weighted.suitor import scratch_pool, trim_scratch
     g = sym_graph(2000, 0.004, 15)
     ref = weighted_matching(g, device=DEV).mate
-    pool = scratch_pool(get_device(DEV))
+    handle = get_device(DEV)
+    pool = handle.pool
     active = pool.active_blocks            # e.g. graphs other tests keep on the device
     for _ in range(3):
         assert np.array_equal(weighted_matching(g, device=DEV, verify=False).mate, ref)
     assert pool.active_blocks == active and pool.held_blocks > 0
-    trim_scratch(get_device(DEV), keep_fraction=0)
+    handle.trim_pool(keep_fraction=0)
     assert pool.held_blocks == 0
+
+
+def test_prepare_graph_staged_for_a_device():
+    """prepare_graph(device=...) stages pinned copies on GPUs (nothing on CPU devices); the
+    answer is the same and the staged graph still pickles."""
+    import pickle
+    from pyclmatch.weighted import prepare_graph
+    g0 = sym_graph(1500, 0.005, 3)
+    g = prepare_graph(g0, device=DEV)
+    assert np.array_equal(weighted_matching(g, device=DEV).mate, greedy_matching(g0))
+    back = pickle.loads(pickle.dumps(g))
+    assert back._staged == {} and np.array_equal(back.indices, g.indices)

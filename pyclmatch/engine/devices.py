@@ -18,6 +18,7 @@ import os
 import subprocess
 import threading
 
+import numpy as np
 import pyopencl as cl
 
 from ..errors import DeviceError, DeviceMemoryError
@@ -162,6 +163,69 @@ class DeviceHandle:
                     obj = factory()
                     self._memo[key] = obj
         return obj
+
+    @property
+    def pool(self):
+        """The device's memory pool (pyopencl ``MemoryPool``), shared by every family: the
+        buffers of one call go back to it when the call drops them and the next call reuses
+        them instead of allocating (and, on CPU devices, page-faulting) hundreds of MB."""
+        from pyopencl.tools import ImmediateAllocator, MemoryPool
+        return self.memoize(("engine", "pool"),
+                            lambda: MemoryPool(ImmediateAllocator(self.queue)))
+
+    def trim_pool(self, keep_fraction=0.25):
+        """Free the pool's unused blocks when they hold more than ``keep_fraction`` of the
+        device's memory (``0``: always), so allocations outside the pool are not starved."""
+        pool = self.pool
+        held = getattr(pool, "managed_bytes", 0) - getattr(pool, "active_bytes", 0)
+        if keep_fraction <= 0 or held > keep_fraction * self.global_mem:
+            pool.free_held()
+
+    def pinned_copy(self, host):
+        """A page-locked host copy of ``host`` for fast repeated uploads to this device.
+
+        The copy lives in a ``CL_MEM_ALLOC_HOST_PTR`` buffer kept mapped (the array returned
+        keeps the buffer alive): drivers recognise such memory as pinned and copy from it at
+        full PCIe speed by DMA, about 3x a copy from pageable numpy memory on the H100 host.
+        On CPU devices there is nothing to gain and ``host`` is returned as it is.
+        """
+        host = np.ascontiguousarray(host)
+        if self.is_cpu or host.nbytes == 0:
+            return host
+        buf = cl.Buffer(self.context, cl.mem_flags.READ_ONLY | cl.mem_flags.ALLOC_HOST_PTR,
+                        size=host.nbytes)
+        arr, _ = cl.enqueue_map_buffer(self.queue, buf, cl.map_flags.WRITE, 0, host.shape,
+                                       host.dtype, is_blocking=True)
+        arr[...] = host
+        return arr
+
+    def to_device(self, host, *, read_only=True):
+        """A device array holding ``host``. On CPU devices a read-only array wraps the host
+        memory (``USE_HOST_PTR``: no copy; keep ``host`` alive and unchanged while it is
+        used); elsewhere one asynchronous copy into a pooled buffer (finish the queue once
+        after several uploads)."""
+        import pyopencl.array as cla
+        host = np.ascontiguousarray(host)
+        if self.is_cpu and read_only and host.size:
+            buf = cl.Buffer(self.context, cl.mem_flags.READ_ONLY | cl.mem_flags.USE_HOST_PTR,
+                            hostbuf=host)
+            return cla.Array(self.queue, host.shape, host.dtype, data=buf)
+        return cla.to_device(self.queue, host, allocator=self.pool, async_=True)
+
+    def exclusive_scan(self, src, dst, total, total_at=0, queue=None):
+        """``dst[i] = src[0] + ... + src[i-1]`` and ``total[total_at]`` = the sum, for int32
+        device arrays (pyopencl's ``GenericScanKernel``, built once per device); no read-back.
+        """
+        from pyopencl.scan import GenericScanKernel
+        knl = self.memoize(("engine", "exclusive scan int32"), lambda: GenericScanKernel(
+            self.context, np.int32,
+            arguments="__global const int *x, __global int *out, __global int *total, "
+                      "int total_at, long n",
+            input_expr="x[i]", scan_expr="a+b", neutral="0",
+            output_statement="out[i] = prev_item; if (i + 1 == n) total[total_at] = item;"))
+        n = int(src.size)
+        return knl(src, dst, total, np.int32(total_at), np.int64(n), size=n,
+                   queue=queue or self.queue)
 
     def check_fits(self, buffers, what="graph"):
         """Raise :class:`DeviceMemoryError` unless every buffer (name -> bytes) fits."""

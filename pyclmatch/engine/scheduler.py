@@ -49,11 +49,23 @@ class Scheduler:
         self.counters["launches"] += 1
         return evt
 
+    def record(self, phase, evt):
+        """Count the device time of ``evt`` (a copy, or the event a pyopencl helper such as a
+        scan or ``copy_if`` returned) in ``phase``."""
+        if evt is not None:
+            self._events.append((phase, evt))
+        return evt
+
     def fill(self, phase, buf, value, dtype=np.int32):
-        """Fill a device buffer with ``value`` (an enqueue, not a round trip)."""
-        if buf.size == 0:
+        """Fill a device buffer or array with ``value`` (an enqueue, not a round trip). For a
+        ``pyopencl.array.Array`` only its bytes are filled (a pooled buffer can be larger)."""
+        if hasattr(buf, "nbytes") and hasattr(buf, "data"):       # pyopencl Array
+            nbytes, dtype, buf = int(buf.nbytes), buf.dtype, buf.data
+        else:
+            nbytes = int(buf.size)
+        if nbytes == 0:
             return None
-        evt = cl.enqueue_fill_buffer(self.queue, buf, np.array(value, dtype), 0, buf.size)
+        evt = cl.enqueue_fill_buffer(self.queue, buf, np.array(value, dtype), 0, nbytes)
         self._events.append((phase, evt))
         return evt
 

@@ -34,6 +34,7 @@ class WeightedGraph:
         self._src = None
         self._rev = None
         self._device_cache = None      # device arrays kept by keep_on_device=True calls
+        self._staged = {}              # context -> pinned host copies (prepare_graph(device=))
 
     @property
     def nnz(self):
@@ -66,6 +67,26 @@ class WeightedGraph:
 
     def degrees(self):
         return np.diff(self.indptr)
+
+    def stage(self, handle):
+        """Keep page-locked copies of the CSR arrays for ``handle``'s device (no-op on CPU
+        devices, which read host memory directly); uploads to it then use them."""
+        key = handle.context.int_ptr
+        if key not in self._staged and not handle.is_cpu:
+            self._staged[key] = {"indptr": handle.pinned_copy(self.indptr),
+                                 "indices": handle.pinned_copy(self.indices),
+                                 "w32": handle.pinned_copy(self.w32)}
+        return self
+
+    def staged(self, handle):
+        """The pinned copies staged for ``handle`` (empty dict if none)."""
+        return self._staged.get(handle.context.int_ptr, {})
+
+    def __getstate__(self):               # device caches and pinned copies stay behind
+        state = dict(self.__dict__)
+        state["_device_cache"] = None
+        state["_staged"] = {}
+        return state
 
     def __repr__(self):
         return f"<WeightedGraph {self.n} vertices, {self.m} edges>"

@@ -27,25 +27,6 @@ def _pow2_floor(x):
     return 1 << (x.bit_length() - 1)
 
 
-def scratch_pool(handle):
-    """The device's memory pool for the Suitor family's buffers (one per device): the buffers of
-    one call go back to it when the call ends and the next call reuses them, instead of
-    allocating and freeing (and, on CPU devices, page-faulting) hundreds of MB every call."""
-    from pyopencl.tools import ImmediateAllocator, MemoryPool
-    return handle.memoize(("pyclmatch.weighted", "scratch pool"),
-                          lambda: MemoryPool(ImmediateAllocator(handle.queue)))
-
-
-def trim_scratch(handle, keep_fraction=0.25):
-    """Free the pool's unused blocks when they hold more than ``keep_fraction`` of the device's
-    memory (``keep_fraction=0``: always), so that other families' allocations, which do not go
-    through the pool, are not starved."""
-    pool = scratch_pool(handle)
-    held = getattr(pool, "managed_bytes", 0) - getattr(pool, "active_bytes", 0)
-    if keep_fraction <= 0 or held > keep_fraction * handle.global_mem:
-        pool.free_held()
-
-
 class _Family:
     """Specialization values and launch geometry shared by the drivers."""
 
@@ -82,31 +63,12 @@ class _Family:
     def kernel(self, name):
         return self.handle.kernel(TEMPLATE, name, **self.values)
 
-    def fill(self, sched, phase, arr, value):
-        """Set the int32 device array ``arr`` to ``value`` (a launch of ``fill_int``)."""
-        size = int(arr.size)
-        sched.launch(phase, self.kernel("fill_int"), min(self.ct_items, size), self.wg,
-                     arr.data, np.int64(size), np.int32(value))
-
     def empty(self, shape, dtype=np.int32):
-        """A device array from the device's scratch pool (:func:`scratch_pool`)."""
-        return cla.empty(self.handle.queue, shape, dtype, allocator=scratch_pool(self.handle))
+        """A device array from the device's memory pool (``DeviceHandle.pool``)."""
+        return cla.empty(self.handle.queue, shape, dtype, allocator=self.handle.pool)
 
     def gsize(self, n):
         return min(self.ct_items, int(n)) if self.mode == "ct" else int(n)
-
-
-def _upload(handle, host):
-    """A read-only device copy of ``host``. On CPU devices the buffer wraps the host array
-    (``USE_HOST_PTR``: no copy, the kernels read the numpy memory; the array is kept alive by
-    the :class:`DeviceWeighted` holding its graph); elsewhere one asynchronous host-to-device
-    copy into a pooled buffer (the caller finishes the queue once after all the copies)."""
-    if handle.is_cpu and host.size:
-        host = np.ascontiguousarray(host)
-        buf = cl.Buffer(handle.context, cl.mem_flags.READ_ONLY | cl.mem_flags.USE_HOST_PTR,
-                        hostbuf=host)
-        return cla.Array(handle.queue, host.shape, host.dtype, data=buf)
-    return cla.to_device(handle.queue, host, allocator=scratch_pool(handle), async_=True)
 
 
 class DeviceWeighted:
@@ -121,9 +83,10 @@ class DeviceWeighted:
         handle.check_fits(need, what="weighted graph")
         self.g = g
         self.handle = handle
-        self.xadj = _upload(handle, g.indptr)
-        self.adj = _upload(handle, g.indices)
-        self.wt = _upload(handle, g.w32)
+        staged = g.staged(handle)          # pinned copies made by prepare_graph(device=...)
+        self.xadj = handle.to_device(staged.get("indptr", g.indptr))
+        self.adj = handle.to_device(staged.get("indices", g.indices))
+        self.wt = handle.to_device(staged.get("w32", g.w32))
         self.src = None
         self.rev = None
         self.family = family
@@ -141,7 +104,7 @@ class DeviceWeighted:
         if reverse and self.rev is None and self.handle.is_cpu:
             # a CPU device is the host: scipy's O(m) counting sort beats binary searches,
             # and the result (kept with the graph) is wrapped, not copied
-            self.rev = _upload(self.handle, self.g.reverse_edges())
+            self.rev = self.handle.to_device(self.g.reverse_edges())
         elif reverse and self.rev is None:
             m = self.g.nnz
             self.rev = f.empty(max(1, m))
@@ -180,7 +143,7 @@ class SuitorMatcher(_Family):
                 "work lists": 2 * slots * 4, "group counts": 2 * (slots // vpg + 1) * 4}
 
     def build(self):
-        for name in ("edge_sources", "fill_int", "gpu_suitor", "suitor_mates"):
+        for name in ("edge_sources", "gpu_suitor", "suitor_mates"):
             self.kernel(name)
 
     def run(self, dg, sched):
@@ -194,13 +157,13 @@ class SuitorMatcher(_Family):
         slots = n_groups * vpg
         suitor_e = self.empty(n, np.int32)
         ws = self.empty(n, np.int32)
-        self.fill(sched, "init", suitor_e, -1)
-        self.fill(sched, "init", ws, 0)
+        sched.fill("init", suitor_e, -1)
+        sched.fill("init", ws, 0)
         self._bufs = [self.empty(slots, np.int32), self.empty(slots, np.int32)]
         self._cnts = [self.empty(n_groups + 1, np.int32), self.empty(n_groups + 1, np.int32)]
         self._cur = 0
         counters = self.empty(3)
-        self.fill(sched, "init", counters, 0)
+        sched.fill("init", counters, 0)
         # one one-int buffer per iteration of a batch (sub-buffers would need aligned offsets)
         self._slot_bufs = [self.empty(1, np.int32) for _ in range(max(1, self.batch))]
         self._host = np.zeros(1, np.int32)
@@ -258,7 +221,7 @@ class SuitorMatcher(_Family):
         sched, vpg = self._sched, self.vpg
         cur, nxt = self._cur, 1 - self._cur
         cnt = self._slot_bufs[slot]
-        self.fill(sched, "suitor", cnt, 0)
+        sched.fill("suitor", cnt, 0)
         groups = -(-int(n_work) // vpg)
         if groups:
             wgs = -(-groups // self.groups_per_wg)
@@ -314,7 +277,7 @@ class LocallyDominantMatcher(_Family):
                 "mate (64-bit)": g.n * 8, "pair edges": g.n * 4}
 
     def build(self):
-        for name in ("edge_sources", "fill_int", "ld_process_vertex", "ld_match", "ld_mark",
+        for name in ("edge_sources", "ld_process_vertex", "ld_match", "ld_mark",
                      "mate_pairs"):
             self.kernel(name)
 
@@ -325,10 +288,10 @@ class LocallyDominantMatcher(_Family):
         cand = self.empty(n, np.int32)
         dirty = self.empty(n, np.int32)
         newly = self.empty(n, np.int32)
-        self.fill(sched, "init", mate, -1)
-        self.fill(sched, "init", cand, -1)
-        self.fill(sched, "init", dirty, 1)
-        self.fill(sched, "init", newly, 0)
+        sched.fill("init", mate, -1)
+        sched.fill("init", cand, -1)
+        sched.fill("init", dirty, 1)
+        sched.fill("init", newly, 0)
         counts = [self.empty(1, np.int32) for _ in range(self.batch)]
         host = np.zeros(1, np.int32)
         kp, km, kk = (self.kernel("ld_process_vertex"), self.kernel("ld_match"),
@@ -338,7 +301,7 @@ class LocallyDominantMatcher(_Family):
         steps = 0
         while True:
             for i in range(self.batch):
-                self.fill(sched, "ld", counts[i], 0)
+                sched.fill("ld", counts[i], 0)
                 sched.tick("ld steps", n + 2 + self.batch)
                 sched.launch("ld", kp, gs, self.wg, dg.xadj.data, dg.adj.data, dg.wt.data, nn,
                              mate.data, cand.data, dirty.data)
@@ -352,7 +315,7 @@ class LocallyDominantMatcher(_Family):
         mate64 = self.empty(n, np.int64)
         pair_e = self.empty(n, np.int32)
         cnt = counts[0]
-        self.fill(sched, "mates", cnt, 0)
+        sched.fill("mates", cnt, 0)
         sched.launch("mates", self.kernel("mate_pairs"), gs, self.wg, dg.xadj.data,
                      dg.adj.data, nn, mate.data, mate64.data, pair_e.data, cnt.data)
         pairs = int(sched.read("mates", host, cnt.data)[0])
@@ -384,24 +347,15 @@ class BSuitorMatcher(_Family):
                 "degree": g.n * 8, "pair counts": 2 * g.n * 4}
 
     def build(self):
-        for name in ("edge_sources", "reverse_edges", "fill_int", "bs_init", "bs_propose",
-                     "bs_accept", "bs_degree", "bs_pairs", "scan_sums", "scan_partials",
-                     "scan_apply"):
+        for name in ("edge_sources", "reverse_edges", "bs_init", "bs_propose",
+                     "bs_accept", "bs_degree", "bs_pairs"):
             self.kernel(name)
 
     def exclusive_scan(self, sched, phase, src, dst, n, total):
-        """dst[i] = src[0] + ... + src[i-1] (int32, n entries), total[0] = the sum: three
-        launches, no read-back."""
-        wg = self.wg
-        groups = max(1, min(self.ct_items // wg, -(-int(n) // wg)))
-        chunk = -(-int(n) // groups)
-        partial = self.empty(groups)
-        sched.launch(phase, self.kernel("scan_sums"), groups * wg, wg, src.data, np.int64(n),
-                     np.int64(chunk), partial.data)
-        sched.launch(phase, self.kernel("scan_partials"), 1, 1, partial.data,
-                     np.int32(groups), total.data)
-        sched.launch(phase, self.kernel("scan_apply"), groups * wg, wg, src.data, np.int64(n),
-                     np.int64(chunk), partial.data, dst.data)
+        """dst[i] = src[0] + ... + src[i-1] (int32, n entries), total[0] = the sum
+        (the engine's pyopencl scan; no read-back)."""
+        evt = self.handle.exclusive_scan(src[:n], dst[:n], total)
+        sched.record(phase, evt)
 
     def run(self, dg, sched):
         """Rounds to the fixpoint; returns the device arrays of the state and stats."""
@@ -421,7 +375,7 @@ class BSuitorMatcher(_Family):
         active = self.empty(n, np.int32)
         touched = self.empty(n, np.int32)
         prop = self.empty(max(1, g.nnz), np.int32)
-        self.fill(sched, "init", prop, 0)
+        sched.fill("init", prop, 0)
         sched.launch("init", self.kernel("bs_init"), gs, wg, nn, bd.data, deficit.data,
                      active.data, ssize.data, touched.data)
         rev = dg.rev
@@ -433,7 +387,7 @@ class BSuitorMatcher(_Family):
         while True:
             for i in range(self.batch):
                 sched.tick("b-suitor rounds", bound)
-                self.fill(sched, "bsuitor", counts[i], 0)
+                sched.fill("bsuitor", counts[i], 0)
                 sched.launch("bsuitor", kp, gs, wg, dg.xadj.data, dg.adj.data, dg.wt.data, nn,
                              bd.data, bptr.data, slist.data, ssize.data, deficit.data,
                              active.data, prop.data, touched.data, counts[i].data)
@@ -459,7 +413,7 @@ class BSuitorMatcher(_Family):
         own = self.empty(n, np.int32)
         at = self.empty(n, np.int32)
         info = self.empty(2, np.int32)          # [k, non-mutual entries]
-        self.fill(sched, "pairs", info, 0)
+        sched.fill("pairs", info, 0)
         sched.launch("pairs", self.kernel("bs_degree"), gs, wg, nn, bptr.data, slist.data,
                      ssize.data, dg.adj.data, prop.data, degree.data, own.data, info.data)
         self.exclusive_scan(sched, "pairs", own, at, n, info)     # info[0] = k
