@@ -11,9 +11,11 @@ from pyclmatch.bipartite import INITS, verify_matching
 from pyclmatch.engine.graphs import as_bipartite
 
 from bipartite_cases import (structured_cases, bipartite_matrices, scipy_cardinality,
-                             shared_matrix_files, chain, long_paths, permuted_perfect)
+                             shared_matrix_files, chain, long_paths, permuted_perfect,
+                             heavy_cases, power_law_matrices, star, hubs)
 
 CASES = structured_cases()
+HEAVY_CASES = heavy_cases()
 
 
 def check(A, res):
@@ -65,6 +67,71 @@ def test_small_batches_and_groups(device):
                    {"ct_work_items": 3}, {"work_group_size": 32, "ct_work_items": 32}):
         res = pyclmatch.maximum_matching(A, init="none", device=device, **params)
         check(A, res)
+
+
+@pytest.mark.parametrize("variant", AUGMENTING_VARIANTS)
+@pytest.mark.parametrize("init", INITS)
+@pytest.mark.parametrize("heavy_degree", [0, 3])
+def test_heavy_vertices(variant, init, heavy_degree, device):
+    """Degree-aware kernels: the hubs (and, with heavy_degree=0, every vertex: Karp-Sipser's
+    degree-1 rule included) of the power-law, kron, star, hub and complete graphs are
+    processed by work-groups of 8 in the initial matchings; the answers stay exact."""
+    for name, A in HEAVY_CASES:
+        res = pyclmatch.maximum_matching(A, algorithm=variant, init=init, device=device,
+                                         heavy_degree=heavy_degree, work_group_size=8)
+        check(A, res)
+        cols = int((np.diff(A.tocsc().indptr) > heavy_degree).sum())
+        if init != "none":
+            assert res.counters["heavy_cols"] == cols, name
+        if init == "karp-sipser":
+            rows = int((np.diff(A.tocsr().indptr) > heavy_degree).sum())
+            assert res.counters["heavy_rows"] == rows, name
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(A=power_law_matrices(), variant=st.sampled_from(AUGMENTING_VARIANTS),
+       init=st.sampled_from(INITS), heavy_degree=st.sampled_from([0, 1, 3]),
+       wg=st.sampled_from([4, 5, 8, 32]), heavy_groups=st.sampled_from([None, 1, 2]))
+def test_random_power_law_heavy(A, variant, init, heavy_degree, wg, heavy_groups, device):
+    """Work-groups of any size (odd ones too: the reductions are not power-of-two only), few
+    heavy groups (each takes several rounds of heavy vertices) or one per heavy vertex."""
+    check(A, pyclmatch.maximum_matching(A, algorithm=variant, init=init, device=device,
+                                        heavy_degree=heavy_degree, work_group_size=wg,
+                                        heavy_groups=heavy_groups))
+
+
+def test_heavy_geometry(device):
+    """Heavy tier geometry: one heavy group for everything, CT grids smaller than a group,
+    heavy vertices on one side only (the other side launches an empty tier)."""
+    graphs = [hubs(300, seed=7), star(200), star(200, transpose=True)]
+    for A in graphs:
+        for params in ({"heavy_groups": 1, "work_group_size": 4},
+                       {"heavy_groups": 3, "work_group_size": 16, "ct_work_items": 5},
+                       {"heavy_degree": 1, "work_group_size": 64},
+                       {"heavy_degree": 150, "work_group_size": 7},
+                       {"work_group_size": 2}):          # below HEAVY_MIN_GROUP: no tier
+            for variant in ("apfb-gpubfs-wr-ct", "apsb-gpubfs-mt"):
+                params = dict({"heavy_degree": 3}, **params)
+                check(A, pyclmatch.maximum_matching(A, algorithm=variant, device=device,
+                                                    **params))
+
+
+def test_no_heavy_vertex_no_heavy_tier(device):
+    """A graph without heavy vertices (or heavy_degree=-1) builds and launches the kernels
+    without heavy tier: no heavy list, no extra arguments, no barrier in the kernels."""
+    from pyclmatch.engine.programs import render_template
+    A = long_paths(300)          # degrees <= 2
+    for params in ({"heavy_degree": 2}, {"heavy_degree": -1}, {}):
+        res = pyclmatch.maximum_matching(A, device=device, **params)
+        check(A, res)
+        assert res.counters["heavy_cols"] == 0 and res.counters["heavy_rows"] == 0
+    for template, values in (("bipartite_init.cl.mako", {}),):
+        src = render_template(template, index_t="int", offset_t="int", mode="mt",
+                              heavy_degree=-1, **values)
+        assert "IN_HEAVY_TIER" not in src and "HEAVY_PARAMS" not in src and "barrier(" not in src
+        src = render_template(template, index_t="int", offset_t="int", mode="mt",
+                              heavy_degree=8, **values)
+        assert "IN_HEAVY_TIER()" in src and "#define HEAVY_DEGREE 8" in src
 
 
 def test_repeated_runs_race_free(device):
