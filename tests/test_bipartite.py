@@ -75,14 +75,14 @@ def test_small_batches_and_groups(device):
 def test_heavy_vertices(variant, init, heavy_degree, device):
     """Degree-aware kernels: the hubs (and, with heavy_degree=0, every vertex: Karp-Sipser's
     degree-1 rule included) of the power-law, kron, star, hub and complete graphs are
-    processed by work-groups of 8 in the initial matchings; the answers stay exact."""
+    processed by work-groups of 8, in the initial matchings and in GPUBFS/GPUBFS-WR; the
+    answers stay exact."""
     for name, A in HEAVY_CASES:
         res = pyclmatch.maximum_matching(A, algorithm=variant, init=init, device=device,
                                          heavy_degree=heavy_degree, work_group_size=8)
         check(A, res)
         cols = int((np.diff(A.tocsc().indptr) > heavy_degree).sum())
-        if init != "none":
-            assert res.counters["heavy_cols"] == cols, name
+        assert res.counters["heavy_cols"] == cols, name
         if init == "karp-sipser":
             rows = int((np.diff(A.tocsr().indptr) > heavy_degree).sum())
             assert res.counters["heavy_rows"] == rows, name
@@ -125,7 +125,8 @@ def test_no_heavy_vertex_no_heavy_tier(device):
         res = pyclmatch.maximum_matching(A, device=device, **params)
         check(A, res)
         assert res.counters["heavy_cols"] == 0 and res.counters["heavy_rows"] == 0
-    for template, values in (("bipartite_init.cl.mako", {}),):
+    for template, values in (("bipartite_bfs.cl.mako", {"wr": True, "apsb": False}),
+                             ("bipartite_init.cl.mako", {})):
         src = render_template(template, index_t="int", offset_t="int", mode="mt",
                               heavy_degree=-1, **values)
         assert "IN_HEAVY_TIER" not in src and "HEAVY_PARAMS" not in src and "barrier(" not in src

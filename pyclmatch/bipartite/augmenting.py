@@ -194,7 +194,12 @@ class AugmentingPathMatcher(_Launcher):
         self.dg, self.driver, self.wr = dgraph, driver, bool(wr)
         self.apsb = driver == "apsb"
         self.batch_levels = int(batch_levels or (8 if handle.is_cpu else 16))
-        self.values = dict(dgraph.type_values, mode=mode, wr=self.wr, apsb=self.apsb)
+        self.values = dict(dgraph.type_values, mode=mode, wr=self.wr, apsb=self.apsb,
+                           heavy_degree=-1)
+
+    def prepare(self):
+        """Heavy columns for GPUBFS / GPUBFS-WR (the only kernel that walks adjacency)."""
+        self.values["heavy_degree"] = self.prepare_heavy(self.dg, ("cols",))
 
     def kernel(self, name):
         return self.handle.kernel(BFS_TEMPLATE, name, **self.values)
@@ -235,8 +240,9 @@ class AugmentingPathMatcher(_Launcher):
             level, batch = L0, 2
             while True:
                 for _ in range(batch):
-                    sched.launch("bfs", k_bfs, gc, self.wg, np.int32(level), bfs_array.data,
-                                 cp, ci, nc, rmatch.data, predecessor.data, flags.data, *extra)
+                    self.launch(sched, "bfs", k_bfs, "cols", nc, np.int32(level),
+                                bfs_array.data, cp, ci, nc, rmatch.data, predecessor.data,
+                                flags.data, *extra)
                     level += 1
                 levels_launched += batch
                 sched.read("bfs", host, flags.data)
