@@ -257,3 +257,23 @@ def test_gpu_shared_files_and_races(gpu):
             for _ in range(3):
                 res = pyclmatch.maximum_matching(A, algorithm=variant, init="none", device=gpu)
                 assert res.cardinality == ref and res.verified
+
+
+@pytest.mark.gpu
+def test_gpu_heavy_vertices(gpu):
+    """The heavy tier on a GPU, where work-groups really race for the same rows (the lost-CAS
+    retries of the heavy cheap / min-degree claims, which 2-core PoCL never hits): every
+    variant and init, heavy thresholds from 'every vertex' to the default, repeated."""
+    from pyclmatch import generators
+    graphs = HEAVY_CASES + [("kron-14", generators.kron(14)),
+                            ("complete-300", sp.csr_matrix(np.ones((300, 300))))]
+    for name, A in graphs:
+        ref = scipy_cardinality(A)
+        for variant in AUGMENTING_VARIANTS:
+            for init in INITS:
+                for heavy_degree in (0, 32, None):
+                    for _ in range(2):
+                        res = pyclmatch.maximum_matching(A, algorithm=variant, init=init,
+                                                         device=gpu, heavy_degree=heavy_degree)
+                        assert res.cardinality == ref and res.verified, \
+                            (name, variant, init, heavy_degree)
