@@ -138,6 +138,7 @@ index_t group_argmin(index_t key, index_t id, index_t *out_key,
         __local index_t *s_list = scratch;              /* the round's active heavy vertices */
         __local index_t *s_count = scratch + lsz;
         __local index_t *red = scratch + lsz + 1;       /* collectives: 2 * lsz entries */
+        (void)red;                                      /* (GPUBFS needs none) */
         for (index_t base = (index_t)get_group_id(0) * heavy_batch; base < n_heavy;
              base += heavy_groups * heavy_batch) {
             if (lid == 0) *s_count = 0;
