@@ -15,7 +15,7 @@ plus augmentation on the device after upload (the heavy lists are built at uploa
 device graph), programs already built.
 
     python benchmarks/bench_heavy.py --device gpu --scales 21 --out benchmarks/results/heavy-h100
-    python benchmarks/bench_heavy.py --device cpu --scales 16,17 --heavy-degree -1,64,1024 \\
+    python benchmarks/bench_heavy.py --device cpu --scales 16,17 --heavy-degree=-1,64,1024 \\
         --out benchmarks/results/heavy-pocl
 """
 import argparse
@@ -52,7 +52,8 @@ def main(argv=None):
     ap.add_argument("--scales", default="16,17", help="kron scales (2**scale vertices a side)")
     ap.add_argument("--variants", default="apfb-gpubfs-wr-mt")
     ap.add_argument("--init", default="karp-sipser")
-    ap.add_argument("--heavy-degree", default="-1,32,64,128,256,512,1024,2048,4096")
+    ap.add_argument("--heavy-degree", default="-1,32,64,128,256,512,1024,2048,4096",
+                    help="comma list; -1 = off (write --heavy-degree=-1,... with '=')")
     ap.add_argument("--heavy-groups", default="default",
                     help="comma list of ints or 'default'")
     ap.add_argument("--work-group-size", default="default",
