@@ -12,10 +12,18 @@
   ALTERNATE starts one path per root); every such value is < L0-1.
   flags[0] = (last level that inserted a vertex) + 1   -- "vertex_inserted", per level
   flags[1] = the level that found an augmenting path   -- "augmenting_path_found"
+  heavy_degree (optional, common.cl.mako): degree-aware GPUBFS / GPUBFS-WR (heavy columns
+  expanded by a work-group); the other kernels do not walk adjacency lists and are unchanged.
   The host enqueues several levels before it reads flags: a level whose frontier is empty is a
   no-op, and in APsB a level after the one that found a path returns at once.
 </%doc>
+<%namespace name="common" file="common.cl.mako"/>
 <%include file="common.cl.mako"/>
+<%
+    heavy = int(context.get('heavy_degree', -1)) >= 0
+    HEAVY_PARAMS = " HEAVY_PARAMS" if heavy else ""      # the heavy tier's arguments
+    EACH = "FOR_EACH_LIGHT_VERTEX" if heavy else "FOR_EACH_VERTEX"
+%>\
 #define L0 2
 
 /* INITBFSARRAY (Algorithm 1 line 4); GPUBFS-WR also sets root[c] = c for unmatched columns. */
@@ -35,28 +43,14 @@ __kernel void init_bfs_array(__global int *bfs_array, __global const index_t *cm
     }
 }
 
-/* One BFS level: GPUBFS (Algorithm 2) or GPUBFS-WR (Algorithm 4), lines cited per variant. */
-__kernel void gpubfs(int bfs_level, __global int *bfs_array,
-                     __global const offset_t *cxadj, __global const index_t *cadj,
-                     index_t nc, __global index_t *rmatch, __global index_t *predecessor,
-                     __global int *flags
-% if wr:
-                     , __global index_t *root
-% endif
-                     )
-{
-% if apsb:
-    /* Alg. 1 lines 9-10: an earlier level found a path (work-items of this level go on) */
-    if (flags[1] != 0 && flags[1] < bfs_level) return;
-% endif
-    FOR_EACH_VERTEX(col_vertex, nc) {                                 /* Alg. 2/4 lines 1-3 */
-        if (bfs_array[col_vertex] != bfs_level) continue;             /* line 4 */
-% if wr:
-        index_t myRoot = root[col_vertex];                            /* Alg. 4 line 5 */
-        if (bfs_array[myRoot] < L0 - 1) continue;                     /* lines 6-7: early exit */
-% endif
-        for (offset_t j = cxadj[col_vertex]; j < cxadj[col_vertex + 1]; ++j) {
-            index_t neighbor_row = cadj[j];
+<%doc>
+  visit_edge(j): lines 6-17 of Algorithm 2 / lines 9-22 of Algorithm 4 for the edge at
+  position j of col_vertex's adjacency (myRoot in scope for GPUBFS-WR): the one body of both
+  the light loop (a work-item walks the whole list) and the heavy tier (a work-group strides
+  over it), so that both tiers do the same per-edge work.
+</%doc>
+<%def name="visit_edge(j)">
+            index_t neighbor_row = cadj[${j}];
             index_t col_match = rmatch[neighbor_row];
             if (col_match > -1) {
                 if (bfs_array[col_match] == L0 - 1) {
@@ -79,6 +73,55 @@ __kernel void gpubfs(int bfs_level, __global int *bfs_array,
                 predecessor[neighbor_row] = col_vertex;
                 flags[1] = bfs_level;                                /* augmenting_path_found */
             }
+</%def>
+
+/* One BFS level: GPUBFS (Algorithm 2) or GPUBFS-WR (Algorithm 4), lines cited per variant.
+   With heavy_degree >= 0 a column of degree > heavy_degree is expanded by a whole work-group
+   (HEAVY TIER of common.cl.mako): the group tests lines 4-7 once, by one work-item, then its
+   work-items take the edges j = start + lid, start + lid + lsz, ... (lines 5/8 strided); the
+   per-edge work needs no reduction (its writes race as those of different columns do). */
+__kernel void gpubfs(int bfs_level, __global int *bfs_array,
+                     __global const offset_t *cxadj, __global const index_t *cadj,
+                     index_t nc, __global index_t *rmatch, __global index_t *predecessor,
+                     __global int *flags
+% if wr:
+                     , __global index_t *root
+% endif
+                     ${HEAVY_PARAMS})
+{
+% if apsb:
+    /* Alg. 1 lines 9-10: an earlier level found a path (work-items of this level go on) */
+    if (flags[1] != 0 && flags[1] < bfs_level) return;
+% endif
+% if heavy:
+    if (IN_HEAVY_TIER()) {
+<%
+    active = "bfs_array[col_vertex] == bfs_level"                            # line 4
+    if wr:
+        active += " && bfs_array[root[col_vertex]] >= L0 - 1"                # lines 5-7
+%>\
+        <%common:heavy_vertices v="col_vertex" active="${active}">
+% if wr:
+        const index_t myRoot = root[col_vertex];                      /* Alg. 4 line 5 */
+% endif
+        for (offset_t j = cxadj[col_vertex] + lid; j < cxadj[col_vertex + 1]; j += lsz) {
+${visit_edge("j")}
+        }
+        </%common:heavy_vertices>
+        return;
+    }
+% endif
+    ${EACH}(col_vertex, nc) {                                 /* Alg. 2/4 lines 1-3 */
+        if (bfs_array[col_vertex] != bfs_level) continue;             /* line 4 */
+% if heavy:
+        if (IS_HEAVY(cxadj[col_vertex + 1] - cxadj[col_vertex])) continue;   /* heavy tier's */
+% endif
+% if wr:
+        index_t myRoot = root[col_vertex];                            /* Alg. 4 line 5 */
+        if (bfs_array[myRoot] < L0 - 1) continue;                     /* lines 6-7: early exit */
+% endif
+        for (offset_t j = cxadj[col_vertex]; j < cxadj[col_vertex + 1]; ++j) {
+${visit_edge("j")}
         }
     }
 }

@@ -5,7 +5,11 @@
     offset_t  edge-offset type ("int", or "long" above 2**31-1 edges)
     mode      "ct": constant grid, each work-item strides over several vertices (coalesced);
               "mt": one vertex per work-item (the grid covers all vertices)
+    heavy_degree  (optional, default -1 = off) degree-aware work distribution: a vertex of
+              degree > heavy_degree (>= 0) is "heavy" and processed by a whole work-group
+              (see HEAVY TIER below); -1 renders the kernels exactly as without it.
 </%doc>
+<% heavy_degree = int(context.get('heavy_degree', -1)) %>\
 typedef ${index_t} index_t;
 typedef ${offset_t} offset_t;
 
@@ -19,3 +23,146 @@ typedef ${offset_t} offset_t;
 #define FOR_EACH_VERTEX(v, n) \
     for (index_t v = (index_t)get_global_id(0); v < (n); v = (n))
 % endif
+% if heavy_degree >= 0:
+
+/* ---------------------------------------------------------------- HEAVY TIER
+   Degree-aware work distribution (as ECL-MM assigns a work-item or a whole group to a vertex
+   by its degree). A vertex of degree > HEAVY_DEGREE is heavy; the host lists the heavy
+   vertices of each side once per device graph (DeviceBipartite.heavy, a copy_if scan) and
+   every degree-aware kernel takes, after its own arguments, HEAVY_PARAMS:
+     heavy[0..n_heavy)   the heavy vertices of the side the kernel walks;
+     heavy_groups        the first heavy_groups work-groups of the grid form the heavy tier;
+     heavy_batch         heavy vertices a heavy group takes per round (<= work-group size);
+     scratch             local memory, 3 * work-group size + 1 index_t.
+   The heavy tier: group g takes heavy[g*B .. g*B+B), then strides by heavy_groups*B
+   (B = heavy_batch). A round first filters its B candidates (one work-item each) into a
+   local list of the active ones, then the whole group processes them one after the other,
+   strided over each adjacency list, combining per-work-item results by local-memory
+   reductions; claims are made by one work-item (lid 0) and broadcast. Every branch around
+   a barrier depends only on values read from local memory after a barrier, so it is uniform
+   over the group.
+   The light tier: the remaining work-items run the kernel's FOR_EACH_VERTEX loop as without
+   heavy tier (FOR_EACH_LIGHT_VERTEX: the same CT/MT distribution over the grid minus the
+   heavy groups) and skip heavy vertices (IS_HEAVY). Both tiers are one launch, so a graph
+   with heavy vertices costs no extra launch and the light groups run beside the heavy ones. */
+#define HEAVY_DEGREE ${heavy_degree}
+#define IS_HEAVY(deg) ((deg) > HEAVY_DEGREE)
+#define HEAVY_PARAMS , __global const index_t *heavy, index_t n_heavy, index_t heavy_groups, \
+    index_t heavy_batch, __local index_t *scratch
+#define IN_HEAVY_TIER() ((index_t)get_group_id(0) < heavy_groups)
+#define LIGHT_ID() ((index_t)(get_global_id(0) - (size_t)heavy_groups * get_local_size(0)))
+#define LIGHT_SIZE() ((index_t)(get_global_size(0) - (size_t)heavy_groups * get_local_size(0)))
+%   if mode == "ct":
+#define FOR_EACH_LIGHT_VERTEX(v, n) \
+    for (index_t v = LIGHT_ID(); v < (n); v += LIGHT_SIZE())
+%   else:
+#define FOR_EACH_LIGHT_VERTEX(v, n) \
+    for (index_t v = LIGHT_ID(); v < (n); v = (n))
+%   endif
+
+/* Work-group collectives over local memory s[0..get_local_size(0)); every work-item of the
+   group must call them (they hold barriers). Any group size, not only powers of two. */
+index_t group_broadcast(index_t x, __local index_t *s)      /* lid 0's x to all */
+{
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) s[0] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return s[0];
+}
+
+index_t group_sum(index_t x, __local index_t *s)
+{
+    index_t lid = (index_t)get_local_id(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    s[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (index_t m = (index_t)get_local_size(0); m > 1; ) {
+        index_t hm = (m + 1) >> 1;
+        if (lid + hm < m) s[lid] += s[lid + hm];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        m = hm;
+    }
+    return s[0];
+}
+
+index_t group_min(index_t x, __local index_t *s)
+{
+    index_t lid = (index_t)get_local_id(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    s[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (index_t m = (index_t)get_local_size(0); m > 1; ) {
+        index_t hm = (m + 1) >> 1;
+        if (lid + hm < m) s[lid] = min(s[lid], s[lid + hm]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        m = hm;
+    }
+    return s[0];
+}
+
+/* The least (key, id) pair in lexicographic order over the group; id < 0 means "none" and
+   loses to any pair with id >= 0. Returns the id (the key in *key); sk, si: local arrays. */
+index_t group_argmin(index_t key, index_t id, index_t *out_key,
+                     __local index_t *sk, __local index_t *si)
+{
+    index_t lid = (index_t)get_local_id(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    sk[lid] = key; si[lid] = id;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (index_t m = (index_t)get_local_size(0); m > 1; ) {
+        index_t hm = (m + 1) >> 1;
+        if (lid + hm < m) {
+            index_t k2 = sk[lid + hm], i2 = si[lid + hm], i1 = si[lid];
+            if (i2 >= 0 && (i1 < 0 || k2 < sk[lid] || (k2 == sk[lid] && i2 < i1))) {
+                sk[lid] = k2; si[lid] = i2;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        m = hm;
+    }
+    *out_key = sk[0];
+    return si[0];
+}
+% endif
+<%doc>
+  heavy_vertices(v, active, inactive=""): the heavy-tier loop of a degree-aware kernel (see
+  HEAVY TIER above). For each heavy vertex `v` of this group whose condition `active` holds
+  (evaluated once, by one work-item, when the round starts) the caller's body runs with every
+  work-item of the group; `inactive` is a statement run (by that one work-item) for the
+  others. Inside the body: lid, lsz (local id and size) and red (local memory for the
+  collectives, 2 * lsz entries).
+</%doc>
+<%def name="heavy_vertices(v, active, inactive='')">
+    {
+        const index_t lid = (index_t)get_local_id(0), lsz = (index_t)get_local_size(0);
+        __local index_t *s_list = scratch;              /* the round's active heavy vertices */
+        __local index_t *s_count = scratch + lsz;
+        __local index_t *red = scratch + lsz + 1;       /* collectives: 2 * lsz entries */
+        (void)red;                                      /* (GPUBFS needs none) */
+        for (index_t base = (index_t)get_group_id(0) * heavy_batch; base < n_heavy;
+             base += heavy_groups * heavy_batch) {
+            if (lid == 0) *s_count = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            int take = 0;
+            index_t cand = 0;
+            if (lid < heavy_batch && base + lid < n_heavy) {
+                const index_t ${v} = cand = heavy[base + lid];
+                take = ${active};
+% if inactive:
+                if (!take) { ${inactive} }
+% endif
+            }
+            /* every work-item adds (0 or 1): PoCL 3.1 miscompiles a local atomic_inc under a
+               work-item-dependent branch in a loop with barriers (the count stays 0) */
+            const index_t slot = atomic_add((volatile __local int *)s_count, take);
+            if (take) s_list[slot] = cand;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            const index_t n_active = *s_count;
+            for (index_t k = 0; k < n_active; ++k) {
+                const index_t ${v} = s_list[k];
+                ${caller.body()}
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);     /* s_count and s_list are rewritten next round */
+        }
+    }
+</%def>

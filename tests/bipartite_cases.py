@@ -116,6 +116,65 @@ def isolated(n=30, seed=4):
     return A
 
 
+def power_law(m, n, avg_deg, exponent=2.1, seed=0):
+    """Chung-Lu bipartite graph: edge ends drawn with probabilities proportional to power-law
+    weights (``i ** (-1 / (exponent - 1))``) on both sides under random labels, so a few hubs
+    hold a large share of the edges (as kron graphs do) and many vertices have degree 0-1."""
+    rng = np.random.default_rng(seed)
+    k = int(m * avg_deg)
+
+    def ends(size):
+        w = np.arange(1, size + 1, dtype=float) ** (-1.0 / (exponent - 1.0))
+        return rng.permutation(size)[rng.choice(size, k, p=w / w.sum())]
+
+    return _csr(ends(m), ends(n), (m, n))
+
+
+def hubs(n, hub_rows=2, hub_cols=3, extra=1.0, seed=0):
+    """Random sparse part (``extra`` edges per row) plus hub rows and hub columns adjacent to
+    every vertex of the other side, at random positions: the hubs compete for partners that
+    the sparse part also wants, and a hub's scan must find the few free ones."""
+    rng = np.random.default_rng(seed)
+    k = int(n * extra)
+    r, c = [rng.integers(0, n, k)], [rng.integers(0, n, k)]
+    for h in rng.choice(n, hub_rows, replace=False):
+        r.append(np.full(n, h))
+        c.append(np.arange(n))
+    for h in rng.choice(n, hub_cols, replace=False):
+        r.append(np.arange(n))
+        c.append(np.full(n, h))
+    return _csr(np.concatenate(r), np.concatenate(c), (n, n))
+
+
+def double_star(n):
+    """Two hub columns sharing their n rows, plus rows of degree 1 on private columns: only
+    two of the n rows can be matched to a hub, the hubs' first free rows are the same."""
+    r = np.concatenate([np.arange(n), np.arange(n), np.arange(n // 2)])
+    c = np.concatenate([np.zeros(n, int), np.ones(n, int), 2 + np.arange(n // 2)])
+    return _csr(r, c, (n, 2 + n // 2))
+
+
+def heavy_cases():
+    """(name, matrix) pairs with vertices far above the average degree: power-law graphs
+    (square, rectangular, transposed), kron graphs, stars and hub graphs. With a low
+    ``heavy_degree`` they run the degree-aware (work-group per vertex) kernel paths; in the
+    complete graph every heavy column competes for the same rows (lost claims, retries)."""
+    from pyclmatch import generators
+    return [
+        ("power-law-400", power_law(400, 400, 3.0, seed=1)),
+        ("power-law-300x150", power_law(300, 150, 4.0, exponent=1.8, seed=2)),
+        ("power-law-150x300", power_law(150, 300, 2.0, exponent=2.5, seed=3)),
+        ("kron-9", generators.kron(9)),
+        ("kron-8", generators.kron(8, seed=4)),
+        ("star-300", star(300)),
+        ("star-300-T", star(300, transpose=True)),
+        ("double-star-200", double_star(200)),
+        ("hubs-300", hubs(300, seed=5)),
+        ("hubs-200-dense", hubs(200, hub_rows=8, hub_cols=8, extra=0.5, seed=6)),
+        ("complete-48x40", _csr(*np.divmod(np.arange(48 * 40), 40), (48, 40))),
+    ]
+
+
 def structured_cases():
     """(name, matrix) pairs: small, adversarial, square and rectangular."""
     return [
@@ -164,5 +223,22 @@ try:
         if k and draw(st.booleans()):                       # duplicate entries
             r, c = np.concatenate([r, r[: k // 2]]), np.concatenate([c, c[: k // 2]])
         return sp.coo_matrix((np.ones(r.size), (r, c)), shape=(m, n)).tocsr()
+
+    @st.composite
+    def power_law_matrices(draw, max_side=120):
+        """Random power-law (Chung-Lu) bipartite graphs with optional full hub rows/columns:
+        the degree distributions the degree-aware kernels are for."""
+        m = draw(st.integers(1, max_side))
+        n = draw(st.integers(1, max_side))
+        avg = draw(st.sampled_from([0.5, 1.0, 2.0, 4.0]))
+        exponent = draw(st.sampled_from([1.6, 2.0, 2.5]))
+        seed = draw(st.integers(0, 2**31 - 1))
+        A = power_law(m, n, avg, exponent, seed).tolil()
+        rng = np.random.default_rng(seed)
+        for _ in range(draw(st.integers(0, 2))):
+            A[int(rng.integers(m)), :] = 1
+        for _ in range(draw(st.integers(0, 2))):
+            A[:, int(rng.integers(n))] = 1
+        return A.tocsr()
 except ImportError:  # pragma: no cover
-    bipartite_matrices = None
+    bipartite_matrices = power_law_matrices = None

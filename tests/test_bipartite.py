@@ -11,9 +11,11 @@ from pyclmatch.bipartite import INITS, verify_matching
 from pyclmatch.engine.graphs import as_bipartite
 
 from bipartite_cases import (structured_cases, bipartite_matrices, scipy_cardinality,
-                             shared_matrix_files, chain, long_paths, permuted_perfect)
+                             shared_matrix_files, chain, long_paths, permuted_perfect,
+                             heavy_cases, power_law_matrices, star, hubs)
 
 CASES = structured_cases()
+HEAVY_CASES = heavy_cases()
 
 
 def check(A, res):
@@ -66,6 +68,73 @@ def test_small_batches_and_groups(device):
         res = pyclmatch.maximum_matching(A, algorithm="apfb-gpubfs-wr-ct", init="none",
                                          device=device, **params)
         check(A, res)
+
+
+@pytest.mark.parametrize("variant,init,heavy_degree",
+                         [(v, i, 3) for v in AUGMENTING_VARIANTS for i in INITS]
+                         + [("apfb-gpubfs-wr-ct", "karp-sipser", 0),
+                            ("apsb-gpubfs-mt", "karp-sipser", 0)])
+def test_heavy_vertices(variant, init, heavy_degree, device):
+    """Degree-aware kernels: the hubs (and, with heavy_degree=0, every vertex: Karp-Sipser's
+    degree-1 rule included) of the power-law, kron, star, hub and complete graphs are
+    processed by work-groups of 8, in the initial matchings and in GPUBFS/GPUBFS-WR; the
+    answers stay exact. (heavy_degree=0 on two variants only: every template value is a
+    program build per variant, seconds each on a cold PoCL cache.)"""
+    for name, A in HEAVY_CASES:
+        res = pyclmatch.maximum_matching(A, algorithm=variant, init=init, device=device,
+                                         heavy_degree=heavy_degree, work_group_size=8)
+        check(A, res)
+        cols = int((np.diff(A.tocsc().indptr) > heavy_degree).sum())
+        assert res.counters["heavy_cols"] == cols, name
+        if init == "karp-sipser":
+            rows = int((np.diff(A.tocsr().indptr) > heavy_degree).sum())
+            assert res.counters["heavy_rows"] == rows, name
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(A=power_law_matrices(), variant=st.sampled_from(AUGMENTING_VARIANTS),
+       init=st.sampled_from(INITS), wg=st.sampled_from([5, 8]),
+       heavy_groups=st.sampled_from([None, 1, 2]))
+def test_random_power_law_heavy(A, variant, init, wg, heavy_groups, device):
+    """Odd work-groups too (the reductions are not power-of-two only), few heavy groups (each
+    takes several rounds of heavy vertices) or one per heavy vertex. (Few distinct template
+    values and group sizes: PoCL compiles every kernel once per group size.)"""
+    check(A, pyclmatch.maximum_matching(A, algorithm=variant, init=init, device=device,
+                                        heavy_degree=3, work_group_size=wg,
+                                        heavy_groups=heavy_groups))
+
+
+def test_heavy_geometry(device):
+    """Heavy tier geometry: one heavy group for all heavy vertices (many rounds), an odd group
+    size with a CT grid smaller than a group, and groups below HEAVY_MIN_GROUP (no tier)."""
+    for A in (hubs(300, seed=7), star(200, transpose=True)):
+        for params in ({"heavy_groups": 1, "work_group_size": 8},
+                       {"heavy_groups": 3, "work_group_size": 5, "ct_work_items": 5},
+                       {"work_group_size": 2}):
+            for variant in ("apfb-gpubfs-wr-ct", "apsb-gpubfs-mt"):
+                res = pyclmatch.maximum_matching(A, algorithm=variant, device=device,
+                                                 heavy_degree=3, **params)
+                check(A, res)
+                assert (res.counters["heavy_rows"] > 0) == (params["work_group_size"] >= 4)
+
+
+def test_no_heavy_vertex_no_heavy_tier(device):
+    """A graph without heavy vertices (or heavy_degree=-1) builds and launches the kernels
+    without heavy tier: no heavy list, no extra arguments, no barrier in the kernels."""
+    from pyclmatch.engine.programs import render_template
+    A = long_paths(300)          # degrees <= 2
+    for params in ({"heavy_degree": 2}, {"heavy_degree": -1}, {}):
+        res = pyclmatch.maximum_matching(A, device=device, **params)
+        check(A, res)
+        assert res.counters["heavy_cols"] == 0 and res.counters["heavy_rows"] == 0
+    for template, values in (("bipartite_bfs.cl.mako", {"wr": True, "apsb": False}),
+                             ("bipartite_init.cl.mako", {})):
+        src = render_template(template, index_t="int", offset_t="int", mode="mt",
+                              heavy_degree=-1, **values)
+        assert "IN_HEAVY_TIER" not in src and "HEAVY_PARAMS" not in src and "barrier(" not in src
+        src = render_template(template, index_t="int", offset_t="int", mode="mt",
+                              heavy_degree=8, **values)
+        assert "IN_HEAVY_TIER()" in src and "#define HEAVY_DEGREE 8" in src
 
 
 def test_repeated_runs_race_free(device):
@@ -191,3 +260,23 @@ def test_gpu_shared_files_and_races(gpu):
             for _ in range(3):
                 res = pyclmatch.maximum_matching(A, algorithm=variant, init="none", device=gpu)
                 assert res.cardinality == ref and res.verified
+
+
+@pytest.mark.gpu
+def test_gpu_heavy_vertices(gpu):
+    """The heavy tier on a GPU, where work-groups really race for the same rows (the lost-CAS
+    retries of the heavy cheap / min-degree claims, which 2-core PoCL never hits): every
+    variant and init, heavy thresholds from 'every vertex' to the default, repeated."""
+    from pyclmatch import generators
+    graphs = HEAVY_CASES + [("kron-14", generators.kron(14)),
+                            ("complete-300", sp.csr_matrix(np.ones((300, 300))))]
+    for name, A in graphs:
+        ref = scipy_cardinality(A)
+        for variant in AUGMENTING_VARIANTS:
+            for init in INITS:
+                for heavy_degree in (0, 32, None):
+                    for _ in range(2):
+                        res = pyclmatch.maximum_matching(A, algorithm=variant, init=init,
+                                                         device=gpu, heavy_degree=heavy_degree)
+                        assert res.cardinality == ref and res.verified, \
+                            (name, variant, init, heavy_degree)

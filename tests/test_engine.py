@@ -75,6 +75,12 @@ def test_kernels_ship_in_package():
     assert os.path.exists(os.path.join(programs.KERNEL_DIR, "common.cl.mako"))
 
 
+def test_kernels_of_this_copy():
+    """The templates beside the imported package win over another copy's installed ones."""
+    pkg = os.path.dirname(os.path.abspath(pyclmatch.__file__))
+    assert os.path.dirname(programs.KERNEL_DIR) in (pkg, os.path.dirname(pkg))
+
+
 def test_icd_doctor_diagnoses_unregistered_nvidia(monkeypatch, tmp_path):
     fake = tmp_path / "libnvidia-opencl.so.1"
     fake.write_text("")
@@ -97,3 +103,23 @@ def test_icd_fix_without_driver(monkeypatch, tmp_path):
     monkeypatch.setattr(devices, "find_nvidia_opencl", lambda: None)
     with pytest.raises(pyclmatch.DeviceError, match="libnvidia-opencl"):
         devices.fix_icd(str(tmp_path / "x"))
+
+
+def test_heavy_lists_cached_with_device_graph(device):
+    """Heavy vertices (degree > threshold) of each side, from the device offsets by copy_if,
+    equal numpy's; computed once per (side, threshold); none: no device list at all."""
+    from pyclmatch import generators
+    from pyclmatch.engine.graphs import as_bipartite, DeviceBipartite
+    A = sp.csr_matrix(generators.kron(9))[:, :300]        # rectangular, power-law
+    g = as_bipartite(A)
+    dg = DeviceBipartite(device, g, need_csr=True)
+    for side, ptr in (("cols", g.csc.indptr), ("rows", g.csr.indptr)):
+        for t in (0, 5, 60):
+            hl = dg.heavy(side, t)
+            ref = np.flatnonzero(np.diff(ptr) > t)
+            assert hl.count == ref.size > 0 and np.array_equal(hl.vertices.get(), ref)
+            assert dg.heavy(side, t) is hl
+        none = dg.heavy(side, int(np.diff(ptr).max()))
+        assert none.count == 0 and none.vertices is None
+    with pytest.raises(ValueError):
+        DeviceBipartite(device, g).heavy("rows", 3)       # no row adjacency uploaded

@@ -139,7 +139,8 @@ def algorithms():
 
 class _AugmentingRunner(AugmentingPathMatcher):
     needs_csr = False
-    params = ("work_group_size", "ct_work_items", "batch_levels")
+    params = ("work_group_size", "ct_work_items", "batch_levels", "heavy_degree",
+              "heavy_groups")
 
     def __init__(self, handle, dgraph, name, **params):
         driver, wr, mode = parse_variant(name)
@@ -172,7 +173,7 @@ def resolve_algorithm(algorithm, handle, graph=None):
     return name
 
 
-INIT_PARAMS = ("ks_rounds",)
+INIT_PARAMS = ("ks_rounds", "heavy_degree", "heavy_groups")
 
 
 def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, verify=True,
@@ -201,7 +202,12 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     progress : callable or bool, optional
         Progress reports for long runs (``True`` prints to stderr).
     params : the algorithm's parameters (``work_group_size``, ``ct_work_items``,
-        ``batch_levels`` for the augmenting-path family), ``ks_rounds`` for Karp-Sipser, and
+        ``batch_levels`` for the augmenting-path family), ``ks_rounds`` for Karp-Sipser,
+        ``heavy_degree`` and ``heavy_groups`` (degree-aware kernels of the initial matchings and
+        of GPUBFS/GPUBFS-WR: vertices of degree > ``heavy_degree`` are processed by a whole
+        work-group, by at most ``heavy_groups`` groups per launch; a negative ``heavy_degree``
+        turns it off; defaults in :func:`~pyclmatch.bipartite.augmenting.default_heavy_degree`),
+        and
         ``shape`` for edge arrays. Values stored by ``examples/autotune.py`` for this device
         (:mod:`pyclmatch.engine.tuning`) are the defaults: with ``algorithm="auto"`` the tuned
         variant, and for the tuned variant its tuned parameters the caller did not pass
@@ -256,10 +262,22 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     initm = InitialMatcher(handle, dg, mode=mode,
                            work_group_size=params.get("work_group_size"),
                            ct_work_items=params.get("ct_work_items"),
-                           ks_rounds=params.get("ks_rounds", 32))
+                           ks_rounds=params.get("ks_rounds", 32),
+                           heavy_degree=params.get("heavy_degree"),
+                           heavy_groups=params.get("heavy_groups"))
     runner = factory(handle, dg, name, **alg_params)
-    certifier = runner if name in AUGMENTING_VARIANTS else \
-        _AugmentingRunner(handle, dg, CERTIFICATE_VARIANT)
+    certifier = runner if name in AUGMENTING_VARIANTS else _AugmentingRunner(
+        handle, dg, CERTIFICATE_VARIANT,
+        **{k: params[k] for k in ("heavy_degree", "heavy_groups") if k in params})
+    with sched.step("upload"):   # heavy-vertex lists: once per device graph, before any build
+        initm.prepare(init)
+        for r in ([runner] if certifier is runner else [runner, certifier]):
+            if hasattr(r, "prepare"):
+                r.prepare()
+        handle.queue.finish()
+    for side in ("cols", "rows"):   # heavy vertices handed to work-groups (0: none or off)
+        tier = certifier.tiers.get(side) or initm.tiers.get(side)
+        sched.counters[f"heavy_{side}"] = tier.count if tier else 0
     with sched.step("build"):
         runner.build()
         certifier.build()

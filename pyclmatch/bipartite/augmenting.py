@@ -4,6 +4,7 @@ Each driver is a class holding its device handle and specialization values; kern
 from the handle's program cache by memoized getters keyed by those values, in pyopencl's style.
 """
 import numpy as np
+import pyopencl as cl
 import pyopencl.array as cla
 
 from ..errors import IterationLimitError
@@ -29,30 +30,115 @@ def parse_variant(name):
     return parts[0], len(parts) == 4, parts[-1]
 
 
-class _Launcher:
-    """Geometry shared by the drivers: work-group size and CT/MT global sizes."""
+def default_heavy_degree(handle, work_group_size):
+    """The default threshold above which a vertex is heavy (processed by a whole work-group);
+    -1 = no heavy tier.
 
-    def __init__(self, handle, mode, work_group_size=None, ct_work_items=None):
+    GPUs: the work-group size. A work-item walking d edges alone costs d dependent memory
+    round trips while its SIMD neighbours idle; a group needs about d / work_group_size of
+    them plus a few barriers. Where exactly the crossover lies on a given GPU is what the
+    ``heavy_degree`` sweep measures (benchmarks/bench_heavy.py).
+    CPU devices (PoCL): off. A work-group is one core's loop there, so a group-cooperative
+    vertex costs the same edge visits plus its barriers (about 1.3 us per vertex for a group
+    of 64 on 2-core PoCL: the residual degrees of Karp-Sipser's first round on kron(16), 6719
+    heavy columns, took 10.3 ms instead of 1.6 ms with heavy_degree=64), and no core idles
+    behind a long adjacency list.
+    """
+    if handle.is_cpu:
+        return -1
+    return work_group_size
+
+
+#: the smallest work-group that gets a heavy tier: a smaller group gains next to nothing from
+#: cooperating, and PoCL compiles groups of 1-2 work-items by full replication
+#: (POCL_FULL_REPLICATION_THRESHOLD), which crashes on the heavy kernels (PoCL 3.1)
+HEAVY_MIN_GROUP = 4
+
+
+class HeavyTier:
+    """Launch geometry of the heavy tier for one side (see HEAVY TIER in common.cl.mako):
+    the first ``groups`` work-groups of a launch take ``batch`` heavy vertices per round."""
+
+    __slots__ = ("vertices", "count", "groups", "batch")
+
+    def __init__(self, vertices, count, groups, batch):
+        self.vertices, self.count, self.groups, self.batch = vertices, count, groups, batch
+
+
+class _Launcher:
+    """Geometry shared by the drivers: work-group size, CT/MT global sizes and heavy tiers.
+
+    ``heavy_degree``: vertices of larger degree are processed by a whole work-group (None: the
+    device default, :func:`default_heavy_degree`; 0: every vertex with an edge; negative:
+    never; never either with work-groups smaller than ``HEAVY_MIN_GROUP``).
+    ``heavy_groups``: at most this many work-groups form the heavy tier of a launch (default:
+    the CT grid's group count); each takes ``batch`` heavy vertices per round.
+    """
+
+    def __init__(self, handle, mode, work_group_size=None, ct_work_items=None,
+                 heavy_degree=None, heavy_groups=None):
         if mode not in THREAD_MODES:
             raise ValueError(f"thread mode must be 'ct' or 'mt', not {mode!r}")
         self.handle, self.mode = handle, mode
         self.wg = int(work_group_size or handle.default_work_group_size())
         self.wg = max(1, min(self.wg, handle.max_work_group_size))
         self.ct_items = int(ct_work_items or handle.constant_grid(self.wg))
+        self.heavy_degree = (default_heavy_degree(handle, self.wg) if heavy_degree is None
+                             else max(-1, int(heavy_degree)))
+        self.heavy_group_cap = max(1, int(heavy_groups or self.ct_items // self.wg))
+        self.tiers = {}
 
     def global_size(self, n):
         return min(self.ct_items, int(n)) if self.mode == "ct" else int(n)
 
+    def prepare_heavy(self, dgraph, sides):
+        """Find the heavy vertices of ``sides`` (once per device graph); returns the
+        ``heavy_degree`` template value: the threshold if a side has heavy vertices, else -1
+        (the kernels are then rendered without heavy tier and launched as before)."""
+        self.tiers = {}
+        if self.heavy_degree < 0 or self.wg < HEAVY_MIN_GROUP:
+            return -1
+        for side in sides:
+            hl = dgraph.heavy(side, self.heavy_degree)
+            if hl.count:
+                groups = min(self.heavy_group_cap, hl.count)
+                batch = min(self.wg, -(-hl.count // groups))
+                self.tiers[side] = HeavyTier(hl.vertices, hl.count, groups, batch)
+        return self.heavy_degree if self.tiers else -1
+
+    def launch(self, sched, phase, kernel, side, n, *args):
+        """Launch ``kernel`` over ``n`` vertices of ``side``; with heavy tiers, the heavy
+        groups of that side come first in the grid and the heavy arguments last."""
+        if not self.tiers:
+            return sched.launch(phase, kernel, self.global_size(n), self.wg, *args)
+        tier = self.tiers.get(side)
+        if tier is None:     # this side has no heavy vertex: an empty tier (any list will do)
+            tier = HeavyTier(next(iter(self.tiers.values())).vertices, 0, 0, 1)
+        light = -(-self.global_size(n) // self.wg) * self.wg
+        return sched.launch(phase, kernel, tier.groups * self.wg + light, self.wg, *args,
+                            tier.vertices.data, np.int32(tier.count), np.int32(tier.groups),
+                            np.int32(tier.batch),
+                            cl.LocalMemory(4 * (3 * self.wg + 1)))   # scratch: int index_t
+
 
 class InitialMatcher(_Launcher):
-    """Cheap (greedy) matching and parallel Karp-Sipser on the device."""
+    """Cheap (greedy) matching and parallel Karp-Sipser on the device (degree-aware: see
+    :class:`_Launcher`)."""
 
     def __init__(self, handle, dgraph, mode="ct", work_group_size=None, ct_work_items=None,
-                 ks_rounds=32):
-        super().__init__(handle, mode, work_group_size, ct_work_items)
+                 ks_rounds=32, heavy_degree=None, heavy_groups=None):
+        super().__init__(handle, mode, work_group_size, ct_work_items, heavy_degree,
+                         heavy_groups)
         self.dg = dgraph
         self.ks_rounds = int(ks_rounds)
-        self.values = dict(dgraph.type_values, mode=mode)
+        self.values = dict(dgraph.type_values, mode=mode, heavy_degree=-1)
+
+    def prepare(self, init):
+        """Heavy lists of the sides ``init`` walks (columns; rows too for Karp-Sipser)."""
+        if init == "none":
+            return
+        sides = ("cols", "rows") if init == "karp-sipser" else ("cols",)
+        self.values["heavy_degree"] = self.prepare_heavy(self.dg, sides)
 
     def kernel(self, name):
         return self.handle.kernel(INIT_TEMPLATE, name, **self.values)
@@ -74,21 +160,21 @@ class InitialMatcher(_Launcher):
             mindeg = self.kernel("ks_match_mindeg")
             for _ in range(self.ks_rounds):
                 sched.fill("init", flags.data, 0)
-                sched.launch("init", deg, self.global_size(nc), self.wg,
-                             cp, ci, nc, cmatch.data, rmatch.data, cdeg.data)
-                sched.launch("init", deg, self.global_size(nr), self.wg,
-                             rp, ri, nr, rmatch.data, cmatch.data, rdeg.data)
-                sched.launch("init", deg1, self.global_size(nc), self.wg,
-                             cp, ci, nc, cmatch.data, rmatch.data, cdeg.data, flags.data)
-                sched.launch("init", deg1, self.global_size(nr), self.wg,
-                             rp, ri, nr, rmatch.data, cmatch.data, rdeg.data, flags.data)
-                sched.launch("init", mindeg, self.global_size(nc), self.wg,
-                             cp, ci, nc, cmatch.data, rmatch.data, rdeg.data, flags.data)
+                self.launch(sched, "init", deg, "cols", nc,
+                            cp, ci, nc, cmatch.data, rmatch.data, cdeg.data)
+                self.launch(sched, "init", deg, "rows", nr,
+                            rp, ri, nr, rmatch.data, cmatch.data, rdeg.data)
+                self.launch(sched, "init", deg1, "cols", nc,
+                            cp, ci, nc, cmatch.data, rmatch.data, cdeg.data, flags.data)
+                self.launch(sched, "init", deg1, "rows", nr,
+                            rp, ri, nr, rmatch.data, cmatch.data, rdeg.data, flags.data)
+                self.launch(sched, "init", mindeg, "cols", nc,
+                            cp, ci, nc, cmatch.data, rmatch.data, rdeg.data, flags.data)
                 if sched.read("init", host, flags.data)[0] == 0:
                     break
         # one cheap pass makes any initial matching maximal (and is the whole "cheap" init)
-        sched.launch("init", self.kernel("cheap_match"), self.global_size(nc), self.wg,
-                     cp, ci, nc, rmatch.data, cmatch.data)
+        self.launch(sched, "init", self.kernel("cheap_match"), "cols", nc,
+                    cp, ci, nc, rmatch.data, cmatch.data)
 
 
 class AugmentingPathMatcher(_Launcher):
@@ -99,14 +185,21 @@ class AugmentingPathMatcher(_Launcher):
     """
 
     def __init__(self, handle, dgraph, driver="apfb", wr=True, mode="ct",
-                 work_group_size=None, ct_work_items=None, batch_levels=None):
-        super().__init__(handle, mode, work_group_size, ct_work_items)
+                 work_group_size=None, ct_work_items=None, batch_levels=None,
+                 heavy_degree=None, heavy_groups=None):
+        super().__init__(handle, mode, work_group_size, ct_work_items, heavy_degree,
+                         heavy_groups)
         if driver not in DRIVERS:
             raise ValueError(f"driver must be 'apfb' or 'apsb', not {driver!r}")
         self.dg, self.driver, self.wr = dgraph, driver, bool(wr)
         self.apsb = driver == "apsb"
         self.batch_levels = int(batch_levels or (8 if handle.is_cpu else 16))
-        self.values = dict(dgraph.type_values, mode=mode, wr=self.wr, apsb=self.apsb)
+        self.values = dict(dgraph.type_values, mode=mode, wr=self.wr, apsb=self.apsb,
+                           heavy_degree=-1)
+
+    def prepare(self):
+        """Heavy columns for GPUBFS / GPUBFS-WR (the only kernel that walks adjacency)."""
+        self.values["heavy_degree"] = self.prepare_heavy(self.dg, ("cols",))
 
     def kernel(self, name):
         return self.handle.kernel(BFS_TEMPLATE, name, **self.values)
@@ -147,8 +240,9 @@ class AugmentingPathMatcher(_Launcher):
             level, batch = L0, 2
             while True:
                 for _ in range(batch):
-                    sched.launch("bfs", k_bfs, gc, self.wg, np.int32(level), bfs_array.data,
-                                 cp, ci, nc, rmatch.data, predecessor.data, flags.data, *extra)
+                    self.launch(sched, "bfs", k_bfs, "cols", nc, np.int32(level),
+                                bfs_array.data, cp, ci, nc, rmatch.data, predecessor.data,
+                                flags.data, *extra)
                     level += 1
                 levels_launched += batch
                 sched.read("bfs", host, flags.data)

@@ -160,6 +160,7 @@ class DeviceBipartite:
         self.col_ptr = cla.to_device(q, csc.indptr.astype(self.odt, copy=False))
         self.col_ind = cla.to_device(q, csc.indices.astype(self.idt, copy=False))
         self.row_ptr = self.row_ind = None
+        self._heavy = {}
         if need_csr:
             csr = graph.csr
             self.row_ptr = cla.to_device(q, csr.indptr.astype(self.odt, copy=False))
@@ -168,3 +169,51 @@ class DeviceBipartite:
     @property
     def type_values(self):
         return {"index_t": self.index_t, "offset_t": self.offset_t}
+
+    def heavy(self, side, threshold):
+        """The heavy vertices of ``side`` (``"cols"`` or ``"rows"``): those of degree greater
+        than ``threshold``, in increasing id order, as a :class:`HeavyList` (computed once per
+        side and threshold, then cached with this device graph).
+
+        The count comes from the host's offsets (no device round trip), so a side without
+        heavy vertices costs no device work; otherwise the list is a ``copy_if`` scan over the
+        device offsets. The degree-aware kernels hand these vertices to whole work-groups
+        (HEAVY TIER in ``kernels/common.cl.mako``).
+        """
+        key = (side, int(threshold))
+        hit = self._heavy.get(key)
+        if hit is not None:
+            return hit
+        if side == "cols":
+            host_ptr, ptr = self.graph.csc.indptr, self.col_ptr
+        elif side == "rows":
+            if self.row_ptr is None:
+                raise ValueError("the row adjacency was not uploaded (need_csr=False)")
+            host_ptr, ptr = self.graph.csr.indptr, self.row_ptr
+        else:
+            raise ValueError(f"side must be 'cols' or 'rows', not {side!r}")
+        count = int(np.count_nonzero(np.diff(host_ptr) > threshold))
+        vertices = None
+        if count:
+            from pyopencl.algorithm import copy_if
+            q = self.handle.queue
+            ids = cla.arange(q, ptr.size - 1, dtype=self.idt)
+            out, _, _ = copy_if(ids, "xadj[ary[i] + 1] - xadj[ary[i]] > threshold",
+                                extra_args=[("xadj", ptr), ("threshold", self.odt.type(threshold))],
+                                queue=q)
+            vertices = out[:count].copy(queue=q)
+        hit = self._heavy[key] = HeavyList(vertices, count, int(threshold))
+        return hit
+
+
+class HeavyList:
+    """Vertices of degree > ``threshold`` of one side: a device array of ``count`` ids (None
+    when there is none)."""
+
+    __slots__ = ("vertices", "count", "threshold")
+
+    def __init__(self, vertices, count, threshold):
+        self.vertices, self.count, self.threshold = vertices, count, threshold
+
+    def __repr__(self):
+        return f"<HeavyList {self.count} vertices of degree > {self.threshold}>"
