@@ -123,3 +123,27 @@ def test_heavy_lists_cached_with_device_graph(device):
         assert none.count == 0 and none.vertices is None
     with pytest.raises(ValueError):
         DeviceBipartite(device, g).heavy("rows", 3)       # no row adjacency uploaded
+
+
+def test_gpu_upload_paths_on_any_device(monkeypatch):
+    """The upload paths GPUs take (pooled asynchronous copies, page-locked staging) run and give
+    the same answers on whatever device the tests have, by treating it as a non-CPU device."""
+    import numpy as np
+    from pyclmatch.engine.devices import DeviceHandle
+    from pyclmatch.weighted import prepare_graph, weighted_matching, greedy_matching
+    from pyclmatch.weighted.graph import with_random_weights
+    from pyclmatch import generators
+    h = pyclmatch.get_device(os.environ.get("PYCLMATCH_TEST_DEVICE") or None)
+    g0 = with_random_weights(generators.kron(9), seed=3)
+    ref = greedy_matching(g0)
+    monkeypatch.setattr(DeviceHandle, "is_cpu", property(lambda self: False))
+    host = np.arange(1000, dtype=np.int32)
+    pinned = h.pinned_copy(host)
+    assert np.array_equal(pinned, host) and pinned.ctypes.data != host.ctypes.data
+    d = h.to_device(pinned)
+    h.queue.finish()
+    assert np.array_equal(d.get(), host)
+    g = prepare_graph(g0, device=h)
+    assert g.staged(h)
+    for _ in range(2):
+        assert np.array_equal(weighted_matching(g, device=h, verify=False).mate, ref)
