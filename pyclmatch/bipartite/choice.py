@@ -10,13 +10,14 @@
   kron-21 and grid-2048 by at most 1.25x but 2.7x to 6x slower on uniform random graphs and
   Delaunay meshes, where DFS paths outgrow the per-work-item stacks of thousands of
   concurrent searches.
-* CPU devices (PoCL): ``"ppf"`` (parallel Pothen-Fan, paper 001). It finds all augmenting
-  paths of an iteration inside one launch, so it pays a read-back per iteration (a handful
-  per graph) where APFB pays one per batch of BFS levels: on 2-core PoCL, medium suite with
-  and without RCP (benchmarks/results/families-pocl-medium/results.md), it was the fastest family on
-  meshes and grids (2x to 6x ahead of APFB), even on Kronecker graphs, and the only one to
-  beat scipy on delaunay-17-rcp; its weak case is uniform random graphs (4x to 5x slower than
-  APFB there), which is why ``"apfb-gpubfs-wr-mt"`` remains one keyword away.
+* CPU devices (PoCL): ``"ppf"`` (parallel Pothen-Fan, paper 001, with the fairness of
+  Pothen-Fan+). It finds all augmenting paths of an iteration inside one launch, so it pays a
+  read-back per iteration (a handful per graph) where APFB pays one per batch of BFS levels.
+  On 2-core PoCL, medium suite with and without RCP
+  (benchmarks/results/families-pocl-medium/results.md), it was 2.7x to 7x faster than APFB on
+  Delaunay meshes and grids and within 2x of the best family on every graph (the weak cases:
+  uniform random and Kronecker graphs, 1.4x to 1.8x behind APFB/GPUBFS-WR/MT), which APFB, 7x
+  behind on grid-512, is not.
 
 ``init_deficiency`` and graph statistics did not separate the cases better than the device
 type on these suites (PPF's bad case, random expanders, and its good cases, meshes, have the
