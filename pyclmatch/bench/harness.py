@@ -105,6 +105,14 @@ def select_devices(spec):
     return [get_device(s.strip()) for s in spec.split(",") if s.strip()]
 
 
+def _unusable_devices():
+    """The devices ``--devices all`` leaves out, with the reason (their compiler fails)."""
+    from ..engine.devices import compiler_problem, list_devices
+    return [{"device": f"{dev.name.strip()} [{dev.platform.name.strip()}]", "index": f"{p}:{d}",
+             "reason": compiler_problem(dev)}
+            for p, d, dev in list_devices() if compiler_problem(dev) is not None]
+
+
 def _fits(handle, need, memory_limit=None):
     total = sum(need.values())
     cap = handle.global_mem if memory_limit is None else memory_limit
@@ -142,7 +150,8 @@ def run_bench(suite="small", algorithms="bipartite", devices="auto", baselines=F
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "host": _platform.node(), "cpu_count": os.cpu_count(), "suite": suite,
             "rcp": rcp, "repeat": repeat, "algorithms": [f"{f.name}:{a}" for f, a in combos],
-            "devices": [], "bandwidth_bytes_per_s": {}}
+            "devices": [], "bandwidth_bytes_per_s": {},
+            "devices_skipped": _unusable_devices() if devices == "all" else []}
     for h in handles:
         bw = measure_bandwidth(h)
         meta["devices"].append({"device": h.label, "platform": h.platform_name, "type": h.type,
@@ -282,6 +291,8 @@ def write_summary(out, meta, records):
         bw = d["bandwidth_bytes_per_s"]
         L.append(f"- {d['device']} ({d['type']}, {d['compute_units']} CUs): copy bandwidth "
                  + (f"{bw / 1e9:.1f} GB/s" if bw else "n/a"))
+    for d in meta.get("devices_skipped", []):
+        L.append(f"- not run: {d['index']} {d['device']}: {d['reason']}")
     L += ["", "End-to-end seconds (median [min-max]), device seconds (median), edges/s, "
           "fraction of measured bandwidth, warm-up build seconds:", "",
           "| graph | algorithm | device | e2e s | device s | edges/s | bw frac | build s | "
