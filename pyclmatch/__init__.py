@@ -1,7 +1,10 @@
 """pyclmatch: graph matchings and clustering with OpenCL kernels (GPU, or any CPU via PoCL).
 
-Main entry points: :func:`maximum_matching`, :func:`maximum_bipartite_matching` (drop-in for
-scipy's), :func:`read_graph`, :func:`get_device` / :func:`list_devices`.
+Main entry points: :func:`maximum_matching` (exact bipartite), :func:`maximum_bipartite_matching`
+(drop-in for scipy's), :func:`weighted_matching` (Suitor), :func:`b_matching` (b-Suitor),
+:func:`stable_marriage` (McVitie-Wilson, Gale-Shapley), :func:`louvain` (community detection),
+:func:`read_graph`, :func:`get_device` / :func:`list_devices`; :mod:`pyclmatch.generators`
+for the benchmark graphs.
 """
 from .errors import (PyclmatchError, InputError, DeviceError, DeviceMemoryError,
                      KernelBuildError, IterationLimitError, VerificationError)
@@ -9,6 +12,10 @@ from .engine.devices import get_device, list_devices, describe_devices
 from .bipartite import (maximum_matching, maximum_bipartite_matching, MatchingResult,
                         KonigCover, verify_matching, AUGMENTING_VARIANTS)
 from .io import read_graph
+from .weighted import (weighted_matching, b_matching, stable_marriage, prepare_graph,
+                       easy_instance, hard_instance, MarriageInstance)
+from .community import louvain, modularity
+from . import generators
 
 __version__ = "0.1.0"
 
@@ -16,4 +23,6 @@ __all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "
            "verify_matching", "read_graph", "get_device", "list_devices", "describe_devices",
            "AUGMENTING_VARIANTS", "PyclmatchError", "InputError", "DeviceError",
            "DeviceMemoryError", "KernelBuildError", "IterationLimitError",
-           "VerificationError"]
+           "VerificationError", "weighted_matching", "b_matching", "stable_marriage",
+           "prepare_graph", "easy_instance", "hard_instance", "MarriageInstance", "louvain",
+           "modularity", "generators"]
