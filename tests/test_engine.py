@@ -75,6 +75,12 @@ def test_kernels_ship_in_package():
     assert os.path.exists(os.path.join(programs.KERNEL_DIR, "common.cl.mako"))
 
 
+def test_kernels_of_this_copy():
+    """The templates beside the imported package win over another copy's installed ones."""
+    pkg = os.path.dirname(os.path.abspath(pyclmatch.__file__))
+    assert os.path.dirname(programs.KERNEL_DIR) in (pkg, os.path.dirname(pkg))
+
+
 def test_icd_doctor_diagnoses_unregistered_nvidia(monkeypatch, tmp_path):
     fake = tmp_path / "libnvidia-opencl.so.1"
     fake.write_text("")

@@ -16,6 +16,17 @@ from ..errors import KernelBuildError
 
 
 def _kernel_dir():
+    """The templates that belong to this copy of pyclmatch.
+
+    An installed package has them in ``pyclmatch/kernels``; a source checkout in ``kernels/``
+    beside ``pyclmatch/``. Those two are looked for first, beside the imported package, so that
+    a checkout run through ``PYTHONPATH`` renders its own templates even when another checkout
+    is installed editable (whose finder would answer ``pyclmatch.kernels`` with its own).
+    """
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for d in (os.path.join(pkg, "kernels"), os.path.join(os.path.dirname(pkg), "kernels")):
+        if os.path.isfile(os.path.join(d, "common.cl.mako")):
+            return d
     try:
         from importlib.resources import files
         return str(files("pyclmatch.kernels"))
