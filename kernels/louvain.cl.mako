@@ -8,6 +8,8 @@
     wg             work-group size (the paper's thread block of 128 on GPUs)
     move_buckets   ((lo, hi, threads, local_table), ...) of computeMove (hi None: global table)
     merge_buckets  the same for mergeCommunity (Algorithm 3 lines 20-23)
+    row_lanes      work-items per row in the input kernels (1 on CPUs, 8 on GPUs: hubs of
+                   R-MAT graphs would otherwise serialize one work-item)
   Graph: CSR "vertices" (offsets), "edges" (neighbours), "weights" as in Section 4.1, with the
   weight of a self-loop stored doubled so that k_i = sum of row i and 2m = sum of all entries.
   Scores of Eq. (2) are computed in double, multiplied by 2m^2, with FP_CONTRACT OFF so that
@@ -20,6 +22,7 @@
 </%doc>
 <%!
 from pyclmatch.community.hashing import TABLE_PRIMES, table_size
+from pyclmatch.community.driver import RAW_TYPES, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG
 %>
 <%include file="common.cl.mako"/>
 #ifdef cl_khr_fp64
@@ -147,27 +150,174 @@ inline int in_subround(index_t i, uint nsub, uint sub)
 
 /* ---------------------------------------------------------------- per-vertex helpers */
 
-/* Alg. 1 line 2: k_i (row sums; self-loops are stored doubled) and the row index of every
-   entry (used by the modularity reduction of Eq. 1). */
-__kernel void vertex_strength(index_t n, __global const offset_t *vertices,
-                              __global const weight_t *weights, __global weight_t *k,
-                              __global int *kq, double ac_scale,
-                              __global index_t *src)
+/* ------------------------------------------------------------- input (level 0, on the device)
+   The host uploads the CSR arrays as they are (the weights in their own dtype, self-loops not
+   doubled) and checks nothing that costs a pass over the entries: these kernels do.
+   input_stats: per row (row_lanes work-items each), the row index of every entry (src, used by
+   the modularity reduction of Eq. 1 and check_symmetric), the row sum in double with the
+   self-loop doubled (k64), and the input flags: indices out of range, rows not strictly
+   increasing (unsorted or duplicates), NaN, infinite, negative, zero and non-integral weights,
+   the number of self-loops and the largest degree (one atomic per work-group each).
+   input_convert: the device weights (weight_t, self-loops doubled, times `scale`: float32 or
+   31-bit fixed point), k_i (Alg. 1 line 2) and kq_i = k_i in a_c's fixed point. */
+#define F_BAD ${FLAG_BAD}
+#define F_LOOPS ${FLAG_LOOPS}
+#define F_MAXDEG ${FLAG_MAXDEG}
+#define BAD_RANGE 1
+#define BAD_UNSORTED 2
+#define BAD_NAN 4
+#define BAD_INF 8
+#define BAD_NEG 16
+#define BAD_ZERO 32
+#define BAD_NONINT 64
+#define RL ${row_lanes}
+
+/* sum of a double over the RL work-items of a row (lane 0 gets it); every work-item calls */
+inline double row_sum_d(double x, __local double *red, int lid, int lane)
 {
-    FOR_EACH_VERTEX(i, n) {
-        weight_t s = 0;
-        for (offset_t e = vertices[i]; e < vertices[i + 1]; ++e) {
-            s += weights[e];
+% if row_lanes > 1:
+    red[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+%   for s in [1 << p for p in range(row_lanes.bit_length() - 2, -1, -1)]:
+    if (lane < ${s}) red[lid] += red[lid + ${s}];
+    barrier(CLK_LOCAL_MEM_FENCE);
+%   endfor
+    x = red[lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+% endif
+    return x;
+}
+
+inline long row_sum_l(long x, __local long *red, int lid, int lane)
+{
+% if row_lanes > 1:
+    red[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+%   for s in [1 << p for p in range(row_lanes.bit_length() - 2, -1, -1)]:
+    if (lane < ${s}) red[lid] += red[lid + ${s}];
+    barrier(CLK_LOCAL_MEM_FENCE);
+%   endfor
+    x = red[lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+% endif
+    return x;
+}
+
+% for rt, is_float in RAW_TYPES:
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void input_stats_${rt}(index_t n, __global const offset_t *vertices,
+                       __global const index_t *edges, __global const ${rt} *raw,
+                       __global double *k64, __global index_t *src, __global int *flags)
+{
+    const int lid = get_local_id(0), lane = lid % RL;
+    __local double red[WG];
+    __local int red_i[3 * WG];
+    int bad = 0, loops = 0, maxdeg = 0;
+    for (index_t base = (index_t)get_group_id(0) * (WG / RL); base < n;
+         base += (index_t)get_num_groups(0) * (WG / RL)) {
+        const index_t i = base + lid / RL;
+        const int active = i < n;
+        const offset_t start = active ? vertices[i] : 0;
+        const offset_t end = active ? vertices[i + 1] : 0;
+        if (end < start) bad |= BAD_RANGE;
+        if (lane == 0 && end - start > maxdeg) maxdeg = (int)(end - start);
+        double s = 0.0;
+        for (offset_t e = start + lane; e < end; e += RL) {
+            const index_t j = edges[e];
+            if (j < 0 || j >= n) { bad |= BAD_RANGE; continue; }
+            if (e > start && edges[e - 1] >= j) bad |= BAD_UNSORTED;
+            double x = (double)raw[e];
+            if (j == i) { x += x; ++loops; }
+%   if is_float:
+            if (isnan(x)) bad |= BAD_NAN;
+            else if (isinf(x)) bad |= BAD_INF;
+            else if (x != rint(x)) bad |= BAD_NONINT;
+%   endif
+            if (x < 0.0) bad |= BAD_NEG;
+            if (x == 0.0) bad |= BAD_ZERO;
+            s += x;
             src[e] = i;
         }
-        k[i] = s;
-        kq[i] = (int)rint((double)s * ac_scale);
+        s = row_sum_d(s, red, lid, lane);
+        if (active && lane == 0) k64[i] = s;
+    }
+    /* one atomic per work-group and flag */
+    red_i[lid] = bad;
+    red_i[WG + lid] = loops;
+    red_i[2 * WG + lid] = maxdeg;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+            red_i[lid] |= red_i[lid + s];
+            red_i[WG + lid] += red_i[WG + lid + s];
+            red_i[2 * WG + lid] = max(red_i[2 * WG + lid], red_i[2 * WG + lid + s]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        if (red_i[0]) atomic_or(&flags[F_BAD], red_i[0]);
+        if (red_i[WG]) atomic_add(&flags[F_LOOPS], red_i[WG]);
+        atomic_max(&flags[F_MAXDEG], red_i[2 * WG]);
     }
 }
 
+/* write: 1 = store the converted weights in w (w may be raw itself: each entry is read and
+   written by the same work-item); 0 = raw already holds them (same type, scale 1, no loops) */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void input_convert_${rt}(index_t n, __global const offset_t *vertices,
+                         __global const index_t *edges, __global const ${rt} *raw,
+                         __global weight_t *w, int write, double scale,
+                         __global weight_t *k, __global int *kq, double ac_scale)
+{
+    const int lid = get_local_id(0), lane = lid % RL;
+% if wtype == "float":
+    __local double red[WG];
+% else:
+    __local long red[WG];
+% endif
+    for (index_t base = (index_t)get_group_id(0) * (WG / RL); base < n;
+         base += (index_t)get_num_groups(0) * (WG / RL)) {
+        const index_t i = base + lid / RL;
+        const int active = i < n;
+        const offset_t start = active ? vertices[i] : 0;
+        const offset_t end = active ? vertices[i + 1] : 0;
+% if wtype == "float":
+        double s = 0.0;
+% else:
+        long s = 0;
+% endif
+        for (offset_t e = start + lane; e < end; e += RL) {
+            double x = (double)raw[e];
+            if (edges[e] == i) x += x;
+% if wtype == "float":
+            const float v = (float)(x * scale);
+% else:
+            const int v = (int)rint(x * scale);
+% endif
+            if (write) w[e] = v;
+            s += v;
+        }
+% if wtype == "float":
+        s = row_sum_d(s, red, lid, lane);
+        if (active && lane == 0) {
+            k[i] = (float)s;
+            kq[i] = (int)rint(s * ac_scale);
+        }
+% else:
+        s = row_sum_l(s, red, lid, lane);
+        if (active && lane == 0) {
+            k[i] = (int)s;
+            kq[i] = (int)s;     /* ac_scale is 1 in fixed point */
+        }
+% endif
+    }
+}
+% endfor
+
 /* Input check on the device (before any move): the graph must be undirected, i.e. entry
-   (i, j, w) has a twin (j, i, w). Rows are sorted, so each entry binary-searches its twin;
-   any failure sets flags[bad_at] (the host raises InputError). */
+   (i, j, w) has a twin (j, i, w) (converted weights compared). Rows are sorted (input_stats
+   checked it), so each entry binary-searches its twin; any failure sets flags[bad_at] (the
+   host raises InputError). */
 __kernel void check_symmetric(offset_t nnz, __global const offset_t *vertices,
                               __global const index_t *edges, __global const weight_t *weights,
                               __global const index_t *src, __global int *flags, int bad_at)

@@ -313,6 +313,53 @@ def test_random_graphs_valid_partitions(n, p, seed, weighted, det):
         # swap sides of a bipartite piece, e.g. gnp(76, 0.0151, seed=0) weighted)
 
 
+# ------------------------------------------------------------------ input forms (device checks)
+def test_input_forms_give_the_same_answer():
+    """The host passes the CSR arrays as they are; the device checks and converts them. Every
+    weight dtype, unsorted rows, duplicates and explicit zeros give the answer of the
+    canonical float64 matrix (deterministic mode: identical memberships)."""
+    G = nx.les_miserables_graph()
+    A = sp.csr_matrix(nx.to_scipy_sparse_array(G, format="csr", dtype=np.float64))
+    ref = louvain(A, deterministic=True)
+    variants = {}
+    for dt in (np.float32, np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint64):
+        B = A.copy()
+        B.data = B.data.astype(dt)
+        variants[np.dtype(dt).name] = B
+    U = A.copy()                                     # unsorted rows (reversed)
+    for i in range(U.shape[0]):
+        s, e = U.indptr[i], U.indptr[i + 1]
+        U.indices[s:e] = U.indices[s:e][::-1].copy()
+        U.data[s:e] = U.data[s:e][::-1].copy()
+    variants["unsorted"] = sp.csr_matrix((U.data, U.indices, U.indptr), shape=A.shape)
+    variants["duplicates"] = sp.csr_matrix(         # every entry twice, half the weight
+        (np.repeat(A.data / 2, 2), np.repeat(A.indices, 2), A.indptr * 2), shape=A.shape)
+    C = A.tocoo()
+    Z = sp.csr_matrix((np.r_[C.data, 0.0, 0.0], (np.r_[C.row, 0, 5], np.r_[C.col, 5, 0])),
+                      shape=A.shape)
+    assert (Z.data == 0).sum() == 2
+    variants["explicit zeros"] = sp.csr_matrix((Z.data, Z.indices, Z.indptr), shape=A.shape)
+    for name, B in variants.items():
+        r = louvain(B, deterministic=True)
+        assert np.array_equal(r.membership, ref.membership), name
+        assert r.counters["input_edges"] == 254, name
+        # repaired on the host after the device found them (scipy had not checked)
+        assert r.counters.get("input_repaired", 0) == (name in ("unsorted", "duplicates",
+                                                                 "explicit zeros")), name
+    # self-loops (doubled in k_i, as networkx), weights far from 1 (rescaled on the device)
+    L = A.tolil()
+    L[3, 3] = 2.5
+    L[10, 10] = 1.0
+    L = L.tocsr()
+    for det in (False, True):
+        r = louvain(L, deterministic=det)
+        assert r.counters["input_edges"] == 256
+        assert r.modularity == pytest.approx(modularity(L, r.membership), abs=1e-12)
+    for s in (1e35, 1e-35, 1e300):
+        r = louvain(A * s)
+        assert r.modularity == pytest.approx(ref.modularity, abs=1e-6)
+
+
 # ------------------------------------------------------------------ bad input
 def test_bad_input():
     D = nx.DiGraph([(0, 1), (1, 2)])
@@ -327,6 +374,18 @@ def test_bad_input():
         louvain(sp.csr_matrix(np.array([[0, np.nan], [np.nan, 0]])))
     with pytest.raises(InputError, match="infinite"):
         louvain(np.array([[0, np.inf], [np.inf, 0]]))
+    with pytest.raises(InputError, match="negative"):
+        louvain(sp.csr_matrix(np.array([[0, -1], [-1, 0]], np.int8)))
+    with pytest.raises(InputError, match="out of range"):
+        louvain(sp.csr_matrix((np.ones(2), np.array([1, 5]), np.array([0, 1, 2])),
+                              shape=(2, 2)))
+    with pytest.raises(InputError, match="overflows"):
+        louvain(sp.csr_matrix(np.array([[0, 1e308], [1e308, 0]])))
+    with pytest.raises(InputError, match="symmetric"):      # same pattern, other weights
+        louvain(sp.csr_matrix(np.array([[0, 1.0], [2.0, 0]])))
+    r = louvain(sp.csr_matrix((np.zeros(2), np.array([1, 0]), np.array([0, 1, 2])),
+                              shape=(2, 2)))                 # only zero weights: no edges
+    assert np.array_equal(r.membership, [0, 1]) and r.modularity == 0.0
     with pytest.raises(InputError, match="square"):
         louvain(sp.csr_matrix(np.ones((2, 3))))
     with pytest.raises(InputError):
@@ -348,6 +407,28 @@ def test_delaunay_n16_within_two_percent():
     r = louvain(A)
     G = nx.from_scipy_sparse_array(A)
     assert r.modularity >= 0.98 * nx_louvain_q(G, seeds=[0])
+
+
+@pytest.mark.slow
+def test_input_kernels_with_the_gpu_row_lanes(monkeypatch):
+    """The input kernels as GPUs run them (8 work-items per row, reductions over the lanes)
+    give the same answer here (R-MAT hubs, self-loops)."""
+    import pyclmatch.community.driver as drv
+    from pyclmatch import generators
+    A = generators.kron(11).astype(np.float64)
+    A.data[:] = 1
+    A = (A + sp.diags((np.arange(A.shape[0]) % 7 == 0).astype(float))).tocsr()
+    refs = [louvain(A, deterministic=d) for d in (False, True)]
+    orig = drv.DeviceLouvain.__init__
+
+    def init(self, *a, **k):
+        orig(self, *a, **k)
+        self.values["row_lanes"] = 8
+    monkeypatch.setattr(drv.DeviceLouvain, "__init__", init)
+    for det, ref in zip((False, True), refs):
+        r = louvain(A, deterministic=det)
+        assert np.array_equal(r.membership, ref.membership)
+        assert r.counters["input_edges"] == ref.counters["input_edges"]
 
 
 @pytest.mark.gpu

@@ -2,9 +2,14 @@
 
 What runs where (Paper III = shared/papers/004, "Community Detection on the GPU"):
 
-* host: input validation (square, non-negative, finite, canonical CSR), weight conversion
-  (float32, or 31-bit fixed point for ``deterministic=True``), the final modularity check;
-* device, per level: symmetry check of the input (level 0), k_i (Alg. 1 line 2), the degree
+* host: the input's type and shape (O(1): no pass over the entries for a CSR matrix whose
+  weights are float32/float64/int8/uint8/int32/int64), the choice of the weight scales from
+  the device's weight total, repairs the device asks for (unsorted or duplicate entries,
+  explicit zeros: rare, O(nnz)), the final modularity check;
+* device, level 0: the input check (indices in range, rows strictly increasing, weights
+  finite and non-negative, every entry's twin: symmetry), the weight total 2m, the weights
+  converted (float32, or 31-bit fixed point for ``deterministic=True``; self-loops doubled);
+* device, per level: k_i (Alg. 1 line 2), the degree
   partition (radix sort by degree, seven buckets), iterations of computeMove per bucket
   (Alg. 2: double-hashed tables in local or global memory, CAS claims, atomic weight adds,
   argmax of Eq. 2 with ties to the lowest id, the singleton rule), community updates and a_c
@@ -25,7 +30,8 @@ import scipy.sparse as sp
 from ..engine.devices import get_device
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
-from .driver import DeviceLouvain
+from .driver import (BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, DeviceLouvain, InputProblem,
+                     device_dtype)
 from .hashing import PAPER_MOVE_BUCKETS
 
 #: thresholds of Paper III Section 5: t_bin while the graph has more than BIN_LIMIT vertices,
@@ -77,11 +83,16 @@ class LouvainResult:
         return e / t if t > 0 else float("nan")
 
 
-def _as_symmetric_csr(G, check_symmetric=True):
-    """Validate ``G`` and return ``(canonical csr with no explicit zeros, nodes or None,
-    symmetry_checked)``. The data keeps its dtype (bool becomes int8). With
-    ``check_symmetric=False`` the (costly, O(nnz) transpose) symmetry test is left to the
-    device, which checks every entry's twin before running (networkx graphs need none)."""
+def _as_symmetric_csr(G, check_symmetric=True, check_values=True):
+    """Validate ``G`` and return ``(csr, nodes or None, symmetry_checked)``. The data keeps its
+    dtype (bool becomes int8). With ``check_symmetric=False`` the (costly, O(nnz) transpose)
+    symmetry test is left to the device, which checks every entry's twin before running
+    (networkx graphs need none). With ``check_values=False`` the O(nnz) passes are left to the
+    device as well (:func:`louvain`): the weights are not checked (NaN, infinite, negative),
+    explicit zeros stay and a matrix not known to be canonical (sorted indices, no duplicates:
+    scipy's cached flag) is passed as it is; the device checks all of it and the caller
+    repairs or rejects the matrix (:func:`_repair`). Otherwise the result is canonical, with
+    no explicit zeros and valid weights."""
     nodes = None
     try:
         import networkx as nx
@@ -116,9 +127,41 @@ def _as_symmetric_csr(G, check_symmetric=True):
     A = sp.csr_matrix(A) if not isinstance(A, sp.csr_matrix) else A
     if A.dtype.kind == "b":
         A = sp.csr_matrix(A, dtype=np.int8)
+    if A.shape[0] > np.iinfo(np.int32).max or A.nnz > np.iinfo(np.int32).max:
+        raise InputError("graphs with more than 2**31-1 vertices or stored entries are not "
+                         "supported")
+    if check_values:
+        A = _canonical(A)
+        _check_values_host(A)
+        if A.nnz and not A.data.all():
+            A = A.copy()
+            A.eliminate_zeros()
+    elif _known_canonical(A) is False:
+        A = _canonical(A)
+    if check_symmetric and not symmetric:
+        _check_symmetric_host(A)
+        symmetric = True
+    return A, nodes, symmetric
+
+
+def _known_canonical(A):
+    """scipy's cached knowledge: True (canonical), False (not) or None (not checked yet; the
+    check is an O(nnz) pass, which :func:`louvain` leaves to the device)."""
+    if not getattr(A, "_has_sorted_indices", True):
+        return False
+    flag = getattr(A, "_has_canonical_format", None)
+    return None if flag is None else bool(flag)
+
+
+def _canonical(A):
     if not A.has_canonical_format:
         A = A.copy()
         A.sum_duplicates()
+    return A
+
+
+def _check_values_host(A):
+    """The weight checks on the host: NaN, infinite, negative (InputError)."""
     data = A.data
     if data.size and data.dtype.kind == "f" and not np.isfinite(data).all():
         bad = "NaN" if np.isnan(data).any() else "infinite"
@@ -126,16 +169,22 @@ def _as_symmetric_csr(G, check_symmetric=True):
     if data.size and data.dtype.kind in "if" and data.min() < 0:
         raise InputError(f"the graph has negative edge weights (min {data.min():g}); "
                          "modularity needs non-negative weights")
-    if data.size and not data.all():
+
+
+def _repair(A, bits):
+    """The host's answer to the device's input flags (``driver.BAD_*``): raise the documented
+    error, or return the repaired matrix (canonical, no explicit zeros)."""
+    if bits & BAD_RANGE:
+        raise InputError("the matrix has an index out of range (negative or >= n) or a "
+                         "decreasing indptr")
+    if bits & (BAD_NAN | BAD_INF | BAD_NEG):
+        _check_values_host(A)
+        raise InputError("the graph has invalid (NaN, infinite or negative) edge weights")
+    A = _canonical(A)
+    if A.nnz and not A.data.all():
         A = A.copy()
         A.eliminate_zeros()
-    if A.shape[0] > np.iinfo(np.int32).max or A.nnz > np.iinfo(np.int32).max:
-        raise InputError("graphs with more than 2**31-1 vertices or stored entries are not "
-                         "supported")
-    if check_symmetric and not symmetric:
-        _check_symmetric_host(A)
-        symmetric = True
-    return A, nodes, symmetric
+    return A
 
 
 def _check_symmetric_host(A):
@@ -168,8 +217,33 @@ def _modularity_csr(A, memb, resolution):
         return 0.0
     k = np.bincount(rows, weights=w, minlength=n)
     inside = w[memb[rows] == memb[A.indices]].sum()
-    a = np.bincount(memb, weights=k)
-    return float(inside / m2 - resolution * np.dot(a, a) / (m2 * m2))
+    a = np.bincount(memb, weights=k) / m2      # (normalized first: no overflow of a_c^2)
+    return float(inside / m2 - resolution * np.dot(a, a))
+
+
+def _scales(deterministic, A):
+    """The weight scales of :meth:`DeviceLouvain.run`: ``(scale, ac_scale, exact)`` from the
+    weight total 2m (self-loops doubled) and whether every weight is an integer."""
+    n, nnz = A.shape[0], A.nnz
+
+    def decide(m2, integral):
+        if m2 <= 0:       # (zero weights are repaired before, so only underflow)
+            raise InputError("the total edge weight is 0")
+        if deterministic:
+            # 31-bit fixed point: integers as they are while their total fits; otherwise
+            # rounded to nearest multiple of 2**-k (one unit of headroom per entry keeps the
+            # rounded total below 2**31)
+            if integral and m2 <= FIXED_POINT_TOTAL:
+                return 1.0, 1.0, True
+            return 2.0 ** math.floor(math.log2((FIXED_POINT_TOTAL - nnz) / m2)), 1.0, False
+        scale = 1.0
+        if m2 > 2.0 ** 100 or m2 < 2.0 ** -100:   # keep float32 sums in range
+            scale = 2.0 ** (-math.floor(math.log2(m2)))
+        # a_c is accumulated in 31-bit fixed point (native integer atomics, exact): the
+        # largest power-of-two scale keeping the sum of the rounded k_i below 2**31
+        ac_scale = 2.0 ** math.floor(math.log2((FIXED_POINT_TOTAL - n) / (m2 * scale * 1.0001)))
+        return scale, ac_scale, True
+    return decide
 
 
 def _thresholds(threshold):
@@ -265,7 +339,7 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
         ``counters`` (levels, iterations per level, launches, read-backs).
     """
     t_start = time.perf_counter()
-    A, nodes, sym_checked = _as_symmetric_csr(G, check_symmetric=False)
+    A, nodes, sym_checked = _as_symmetric_csr(G, check_symmetric=False, check_values=False)
     n = A.shape[0]
     res = float(resolution)
     if not math.isfinite(res) or res < 0:
@@ -285,65 +359,44 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
         perm = np.random.default_rng(seed).permutation(n)
         A = A[perm][:, perm].tocsr()
         A.sort_indices()
-    w = A.data
-    loops = A.diagonal() if n else np.zeros(0)
-    n_loops = int(np.count_nonzero(loops))
-    if n_loops:     # self-loops doubled: k_i = row sum, 2m = sum of all entries
-        rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(A.indptr))
-        w = w.astype(np.float64)
-        w[rows == A.indices] *= 2.0
-        del rows
-    m2 = float(w.sum(dtype=np.float64))
-    counters = {"input_edges": int((A.nnz + n_loops) // 2), "input_vertices": int(n)}
-    if m2 == 0 or n == 0:
-        memb = np.arange(n, dtype=np.int64)
-        if n and not sym_checked:
-            _check_symmetric_host(A)
-        q = _modularity_csr(A, memb, res) if n else 0.0
-        return LouvainResult(memb, q, q, n, [memb.copy()] if return_levels else [], res,
-                             bool(deterministic), handle.label, nodes,
-                             {"total": time.perf_counter() - t_start}, counters)
-    if deterministic:
-        wtype = "int"
-        integral = w.dtype.kind in "iu" or bool(np.all(w == np.round(w)))
-        if integral and m2 <= FIXED_POINT_TOTAL:
-            scale = 1.0
-            wq = w.astype(np.int64)
-        else:
-            # rounded to nearest (unbiased); the headroom of one unit per entry keeps the
-            # rounded total below 2**31
-            scale = 2.0 ** math.floor(math.log2((FIXED_POINT_TOTAL - w.size) / m2))
-            wq = np.rint(w.astype(np.float64) * scale).astype(np.int64)
-        if wq.sum() > FIXED_POINT_TOTAL:      # cannot happen, but never overflow
-            raise InputError("the total weight does not fit the fixed-point range")
-        weights = wq.astype(np.int32)
-        m2_dev = float(wq.sum())
-        counters["fixed_point_scale"] = scale
-        if m2_dev == 0:
-            raise InputError("every edge weight rounds to 0 in fixed point")
-        del wq
-    else:
-        wtype = "float"
-        scale = 1.0
-        if m2 > 2.0 ** 100 or m2 < 2.0 ** -100:   # keep float32 sums in range
-            scale = 2.0 ** (-math.floor(math.log2(m2)))
-        weights = w.astype(np.float32) if scale == 1.0 else (w * scale).astype(np.float32)
-        m2_dev = float(weights.sum(dtype=np.float64))
-    # a_c is accumulated in 31-bit fixed point (native integer atomics, exact): the largest
-    # power-of-two scale keeping the sum of the rounded k_i below 2**31
-    ac_scale = 1.0 if deterministic else \
-        2.0 ** math.floor(math.log2((FIXED_POINT_TOTAL - n) / (m2_dev * 1.0001)))
-    counters["ac_scale"] = ac_scale
-    t_prepared = time.perf_counter()
+    counters = {"input_vertices": int(n)}
     sched = Scheduler(handle, progress=progress, label="louvain")
-    dl = DeviceLouvain(handle, wtype, work_group_size=work_group_size,
-                       move_buckets=move_buckets, merge_buckets=merge_buckets)
-    with sched.step("build"):
-        dl.build()
-    memb, q_dev, levels, stats = dl.run(
-        A.indptr, A.indices, weights, m2_dev, sched, resolution=res, thresholds=thresholds,
-        bin_limit=int(bin_limit), max_level=max_level, return_levels=return_levels,
-        subrounds=subrounds, check_symmetric=not sym_checked, ac_scale=ac_scale)
+    dl = None
+    for _attempt in range(3):
+        if A.nnz == 0:       # no edges (or only zero weights): every vertex alone, Q = 0
+            memb = np.arange(n, dtype=np.int64)
+            counters["input_edges"] = 0
+            return LouvainResult(memb, 0.0, 0.0, n, [memb.copy()] if return_levels else [],
+                                 res, bool(deterministic), handle.label, nodes,
+                                 {"total": time.perf_counter() - t_start}, counters)
+        data = A.data
+        if data.dtype != device_dtype(data.dtype):     # rare dtypes: converted here
+            data = data.view(np.uint8) if data.dtype.kind == "b" else \
+                data.astype(device_dtype(data.dtype))
+        t_prepared = time.perf_counter()
+        if dl is None:
+            dl = DeviceLouvain(handle, "int" if deterministic else "float",
+                               work_group_size=work_group_size, move_buckets=move_buckets,
+                               merge_buckets=merge_buckets)
+            with sched.step("build"):
+                dl.build()
+        try:
+            memb, q_dev, levels, stats = dl.run(
+                A.indptr, A.indices, data, sched, _scales(bool(deterministic), A),
+                resolution=res, thresholds=thresholds, bin_limit=int(bin_limit),
+                max_level=max_level, return_levels=return_levels, subrounds=subrounds,
+                check_symmetric=not sym_checked)
+            break
+        except InputProblem as problem:     # unsorted rows, explicit zeros, bad weights
+            A = _repair(A, problem.bits)
+            counters["input_repaired"] = counters.get("input_repaired", 0) + 1
+    else:     # pragma: no cover (a repaired matrix passes)
+        raise InputError("the input could not be prepared for the device")
+    counters["input_edges"] = int((A.nnz + stats.pop("input_loops")) // 2)
+    if deterministic:
+        counters["fixed_point_scale"] = stats.pop("weight_scale")
+    else:
+        stats.pop("weight_scale")
     if perm is not None:
         inv = np.empty(n, np.int64)
         inv[perm] = np.arange(n)

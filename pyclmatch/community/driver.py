@@ -5,7 +5,9 @@
 the levels: modularity optimization (Algorithm 1, computeMove of Algorithm 2 per degree bucket)
 and aggregation (Algorithm 3, mergeCommunity per community bucket), everything on the device.
 The host only reads back a few scalars per iteration (the modularity of Eq. 1) and per level
-(bucket sizes, the new vertex and edge counts).
+(bucket sizes, the new vertex and edge counts). The input arrives as the user gave it (weights
+in their own dtype): the first read-back returns the device's input checks and weight total,
+from which the host picks the weight scales (see :meth:`DeviceLouvain.run`).
 """
 import time
 
@@ -18,6 +20,7 @@ from .hashing import (CPU_MOVE_BUCKETS, PAPER_MERGE_BUCKETS, PAPER_MOVE_BUCKETS,
                       bucket_specs, table_size)
 
 TEMPLATE = "louvain.cl.mako"
+FIXED_POINT_TOTAL = 2 ** 31 - 1
 KEY_MAX = (1 << 16) - 1          # degree sort keys are clamped here (bucket 7 stays sorted
 #                                  up to this degree; buckets only need 320)
 
@@ -25,6 +28,51 @@ KEY_MAX = (1 << 16) - 1          # degree sort keys are clamped here (bucket 7 s
 #: local bucket): each part gets tables sized for its own largest degree, so the many
 #: moderate hubs run on many work-groups and only the few huge ones share the big tables
 GLOBAL_SPLITS = (4095, 32767)
+
+#: raw weight types the input kernels read (OpenCL type, floating point?): the host uploads
+#: the weights in these dtypes as they are and converts others first (``device_dtype``)
+RAW_TYPES = (("char", 0), ("uchar", 0), ("int", 0), ("long", 0), ("float", 1), ("double", 1))
+_RAW_OF = {np.dtype(np.int8): "char", np.dtype(np.uint8): "uchar", np.dtype(np.int32): "int",
+           np.dtype(np.int64): "long", np.dtype(np.float32): "float",
+           np.dtype(np.float64): "double"}
+
+#: the int32 flags buffer read back by every round trip: bucket ends at 0..14, then
+FLAG_ASYM, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG = 15, 16, 17, 18
+#: and 8-byte values (int32 index of their first half): input weight total (double), the two
+#: terms of Eq. 1 (e_in, sum of squared a_c) and the fixed-point total of deterministic mode
+SLOT_M2, SLOT_EIN, SLOT_SQ, SLOT_M2Q = 20, 22, 24, 26
+NFLAGS = 32
+#: input problems found by ``input_stats`` (flags[FLAG_BAD] bits)
+BAD_RANGE, BAD_UNSORTED, BAD_NAN, BAD_INF, BAD_NEG, BAD_ZERO, BAD_NONINT = (
+    1, 2, 4, 8, 16, 32, 64)
+
+
+def device_dtype(dtype):
+    """The dtype in which the host uploads weights of ``dtype`` (the input kernels read these
+    directly; other dtypes are converted on the host first)."""
+    dtype = np.dtype(dtype)
+    if dtype in _RAW_OF:
+        return dtype
+    if dtype.kind == "b":
+        return np.dtype(np.uint8)
+    if dtype.kind in "iu" and dtype.itemsize < 4:
+        return np.dtype(np.int32)
+    if dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize == 4):
+        return np.dtype(np.int64)
+    if dtype.kind == "f" and dtype.itemsize < 4:
+        return np.dtype(np.float32)
+    return np.dtype(np.float64)
+
+
+class InputProblem(Exception):
+    """Raised by :meth:`DeviceLouvain.run` at its first read-back when the device's input check
+    (``input_stats``) found something the host must handle: ``bits`` (``BAD_*``) say what
+    (the caller repairs the matrix or raises the documented error)."""
+
+    def __init__(self, bits):
+        super().__init__(f"input flags {bits:#x}")
+        self.bits = int(bits)
+
 
 #: default work-group sizes: the paper's thread block of 128 on GPUs; CPU devices run
 #: work-items as loop iterations, so a smaller group means less barrier overhead.
@@ -49,7 +97,8 @@ class DeviceLouvain:
                                                   else PAPER_MOVE_BUCKETS), wg)
         self.merge = bucket_specs(merge_buckets or PAPER_MERGE_BUCKETS, wg)
         self.values = dict(index_t="int", offset_t="int", mode="ct", wtype=wtype, wg=wg,
-                           move_buckets=self.move, merge_buckets=self.merge)
+                           move_buckets=self.move, merge_buckets=self.merge,
+                           row_lanes=1 if handle.is_cpu else 8)
         self.groups_max = max(1, handle.compute_units * int(
             groups_per_cu or (8 if handle.is_cpu else 16)))
         self.table_budget = int(table_budget or min(512 << 20, handle.global_mem // 16))
@@ -104,6 +153,28 @@ class DeviceLouvain:
             arguments="__global const int *x"))
         return sort, scan, scan_flag, e_in, sumsq, imax
 
+    def _sums(self):
+        """Double and long sums of an array (pyopencl reductions, memoized)."""
+        from pyopencl.reduction import ReductionKernel
+        h, ctx = self.handle, self.handle.context
+        sum_d = h.memoize(("louvain", "sum_d"), lambda: ReductionKernel(
+            ctx, np.float64, neutral="0", reduce_expr="a+b", map_expr="x[i]",
+            arguments="__global const double *x"))
+        sum_l = h.memoize(("louvain", "sum_l", self.wtype), lambda: ReductionKernel(
+            ctx, np.int64, neutral="0", reduce_expr="a+b", map_expr="(long)x[i]",
+            arguments=f"__global const {'float' if self.wtype == 'float' else 'int'} *x"))
+        return sum_d, sum_l
+
+    def _copy_to_flags(self, value, flags, slot):
+        """Copy a one-element device result (8 bytes) to flags[slot:slot + 2]."""
+        cl.enqueue_copy(self.handle.queue, flags.data, value.data, byte_count=8,
+                        dst_offset=4 * slot)
+
+    def _rgrid(self, n):
+        """Grid of the input kernels: row_lanes work-items per row, at most the CT grid."""
+        lanes = self.values["row_lanes"]
+        return max(self.wg, min(self.grid, -(-int(n) * lanes // self.wg) * self.wg))
+
     def _global_tables(self, cap, count):
         """Global hash tables for the buckets without a local table: ``groups`` regions of
         ``cap`` slots (keys + values), within the table budget; reused between launches."""
@@ -125,51 +196,89 @@ class DeviceLouvain:
         return max(1, min(self.grid, int(n)))
 
     # -- one run ----------------------------------------------------------------------------
-    def run(self, indptr, indices, weights, m2, sched, resolution=1.0, thresholds=(1e-2, 1e-6),
-            bin_limit=100_000, max_level=None, return_levels=False, max_iterations=None,
-            subrounds=None, max_subrounds=32, small_subrounds=4, check_symmetric=True,
-            ac_scale=1.0):
-        """Louvain on the CSR graph (self-loops doubled, ``weights`` of dtype ``self.wdt``)
-        with total entry weight ``m2`` (= 2m). Returns ``(membership, q, levels, stats)``."""
+    def run(self, indptr, indices, data, sched, scales, resolution=1.0,
+            thresholds=(1e-2, 1e-6), bin_limit=100_000, max_level=None, return_levels=False,
+            max_iterations=None, subrounds=None, max_subrounds=32, small_subrounds=4,
+            check_symmetric=True):
+        """Louvain on the CSR graph ``(indptr, indices, data)`` as the user gave it (weights in
+        a dtype of ``RAW_TYPES``, self-loops not doubled). The device checks the input
+        (:class:`InputProblem` at the first read-back), sums the weights (2m, self-loops
+        doubled) and asks ``scales(m2, integral)`` for ``(scale, ac_scale, exact)``: weights
+        are stored as ``weight * scale`` (float32, or rounded to int32 fixed point), a_c in
+        fixed point of unit ``1 / ac_scale``; ``exact`` says that the stored total is
+        ``m2 * scale`` (otherwise it is summed on the device). Returns
+        ``(membership, q, levels, stats)``."""
         h, q = self.handle, self.handle.queue
         sort, scan, scan_flag, e_in_k, sumsq_k, imax = self._helpers()
+        sum_d, sum_l = self._sums()
         n = int(indptr.size - 1)
         nnz = int(indices.size)
         n0 = n
         wsz = self.wdt.itemsize
+        rt = _RAW_OF[np.dtype(data.dtype)]
         h.check_fits({"vertices": (n + 1) * 4, "edges": nnz * 4, "weights": nnz * wsz,
+                      "input weights": nnz * data.dtype.itemsize,
                       "row index": nnz * 4, "aggregation edges": nnz * (4 + wsz),
                       "new graph": nnz * (8 + wsz), "vertex arrays": n * 4 * 16},
                      what="graph")
-        m2f = float(m2)
-        ac_scale = float(ac_scale)       # a_c in fixed point: a_c = ac * ac_unit
-        ac_unit = 1.0 / ac_scale
         res = float(resolution)
         gw = self.wg
         stats = {"levels": 0, "iterations": [], "vertices": [], "edges": [],
                  "modularity": [], "trace": []}
+        kn = self.kernel
         with sched.step("upload"):
             vertices = cla.to_device(q, indptr.astype(np.int32, copy=False))
             edges = cla.to_device(q, indices.astype(np.int32, copy=False))
-            w = cla.to_device(q, weights)
-            k = cla.empty(q, n, self.wdt)
-            kq = cla.empty(q, n, np.int32)
+            raw = cla.to_device(q, data)
+            flags = cla.zeros(q, NFLAGS, np.int32)
+            host_flags = np.zeros(NFLAGS, np.int32)
+            k64 = cla.empty(q, n, np.float64)
             src = cla.empty(q, max(nnz, 1), np.int32)
-            flags = cla.zeros(q, 16, np.int32)
-            accs = cla.zeros(q, 2, np.int64)
-            host_flags = np.zeros(16, np.int32)
-            host_accs = np.zeros(2, np.int64)
             memb = cla.arange(q, n0, dtype=np.int32)
             q.finish()
-        kn = self.kernel
-        sched.launch("strength", kn("vertex_strength"), self._vgrid(n), gw,
-                     np.int32(n), vertices.data, w.data, k.data, kq.data,
-                     np.float64(ac_scale), src.data)
-        if check_symmetric:     # flags[15] is read back with the first bucket sizes
-            sched.launch("strength", kn("check_symmetric"), self._vgrid(nnz), gw,
+
+        def f64(slot):
+            return float(host_flags[slot:slot + 2].view(np.float64)[0])
+
+        def i64(slot):
+            return int(host_flags[slot:slot + 2].view(np.int64)[0])
+
+        # the input, checked and converted on the device (one read-back)
+        sched.launch("input", kn(f"input_stats_{rt}"), self._rgrid(n), gw, np.int32(n),
+                     vertices.data, edges.data, raw.data, k64.data, src.data, flags.data)
+        self._copy_to_flags(sum_d(k64, queue=q), flags, SLOT_M2)
+        sched.read("input", host_flags, flags.data)
+        bits = int(host_flags[FLAG_BAD])
+        if bits & ~BAD_NONINT:
+            raise InputProblem(bits)
+        m2_in = f64(SLOT_M2)
+        if not np.isfinite(m2_in):
+            raise InputError("the total edge weight overflows double precision")
+        maxdeg = int(host_flags[FLAG_MAXDEG])
+        stats["input_loops"] = int(host_flags[FLAG_LOOPS])
+        scale, ac_scale, exact = scales(m2_in, not bits & BAD_NONINT)
+        stats["weight_scale"] = scale
+        stats["ac_scale"] = ac_scale
+        del k64
+        if np.dtype(data.dtype) == self.wdt and scale == 1.0:
+            w, write = raw, int(stats["input_loops"] > 0)     # in place (loops doubled)
+        else:
+            w, write = cla.empty(q, max(nnz, 1), self.wdt), 1
+        k = cla.empty(q, n, self.wdt)
+        kq = cla.empty(q, n, np.int32)
+        sched.launch("input", kn(f"input_convert_{rt}"), self._rgrid(n), gw, np.int32(n),
+                     vertices.data, edges.data, raw.data, w.data, np.int32(write),
+                     np.float64(scale), k.data, kq.data, np.float64(ac_scale))
+        del raw
+        m2f = m2_in * scale
+        if not exact:       # the rounded fixed-point total, read with the first bucket sizes
+            self._copy_to_flags(sum_l(k, queue=q), flags, SLOT_M2Q)
+        ac_scale = float(ac_scale)       # a_c in fixed point: a_c = ac * ac_unit
+        ac_unit = 1.0 / ac_scale
+        if check_symmetric:     # flags[FLAG_ASYM] is read back with the first bucket sizes
+            sched.launch("input", kn("check_symmetric"), self._vgrid(nnz), gw,
                          np.int32(nnz), vertices.data, edges.data, w.data, src.data,
-                         flags.data, np.int32(15))
-        maxdeg = int(np.diff(indptr).max()) if n else 0
+                         flags.data, np.int32(FLAG_ASYM))
         levels = []
         q_level = None
         t_bin, t_final = thresholds
@@ -180,17 +289,25 @@ class DeviceLouvain:
         level = 0
         it_bound = int(max_iterations or 100_000)
 
-        def modularity(C, ac):
-            """Eq. (1): e_in / 2m - resolution * sum a_c^2 / (2m)^2 (one round trip)."""
-            r1 = e_in_k(C, src, edges, w, queue=q, range=slice(0, nnz)) if nnz else None
-            r2 = sumsq_k(ac, queue=q)
-            if r1 is not None:
-                cl.enqueue_copy(q, accs.data, r1.data, byte_count=self.acc_dt.itemsize)
-            cl.enqueue_copy(q, accs.data, r2.data, byte_count=8, dst_offset=8)
-            sched.read("modularity", host_accs, accs.data)
-            ein = float(host_accs[:1].view(self.acc_dt)[0])
-            sq = float(host_accs[1]) * ac_unit * ac_unit
+        def enqueue_modularity(C, ac):
+            """The two sums of Eq. (1) into the flags buffer (read with the next read-back)."""
+            if nnz:
+                self._copy_to_flags(e_in_k(C, src, edges, w, queue=q, range=slice(0, nnz)),
+                                    flags, SLOT_EIN)
+            else:
+                sched.fill("modularity", flags.data, 0)   # (never: no edges, no levels)
+            self._copy_to_flags(sumsq_k(ac, queue=q), flags, SLOT_SQ)
+
+        def host_modularity():
+            """Eq. (1): e_in / 2m - resolution * sum a_c^2 / (2m)^2 from the flags read."""
+            ein = f64(SLOT_EIN) if self.wtype == "float" else float(i64(SLOT_EIN))
+            sq = float(i64(SLOT_SQ)) * ac_unit * ac_unit
             return ein / m2f - res * sq / (m2f * m2f)
+
+        def modularity(C, ac):
+            enqueue_modularity(C, ac)
+            sched.read("modularity", host_flags, flags.data)
+            return host_modularity()
 
         while True:
             sched.tick("louvain levels", 64 + n0)
@@ -219,14 +336,23 @@ class DeviceLouvain:
                 sched.launch("partition", kn("bucket_ends"), len(mb), None,
                              np.int32(n), skeys.data, move_bounds.data,
                              np.int32(len(mb)), flags.data)
+                if q_level is None:         # level 0: Eq. (1) of the singletons, same read
+                    enqueue_modularity(C, ac)
                 sched.read("partition", host_flags, flags.data)
                 ends = host_flags[:len(mb)].copy()
-                if level == 0 and check_symmetric and host_flags[15]:
+                if level == 0 and check_symmetric and host_flags[FLAG_ASYM]:
                     raise InputError("the adjacency matrix is not symmetric: louvain needs "
                                      "an undirected graph (symmetrize it, e.g. A + A.T, or "
                                      "pass a networkx Graph)")
+                if level == 0 and not exact:
+                    m2q = i64(SLOT_M2Q)
+                    if m2q > FIXED_POINT_TOTAL:      # cannot happen, but never overflow
+                        raise InputError("the total weight does not fit the fixed-point range")
+                    if m2q == 0:
+                        raise InputError("every edge weight rounds to 0 in fixed point")
+                    m2f = float(m2q)
                 del ids, keys, skeys
-            q_old = modularity(C, ac) if q_level is None else q_level
+            q_old = host_modularity() if q_level is None else q_level
             q_start = q_old
             iters = 0
             trace = [q_old]
