@@ -107,11 +107,30 @@ class DeviceLouvain:
         self.grid = (handle.constant_grid(wg) if handle.is_cpu
                      else max(handle.constant_grid(wg), handle.compute_units * 16 * wg))
         self._tables = None
+        self._typed = {}
         self.debug = False    # True: keep every aggregated graph in stats["graphs"] (tests)
 
     # -- kernels and helpers --------------------------------------------------------------
     def kernel(self, name):
         return self.handle.kernel(TEMPLATE, name, **self.values)
+
+    def _launch(self, sched, phase, name, global_size, local_size, *args):
+        """``sched.launch`` of kernel ``name`` whose scalar argument types are declared to
+        pyopencl (from the first call's arguments: numpy scalars, buffers): a launch then
+        costs a few microseconds of host time instead of ~60 (pyopencl's generic argument
+        handling), which matters at ~50 launches per iteration."""
+        knl = self._typed.get(name)
+        if knl is None:
+            dtypes = tuple(None if isinstance(a, cl.MemoryObjectHolder) else np.asarray(a).dtype
+                           for a in args)
+            key = ("louvain typed", name, tuple(sorted(self.values.items())), dtypes)
+
+            def make():
+                k = cl.Kernel(self.handle.program(TEMPLATE, **self.values), name)
+                k.set_scalar_arg_dtypes(list(dtypes))
+                return k
+            knl = self._typed[name] = self.handle.memoize(key, make)
+        return sched.launch(phase, knl, global_size, local_size, *args)
 
     def build(self):
         self.kernel("compute_move_b0")
@@ -225,7 +244,6 @@ class DeviceLouvain:
         gw = self.wg
         stats = {"levels": 0, "iterations": [], "vertices": [], "edges": [],
                  "modularity": [], "trace": []}
-        kn = self.kernel
         with sched.step("upload"):
             vertices = cla.to_device(q, indptr.astype(np.int32, copy=False))
             edges = cla.to_device(q, indices.astype(np.int32, copy=False))
@@ -244,7 +262,7 @@ class DeviceLouvain:
             return int(host_flags[slot:slot + 2].view(np.int64)[0])
 
         # the input, checked and converted on the device (one read-back)
-        sched.launch("input", kn(f"input_stats_{rt}"), self._rgrid(n), gw, np.int32(n),
+        self._launch(sched, "input", f"input_stats_{rt}", self._rgrid(n), gw, np.int32(n),
                      vertices.data, edges.data, raw.data, k64.data, src.data, flags.data)
         self._copy_to_flags(sum_d(k64, queue=q), flags, SLOT_M2)
         sched.read("input", host_flags, flags.data)
@@ -266,7 +284,7 @@ class DeviceLouvain:
             w, write = cla.empty(q, max(nnz, 1), self.wdt), 1
         k = cla.empty(q, n, self.wdt)
         kq = cla.empty(q, n, np.int32)
-        sched.launch("input", kn(f"input_convert_{rt}"), self._rgrid(n), gw, np.int32(n),
+        self._launch(sched, "input", f"input_convert_{rt}", self._rgrid(n), gw, np.int32(n),
                      vertices.data, edges.data, raw.data, w.data, np.int32(write),
                      np.float64(scale), k.data, kq.data, np.float64(ac_scale))
         del raw
@@ -276,7 +294,7 @@ class DeviceLouvain:
         ac_scale = float(ac_scale)       # a_c in fixed point: a_c = ac * ac_unit
         ac_unit = 1.0 / ac_scale
         if check_symmetric:     # flags[FLAG_ASYM] is read back with the first bucket sizes
-            sched.launch("input", kn("check_symmetric"), self._vgrid(nnz), gw,
+            self._launch(sched, "input", "check_symmetric", self._vgrid(nnz), gw,
                          np.int32(nnz), vertices.data, edges.data, w.data, src.data,
                          flags.data, np.int32(FLAG_ASYM))
         levels = []
@@ -322,18 +340,18 @@ class DeviceLouvain:
             newComm = cla.empty(q, n, np.int32)
             ac = cla.empty(q, n, np.int32)
             csize = cla.empty(q, n, np.int32)
-            sched.launch("init", kn("init_communities"), self._vgrid(n), gw,
+            self._launch(sched, "init", "init_communities", self._vgrid(n), gw,
                          np.int32(n), C.data, kq.data, ac.data, csize.data)
             # Alg. 1 lines 4-5: partition by degree once per level (degrees do not change)
             with sched.step("partition"):
                 ids = cla.empty(q, n, np.int32)
                 keys = cla.empty(q, n, np.int32)
-                sched.launch("partition", kn("degree_keys"), self._vgrid(n), gw, np.int32(n),
+                self._launch(sched, "partition", "degree_keys", self._vgrid(n), gw, np.int32(n),
                              vertices.data, ids.data, keys.data, np.int32(KEY_MAX))
                 kb = max(1, min(16, int(min(maxdeg, KEY_MAX)).bit_length()))
                 kb += kb % 2
                 (vset, skeys), _ = sort(ids, keys, key_bits=kb, queue=q)
-                sched.launch("partition", kn("bucket_ends"), len(mb), None,
+                self._launch(sched, "partition", "bucket_ends", len(mb), None,
                              np.int32(n), skeys.data, move_bounds.data,
                              np.int32(len(mb)), flags.data)
                 if q_level is None:         # level 0: Eq. (1) of the singletons, same read
@@ -380,14 +398,14 @@ class DeviceLouvain:
                         else:
                             gcap = table_size(min(top or maxdeg, maxdeg))
                             groups, (gk, gv) = self._global_tables(gcap, p1 - p0)
-                        sched.launch("move", kn(f"compute_move_b{b}"), groups * gw, gw,
+                        self._launch(sched, "move", f"compute_move_b{b}", groups * gw, gw,
                                      vset.data, np.int32(p0), np.int32(p1), vertices.data,
                                      edges.data, w.data, C.data, k.data, kq.data, ac.data,
                                      np.float64(ac_unit), csize.data, newComm.data,
                                      np.float64(m2f), np.float64(res), gk.data,
                                      gv.data, np.int32(gcap), np.uint32(nsub),
                                      np.uint32(sub), np.int32(nsub == 1))
-                    sched.launch("update", kn("update_communities"),
+                    self._launch(sched, "update", "update_communities",
                                  self._vgrid(b1 - b0), gw, vset.data, np.int32(b0),
                                  np.int32(b1), C.data, newComm.data, kq.data, ac.data,
                                  csize.data, np.uint32(nsub), np.uint32(sub))
@@ -425,7 +443,7 @@ class DeviceLouvain:
                 comDegree = cla.empty(q, n, np.int32)
                 sched.fill("aggregate", comSize.data, 0)
                 sched.fill("aggregate", comDegree.data, 0)
-                sched.launch("aggregate", kn("community_sizes"), self._vgrid(n), gw,
+                self._launch(sched, "aggregate", "community_sizes", self._vgrid(n), gw,
                              np.int32(n), C.data, vertices.data, comSize.data,
                              comDegree.data)
                 newID = cla.empty(q, n + 1, np.int32)
@@ -434,7 +452,7 @@ class DeviceLouvain:
                 scan_flag(comSize, newID, flags, np.int32(0), np.int32(n), queue=q)
                 scan(comDegree, edgePos, flags, np.int32(1), np.int32(n), queue=q)
                 scan(comSize, vstart, flags, np.int32(2), np.int32(n), queue=q)
-                sched.launch("aggregate", kn("map_membership"), self._vgrid(n0), gw,
+                self._launch(sched, "aggregate", "map_membership", self._vgrid(n0), gw,
                              np.int32(n0), memb.data, C.data, newID.data)
                 sched.read("aggregate", host_flags, flags.data)
                 n_new = int(host_flags[0])
@@ -451,14 +469,14 @@ class DeviceLouvain:
                 vpos = cla.empty(q, n, np.int32)
                 cl.enqueue_copy(q, vpos.data, vstart.data, byte_count=4 * n)
                 com = cla.empty(q, n, np.int32)
-                sched.launch("aggregate", kn("order_vertices"), self._vgrid(n), gw,
+                self._launch(sched, "aggregate", "order_vertices", self._vgrid(n), gw,
                              np.int32(n), C.data, vpos.data, com.data)
                 old_of_new = cla.empty(q, n_new, np.int32)
                 k_new = cla.empty(q, n_new, self.wdt)
                 kq_new = cla.empty(q, n_new, np.int32)
                 ids = cla.empty(q, n, np.int32)
                 keys = cla.empty(q, n, np.int32)
-                sched.launch("aggregate", kn("new_vertices"), self._vgrid(n), gw,
+                self._launch(sched, "aggregate", "new_vertices", self._vgrid(n), gw,
                              np.int32(n), comSize.data, comDegree.data, newID.data, ac.data,
                              np.float64(ac_unit), old_of_new.data, k_new.data, kq_new.data,
                              ids.data, keys.data,
@@ -467,7 +485,7 @@ class DeviceLouvain:
                 kb += kb % 2
                 (cset, ckeys), _ = sort(ids, keys, key_bits=kb, queue=q)
                 nb = len(gb)
-                sched.launch("aggregate", kn("bucket_ends"), nb, None, np.int32(n),
+                self._launch(sched, "aggregate", "bucket_ends", nb, None, np.int32(n),
                              ckeys.data, merge_bounds.data, np.int32(nb), flags.data)
                 mx = imax(comDegree, queue=q)
                 cl.enqueue_copy(q, flags.data, mx.data, byte_count=4, dst_offset=4 * nb)
@@ -490,7 +508,7 @@ class DeviceLouvain:
                     else:
                         gcap = table_size(min(top or max_cdeg, max_cdeg, n))
                         groups, (gk, gv) = self._global_tables(gcap, b1 - b0)
-                    sched.launch("merge", kn(f"merge_community_b{b}"), groups * gw, gw,
+                    self._launch(sched, "merge", f"merge_community_b{b}", groups * gw, gw,
                                  cset.data, np.int32(b0), np.int32(b1), vstart.data,
                                  comSize.data, comDegree.data, com.data, vertices.data,
                                  edges.data, w.data, C.data, newID.data, edgePos.data,
@@ -505,7 +523,7 @@ class DeviceLouvain:
                 new_edges = cla.empty(q, max(nnz_new, 1), np.int32)
                 new_w = cla.empty(q, max(nnz_new, 1), self.wdt)
                 new_src = cla.empty(q, max(nnz_new, 1), np.int32)
-                sched.launch("aggregate", kn("compact_edges"),
+                self._launch(sched, "aggregate", "compact_edges",
                              max(32, min(self.grid, 32 * n_new)), gw, np.int32(n_new),
                              old_of_new.data, edgePos.data, newVertices.data, tmp_e.data,
                              tmp_w.data, new_edges.data, new_w.data, new_src.data)
@@ -526,7 +544,7 @@ class DeviceLouvain:
         """Alg. 1 line 11: a_c (and community sizes) from scratch."""
         sched.fill("update", ac.data, 0)
         sched.fill("update", csize.data, 0)
-        sched.launch("update", self.kernel("accumulate_communities"), self._vgrid(n), self.wg,
+        self._launch(sched, "update", "accumulate_communities", self._vgrid(n), self.wg,
                      np.int32(n), C.data, kq.data, ac.data, csize.data)
 
 
