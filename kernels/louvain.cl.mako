@@ -22,7 +22,7 @@
 </%doc>
 <%!
 from pyclmatch.community.hashing import TABLE_PRIMES, table_size
-from pyclmatch.community.driver import RAW_TYPES, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG
+from pyclmatch.community.driver import RAW_TYPES, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG, FLAG_MOVES
 %>
 <%include file="common.cl.mako"/>
 #ifdef cl_khr_fp64
@@ -389,8 +389,10 @@ __kernel void bucket_ends(index_t n, __global const int *sorted_keys,
 __kernel void update_communities(__global const index_t *vset, int set_begin, int set_end,
                                  __global index_t *C, __global const index_t *newComm,
                                  __global const int *kq, __global int *ac,
-                                 __global index_t *csize, uint nsub, uint sub)
+                                 __global index_t *csize, uint nsub, uint sub,
+                                 __global int *flags)
 {
+    int moved = 0;
     for (int idx = set_begin + get_global_id(0); idx < set_end; idx += get_global_size(0)) {
         index_t i = vset[idx];
         if (!in_subround(i, nsub, sub)) continue;
@@ -401,8 +403,11 @@ __kernel void update_communities(__global const index_t *vset, int set_begin, in
             atomic_add(&ac[c], kq[i]);
             atomic_dec(&csize[o]);
             atomic_inc(&csize[c]);
+            ++moved;
         }
     }
+    /* moves counted for the host's trace (wraps around; the host takes differences) */
+    if (moved) atomic_add(&flags[${FLAG_MOVES}], moved);
 }
 
 /* ------------------------------------------------------- computeMove, one kernel per bucket */
@@ -422,7 +427,7 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
                         __global const index_t *csize, __global index_t *newComm,
                         double m2, double resolution,
                         __global int *g_keys, __global weight_t *g_vals, int g_cap,
-                        uint nsub, uint sub, int singleton_rule)
+                        uint nsub, uint sub, int singleton_rule, int updown)
 {
     const int lid = get_local_id(0);
     const int lane = lid % ${T}, slot = lid / ${T};
@@ -515,8 +520,13 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
                 if (red_score${b}[lid] > own) {
                     /* singleton rule (Section 4, after Lu et al.): a vertex alone in its
                        community joins another singleton only if C[j] < C[i] (the host turns
-                       it off with sub-rounds, where few neighbours move at once) */
-                    if (!(singleton_rule && csize[ci] == 1 && csize[bc] == 1 && bc > ci))
+                       it off with sub-rounds, where few neighbours move at once, and with
+                       the up/down rule). Up/down rule (pyclmatch's default, as cuGraph's):
+                       updown 1 = the best community is taken only if its id is lower than
+                       C[i], 2 = only if higher (the host alternates them by iteration), so
+                       two vertices never swap communities in one launch. */
+                    if (!(singleton_rule && csize[ci] == 1 && csize[bc] == 1 && bc > ci)
+                        && (updown != 1 || bc < ci) && (updown != 2 || bc > ci))
                         target = bc;
                 }
             }

@@ -37,7 +37,7 @@ _RAW_OF = {np.dtype(np.int8): "char", np.dtype(np.uint8): "uchar", np.dtype(np.i
            np.dtype(np.float64): "double"}
 
 #: the int32 flags buffer read back by every round trip: bucket ends at 0..14, then
-FLAG_ASYM, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG = 15, 16, 17, 18
+FLAG_ASYM, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG, FLAG_MOVES = 15, 16, 17, 18, 19
 #: and 8-byte values (int32 index of their first half): input weight total (double), the two
 #: terms of Eq. 1 (e_in, sum of squared a_c) and the fixed-point total of deterministic mode
 SLOT_M2, SLOT_EIN, SLOT_SQ, SLOT_M2Q = 20, 22, 24, 26
@@ -216,17 +216,29 @@ class DeviceLouvain:
 
     # -- one run ----------------------------------------------------------------------------
     def run(self, indptr, indices, data, sched, scales, resolution=1.0,
-            thresholds=(1e-2, 1e-6), bin_limit=100_000, max_level=None, return_levels=False,
-            max_iterations=None, subrounds=None, max_subrounds=32, small_subrounds=4,
-            check_symmetric=True):
+            stop=("relative", 2e-2, 1e-2), bin_limit=100_000, max_level=None,
+            return_levels=False, max_iterations=None, subrounds=None, max_subrounds=32,
+            small_subrounds=4, check_symmetric=True, moves="up-down"):
         """Louvain on the CSR graph ``(indptr, indices, data)`` as the user gave it (weights in
         a dtype of ``RAW_TYPES``, self-loops not doubled). The device checks the input
         (:class:`InputProblem` at the first read-back), sums the weights (2m, self-loops
         doubled) and asks ``scales(m2, integral)`` for ``(scale, ac_scale, exact)``: weights
         are stored as ``weight * scale`` (float32, or rounded to int32 fixed point), a_c in
         fixed point of unit ``1 / ac_scale``; ``exact`` says that the stored total is
-        ``m2 * scale`` (otherwise it is summed on the device). Returns
-        ``(membership, q, levels, stats)``."""
+        ``m2 * scale`` (otherwise it is summed on the device).
+
+        ``stop``: when a modularity optimization phase ends, and the method.
+        ``("absolute", t_bin, t_final)``: the paper's rule, an iteration gaining less than t
+        ends the phase, a level gaining less than t ends the method (t = t_bin while the
+        graph has more than ``bin_limit`` vertices, t_final below).
+        ``("relative", f_bin, f_final[, floor])``: two iterations in a row each gaining less
+        than max(f x the first gain of the phase, floor x |Q|) end the phase (floor 1e-4;
+        with ``moves="paper"`` an iteration without gain ends it at once); a level gaining
+        less than floor x |Q|
+        ends the method. ``moves``: ``"up-down"`` (odd iterations move vertices only to
+        communities of lower id, even ones only to higher: no pair swaps) or ``"paper"``
+        (any direction, the singleton rule of Section 4 with one sub-round).
+        Returns ``(membership, q, levels, stats)``."""
         h, q = self.handle, self.handle.queue
         sort, scan, scan_flag, e_in_k, sumsq_k, imax = self._helpers()
         sum_d, sum_l = self._sums()
@@ -299,13 +311,18 @@ class DeviceLouvain:
                          flags.data, np.int32(FLAG_ASYM))
         levels = []
         q_level = None
-        t_bin, t_final = thresholds
+        if moves not in ("up-down", "paper"):
+            raise ValueError(f"moves must be 'up-down' or 'paper', not {moves!r}")
+        relative = stop[0] == "relative"
+        t_bin, t_final = stop[1], stop[2]
+        floor = (stop[3] if len(stop) > 3 else 1e-4) if relative else 0.0
         mb, move_parts = _bounds(self.move)
         gb, merge_parts = _bounds(self.merge)
         move_bounds = cla.to_device(q, np.array(mb, np.int32))
         merge_bounds = cla.to_device(q, np.array(gb, np.int32))
         level = 0
         it_bound = int(max_iterations or 100_000)
+        moves_seen = 0
 
         def enqueue_modularity(C, ac):
             """The two sums of Eq. (1) into the flags buffer (read with the next read-back)."""
@@ -331,6 +348,8 @@ class DeviceLouvain:
             sched.tick("louvain levels", 64 + n0)
             t_level = time.perf_counter()
             thr = t_bin if n > bin_limit else t_final
+            first_gain = None
+            low = 0         # iterations in a row below the relative threshold
             if subrounds is None:     # the paper's fully parallel moves on large graphs
                 nsub = 1 if n > bin_limit else small_subrounds
             else:
@@ -375,10 +394,14 @@ class DeviceLouvain:
             iters = 0
             trace = [q_old]
             stats["trace"].append(trace)
+            moved = []          # vertices moved per iteration
+            stats.setdefault("moved", []).append(moved)
             t_opt = time.perf_counter()
             while True:
                 sched.tick(f"level {level} iterations", it_bound)
                 iters += 1
+                updown = 2 - iters % 2 if moves == "up-down" else 0   # down, up, down, ...
+                singleton = int(nsub == 1 and moves == "paper")
                 cl.enqueue_copy(q, C_prev.data, C.data)
                 for b, sub in ((b, sub) for b in range(len(self.move))
                                for sub in range(nsub)):
@@ -404,13 +427,16 @@ class DeviceLouvain:
                                      np.float64(ac_unit), csize.data, newComm.data,
                                      np.float64(m2f), np.float64(res), gk.data,
                                      gv.data, np.int32(gcap), np.uint32(nsub),
-                                     np.uint32(sub), np.int32(nsub == 1))
+                                     np.uint32(sub), np.int32(singleton), np.int32(updown))
                     self._launch(sched, "update", "update_communities",
                                  self._vgrid(b1 - b0), gw, vset.data, np.int32(b0),
                                  np.int32(b1), C.data, newComm.data, kq.data, ac.data,
-                                 csize.data, np.uint32(nsub), np.uint32(sub))
+                                 csize.data, np.uint32(nsub), np.uint32(sub), flags.data)
                 q_new = modularity(C, ac)
                 trace.append(q_new)
+                mv = int(host_flags[FLAG_MOVES])
+                moved.append((mv - moves_seen) & 0xFFFFFFFF)
+                moves_seen = mv
                 sched.report("louvain", level=level, iteration=iters, modularity=q_new)
                 if q_new < q_old:
                     # parallel moves lost modularity: keep the previous partition and let
@@ -424,7 +450,17 @@ class DeviceLouvain:
                     continue
                 gain = q_new - q_old
                 q_old = q_new
-                if gain <= thr:
+                if not relative:
+                    if gain <= thr:             # the paper's rule
+                        break
+                    continue
+                if first_gain is None:
+                    first_gain = gain
+                if gain <= 0 and moves == "paper":      # (up/down: the other direction may)
+                    break
+                # two iterations in a row (one up, one down) below the threshold
+                low = low + 1 if gain <= max(thr * first_gain, floor * abs(q_new)) else 0
+                if low >= 2:
                     break
             t_done = time.perf_counter()
             if level == 0:
@@ -462,7 +498,8 @@ class DeviceLouvain:
             level += 1
             stats["levels"] = level
             sched.wall[f"level{level - 1}"] += time.perf_counter() - t_level
-            if (q_level - q_start <= thr or n_new == n
+            lthr = floor * abs(q_level) if relative else thr
+            if (q_level - q_start <= lthr or n_new == n
                     or (max_level is not None and level >= max_level)):
                 break
             with sched.step("aggregate"):
