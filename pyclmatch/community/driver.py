@@ -14,6 +14,7 @@ import time
 import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
+import pyopencl.tools  # noqa: F401  (cl.tools.MemoryPool)
 
 from ..errors import InputError
 from .hashing import (CPU_MOVE_BUCKETS, PAPER_MERGE_BUCKETS, PAPER_MOVE_BUCKETS,
@@ -41,6 +42,8 @@ FLAG_ASYM, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG, FLAG_MOVES = 15, 16, 17, 18, 19
 #: and 8-byte values (int32 index of their first half): input weight total (double), the two
 #: terms of Eq. 1 (e_in, sum of squared a_c) and the fixed-point total of deterministic mode
 SLOT_M2, SLOT_EIN, SLOT_SQ, SLOT_M2Q = 20, 22, 24, 26
+#: totals of the aggregation's prefix sums: new vertex count, edge bound, vertex count
+FLAG_NEW_N, FLAG_EDGE_BOUND, FLAG_VTOTAL = 28, 29, 30
 NFLAGS = 32
 #: input problems found by ``input_stats`` (flags[FLAG_BAD] bits)
 BAD_RANGE, BAD_UNSORTED, BAD_NAN, BAD_INF, BAD_NEG, BAD_ZERO, BAD_NONINT = (
@@ -108,6 +111,7 @@ class DeviceLouvain:
                      else max(handle.constant_grid(wg), handle.compute_units * 16 * wg))
         self._tables = None
         self._typed = {}
+        self._pool = None
         self.debug = False    # True: keep every aggregated graph in stats["graphs"] (tests)
 
     # -- kernels and helpers --------------------------------------------------------------
@@ -184,6 +188,19 @@ class DeviceLouvain:
             arguments=f"__global const {'float' if self.wtype == 'float' else 'int'} *x"))
         return sum_d, sum_l
 
+    def _empty(self, n, dtype):
+        """A device array of the current run's memory pool."""
+        return cla.empty(self.handle.queue, int(n), dtype, allocator=self._pool)
+
+    @staticmethod
+    def _zero(sched, phase, arr):
+        """Zero-fill a device array (its own byte count: a pooled buffer may be larger than
+        the array, so not ``sched.fill``, which fills the whole buffer; fills are not
+        timed)."""
+        if arr.nbytes:
+            cl.enqueue_fill_buffer(sched.queue, arr.base_data, np.int32(0), arr.offset,
+                                   arr.nbytes)
+
     def _copy_to_flags(self, value, flags, slot):
         """Copy a one-element device result (8 bytes) to flags[slot:slot + 2]."""
         cl.enqueue_copy(self.handle.queue, flags.data, value.data, byte_count=8,
@@ -256,15 +273,20 @@ class DeviceLouvain:
         gw = self.wg
         stats = {"levels": 0, "iterations": [], "vertices": [], "edges": [],
                  "modularity": [], "trace": []}
+        # one memory pool per run: the arrays of every level and iteration (and the
+        # temporaries of pyopencl's sorts, scans and reductions, which take the allocator of
+        # their first array) reuse its buffers instead of creating and releasing them
+        self._pool = cl.tools.MemoryPool(cl.tools.ImmediateAllocator(q))
         with sched.step("upload"):
-            vertices = cla.to_device(q, indptr.astype(np.int32, copy=False))
-            edges = cla.to_device(q, indices.astype(np.int32, copy=False))
-            raw = cla.to_device(q, data)
-            flags = cla.zeros(q, NFLAGS, np.int32)
+            vertices = cla.to_device(q, indptr.astype(np.int32, copy=False), allocator=self._pool)
+            edges = cla.to_device(q, indices.astype(np.int32, copy=False), allocator=self._pool)
+            raw = cla.to_device(q, data, allocator=self._pool)
+            flags = self._empty(NFLAGS, np.int32)
+            self._zero(sched, "upload", flags)
             host_flags = np.zeros(NFLAGS, np.int32)
-            k64 = cla.empty(q, n, np.float64)
-            src = cla.empty(q, max(nnz, 1), np.int32)
-            memb = cla.arange(q, n0, dtype=np.int32)
+            k64 = self._empty(n, np.float64)
+            src = self._empty(max(nnz, 1), np.int32)
+            memb = cla.arange(q, n0, dtype=np.int32, allocator=self._pool)
             q.finish()
 
         def f64(slot):
@@ -293,9 +315,9 @@ class DeviceLouvain:
         if np.dtype(data.dtype) == self.wdt and scale == 1.0:
             w, write = raw, int(stats["input_loops"] > 0)     # in place (loops doubled)
         else:
-            w, write = cla.empty(q, max(nnz, 1), self.wdt), 1
-        k = cla.empty(q, n, self.wdt)
-        kq = cla.empty(q, n, np.int32)
+            w, write = self._empty(max(nnz, 1), self.wdt), 1
+        k = self._empty(n, self.wdt)
+        kq = self._empty(n, np.int32)
         self._launch(sched, "input", f"input_convert_{rt}", self._rgrid(n), gw, np.int32(n),
                      vertices.data, edges.data, raw.data, w.data, np.int32(write),
                      np.float64(scale), k.data, kq.data, np.float64(ac_scale))
@@ -330,7 +352,7 @@ class DeviceLouvain:
                 self._copy_to_flags(e_in_k(C, src, edges, w, queue=q, range=slice(0, nnz)),
                                     flags, SLOT_EIN)
             else:
-                sched.fill("modularity", flags.data, 0)   # (never: no edges, no levels)
+                self._zero(sched, "modularity", flags)   # (never: no edges, no levels)
             self._copy_to_flags(sumsq_k(ac, queue=q), flags, SLOT_SQ)
 
         def host_modularity():
@@ -354,17 +376,17 @@ class DeviceLouvain:
                 nsub = 1 if n > bin_limit else small_subrounds
             else:
                 nsub = max(1, int(subrounds))
-            C = cla.empty(q, n, np.int32)
-            C_prev = cla.empty(q, n, np.int32)
-            newComm = cla.empty(q, n, np.int32)
-            ac = cla.empty(q, n, np.int32)
-            csize = cla.empty(q, n, np.int32)
+            C = self._empty(n, np.int32)
+            C_prev = self._empty(n, np.int32)
+            newComm = self._empty(n, np.int32)
+            ac = self._empty(n, np.int32)
+            csize = self._empty(n, np.int32)
             self._launch(sched, "init", "init_communities", self._vgrid(n), gw,
                          np.int32(n), C.data, kq.data, ac.data, csize.data)
             # Alg. 1 lines 4-5: partition by degree once per level (degrees do not change)
             with sched.step("partition"):
-                ids = cla.empty(q, n, np.int32)
-                keys = cla.empty(q, n, np.int32)
+                ids = self._empty(n, np.int32)
+                keys = self._empty(n, np.int32)
                 self._launch(sched, "partition", "degree_keys", self._vgrid(n), gw, np.int32(n),
                              vertices.data, ids.data, keys.data, np.int32(KEY_MAX))
                 kb = max(1, min(16, int(min(maxdeg, KEY_MAX)).bit_length()))
@@ -476,43 +498,43 @@ class DeviceLouvain:
             # Algorithm 3 lines 2-16: sizes, degrees, new ids, edge and vertex positions
             with sched.step("aggregate"):
                 comSize = csize            # recomputed exactly below
-                comDegree = cla.empty(q, n, np.int32)
-                sched.fill("aggregate", comSize.data, 0)
-                sched.fill("aggregate", comDegree.data, 0)
+                comDegree = self._empty(n, np.int32)
+                self._zero(sched, "aggregate", comSize)
+                self._zero(sched, "aggregate", comDegree)
                 self._launch(sched, "aggregate", "community_sizes", self._vgrid(n), gw,
                              np.int32(n), C.data, vertices.data, comSize.data,
                              comDegree.data)
-                newID = cla.empty(q, n + 1, np.int32)
-                edgePos = cla.empty(q, n + 1, np.int32)
-                vstart = cla.empty(q, n + 1, np.int32)
-                scan_flag(comSize, newID, flags, np.int32(0), np.int32(n), queue=q)
-                scan(comDegree, edgePos, flags, np.int32(1), np.int32(n), queue=q)
-                scan(comSize, vstart, flags, np.int32(2), np.int32(n), queue=q)
+                newID = self._empty(n + 1, np.int32)
+                edgePos = self._empty(n + 1, np.int32)
+                vstart = self._empty(n + 1, np.int32)
+                scan_flag(comSize, newID, flags, np.int32(FLAG_NEW_N), np.int32(n), queue=q)
+                scan(comDegree, edgePos, flags, np.int32(FLAG_EDGE_BOUND), np.int32(n),
+                     queue=q)
+                scan(comSize, vstart, flags, np.int32(FLAG_VTOTAL), np.int32(n), queue=q)
                 self._launch(sched, "aggregate", "map_membership", self._vgrid(n0), gw,
                              np.int32(n0), memb.data, C.data, newID.data)
-                sched.read("aggregate", host_flags, flags.data)
-                n_new = int(host_flags[0])
             if return_levels:
                 with sched.step("download"):
                     levels.append(memb.get().astype(np.int64))
             level += 1
             stats["levels"] = level
-            sched.wall[f"level{level - 1}"] += time.perf_counter() - t_level
             lthr = floor * abs(q_level) if relative else thr
-            if (q_level - q_start <= lthr or n_new == n
-                    or (max_level is not None and level >= max_level)):
-                break
+            if q_level - q_start <= lthr or (max_level is not None and level >= max_level):
+                sched.wall[f"level{level - 1}"] += time.perf_counter() - t_level
+                break       # (no read-back: the membership is numbered already)
             with sched.step("aggregate"):
-                vpos = cla.empty(q, n, np.int32)
+                # the new vertex count is read with the community buckets (one round trip);
+                # the arrays of the new graph's vertices are sized n until then
+                vpos = self._empty(n, np.int32)
                 cl.enqueue_copy(q, vpos.data, vstart.data, byte_count=4 * n)
-                com = cla.empty(q, n, np.int32)
+                com = self._empty(n, np.int32)
                 self._launch(sched, "aggregate", "order_vertices", self._vgrid(n), gw,
                              np.int32(n), C.data, vpos.data, com.data)
-                old_of_new = cla.empty(q, n_new, np.int32)
-                k_new = cla.empty(q, n_new, self.wdt)
-                kq_new = cla.empty(q, n_new, np.int32)
-                ids = cla.empty(q, n, np.int32)
-                keys = cla.empty(q, n, np.int32)
+                old_of_new = self._empty(n, np.int32)
+                k_new = self._empty(n, self.wdt)
+                kq_new = self._empty(n, np.int32)
+                ids = self._empty(n, np.int32)
+                keys = self._empty(n, np.int32)
                 self._launch(sched, "aggregate", "new_vertices", self._vgrid(n), gw,
                              np.int32(n), comSize.data, comDegree.data, newID.data, ac.data,
                              np.float64(ac_unit), old_of_new.data, k_new.data, kq_new.data,
@@ -529,10 +551,16 @@ class DeviceLouvain:
                 sched.read("aggregate", host_flags, flags.data)
                 cends = host_flags[:nb].copy()
                 max_cdeg = int(host_flags[nb])
+                n_new = int(host_flags[FLAG_NEW_N])
                 del ids, keys, ckeys
-                tmp_e = cla.empty(q, max(nnz, 1), np.int32)
-                tmp_w = cla.empty(q, max(nnz, 1), self.wdt)
-                newDeg = cla.zeros(q, n_new + 1, np.int32)
+            if n_new == n:          # nothing merged: the method has converged
+                sched.wall[f"level{level - 1}"] += time.perf_counter() - t_level
+                break
+            with sched.step("aggregate"):
+                tmp_e = self._empty(max(nnz, 1), np.int32)
+                tmp_w = self._empty(max(nnz, 1), self.wdt)
+                newDeg = self._empty(n_new + 1, np.int32)
+                self._zero(sched, "aggregate", newDeg)
                 for b, (lo, hi, T, L), (i0, i1, top) in (
                         (b, self.merge[b], part) for b in range(len(self.merge))
                         for part in merge_parts[b]):
@@ -551,15 +579,15 @@ class DeviceLouvain:
                                  edges.data, w.data, C.data, newID.data, edgePos.data,
                                  tmp_e.data, tmp_w.data, newDeg.data, np.int32(n), gk.data,
                                  gv.data, np.int32(gcap))
-                newVertices = cla.empty(q, n_new + 1, np.int32)
+                newVertices = self._empty(n_new + 1, np.int32)
                 scan(newDeg, newVertices, flags, np.int32(0), np.int32(n_new), queue=q)
                 mx = imax(newDeg, queue=q)
                 cl.enqueue_copy(q, flags.data, mx.data, byte_count=4, dst_offset=4)
                 sched.read("aggregate", host_flags, flags.data)
                 nnz_new, maxdeg = int(host_flags[0]), int(host_flags[1])
-                new_edges = cla.empty(q, max(nnz_new, 1), np.int32)
-                new_w = cla.empty(q, max(nnz_new, 1), self.wdt)
-                new_src = cla.empty(q, max(nnz_new, 1), np.int32)
+                new_edges = self._empty(max(nnz_new, 1), np.int32)
+                new_w = self._empty(max(nnz_new, 1), self.wdt)
+                new_src = self._empty(max(nnz_new, 1), np.int32)
                 self._launch(sched, "aggregate", "compact_edges",
                              max(32, min(self.grid, 32 * n_new)), gw, np.int32(n_new),
                              old_of_new.data, edgePos.data, newVertices.data, tmp_e.data,
@@ -569,18 +597,22 @@ class DeviceLouvain:
                 kq = kq_new
                 if self.debug:
                     stats.setdefault("graphs", []).append(
-                        (vertices.get(), edges.get(), w.get(), k.get()))
+                        (vertices.get(), edges.get(), w.get(), k[:n_new].get()))
                 n, nnz = n_new, nnz_new
                 del C, ac, csize, newID, edgePos, vstart, comSize
+            sched.wall[f"level{level - 1}"] += time.perf_counter() - t_level
         with sched.step("download"):
             membership = memb.get().astype(np.int64)
+        del memb, vertices, edges, w, src, k, kq, flags
+        self._pool.free_held()
+        self._pool = None
         stats["modularity_device"] = q_level
         return membership, q_level, levels, stats
 
     def _recount(self, C, kq, ac, csize, n, sched):
         """Alg. 1 line 11: a_c (and community sizes) from scratch."""
-        sched.fill("update", ac.data, 0)
-        sched.fill("update", csize.data, 0)
+        self._zero(sched, "update", ac)
+        self._zero(sched, "update", csize)
         self._launch(sched, "update", "accumulate_communities", self._vgrid(n), self.wg,
                      np.int32(n), C.data, kq.data, ac.data, csize.data)
 
