@@ -22,7 +22,8 @@
 </%doc>
 <%!
 from pyclmatch.community.hashing import TABLE_PRIMES, table_size
-from pyclmatch.community.driver import RAW_TYPES, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG, FLAG_MOVES
+from pyclmatch.community.driver import (RAW_TYPES, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG,
+                                        FLAG_MOVES, SLOT_EIN, SLOT_SQ)
 %>
 <%include file="common.cl.mako"/>
 #ifdef cl_khr_fp64
@@ -331,6 +332,75 @@ __kernel void check_symmetric(offset_t nnz, __global const offset_t *vertices,
         }
         if (lo >= vertices[j + 1] || edges[lo] != i || weights[lo] != weights[e])
             flags[bad_at] = 1;
+    }
+}
+
+/* Eq. (1) by a two-stage reduction on a fixed grid (the same summation order on every run):
+   e_in = sum of the weights of the entries inside a community, sq = sum of squared a_c (in
+   fixed point). Stage 1 writes one partial pair per work-group, stage 2 (one work-group) sums
+   them into the flags buffer (8-byte slots SLOT_EIN, SLOT_SQ) for the host's next read. */
+% if wtype == "float":
+typedef double acc_t;
+% else:
+typedef long acc_t;
+% endif
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void modularity_partial(offset_t nnz, index_t n, __global const index_t *C,
+                        __global const index_t *src, __global const index_t *edges,
+                        __global const weight_t *w, __global const int *ac,
+                        __global acc_t *part_ein, __global long *part_sq)
+{
+    const int lid = get_local_id(0);
+    __local acc_t le[WG];
+    __local long lq[WG];
+    acc_t e = 0;
+    long sq = 0;
+    for (offset_t i = get_global_id(0); i < nnz; i += get_global_size(0))
+        if (C[src[i]] == C[edges[i]]) e += (acc_t)w[i];
+    for (index_t c = get_global_id(0); c < n; c += get_global_size(0))
+        sq += (long)ac[c] * (long)ac[c];
+    le[lid] = e;
+    lq[lid] = sq;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+            le[lid] += le[lid + s];
+            lq[lid] += lq[lid + s];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        part_ein[get_group_id(0)] = le[0];
+        part_sq[get_group_id(0)] = lq[0];
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void modularity_final(int groups, __global const acc_t *part_ein,
+                      __global const long *part_sq, __global int *flags)
+{
+    const int lid = get_local_id(0);
+    __local acc_t le[WG];
+    __local long lq[WG];
+    acc_t e = 0;
+    long sq = 0;
+    for (int g = lid; g < groups; g += WG) {
+        e += part_ein[g];
+        sq += part_sq[g];
+    }
+    le[lid] = e;
+    lq[lid] = sq;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+            le[lid] += le[lid + s];
+            lq[lid] += lq[lid + s];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        *(__global acc_t *)(flags + ${SLOT_EIN}) = le[0];
+        *(__global long *)(flags + ${SLOT_SQ}) = lq[0];
     }
 }
 

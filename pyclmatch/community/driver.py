@@ -45,6 +45,8 @@ SLOT_M2, SLOT_EIN, SLOT_SQ, SLOT_M2Q = 20, 22, 24, 26
 #: totals of the aggregation's prefix sums: new vertex count, edge bound, vertex count
 FLAG_NEW_N, FLAG_EDGE_BOUND, FLAG_VTOTAL = 28, 29, 30
 NFLAGS = 32
+#: work-groups of the first stage of the modularity reduction (at most)
+MOD_GROUPS = 1024
 #: input problems found by ``input_stats`` (flags[FLAG_BAD] bits)
 BAD_RANGE, BAD_UNSORTED, BAD_NAN, BAD_INF, BAD_NEG, BAD_ZERO, BAD_NONINT = (
     1, 2, 4, 8, 16, 32, 64)
@@ -145,8 +147,6 @@ class DeviceLouvain:
         from pyopencl.algorithm import RadixSort
         from pyopencl.reduction import ReductionKernel
         from pyopencl.scan import GenericScanKernel
-        wt = "float" if self.wtype == "float" else "int"
-        acc = "double" if self.wtype == "float" else "long"
         sort = h.memoize(("louvain", "radix"), lambda: RadixSort(
             ctx, "int *ids, int *keys", key_expr="keys[i]", sort_arg_names=["ids", "keys"],
             key_dtype=np.int32))
@@ -163,18 +163,10 @@ class DeviceLouvain:
                       "int total_at, int n",
             input_expr="x[i] > 0 ? 1 : 0", scan_expr="a+b", neutral="0",
             output_statement="out[i] = prev_item; if (i + 1 == n) total[total_at] = item;"))
-        e_in = h.memoize(("louvain", "e_in", wt), lambda: ReductionKernel(
-            ctx, self.acc_dt, neutral="0", reduce_expr="a+b",
-            map_expr=f"C[src[i]] == C[edges[i]] ? ({acc})w[i] : 0",
-            arguments=f"__global const int *C, __global const int *src, "
-                      f"__global const int *edges, __global const {wt} *w"))
-        sumsq = h.memoize(("louvain", "sumsq"), lambda: ReductionKernel(
-            ctx, np.int64, neutral="0", reduce_expr="a+b",
-            map_expr="(long)ac[i] * (long)ac[i]", arguments="__global const int *ac"))
         imax = h.memoize(("louvain", "imax"), lambda: ReductionKernel(
             ctx, np.int32, neutral="0", reduce_expr="max(a,b)", map_expr="x[i]",
             arguments="__global const int *x"))
-        return sort, scan, scan_flag, e_in, sumsq, imax
+        return sort, scan, scan_flag, imax
 
     def _sums(self):
         """Double and long sums of an array (pyopencl reductions, memoized)."""
@@ -257,7 +249,7 @@ class DeviceLouvain:
         (any direction, the singleton rule of Section 4 with one sub-round).
         Returns ``(membership, q, levels, stats)``."""
         h, q = self.handle, self.handle.queue
-        sort, scan, scan_flag, e_in_k, sumsq_k, imax = self._helpers()
+        sort, scan, scan_flag, imax = self._helpers()
         sum_d, sum_l = self._sums()
         n = int(indptr.size - 1)
         nnz = int(indices.size)
@@ -346,14 +338,18 @@ class DeviceLouvain:
         it_bound = int(max_iterations or 100_000)
         moves_seen = 0
 
+        part_ein = self._empty(MOD_GROUPS, self.acc_dt)
+        part_sq = self._empty(MOD_GROUPS, np.int64)
+
         def enqueue_modularity(C, ac):
-            """The two sums of Eq. (1) into the flags buffer (read with the next read-back)."""
-            if nnz:
-                self._copy_to_flags(e_in_k(C, src, edges, w, queue=q, range=slice(0, nnz)),
-                                    flags, SLOT_EIN)
-            else:
-                self._zero(sched, "modularity", flags)   # (never: no edges, no levels)
-            self._copy_to_flags(sumsq_k(ac, queue=q), flags, SLOT_SQ)
+            """The two sums of Eq. (1) into the flags buffer (read with the next read-back):
+            two launches, no allocation."""
+            groups = max(1, min(MOD_GROUPS, self.grid // gw, -(-max(nnz, n) // gw)))
+            self._launch(sched, "modularity", "modularity_partial", groups * gw, gw,
+                         np.int32(nnz), np.int32(n), C.data, src.data, edges.data, w.data,
+                         ac.data, part_ein.data, part_sq.data)
+            self._launch(sched, "modularity", "modularity_final", gw, gw, np.int32(groups),
+                         part_ein.data, part_sq.data, flags.data)
 
         def host_modularity():
             """Eq. (1): e_in / 2m - resolution * sum a_c^2 / (2m)^2 from the flags read."""
