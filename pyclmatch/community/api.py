@@ -381,10 +381,18 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
     -------
     LouvainResult
         ``membership``, ``modularity`` (host), ``device_modularity``, ``n_communities``,
-        ``levels``, ``communities`` (list of sets), ``timings`` (upload, partition,
-        aggregate, ``optimize:level0`` wall seconds, ``kernel:<phase>`` device seconds) and
-        ``counters`` (levels, iterations per level, launches, read-backs, ``moved``:
-        vertices moved per iteration, ``trace``: modularity after each iteration).
+        ``levels``, ``communities`` (list of sets), ``timings`` and ``counters``.
+        ``timings``, wall seconds: ``prepare`` (host work before the upload: O(1) for a CSR
+        matrix), ``upload``, ``partition``, ``aggregate``, ``readback`` (time blocked in
+        read-backs, i.e. waiting for the device), ``level<i>`` (each level),
+        ``optimize:level0``, ``verify``, ``total``; device seconds per kernel phase
+        ``kernel:input`` (input checks, conversion, symmetry), ``kernel:init``,
+        ``kernel:partition``, ``kernel:move`` (computeMove), ``kernel:update``,
+        ``kernel:modularity`` (Eq. 1 after every iteration), ``kernel:aggregate``,
+        ``kernel:merge`` (mergeCommunity). ``counters``: ``levels``, ``iterations`` (per
+        level), ``vertices``/``edges`` (per level), ``launches``, ``readbacks``, ``moved``
+        (vertices moved per iteration), ``trace`` (modularity after each iteration),
+        ``input_repaired`` (the host repaired the matrix after the device's check).
     """
     t_start = time.perf_counter()
     A, nodes, sym_checked = _as_symmetric_csr(G, check_symmetric=False, check_values=False)
