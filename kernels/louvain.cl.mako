@@ -262,8 +262,8 @@ void input_stats_${rt}(index_t n, __global const offset_t *vertices,
     }
 }
 
-/* write: 1 = store the converted weights in w (w may be raw itself: each entry is read and
-   written by the same work-item); 0 = raw already holds them (same type, scale 1, no loops) */
+/* write: 1 = store the converted weights in w (another buffer); 0 = raw already holds them
+   (same type, scale 1, no self-loops: w is raw and is only read) */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void input_convert_${rt}(index_t n, __global const offset_t *vertices,
                          __global const index_t *edges, __global const ${rt} *raw,

@@ -304,9 +304,9 @@ class DeviceLouvain:
         stats["weight_scale"] = scale
         stats["ac_scale"] = ac_scale
         del k64
-        if np.dtype(data.dtype) == self.wdt and scale == 1.0:
-            w, write = raw, int(stats["input_loops"] > 0)     # in place (loops doubled)
-        else:
+        if np.dtype(data.dtype) == self.wdt and scale == 1.0 and not stats["input_loops"]:
+            w, write = raw, 0           # the uploaded weights are the device's weights
+        else:       # (a new buffer: no kernel argument aliases another that is written)
             w, write = self._empty(max(nnz, 1), self.wdt), 1
         k = self._empty(n, self.wdt)
         kq = self._empty(n, np.int32)
