@@ -8,6 +8,11 @@ R-MAT/Kronecker, Delaunay and grid meshes), symmetrized and unweighted as in the
 anchors, planted-partition (SBM) graphs, larger R-MAT (up to ~1e8 edges with --big) and the
 shared Matrix Market / METIS / SNAP files (patterns, symmetrized).
 
+Variants: ``ours`` = the defaults (relative stop rule, up/down moves), ``det`` =
+``deterministic=True``, ``paper`` = ``threshold="paper", moves="paper"`` (the paper's method),
+``tbin`` = ``threshold=(TBIN, 1e-6)``. Each record keeps per-level wall seconds, level sizes,
+kernel seconds per phase and ``work`` (iterations x level edges / input edges).
+
 Accounting: ``time_s`` = one ``louvain(A, verify=False)`` call on a scipy CSR matrix already in
 memory, programs built (a warm-up call builds them and is verified against the host's
 modularity): host validation, upload, symmetry check, all levels, download. ``first_phase_eps``
@@ -101,8 +106,8 @@ def graph_list(quick, big):
     return out
 
 
-def run_ours(A, device, repeat, deterministic, threshold=None):
-    kw = dict(device=device, deterministic=deterministic, threshold=threshold)
+def run_ours(A, device, repeat, deterministic, threshold=None, **extra):
+    kw = dict(device=device, deterministic=deterministic, threshold=threshold, **extra)
     warm = louvain(A, **kw)                                  # builds the programs + verifies
     times, rates, res = [], [], None
     for _ in range(repeat):
@@ -118,7 +123,13 @@ def run_ours(A, device, repeat, deterministic, threshold=None):
             "prepare_s": res.timings.get("prepare"),
             "kernel_s": {k[7:]: round(v, 6) for k, v in res.timings.items()
                          if k.startswith("kernel:")},
-            "readbacks": res.counters["readbacks"], "launches": res.counters["launches"]}
+            "readbacks": res.counters["readbacks"], "launches": res.counters["launches"],
+            "level_s": [round(res.timings.get(f"level{i}", 0.0), 6)
+                        for i in range(res.counters["levels"])],
+            "level_vertices": res.counters["vertices"], "level_edges": res.counters["edges"],
+            "upload_s": res.timings.get("upload"), "readback_wait_s": res.timings.get("readback"),
+            "work": sum(i * e for i, e in zip(res.counters["iterations"],
+                                              res.counters["edges"])) / max(A.nnz, 1)}
 
 
 def run_networkx(A, max_edges):
@@ -185,10 +196,10 @@ def markdown(report):
              "Times in seconds (median of the timed runs, programs built, `verify=False`); "
              "Q = modularity (host, float64); EPS = first-phase edges per second; "
              "speedup = competitor time / ours.", "",
-             "| graph | n | m | ours s | Q | EPS | det s | det Q | t_bin s (Q) | "
+             "| graph | n | m | ours s | Q | EPS | det s | det Q | paper s (Q) | t_bin s (Q) | "
              "networkx s (Q) | igraph s (Q) | NetworKit PLM s (Q) | NK anchor s (Q) | "
              "x NetworKit | Q / igraph |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for g in report["graphs"]:
         if "ours" not in g:
             lines.append(f"| {g['name']} | {g['n']} | {g['m']} | failed: {g.get('error')} |")
@@ -204,6 +215,8 @@ def markdown(report):
             return f"{fmt(c['time_s'])} ({c['modularity']:.4f})"
         tb = g.get("tbin")
         tb_str = f"{fmt(tb['time_s'])} ({tb['modularity']:.4f})" if tb else "-"
+        pp = g.get("paper")
+        pp_str = f"{fmt(pp['time_s'])} ({pp['modularity']:.4f})" if pp else "-"
         anchor = NK_PLM_ANCHOR.get(g["name"])
         nk_t = (g.get("networkit") or {}).get("time_s") or (anchor[0] if anchor else None)
         ig_q = (g.get("igraph") or {}).get("modularity")
@@ -211,7 +224,7 @@ def markdown(report):
             f"| {g['name']} | {g['n']} | {g['m']} | {fmt(o['time_s'])} | "
             f"{o['modularity']:.4f} | {fmt(o['first_phase_eps'])} | {fmt(d.get('time_s'))} | "
             f"{fmt(d.get('modularity'), '.4f')} | "
-            f"{tb_str} | "
+            f"{pp_str} | {tb_str} | "
             f"{comp('networkx')} | {comp('igraph')} | "
             f"{comp('networkit')} | "
             f"{f'{anchor[0]} ({anchor[1]})' if anchor else '-'} | "
@@ -246,6 +259,10 @@ def write_report(report, out, t_all):
                                             / g["networkit"]["modularity"] for g in gs
                                             if g.get("networkit")
                                             and "modularity" in g["networkit"]]),
+               "paper_Q_ratio_vs_networkit": med([g["paper"]["modularity"]
+                                                  / g["networkit"]["modularity"] for g in gs
+                                                  if g.get("paper") and g.get("networkit")
+                                                  and "modularity" in g["networkit"]]),
                "tbin_Q_ratio_vs_networkit": med([g["tbin"]["modularity"]
                                                  / g["networkit"]["modularity"] for g in gs
                                                  if g.get("tbin") and g.get("networkit")
@@ -272,6 +289,9 @@ def main(argv=None):
     ap.add_argument("--tbin", type=float, default=1e-4,
                     help="also run with threshold=(TBIN, 1e-6) (0: skip); the paper's "
                          "t_bin=1e-2 stops low-modularity graphs (R-MAT) early")
+    ap.add_argument("--no-paper", action="store_true",
+                    help="skip the run of the paper's method (threshold='paper', "
+                         "moves='paper': the default before the relative stop rule)")
     ap.add_argument("--nx-max-edges", type=int, default=None)
     ap.add_argument("--igraph-max-edges", type=int, default=1_000_000)
     args = ap.parse_args(argv)
@@ -298,6 +318,9 @@ def main(argv=None):
             row["ours"] = run_ours(A, handle, repeat, False)
             if not args.no_det:
                 row["det"] = run_ours(A, handle, repeat, True)
+            if not args.no_paper:
+                row["paper"] = run_ours(A, handle, repeat, False, threshold="paper",
+                                        moves="paper")
             if args.tbin:
                 row["tbin"] = run_ours(A, handle, repeat, False, threshold=(args.tbin, 1e-6))
         except Exception as exc:                  # reported, the other graphs still run

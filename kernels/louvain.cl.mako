@@ -8,6 +8,8 @@
     wg             work-group size (the paper's thread block of 128 on GPUs)
     move_buckets   ((lo, hi, threads, local_table), ...) of computeMove (hi None: global table)
     merge_buckets  the same for mergeCommunity (Algorithm 3 lines 20-23)
+    row_lanes      work-items per row in the input kernels (1 on CPUs, 8 on GPUs: hubs of
+                   R-MAT graphs would otherwise serialize one work-item)
   Graph: CSR "vertices" (offsets), "edges" (neighbours), "weights" as in Section 4.1, with the
   weight of a self-loop stored doubled so that k_i = sum of row i and 2m = sum of all entries.
   Scores of Eq. (2) are computed in double, multiplied by 2m^2, with FP_CONTRACT OFF so that
@@ -20,6 +22,8 @@
 </%doc>
 <%!
 from pyclmatch.community.hashing import TABLE_PRIMES, table_size
+from pyclmatch.community.driver import (RAW_TYPES, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG,
+                                        FLAG_MOVES, SLOT_EIN, SLOT_SQ)
 %>
 <%include file="common.cl.mako"/>
 #ifdef cl_khr_fp64
@@ -147,27 +151,174 @@ inline int in_subround(index_t i, uint nsub, uint sub)
 
 /* ---------------------------------------------------------------- per-vertex helpers */
 
-/* Alg. 1 line 2: k_i (row sums; self-loops are stored doubled) and the row index of every
-   entry (used by the modularity reduction of Eq. 1). */
-__kernel void vertex_strength(index_t n, __global const offset_t *vertices,
-                              __global const weight_t *weights, __global weight_t *k,
-                              __global int *kq, double ac_scale,
-                              __global index_t *src)
+/* ------------------------------------------------------------- input (level 0, on the device)
+   The host uploads the CSR arrays as they are (the weights in their own dtype, self-loops not
+   doubled) and checks nothing that costs a pass over the entries: these kernels do.
+   input_stats: per row (row_lanes work-items each), the row index of every entry (src, used by
+   the modularity reduction of Eq. 1 and check_symmetric), the row sum in double with the
+   self-loop doubled (k64), and the input flags: indices out of range, rows not strictly
+   increasing (unsorted or duplicates), NaN, infinite, negative, zero and non-integral weights,
+   the number of self-loops and the largest degree (one atomic per work-group each).
+   input_convert: the device weights (weight_t, self-loops doubled, times `scale`: float32 or
+   31-bit fixed point), k_i (Alg. 1 line 2) and kq_i = k_i in a_c's fixed point. */
+#define F_BAD ${FLAG_BAD}
+#define F_LOOPS ${FLAG_LOOPS}
+#define F_MAXDEG ${FLAG_MAXDEG}
+#define BAD_RANGE 1
+#define BAD_UNSORTED 2
+#define BAD_NAN 4
+#define BAD_INF 8
+#define BAD_NEG 16
+#define BAD_ZERO 32
+#define BAD_NONINT 64
+#define RL ${row_lanes}
+
+/* sum of a double over the RL work-items of a row (lane 0 gets it); every work-item calls */
+inline double row_sum_d(double x, __local double *red, int lid, int lane)
 {
-    FOR_EACH_VERTEX(i, n) {
-        weight_t s = 0;
-        for (offset_t e = vertices[i]; e < vertices[i + 1]; ++e) {
-            s += weights[e];
+% if row_lanes > 1:
+    red[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+%   for s in [1 << p for p in range(row_lanes.bit_length() - 2, -1, -1)]:
+    if (lane < ${s}) red[lid] += red[lid + ${s}];
+    barrier(CLK_LOCAL_MEM_FENCE);
+%   endfor
+    x = red[lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+% endif
+    return x;
+}
+
+inline long row_sum_l(long x, __local long *red, int lid, int lane)
+{
+% if row_lanes > 1:
+    red[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+%   for s in [1 << p for p in range(row_lanes.bit_length() - 2, -1, -1)]:
+    if (lane < ${s}) red[lid] += red[lid + ${s}];
+    barrier(CLK_LOCAL_MEM_FENCE);
+%   endfor
+    x = red[lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+% endif
+    return x;
+}
+
+% for rt, is_float in RAW_TYPES:
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void input_stats_${rt}(index_t n, __global const offset_t *vertices,
+                       __global const index_t *edges, __global const ${rt} *raw,
+                       __global double *k64, __global index_t *src, __global int *flags)
+{
+    const int lid = get_local_id(0), lane = lid % RL;
+    __local double red[WG];
+    __local int red_i[3 * WG];
+    int bad = 0, loops = 0, maxdeg = 0;
+    for (index_t base = (index_t)get_group_id(0) * (WG / RL); base < n;
+         base += (index_t)get_num_groups(0) * (WG / RL)) {
+        const index_t i = base + lid / RL;
+        const int active = i < n;
+        const offset_t start = active ? vertices[i] : 0;
+        const offset_t end = active ? vertices[i + 1] : 0;
+        if (end < start) bad |= BAD_RANGE;
+        if (lane == 0 && end - start > maxdeg) maxdeg = (int)(end - start);
+        double s = 0.0;
+        for (offset_t e = start + lane; e < end; e += RL) {
+            const index_t j = edges[e];
+            if (j < 0 || j >= n) { bad |= BAD_RANGE; continue; }
+            if (e > start && edges[e - 1] >= j) bad |= BAD_UNSORTED;
+            double x = (double)raw[e];
+            if (j == i) { x += x; ++loops; }
+%   if is_float:
+            if (isnan(x)) bad |= BAD_NAN;
+            else if (isinf(x)) bad |= BAD_INF;
+            else if (x != rint(x)) bad |= BAD_NONINT;
+%   endif
+            if (x < 0.0) bad |= BAD_NEG;
+            if (x == 0.0) bad |= BAD_ZERO;
+            s += x;
             src[e] = i;
         }
-        k[i] = s;
-        kq[i] = (int)rint((double)s * ac_scale);
+        s = row_sum_d(s, red, lid, lane);
+        if (active && lane == 0) k64[i] = s;
+    }
+    /* one atomic per work-group and flag */
+    red_i[lid] = bad;
+    red_i[WG + lid] = loops;
+    red_i[2 * WG + lid] = maxdeg;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+            red_i[lid] |= red_i[lid + s];
+            red_i[WG + lid] += red_i[WG + lid + s];
+            red_i[2 * WG + lid] = max(red_i[2 * WG + lid], red_i[2 * WG + lid + s]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        if (red_i[0]) atomic_or(&flags[F_BAD], red_i[0]);
+        if (red_i[WG]) atomic_add(&flags[F_LOOPS], red_i[WG]);
+        atomic_max(&flags[F_MAXDEG], red_i[2 * WG]);
     }
 }
 
+/* write: 1 = store the converted weights in w (another buffer); 0 = raw already holds them
+   (same type, scale 1, no self-loops: w is raw and is only read) */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void input_convert_${rt}(index_t n, __global const offset_t *vertices,
+                         __global const index_t *edges, __global const ${rt} *raw,
+                         __global weight_t *w, int write, double scale,
+                         __global weight_t *k, __global int *kq, double ac_scale)
+{
+    const int lid = get_local_id(0), lane = lid % RL;
+% if wtype == "float":
+    __local double red[WG];
+% else:
+    __local long red[WG];
+% endif
+    for (index_t base = (index_t)get_group_id(0) * (WG / RL); base < n;
+         base += (index_t)get_num_groups(0) * (WG / RL)) {
+        const index_t i = base + lid / RL;
+        const int active = i < n;
+        const offset_t start = active ? vertices[i] : 0;
+        const offset_t end = active ? vertices[i + 1] : 0;
+% if wtype == "float":
+        double s = 0.0;
+% else:
+        long s = 0;
+% endif
+        for (offset_t e = start + lane; e < end; e += RL) {
+            double x = (double)raw[e];
+            if (edges[e] == i) x += x;
+% if wtype == "float":
+            const float v = (float)(x * scale);
+% else:
+            const int v = (int)rint(x * scale);
+% endif
+            if (write) w[e] = v;
+            s += v;
+        }
+% if wtype == "float":
+        s = row_sum_d(s, red, lid, lane);
+        if (active && lane == 0) {
+            k[i] = (float)s;
+            kq[i] = (int)rint(s * ac_scale);
+        }
+% else:
+        s = row_sum_l(s, red, lid, lane);
+        if (active && lane == 0) {
+            k[i] = (int)s;
+            kq[i] = (int)s;     /* ac_scale is 1 in fixed point */
+        }
+% endif
+    }
+}
+% endfor
+
 /* Input check on the device (before any move): the graph must be undirected, i.e. entry
-   (i, j, w) has a twin (j, i, w). Rows are sorted, so each entry binary-searches its twin;
-   any failure sets flags[bad_at] (the host raises InputError). */
+   (i, j, w) has a twin (j, i, w) (converted weights compared). Rows are sorted (input_stats
+   checked it), so each entry binary-searches its twin; any failure sets flags[bad_at] (the
+   host raises InputError). */
 __kernel void check_symmetric(offset_t nnz, __global const offset_t *vertices,
                               __global const index_t *edges, __global const weight_t *weights,
                               __global const index_t *src, __global int *flags, int bad_at)
@@ -181,6 +332,75 @@ __kernel void check_symmetric(offset_t nnz, __global const offset_t *vertices,
         }
         if (lo >= vertices[j + 1] || edges[lo] != i || weights[lo] != weights[e])
             flags[bad_at] = 1;
+    }
+}
+
+/* Eq. (1) by a two-stage reduction on a fixed grid (the same summation order on every run):
+   e_in = sum of the weights of the entries inside a community, sq = sum of squared a_c (in
+   fixed point). Stage 1 writes one partial pair per work-group, stage 2 (one work-group) sums
+   them into the flags buffer (8-byte slots SLOT_EIN, SLOT_SQ) for the host's next read. */
+% if wtype == "float":
+typedef double acc_t;
+% else:
+typedef long acc_t;
+% endif
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void modularity_partial(offset_t nnz, index_t n, __global const index_t *C,
+                        __global const index_t *src, __global const index_t *edges,
+                        __global const weight_t *w, __global const int *ac,
+                        __global acc_t *part_ein, __global long *part_sq)
+{
+    const int lid = get_local_id(0);
+    __local acc_t le[WG];
+    __local long lq[WG];
+    acc_t e = 0;
+    long sq = 0;
+    for (offset_t i = get_global_id(0); i < nnz; i += get_global_size(0))
+        if (C[src[i]] == C[edges[i]]) e += (acc_t)w[i];
+    for (index_t c = get_global_id(0); c < n; c += get_global_size(0))
+        sq += (long)ac[c] * (long)ac[c];
+    le[lid] = e;
+    lq[lid] = sq;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+            le[lid] += le[lid + s];
+            lq[lid] += lq[lid + s];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        part_ein[get_group_id(0)] = le[0];
+        part_sq[get_group_id(0)] = lq[0];
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void modularity_final(int groups, __global const acc_t *part_ein,
+                      __global const long *part_sq, __global int *flags)
+{
+    const int lid = get_local_id(0);
+    __local acc_t le[WG];
+    __local long lq[WG];
+    acc_t e = 0;
+    long sq = 0;
+    for (int g = lid; g < groups; g += WG) {
+        e += part_ein[g];
+        sq += part_sq[g];
+    }
+    le[lid] = e;
+    lq[lid] = sq;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+            le[lid] += le[lid + s];
+            lq[lid] += lq[lid + s];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        *(__global acc_t *)(flags + ${SLOT_EIN}) = le[0];
+        *(__global long *)(flags + ${SLOT_SQ}) = lq[0];
     }
 }
 
@@ -239,8 +459,10 @@ __kernel void bucket_ends(index_t n, __global const int *sorted_keys,
 __kernel void update_communities(__global const index_t *vset, int set_begin, int set_end,
                                  __global index_t *C, __global const index_t *newComm,
                                  __global const int *kq, __global int *ac,
-                                 __global index_t *csize, uint nsub, uint sub)
+                                 __global index_t *csize, uint nsub, uint sub,
+                                 __global int *flags)
 {
+    int moved = 0;
     for (int idx = set_begin + get_global_id(0); idx < set_end; idx += get_global_size(0)) {
         index_t i = vset[idx];
         if (!in_subround(i, nsub, sub)) continue;
@@ -251,8 +473,11 @@ __kernel void update_communities(__global const index_t *vset, int set_begin, in
             atomic_add(&ac[c], kq[i]);
             atomic_dec(&csize[o]);
             atomic_inc(&csize[c]);
+            ++moved;
         }
     }
+    /* moves counted for the host's trace (wraps around; the host takes differences) */
+    if (moved) atomic_add(&flags[${FLAG_MOVES}], moved);
 }
 
 /* ------------------------------------------------------- computeMove, one kernel per bucket */
@@ -272,7 +497,7 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
                         __global const index_t *csize, __global index_t *newComm,
                         double m2, double resolution,
                         __global int *g_keys, __global weight_t *g_vals, int g_cap,
-                        uint nsub, uint sub, int singleton_rule)
+                        uint nsub, uint sub, int singleton_rule, int updown)
 {
     const int lid = get_local_id(0);
     const int lane = lid % ${T}, slot = lid / ${T};
@@ -365,8 +590,13 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
                 if (red_score${b}[lid] > own) {
                     /* singleton rule (Section 4, after Lu et al.): a vertex alone in its
                        community joins another singleton only if C[j] < C[i] (the host turns
-                       it off with sub-rounds, where few neighbours move at once) */
-                    if (!(singleton_rule && csize[ci] == 1 && csize[bc] == 1 && bc > ci))
+                       it off with sub-rounds, where few neighbours move at once, and with
+                       the up/down rule). Up/down rule (pyclmatch's default, as cuGraph's):
+                       updown 1 = the best community is taken only if its id is lower than
+                       C[i], 2 = only if higher (the host alternates them by iteration), so
+                       two vertices never swap communities in one launch. */
+                    if (!(singleton_rule && csize[ci] == 1 && csize[bc] == 1 && bc > ci)
+                        && (updown != 1 || bc < ci) && (updown != 2 || bc > ci))
                         target = bc;
                 }
             }

@@ -118,11 +118,13 @@ def test_disconnected_cliques_and_isolated_vertices_and_self_loops():
 
 
 # ------------------------------------------------------------------ computeMove = host oracle
-@pytest.mark.parametrize("wtype,paper", [("float", False), ("int", True)])
-def test_compute_move_matches_host_oracle(wtype, paper):
+@pytest.mark.parametrize("wtype,paper,updown", [("float", False, 0), ("int", True, 0),
+                                                ("float", False, 1), ("int", True, 2)])
+def test_compute_move_matches_host_oracle(wtype, paper, updown):
     """Every bucket kernel of Algorithm 2 (local tables and the global-table bucket 7: R-MAT
     hubs of degree > 319) picks the community of largest Eq. (2) gain, ties to the lowest id,
-    for a random partition, as a host oracle does."""
+    for a random partition, as a host oracle does; with the up/down rule (1: down, 2: up) the
+    vertex takes it only if its id is lower (higher) than its own community's."""
     import pyopencl.array as cla
     from pyclmatch import generators, get_device
     from pyclmatch.community.driver import DeviceLouvain
@@ -162,7 +164,7 @@ def test_compute_move_matches_host_oracle(wtype, paper):
             q, (groups * dl.wg,), (dl.wg,), vs.data, np.int32(0), np.int32(len(ids)), vp.data,
             e.data, w.data, dC.data, dk.data, dkq.data, dac.data, np.float64(1.0), dcs.data,
             newc.data, np.float64(m2), np.float64(1.0), gk.data, gv.data, np.int32(cap),
-            np.uint32(1), np.uint32(0), np.int32(0))
+            np.uint32(1), np.uint32(0), np.int32(0), np.int32(updown))
         keep.append((vs, flags))
     got = newc.get()
     for i in np.flatnonzero(deg):
@@ -177,7 +179,7 @@ def test_compute_move_matches_host_oracle(wtype, paper):
         exp = ci
         if cand:
             sc, c = max(cand)
-            if sc > own:
+            if sc > own and (updown != 1 or -c < ci) and (updown != 2 or -c > ci):
                 exp = -c
         assert got[i] == exp, (i, deg[i])
 
@@ -240,9 +242,37 @@ def test_thresholds_and_seed():
     assert coarse.counters["levels"] == 1
     fine = louvain(G, threshold=(1e-2, 1e-7))
     assert fine.modularity >= coarse.modularity
+    paper = louvain(G, threshold="paper", moves="paper")
+    assert paper.modularity >= 0.98 * nx_louvain_q(G)
+    rel = louvain(G, threshold=("relative", 0.5, 0.5))
+    assert rel.modularity == pytest.approx(nx_q(G, rel), abs=1e-9)
+    with pytest.raises(InputError):
+        louvain(G, threshold="fast")
+    with pytest.raises(InputError):
+        louvain(G, moves="sideways")
     a, b = louvain(G, seed=3), louvain(G, seed=3)
     assert np.array_equal(a.membership, b.membership)
     assert a.modularity == pytest.approx(nx_q(G, a), abs=1e-9)
+
+
+@pytest.mark.parametrize("family", ["kron", pytest.param("uniform", marks=pytest.mark.slow)])
+def test_large_graph_regime_quality(family):
+    """With bin_limit scaled down, a small graph runs in the regime of the reference graphs
+    (millions of vertices: t_bin, fully parallel moves). The default stop and move rules stay
+    within 2% of networkx's louvain_communities; the paper's absolute t_bin = 1e-2 stops the
+    first phases after a few iterations and loses 5-10% (R-MAT: 0.91, uniform: 0.95)."""
+    from pyclmatch import generators
+    A = generators.kron(12) if family == "kron" else generators.uniform(1 << 13, 4)
+    A = (A + A.T).tocsr().astype(np.float32)
+    A.setdiag(0)
+    A.eliminate_zeros()
+    A.data[:] = 1
+    G = nx.from_scipy_sparse_array(A)
+    ref = nx_louvain_q(G, seeds=[0])
+    r = louvain(A, bin_limit=200)
+    assert r.modularity >= 0.98 * ref
+    paper = louvain(A, bin_limit=200, threshold="paper", moves="paper")
+    assert paper.modularity < r.modularity
 
 
 def test_empty_and_edgeless_graphs():
@@ -313,6 +343,53 @@ def test_random_graphs_valid_partitions(n, p, seed, weighted, det):
         # swap sides of a bipartite piece, e.g. gnp(76, 0.0151, seed=0) weighted)
 
 
+# ------------------------------------------------------------------ input forms (device checks)
+def test_input_forms_give_the_same_answer():
+    """The host passes the CSR arrays as they are; the device checks and converts them. Every
+    weight dtype, unsorted rows, duplicates and explicit zeros give the answer of the
+    canonical float64 matrix (deterministic mode: identical memberships)."""
+    G = nx.les_miserables_graph()
+    A = sp.csr_matrix(nx.to_scipy_sparse_array(G, format="csr", dtype=np.float64))
+    ref = louvain(A, deterministic=True)
+    variants = {}
+    for dt in (np.float32, np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint64):
+        B = A.copy()
+        B.data = B.data.astype(dt)
+        variants[np.dtype(dt).name] = B
+    U = A.copy()                                     # unsorted rows (reversed)
+    for i in range(U.shape[0]):
+        s, e = U.indptr[i], U.indptr[i + 1]
+        U.indices[s:e] = U.indices[s:e][::-1].copy()
+        U.data[s:e] = U.data[s:e][::-1].copy()
+    variants["unsorted"] = sp.csr_matrix((U.data, U.indices, U.indptr), shape=A.shape)
+    variants["duplicates"] = sp.csr_matrix(         # every entry twice, half the weight
+        (np.repeat(A.data / 2, 2), np.repeat(A.indices, 2), A.indptr * 2), shape=A.shape)
+    C = A.tocoo()
+    Z = sp.csr_matrix((np.r_[C.data, 0.0, 0.0], (np.r_[C.row, 0, 5], np.r_[C.col, 5, 0])),
+                      shape=A.shape)
+    assert (Z.data == 0).sum() == 2
+    variants["explicit zeros"] = sp.csr_matrix((Z.data, Z.indices, Z.indptr), shape=A.shape)
+    for name, B in variants.items():
+        r = louvain(B, deterministic=True)
+        assert np.array_equal(r.membership, ref.membership), name
+        assert r.counters["input_edges"] == 254, name
+        # repaired on the host after the device found them (scipy had not checked)
+        assert r.counters.get("input_repaired", 0) == (name in ("unsorted", "duplicates",
+                                                                 "explicit zeros")), name
+    # self-loops (doubled in k_i, as networkx), weights far from 1 (rescaled on the device)
+    L = A.tolil()
+    L[3, 3] = 2.5
+    L[10, 10] = 1.0
+    L = L.tocsr()
+    for det in (False, True):
+        r = louvain(L, deterministic=det)
+        assert r.counters["input_edges"] == 256
+        assert r.modularity == pytest.approx(modularity(L, r.membership), abs=1e-12)
+    for s in (1e35, 1e-35, 1e300):
+        r = louvain(A * s)
+        assert r.modularity == pytest.approx(ref.modularity, abs=1e-6)
+
+
 # ------------------------------------------------------------------ bad input
 def test_bad_input():
     D = nx.DiGraph([(0, 1), (1, 2)])
@@ -327,6 +404,18 @@ def test_bad_input():
         louvain(sp.csr_matrix(np.array([[0, np.nan], [np.nan, 0]])))
     with pytest.raises(InputError, match="infinite"):
         louvain(np.array([[0, np.inf], [np.inf, 0]]))
+    with pytest.raises(InputError, match="negative"):
+        louvain(sp.csr_matrix(np.array([[0, -1], [-1, 0]], np.int8)))
+    with pytest.raises(InputError, match="out of range"):
+        louvain(sp.csr_matrix((np.ones(2), np.array([1, 5]), np.array([0, 1, 2])),
+                              shape=(2, 2)))
+    with pytest.raises(InputError, match="overflows"):
+        louvain(sp.csr_matrix(np.array([[0, 1e308], [1e308, 0]])))
+    with pytest.raises(InputError, match="symmetric"):      # same pattern, other weights
+        louvain(sp.csr_matrix(np.array([[0, 1.0], [2.0, 0]])))
+    r = louvain(sp.csr_matrix((np.zeros(2), np.array([1, 0]), np.array([0, 1, 2])),
+                              shape=(2, 2)))                 # only zero weights: no edges
+    assert np.array_equal(r.membership, [0, 1]) and r.modularity == 0.0
     with pytest.raises(InputError, match="square"):
         louvain(sp.csr_matrix(np.ones((2, 3))))
     with pytest.raises(InputError):
@@ -348,6 +437,28 @@ def test_delaunay_n16_within_two_percent():
     r = louvain(A)
     G = nx.from_scipy_sparse_array(A)
     assert r.modularity >= 0.98 * nx_louvain_q(G, seeds=[0])
+
+
+@pytest.mark.slow
+def test_input_kernels_with_the_gpu_row_lanes(monkeypatch):
+    """The input kernels as GPUs run them (8 work-items per row, reductions over the lanes)
+    give the same answer here (R-MAT hubs, self-loops)."""
+    import pyclmatch.community.driver as drv
+    from pyclmatch import generators
+    A = generators.kron(11).astype(np.float64)
+    A.data[:] = 1
+    A = (A + sp.diags((np.arange(A.shape[0]) % 7 == 0).astype(float))).tocsr()
+    refs = [louvain(A, deterministic=d) for d in (False, True)]
+    orig = drv.DeviceLouvain.__init__
+
+    def init(self, *a, **k):
+        orig(self, *a, **k)
+        self.values["row_lanes"] = 8
+    monkeypatch.setattr(drv.DeviceLouvain, "__init__", init)
+    for det, ref in zip((False, True), refs):
+        r = louvain(A, deterministic=det)
+        assert np.array_equal(r.membership, ref.membership)
+        assert r.counters["input_edges"] == ref.counters["input_edges"]
 
 
 @pytest.mark.gpu

@@ -5,19 +5,23 @@
 the levels: modularity optimization (Algorithm 1, computeMove of Algorithm 2 per degree bucket)
 and aggregation (Algorithm 3, mergeCommunity per community bucket), everything on the device.
 The host only reads back a few scalars per iteration (the modularity of Eq. 1) and per level
-(bucket sizes, the new vertex and edge counts).
+(bucket sizes, the new vertex and edge counts). The input arrives as the user gave it (weights
+in their own dtype): the first read-back returns the device's input checks and weight total,
+from which the host picks the weight scales (see :meth:`DeviceLouvain.run`).
 """
 import time
 
 import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
+import pyopencl.tools  # noqa: F401  (cl.tools.MemoryPool)
 
 from ..errors import InputError
 from .hashing import (CPU_MOVE_BUCKETS, PAPER_MERGE_BUCKETS, PAPER_MOVE_BUCKETS,
                       bucket_specs, table_size)
 
 TEMPLATE = "louvain.cl.mako"
+FIXED_POINT_TOTAL = 2 ** 31 - 1
 KEY_MAX = (1 << 16) - 1          # degree sort keys are clamped here (bucket 7 stays sorted
 #                                  up to this degree; buckets only need 320)
 
@@ -25,6 +29,55 @@ KEY_MAX = (1 << 16) - 1          # degree sort keys are clamped here (bucket 7 s
 #: local bucket): each part gets tables sized for its own largest degree, so the many
 #: moderate hubs run on many work-groups and only the few huge ones share the big tables
 GLOBAL_SPLITS = (4095, 32767)
+
+#: raw weight types the input kernels read (OpenCL type, floating point?): the host uploads
+#: the weights in these dtypes as they are and converts others first (``device_dtype``)
+RAW_TYPES = (("char", 0), ("uchar", 0), ("int", 0), ("long", 0), ("float", 1), ("double", 1))
+_RAW_OF = {np.dtype(np.int8): "char", np.dtype(np.uint8): "uchar", np.dtype(np.int32): "int",
+           np.dtype(np.int64): "long", np.dtype(np.float32): "float",
+           np.dtype(np.float64): "double"}
+
+#: the int32 flags buffer read back by every round trip: bucket ends at 0..14, then
+FLAG_ASYM, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG, FLAG_MOVES = 15, 16, 17, 18, 19
+#: and 8-byte values (int32 index of their first half): input weight total (double), the two
+#: terms of Eq. 1 (e_in, sum of squared a_c) and the fixed-point total of deterministic mode
+SLOT_M2, SLOT_EIN, SLOT_SQ, SLOT_M2Q = 20, 22, 24, 26
+#: totals of the aggregation's prefix sums: new vertex count, edge bound, vertex count
+FLAG_NEW_N, FLAG_EDGE_BOUND, FLAG_VTOTAL = 28, 29, 30
+NFLAGS = 32
+#: work-groups of the first stage of the modularity reduction (at most)
+MOD_GROUPS = 1024
+#: input problems found by ``input_stats`` (flags[FLAG_BAD] bits)
+BAD_RANGE, BAD_UNSORTED, BAD_NAN, BAD_INF, BAD_NEG, BAD_ZERO, BAD_NONINT = (
+    1, 2, 4, 8, 16, 32, 64)
+
+
+def device_dtype(dtype):
+    """The dtype in which the host uploads weights of ``dtype`` (the input kernels read these
+    directly; other dtypes are converted on the host first)."""
+    dtype = np.dtype(dtype)
+    if dtype in _RAW_OF:
+        return dtype
+    if dtype.kind == "b":
+        return np.dtype(np.uint8)
+    if dtype.kind in "iu" and dtype.itemsize < 4:
+        return np.dtype(np.int32)
+    if dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize == 4):
+        return np.dtype(np.int64)
+    if dtype.kind == "f" and dtype.itemsize < 4:
+        return np.dtype(np.float32)
+    return np.dtype(np.float64)
+
+
+class InputProblem(Exception):
+    """Raised by :meth:`DeviceLouvain.run` at its first read-back when the device's input check
+    (``input_stats``) found something the host must handle: ``bits`` (``BAD_*``) say what
+    (the caller repairs the matrix or raises the documented error)."""
+
+    def __init__(self, bits):
+        super().__init__(f"input flags {bits:#x}")
+        self.bits = int(bits)
+
 
 #: default work-group sizes: the paper's thread block of 128 on GPUs; CPU devices run
 #: work-items as loop iterations, so a smaller group means less barrier overhead.
@@ -49,7 +102,8 @@ class DeviceLouvain:
                                                   else PAPER_MOVE_BUCKETS), wg)
         self.merge = bucket_specs(merge_buckets or PAPER_MERGE_BUCKETS, wg)
         self.values = dict(index_t="int", offset_t="int", mode="ct", wtype=wtype, wg=wg,
-                           move_buckets=self.move, merge_buckets=self.merge)
+                           move_buckets=self.move, merge_buckets=self.merge,
+                           row_lanes=1 if handle.is_cpu else 8)
         self.groups_max = max(1, handle.compute_units * int(
             groups_per_cu or (8 if handle.is_cpu else 16)))
         self.table_budget = int(table_budget or min(512 << 20, handle.global_mem // 16))
@@ -58,11 +112,31 @@ class DeviceLouvain:
         self.grid = (handle.constant_grid(wg) if handle.is_cpu
                      else max(handle.constant_grid(wg), handle.compute_units * 16 * wg))
         self._tables = None
+        self._typed = {}
+        self._pool = None
         self.debug = False    # True: keep every aggregated graph in stats["graphs"] (tests)
 
     # -- kernels and helpers --------------------------------------------------------------
     def kernel(self, name):
         return self.handle.kernel(TEMPLATE, name, **self.values)
+
+    def _launch(self, sched, phase, name, global_size, local_size, *args):
+        """``sched.launch`` of kernel ``name`` whose scalar argument types are declared to
+        pyopencl (from the first call's arguments: numpy scalars, buffers): a launch then
+        costs a few microseconds of host time instead of ~60 (pyopencl's generic argument
+        handling), which matters at ~50 launches per iteration."""
+        knl = self._typed.get(name)
+        if knl is None:
+            dtypes = tuple(None if isinstance(a, cl.MemoryObjectHolder) else np.asarray(a).dtype
+                           for a in args)
+            key = ("louvain typed", name, tuple(sorted(self.values.items())), dtypes)
+
+            def make():
+                k = cl.Kernel(self.handle.program(TEMPLATE, **self.values), name)
+                k.set_scalar_arg_dtypes(list(dtypes))
+                return k
+            knl = self._typed[name] = self.handle.memoize(key, make)
+        return sched.launch(phase, knl, global_size, local_size, *args)
 
     def build(self):
         self.kernel("compute_move_b0")
@@ -73,8 +147,6 @@ class DeviceLouvain:
         from pyopencl.algorithm import RadixSort
         from pyopencl.reduction import ReductionKernel
         from pyopencl.scan import GenericScanKernel
-        wt = "float" if self.wtype == "float" else "int"
-        acc = "double" if self.wtype == "float" else "long"
         sort = h.memoize(("louvain", "radix"), lambda: RadixSort(
             ctx, "int *ids, int *keys", key_expr="keys[i]", sort_arg_names=["ids", "keys"],
             key_dtype=np.int32))
@@ -91,18 +163,45 @@ class DeviceLouvain:
                       "int total_at, int n",
             input_expr="x[i] > 0 ? 1 : 0", scan_expr="a+b", neutral="0",
             output_statement="out[i] = prev_item; if (i + 1 == n) total[total_at] = item;"))
-        e_in = h.memoize(("louvain", "e_in", wt), lambda: ReductionKernel(
-            ctx, self.acc_dt, neutral="0", reduce_expr="a+b",
-            map_expr=f"C[src[i]] == C[edges[i]] ? ({acc})w[i] : 0",
-            arguments=f"__global const int *C, __global const int *src, "
-                      f"__global const int *edges, __global const {wt} *w"))
-        sumsq = h.memoize(("louvain", "sumsq"), lambda: ReductionKernel(
-            ctx, np.int64, neutral="0", reduce_expr="a+b",
-            map_expr="(long)ac[i] * (long)ac[i]", arguments="__global const int *ac"))
         imax = h.memoize(("louvain", "imax"), lambda: ReductionKernel(
             ctx, np.int32, neutral="0", reduce_expr="max(a,b)", map_expr="x[i]",
             arguments="__global const int *x"))
-        return sort, scan, scan_flag, e_in, sumsq, imax
+        return sort, scan, scan_flag, imax
+
+    def _sums(self):
+        """Double and long sums of an array (pyopencl reductions, memoized)."""
+        from pyopencl.reduction import ReductionKernel
+        h, ctx = self.handle, self.handle.context
+        sum_d = h.memoize(("louvain", "sum_d"), lambda: ReductionKernel(
+            ctx, np.float64, neutral="0", reduce_expr="a+b", map_expr="x[i]",
+            arguments="__global const double *x"))
+        sum_l = h.memoize(("louvain", "sum_l", self.wtype), lambda: ReductionKernel(
+            ctx, np.int64, neutral="0", reduce_expr="a+b", map_expr="(long)x[i]",
+            arguments=f"__global const {'float' if self.wtype == 'float' else 'int'} *x"))
+        return sum_d, sum_l
+
+    def _empty(self, n, dtype):
+        """A device array of the current run's memory pool."""
+        return cla.empty(self.handle.queue, int(n), dtype, allocator=self._pool)
+
+    @staticmethod
+    def _zero(sched, phase, arr):
+        """Zero-fill a device array (its own byte count: a pooled buffer may be larger than
+        the array, so not ``sched.fill``, which fills the whole buffer; fills are not
+        timed)."""
+        if arr.nbytes:
+            cl.enqueue_fill_buffer(sched.queue, arr.base_data, np.int32(0), arr.offset,
+                                   arr.nbytes)
+
+    def _copy_to_flags(self, value, flags, slot):
+        """Copy a one-element device result (8 bytes) to flags[slot:slot + 2]."""
+        cl.enqueue_copy(self.handle.queue, flags.data, value.data, byte_count=8,
+                        dst_offset=4 * slot)
+
+    def _rgrid(self, n):
+        """Grid of the input kernels: row_lanes work-items per row, at most the CT grid."""
+        lanes = self.values["row_lanes"]
+        return max(self.wg, min(self.grid, -(-int(n) * lanes // self.wg) * self.wg))
 
     def _global_tables(self, cap, count):
         """Global hash tables for the buckets without a local table: ``groups`` regions of
@@ -125,116 +224,202 @@ class DeviceLouvain:
         return max(1, min(self.grid, int(n)))
 
     # -- one run ----------------------------------------------------------------------------
-    def run(self, indptr, indices, weights, m2, sched, resolution=1.0, thresholds=(1e-2, 1e-6),
-            bin_limit=100_000, max_level=None, return_levels=False, max_iterations=None,
-            subrounds=None, max_subrounds=32, small_subrounds=4, check_symmetric=True,
-            ac_scale=1.0):
-        """Louvain on the CSR graph (self-loops doubled, ``weights`` of dtype ``self.wdt``)
-        with total entry weight ``m2`` (= 2m). Returns ``(membership, q, levels, stats)``."""
+    def run(self, indptr, indices, data, sched, scales, resolution=1.0,
+            stop=("relative", 2e-2, 1e-2), bin_limit=100_000, max_level=None,
+            return_levels=False, max_iterations=None, subrounds=None, max_subrounds=32,
+            small_subrounds=4, check_symmetric=True, moves="up-down"):
+        """Louvain on the CSR graph ``(indptr, indices, data)`` as the user gave it (weights in
+        a dtype of ``RAW_TYPES``, self-loops not doubled). The device checks the input
+        (:class:`InputProblem` at the first read-back), sums the weights (2m, self-loops
+        doubled) and asks ``scales(m2, integral)`` for ``(scale, ac_scale, exact)``: weights
+        are stored as ``weight * scale`` (float32, or rounded to int32 fixed point), a_c in
+        fixed point of unit ``1 / ac_scale``; ``exact`` says that the stored total is
+        ``m2 * scale`` (otherwise it is summed on the device).
+
+        ``stop``: when a modularity optimization phase ends, and the method.
+        ``("absolute", t_bin, t_final)``: the paper's rule, an iteration gaining less than t
+        ends the phase, a level gaining less than t ends the method (t = t_bin while the
+        graph has more than ``bin_limit`` vertices, t_final below).
+        ``("relative", f_bin, f_final[, floor])``: two iterations in a row each gaining less
+        than max(f x the first gain of the phase, floor x |Q|) end the phase (floor 1e-4;
+        with ``moves="paper"`` an iteration without gain ends it at once); a level gaining
+        less than floor x |Q|
+        ends the method. ``moves``: ``"up-down"`` (odd iterations move vertices only to
+        communities of lower id, even ones only to higher: no pair swaps) or ``"paper"``
+        (any direction, the singleton rule of Section 4 with one sub-round).
+        Returns ``(membership, q, levels, stats)``."""
         h, q = self.handle, self.handle.queue
-        sort, scan, scan_flag, e_in_k, sumsq_k, imax = self._helpers()
+        sort, scan, scan_flag, imax = self._helpers()
+        sum_d, sum_l = self._sums()
         n = int(indptr.size - 1)
         nnz = int(indices.size)
         n0 = n
         wsz = self.wdt.itemsize
+        rt = _RAW_OF[np.dtype(data.dtype)]
         h.check_fits({"vertices": (n + 1) * 4, "edges": nnz * 4, "weights": nnz * wsz,
+                      "input weights": nnz * data.dtype.itemsize,
                       "row index": nnz * 4, "aggregation edges": nnz * (4 + wsz),
                       "new graph": nnz * (8 + wsz), "vertex arrays": n * 4 * 16},
                      what="graph")
-        m2f = float(m2)
-        ac_scale = float(ac_scale)       # a_c in fixed point: a_c = ac * ac_unit
-        ac_unit = 1.0 / ac_scale
         res = float(resolution)
         gw = self.wg
         stats = {"levels": 0, "iterations": [], "vertices": [], "edges": [],
                  "modularity": [], "trace": []}
+        # one memory pool per run: the arrays of every level and iteration (and the
+        # temporaries of pyopencl's sorts, scans and reductions, which take the allocator of
+        # their first array) reuse its buffers instead of creating and releasing them
+        self._pool = cl.tools.MemoryPool(cl.tools.ImmediateAllocator(q))
         with sched.step("upload"):
-            vertices = cla.to_device(q, indptr.astype(np.int32, copy=False))
-            edges = cla.to_device(q, indices.astype(np.int32, copy=False))
-            w = cla.to_device(q, weights)
-            k = cla.empty(q, n, self.wdt)
-            kq = cla.empty(q, n, np.int32)
-            src = cla.empty(q, max(nnz, 1), np.int32)
-            flags = cla.zeros(q, 16, np.int32)
-            accs = cla.zeros(q, 2, np.int64)
-            host_flags = np.zeros(16, np.int32)
-            host_accs = np.zeros(2, np.int64)
-            memb = cla.arange(q, n0, dtype=np.int32)
+            vertices = cla.to_device(q, indptr.astype(np.int32, copy=False), allocator=self._pool)
+            edges = cla.to_device(q, indices.astype(np.int32, copy=False), allocator=self._pool)
+            raw = cla.to_device(q, data, allocator=self._pool)
+            flags = self._empty(NFLAGS, np.int32)
+            self._zero(sched, "upload", flags)
+            host_flags = np.zeros(NFLAGS, np.int32)
+            k64 = self._empty(n, np.float64)
+            src = self._empty(max(nnz, 1), np.int32)
+            memb = cla.arange(q, n0, dtype=np.int32, allocator=self._pool)
             q.finish()
-        kn = self.kernel
-        sched.launch("strength", kn("vertex_strength"), self._vgrid(n), gw,
-                     np.int32(n), vertices.data, w.data, k.data, kq.data,
-                     np.float64(ac_scale), src.data)
-        if check_symmetric:     # flags[15] is read back with the first bucket sizes
-            sched.launch("strength", kn("check_symmetric"), self._vgrid(nnz), gw,
+
+        def f64(slot):
+            return float(host_flags[slot:slot + 2].view(np.float64)[0])
+
+        def i64(slot):
+            return int(host_flags[slot:slot + 2].view(np.int64)[0])
+
+        # the input, checked and converted on the device (one read-back)
+        self._launch(sched, "input", f"input_stats_{rt}", self._rgrid(n), gw, np.int32(n),
+                     vertices.data, edges.data, raw.data, k64.data, src.data, flags.data)
+        self._copy_to_flags(sum_d(k64, queue=q), flags, SLOT_M2)
+        sched.read("input", host_flags, flags.data)
+        bits = int(host_flags[FLAG_BAD])
+        if bits & ~BAD_NONINT:
+            raise InputProblem(bits)
+        m2_in = f64(SLOT_M2)
+        if not np.isfinite(m2_in):
+            raise InputError("the total edge weight overflows double precision")
+        maxdeg = int(host_flags[FLAG_MAXDEG])
+        stats["input_loops"] = int(host_flags[FLAG_LOOPS])
+        scale, ac_scale, exact = scales(m2_in, not bits & BAD_NONINT)
+        stats["weight_scale"] = scale
+        stats["ac_scale"] = ac_scale
+        del k64
+        if np.dtype(data.dtype) == self.wdt and scale == 1.0 and not stats["input_loops"]:
+            w, write = raw, 0           # the uploaded weights are the device's weights
+        else:       # (a new buffer: no kernel argument aliases another that is written)
+            w, write = self._empty(max(nnz, 1), self.wdt), 1
+        k = self._empty(n, self.wdt)
+        kq = self._empty(n, np.int32)
+        self._launch(sched, "input", f"input_convert_{rt}", self._rgrid(n), gw, np.int32(n),
+                     vertices.data, edges.data, raw.data, w.data, np.int32(write),
+                     np.float64(scale), k.data, kq.data, np.float64(ac_scale))
+        del raw
+        m2f = m2_in * scale
+        if not exact:       # the rounded fixed-point total, read with the first bucket sizes
+            self._copy_to_flags(sum_l(k, queue=q), flags, SLOT_M2Q)
+        ac_scale = float(ac_scale)       # a_c in fixed point: a_c = ac * ac_unit
+        ac_unit = 1.0 / ac_scale
+        if check_symmetric:     # flags[FLAG_ASYM] is read back with the first bucket sizes
+            self._launch(sched, "input", "check_symmetric", self._vgrid(nnz), gw,
                          np.int32(nnz), vertices.data, edges.data, w.data, src.data,
-                         flags.data, np.int32(15))
-        maxdeg = int(np.diff(indptr).max()) if n else 0
+                         flags.data, np.int32(FLAG_ASYM))
         levels = []
         q_level = None
-        t_bin, t_final = thresholds
+        if moves not in ("up-down", "paper"):
+            raise ValueError(f"moves must be 'up-down' or 'paper', not {moves!r}")
+        relative = stop[0] == "relative"
+        t_bin, t_final = stop[1], stop[2]
+        floor = (stop[3] if len(stop) > 3 else 1e-4) if relative else 0.0
         mb, move_parts = _bounds(self.move)
         gb, merge_parts = _bounds(self.merge)
         move_bounds = cla.to_device(q, np.array(mb, np.int32))
         merge_bounds = cla.to_device(q, np.array(gb, np.int32))
         level = 0
         it_bound = int(max_iterations or 100_000)
+        moves_seen = 0
+
+        part_ein = self._empty(MOD_GROUPS, self.acc_dt)
+        part_sq = self._empty(MOD_GROUPS, np.int64)
+
+        def enqueue_modularity(C, ac):
+            """The two sums of Eq. (1) into the flags buffer (read with the next read-back):
+            two launches, no allocation."""
+            groups = max(1, min(MOD_GROUPS, self.grid // gw, -(-max(nnz, n) // gw)))
+            self._launch(sched, "modularity", "modularity_partial", groups * gw, gw,
+                         np.int32(nnz), np.int32(n), C.data, src.data, edges.data, w.data,
+                         ac.data, part_ein.data, part_sq.data)
+            self._launch(sched, "modularity", "modularity_final", gw, gw, np.int32(groups),
+                         part_ein.data, part_sq.data, flags.data)
+
+        def host_modularity():
+            """Eq. (1): e_in / 2m - resolution * sum a_c^2 / (2m)^2 from the flags read."""
+            ein = f64(SLOT_EIN) if self.wtype == "float" else float(i64(SLOT_EIN))
+            sq = float(i64(SLOT_SQ)) * ac_unit * ac_unit
+            return ein / m2f - res * sq / (m2f * m2f)
 
         def modularity(C, ac):
-            """Eq. (1): e_in / 2m - resolution * sum a_c^2 / (2m)^2 (one round trip)."""
-            r1 = e_in_k(C, src, edges, w, queue=q, range=slice(0, nnz)) if nnz else None
-            r2 = sumsq_k(ac, queue=q)
-            if r1 is not None:
-                cl.enqueue_copy(q, accs.data, r1.data, byte_count=self.acc_dt.itemsize)
-            cl.enqueue_copy(q, accs.data, r2.data, byte_count=8, dst_offset=8)
-            sched.read("modularity", host_accs, accs.data)
-            ein = float(host_accs[:1].view(self.acc_dt)[0])
-            sq = float(host_accs[1]) * ac_unit * ac_unit
-            return ein / m2f - res * sq / (m2f * m2f)
+            enqueue_modularity(C, ac)
+            sched.read("modularity", host_flags, flags.data)
+            return host_modularity()
 
         while True:
             sched.tick("louvain levels", 64 + n0)
             t_level = time.perf_counter()
             thr = t_bin if n > bin_limit else t_final
+            first_gain = None
+            low = 0         # iterations in a row below the relative threshold
             if subrounds is None:     # the paper's fully parallel moves on large graphs
                 nsub = 1 if n > bin_limit else small_subrounds
             else:
                 nsub = max(1, int(subrounds))
-            C = cla.empty(q, n, np.int32)
-            C_prev = cla.empty(q, n, np.int32)
-            newComm = cla.empty(q, n, np.int32)
-            ac = cla.empty(q, n, np.int32)
-            csize = cla.empty(q, n, np.int32)
-            sched.launch("init", kn("init_communities"), self._vgrid(n), gw,
+            C = self._empty(n, np.int32)
+            C_prev = self._empty(n, np.int32)
+            newComm = self._empty(n, np.int32)
+            ac = self._empty(n, np.int32)
+            csize = self._empty(n, np.int32)
+            self._launch(sched, "init", "init_communities", self._vgrid(n), gw,
                          np.int32(n), C.data, kq.data, ac.data, csize.data)
             # Alg. 1 lines 4-5: partition by degree once per level (degrees do not change)
             with sched.step("partition"):
-                ids = cla.empty(q, n, np.int32)
-                keys = cla.empty(q, n, np.int32)
-                sched.launch("partition", kn("degree_keys"), self._vgrid(n), gw, np.int32(n),
+                ids = self._empty(n, np.int32)
+                keys = self._empty(n, np.int32)
+                self._launch(sched, "partition", "degree_keys", self._vgrid(n), gw, np.int32(n),
                              vertices.data, ids.data, keys.data, np.int32(KEY_MAX))
                 kb = max(1, min(16, int(min(maxdeg, KEY_MAX)).bit_length()))
                 kb += kb % 2
                 (vset, skeys), _ = sort(ids, keys, key_bits=kb, queue=q)
-                sched.launch("partition", kn("bucket_ends"), len(mb), None,
+                self._launch(sched, "partition", "bucket_ends", len(mb), None,
                              np.int32(n), skeys.data, move_bounds.data,
                              np.int32(len(mb)), flags.data)
+                if q_level is None:         # level 0: Eq. (1) of the singletons, same read
+                    enqueue_modularity(C, ac)
                 sched.read("partition", host_flags, flags.data)
                 ends = host_flags[:len(mb)].copy()
-                if level == 0 and check_symmetric and host_flags[15]:
+                if level == 0 and check_symmetric and host_flags[FLAG_ASYM]:
                     raise InputError("the adjacency matrix is not symmetric: louvain needs "
                                      "an undirected graph (symmetrize it, e.g. A + A.T, or "
                                      "pass a networkx Graph)")
+                if level == 0 and not exact:
+                    m2q = i64(SLOT_M2Q)
+                    if m2q > FIXED_POINT_TOTAL:      # cannot happen, but never overflow
+                        raise InputError("the total weight does not fit the fixed-point range")
+                    if m2q == 0:
+                        raise InputError("every edge weight rounds to 0 in fixed point")
+                    m2f = float(m2q)
                 del ids, keys, skeys
-            q_old = modularity(C, ac) if q_level is None else q_level
+            q_old = host_modularity() if q_level is None else q_level
             q_start = q_old
             iters = 0
             trace = [q_old]
             stats["trace"].append(trace)
+            moved = []          # vertices moved per iteration
+            stats.setdefault("moved", []).append(moved)
             t_opt = time.perf_counter()
             while True:
                 sched.tick(f"level {level} iterations", it_bound)
                 iters += 1
+                updown = 2 - iters % 2 if moves == "up-down" else 0   # down, up, down, ...
+                singleton = int(nsub == 1 and moves == "paper")
                 cl.enqueue_copy(q, C_prev.data, C.data)
                 for b, sub in ((b, sub) for b in range(len(self.move))
                                for sub in range(nsub)):
@@ -254,19 +439,22 @@ class DeviceLouvain:
                         else:
                             gcap = table_size(min(top or maxdeg, maxdeg))
                             groups, (gk, gv) = self._global_tables(gcap, p1 - p0)
-                        sched.launch("move", kn(f"compute_move_b{b}"), groups * gw, gw,
+                        self._launch(sched, "move", f"compute_move_b{b}", groups * gw, gw,
                                      vset.data, np.int32(p0), np.int32(p1), vertices.data,
                                      edges.data, w.data, C.data, k.data, kq.data, ac.data,
                                      np.float64(ac_unit), csize.data, newComm.data,
                                      np.float64(m2f), np.float64(res), gk.data,
                                      gv.data, np.int32(gcap), np.uint32(nsub),
-                                     np.uint32(sub), np.int32(nsub == 1))
-                    sched.launch("update", kn("update_communities"),
+                                     np.uint32(sub), np.int32(singleton), np.int32(updown))
+                    self._launch(sched, "update", "update_communities",
                                  self._vgrid(b1 - b0), gw, vset.data, np.int32(b0),
                                  np.int32(b1), C.data, newComm.data, kq.data, ac.data,
-                                 csize.data, np.uint32(nsub), np.uint32(sub))
+                                 csize.data, np.uint32(nsub), np.uint32(sub), flags.data)
                 q_new = modularity(C, ac)
                 trace.append(q_new)
+                mv = int(host_flags[FLAG_MOVES])
+                moved.append((mv - moves_seen) & 0xFFFFFFFF)
+                moves_seen = mv
                 sched.report("louvain", level=level, iteration=iters, modularity=q_new)
                 if q_new < q_old:
                     # parallel moves lost modularity: keep the previous partition and let
@@ -280,7 +468,17 @@ class DeviceLouvain:
                     continue
                 gain = q_new - q_old
                 q_old = q_new
-                if gain <= thr:
+                if not relative:
+                    if gain <= thr:             # the paper's rule
+                        break
+                    continue
+                if first_gain is None:
+                    first_gain = gain
+                if gain <= 0 and moves == "paper":      # (up/down: the other direction may)
+                    break
+                # two iterations in a row (one up, one down) below the threshold
+                low = low + 1 if gain <= max(thr * first_gain, floor * abs(q_new)) else 0
+                if low >= 2:
                     break
             t_done = time.perf_counter()
             if level == 0:
@@ -296,43 +494,44 @@ class DeviceLouvain:
             # Algorithm 3 lines 2-16: sizes, degrees, new ids, edge and vertex positions
             with sched.step("aggregate"):
                 comSize = csize            # recomputed exactly below
-                comDegree = cla.empty(q, n, np.int32)
-                sched.fill("aggregate", comSize.data, 0)
-                sched.fill("aggregate", comDegree.data, 0)
-                sched.launch("aggregate", kn("community_sizes"), self._vgrid(n), gw,
+                comDegree = self._empty(n, np.int32)
+                self._zero(sched, "aggregate", comSize)
+                self._zero(sched, "aggregate", comDegree)
+                self._launch(sched, "aggregate", "community_sizes", self._vgrid(n), gw,
                              np.int32(n), C.data, vertices.data, comSize.data,
                              comDegree.data)
-                newID = cla.empty(q, n + 1, np.int32)
-                edgePos = cla.empty(q, n + 1, np.int32)
-                vstart = cla.empty(q, n + 1, np.int32)
-                scan_flag(comSize, newID, flags, np.int32(0), np.int32(n), queue=q)
-                scan(comDegree, edgePos, flags, np.int32(1), np.int32(n), queue=q)
-                scan(comSize, vstart, flags, np.int32(2), np.int32(n), queue=q)
-                sched.launch("aggregate", kn("map_membership"), self._vgrid(n0), gw,
+                newID = self._empty(n + 1, np.int32)
+                edgePos = self._empty(n + 1, np.int32)
+                vstart = self._empty(n + 1, np.int32)
+                scan_flag(comSize, newID, flags, np.int32(FLAG_NEW_N), np.int32(n), queue=q)
+                scan(comDegree, edgePos, flags, np.int32(FLAG_EDGE_BOUND), np.int32(n),
+                     queue=q)
+                scan(comSize, vstart, flags, np.int32(FLAG_VTOTAL), np.int32(n), queue=q)
+                self._launch(sched, "aggregate", "map_membership", self._vgrid(n0), gw,
                              np.int32(n0), memb.data, C.data, newID.data)
-                sched.read("aggregate", host_flags, flags.data)
-                n_new = int(host_flags[0])
             if return_levels:
                 with sched.step("download"):
                     levels.append(memb.get().astype(np.int64))
             level += 1
             stats["levels"] = level
-            sched.wall[f"level{level - 1}"] += time.perf_counter() - t_level
-            if (q_level - q_start <= thr or n_new == n
-                    or (max_level is not None and level >= max_level)):
-                break
+            lthr = floor * abs(q_level) if relative else thr
+            if q_level - q_start <= lthr or (max_level is not None and level >= max_level):
+                sched.wall[f"level{level - 1}"] += time.perf_counter() - t_level
+                break       # (no read-back: the membership is numbered already)
             with sched.step("aggregate"):
-                vpos = cla.empty(q, n, np.int32)
+                # the new vertex count is read with the community buckets (one round trip);
+                # the arrays of the new graph's vertices are sized n until then
+                vpos = self._empty(n, np.int32)
                 cl.enqueue_copy(q, vpos.data, vstart.data, byte_count=4 * n)
-                com = cla.empty(q, n, np.int32)
-                sched.launch("aggregate", kn("order_vertices"), self._vgrid(n), gw,
+                com = self._empty(n, np.int32)
+                self._launch(sched, "aggregate", "order_vertices", self._vgrid(n), gw,
                              np.int32(n), C.data, vpos.data, com.data)
-                old_of_new = cla.empty(q, n_new, np.int32)
-                k_new = cla.empty(q, n_new, self.wdt)
-                kq_new = cla.empty(q, n_new, np.int32)
-                ids = cla.empty(q, n, np.int32)
-                keys = cla.empty(q, n, np.int32)
-                sched.launch("aggregate", kn("new_vertices"), self._vgrid(n), gw,
+                old_of_new = self._empty(n, np.int32)
+                k_new = self._empty(n, self.wdt)
+                kq_new = self._empty(n, np.int32)
+                ids = self._empty(n, np.int32)
+                keys = self._empty(n, np.int32)
+                self._launch(sched, "aggregate", "new_vertices", self._vgrid(n), gw,
                              np.int32(n), comSize.data, comDegree.data, newID.data, ac.data,
                              np.float64(ac_unit), old_of_new.data, k_new.data, kq_new.data,
                              ids.data, keys.data,
@@ -341,17 +540,23 @@ class DeviceLouvain:
                 kb += kb % 2
                 (cset, ckeys), _ = sort(ids, keys, key_bits=kb, queue=q)
                 nb = len(gb)
-                sched.launch("aggregate", kn("bucket_ends"), nb, None, np.int32(n),
+                self._launch(sched, "aggregate", "bucket_ends", nb, None, np.int32(n),
                              ckeys.data, merge_bounds.data, np.int32(nb), flags.data)
                 mx = imax(comDegree, queue=q)
                 cl.enqueue_copy(q, flags.data, mx.data, byte_count=4, dst_offset=4 * nb)
                 sched.read("aggregate", host_flags, flags.data)
                 cends = host_flags[:nb].copy()
                 max_cdeg = int(host_flags[nb])
+                n_new = int(host_flags[FLAG_NEW_N])
                 del ids, keys, ckeys
-                tmp_e = cla.empty(q, max(nnz, 1), np.int32)
-                tmp_w = cla.empty(q, max(nnz, 1), self.wdt)
-                newDeg = cla.zeros(q, n_new + 1, np.int32)
+            if n_new == n:          # nothing merged: the method has converged
+                sched.wall[f"level{level - 1}"] += time.perf_counter() - t_level
+                break
+            with sched.step("aggregate"):
+                tmp_e = self._empty(max(nnz, 1), np.int32)
+                tmp_w = self._empty(max(nnz, 1), self.wdt)
+                newDeg = self._empty(n_new + 1, np.int32)
+                self._zero(sched, "aggregate", newDeg)
                 for b, (lo, hi, T, L), (i0, i1, top) in (
                         (b, self.merge[b], part) for b in range(len(self.merge))
                         for part in merge_parts[b]):
@@ -364,22 +569,22 @@ class DeviceLouvain:
                     else:
                         gcap = table_size(min(top or max_cdeg, max_cdeg, n))
                         groups, (gk, gv) = self._global_tables(gcap, b1 - b0)
-                    sched.launch("merge", kn(f"merge_community_b{b}"), groups * gw, gw,
+                    self._launch(sched, "merge", f"merge_community_b{b}", groups * gw, gw,
                                  cset.data, np.int32(b0), np.int32(b1), vstart.data,
                                  comSize.data, comDegree.data, com.data, vertices.data,
                                  edges.data, w.data, C.data, newID.data, edgePos.data,
                                  tmp_e.data, tmp_w.data, newDeg.data, np.int32(n), gk.data,
                                  gv.data, np.int32(gcap))
-                newVertices = cla.empty(q, n_new + 1, np.int32)
+                newVertices = self._empty(n_new + 1, np.int32)
                 scan(newDeg, newVertices, flags, np.int32(0), np.int32(n_new), queue=q)
                 mx = imax(newDeg, queue=q)
                 cl.enqueue_copy(q, flags.data, mx.data, byte_count=4, dst_offset=4)
                 sched.read("aggregate", host_flags, flags.data)
                 nnz_new, maxdeg = int(host_flags[0]), int(host_flags[1])
-                new_edges = cla.empty(q, max(nnz_new, 1), np.int32)
-                new_w = cla.empty(q, max(nnz_new, 1), self.wdt)
-                new_src = cla.empty(q, max(nnz_new, 1), np.int32)
-                sched.launch("aggregate", kn("compact_edges"),
+                new_edges = self._empty(max(nnz_new, 1), np.int32)
+                new_w = self._empty(max(nnz_new, 1), self.wdt)
+                new_src = self._empty(max(nnz_new, 1), np.int32)
+                self._launch(sched, "aggregate", "compact_edges",
                              max(32, min(self.grid, 32 * n_new)), gw, np.int32(n_new),
                              old_of_new.data, edgePos.data, newVertices.data, tmp_e.data,
                              tmp_w.data, new_edges.data, new_w.data, new_src.data)
@@ -388,19 +593,23 @@ class DeviceLouvain:
                 kq = kq_new
                 if self.debug:
                     stats.setdefault("graphs", []).append(
-                        (vertices.get(), edges.get(), w.get(), k.get()))
+                        (vertices.get(), edges.get(), w.get(), k[:n_new].get()))
                 n, nnz = n_new, nnz_new
                 del C, ac, csize, newID, edgePos, vstart, comSize
+            sched.wall[f"level{level - 1}"] += time.perf_counter() - t_level
         with sched.step("download"):
             membership = memb.get().astype(np.int64)
+        del memb, vertices, edges, w, src, k, kq, flags
+        self._pool.free_held()
+        self._pool = None
         stats["modularity_device"] = q_level
         return membership, q_level, levels, stats
 
     def _recount(self, C, kq, ac, csize, n, sched):
         """Alg. 1 line 11: a_c (and community sizes) from scratch."""
-        sched.fill("update", ac.data, 0)
-        sched.fill("update", csize.data, 0)
-        sched.launch("update", self.kernel("accumulate_communities"), self._vgrid(n), self.wg,
+        self._zero(sched, "update", ac)
+        self._zero(sched, "update", csize)
+        self._launch(sched, "update", "accumulate_communities", self._vgrid(n), self.wg,
                      np.int32(n), C.data, kq.data, ac.data, csize.data)
 
 
