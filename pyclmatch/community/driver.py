@@ -14,7 +14,6 @@ import time
 import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
-import pyopencl.tools  # noqa: F401  (cl.tools.MemoryPool)
 
 from ..errors import InputError
 from .hashing import (CPU_MOVE_BUCKETS, PAPER_MERGE_BUCKETS, PAPER_MOVE_BUCKETS,
@@ -112,8 +111,6 @@ class DeviceLouvain:
         self.grid = (handle.constant_grid(wg) if handle.is_cpu
                      else max(handle.constant_grid(wg), handle.compute_units * 16 * wg))
         self._tables = None
-        self._typed = {}
-        self._pool = None
         self.debug = False    # True: keep every aggregated graph in stats["graphs"] (tests)
 
     # -- kernels and helpers --------------------------------------------------------------
@@ -121,22 +118,8 @@ class DeviceLouvain:
         return self.handle.kernel(TEMPLATE, name, **self.values)
 
     def _launch(self, sched, phase, name, global_size, local_size, *args):
-        """``sched.launch`` of kernel ``name`` whose scalar argument types are declared to
-        pyopencl (from the first call's arguments: numpy scalars, buffers): a launch then
-        costs a few microseconds of host time instead of ~60 (pyopencl's generic argument
-        handling), which matters at ~50 launches per iteration."""
-        knl = self._typed.get(name)
-        if knl is None:
-            dtypes = tuple(None if isinstance(a, cl.MemoryObjectHolder) else np.asarray(a).dtype
-                           for a in args)
-            key = ("louvain typed", name, tuple(sorted(self.values.items())), dtypes)
-
-            def make():
-                k = cl.Kernel(self.handle.program(TEMPLATE, **self.values), name)
-                k.set_scalar_arg_dtypes(list(dtypes))
-                return k
-            knl = self._typed[name] = self.handle.memoize(key, make)
-        return sched.launch(phase, knl, global_size, local_size, *args)
+        """``sched.launch`` of kernel ``name`` of this specialization."""
+        return sched.launch(phase, self.kernel(name), global_size, local_size, *args)
 
     def build(self):
         self.kernel("compute_move_b0")
@@ -181,17 +164,13 @@ class DeviceLouvain:
         return sum_d, sum_l
 
     def _empty(self, n, dtype):
-        """A device array of the current run's memory pool."""
-        return cla.empty(self.handle.queue, int(n), dtype, allocator=self._pool)
+        """A device array from the device's memory pool (``DeviceHandle.pool``)."""
+        return cla.empty(self.handle.queue, int(n), dtype, allocator=self.handle.pool)
 
     @staticmethod
     def _zero(sched, phase, arr):
-        """Zero-fill a device array (its own byte count: a pooled buffer may be larger than
-        the array, so not ``sched.fill``, which fills the whole buffer; fills are not
-        timed)."""
-        if arr.nbytes:
-            cl.enqueue_fill_buffer(sched.queue, arr.base_data, np.int32(0), arr.offset,
-                                   arr.nbytes)
+        """Zero-fill a device array (its own bytes: a pooled buffer may be larger)."""
+        sched.fill(phase, arr, 0, arr.dtype)
 
     def _copy_to_flags(self, value, flags, slot):
         """Copy a one-element device result (8 bytes) to flags[slot:slot + 2]."""
@@ -265,20 +244,19 @@ class DeviceLouvain:
         gw = self.wg
         stats = {"levels": 0, "iterations": [], "vertices": [], "edges": [],
                  "modularity": [], "trace": []}
-        # one memory pool per run: the arrays of every level and iteration (and the
+        # the device's memory pool: the arrays of every level and iteration (and the
         # temporaries of pyopencl's sorts, scans and reductions, which take the allocator of
         # their first array) reuse its buffers instead of creating and releasing them
-        self._pool = cl.tools.MemoryPool(cl.tools.ImmediateAllocator(q))
         with sched.step("upload"):
-            vertices = cla.to_device(q, indptr.astype(np.int32, copy=False), allocator=self._pool)
-            edges = cla.to_device(q, indices.astype(np.int32, copy=False), allocator=self._pool)
-            raw = cla.to_device(q, data, allocator=self._pool)
+            vertices = cla.to_device(q, indptr.astype(np.int32, copy=False), allocator=self.handle.pool)
+            edges = cla.to_device(q, indices.astype(np.int32, copy=False), allocator=self.handle.pool)
+            raw = cla.to_device(q, data, allocator=self.handle.pool)
             flags = self._empty(NFLAGS, np.int32)
             self._zero(sched, "upload", flags)
             host_flags = np.zeros(NFLAGS, np.int32)
             k64 = self._empty(n, np.float64)
             src = self._empty(max(nnz, 1), np.int32)
-            memb = cla.arange(q, n0, dtype=np.int32, allocator=self._pool)
+            memb = cla.arange(q, n0, dtype=np.int32, allocator=self.handle.pool)
             q.finish()
 
         def f64(slot):
@@ -600,8 +578,7 @@ class DeviceLouvain:
         with sched.step("download"):
             membership = memb.get().astype(np.int64)
         del memb, vertices, edges, w, src, k, kq, flags
-        self._pool.free_held()
-        self._pool = None
+        self.handle.trim_pool()
         stats["modularity_device"] = q_level
         return membership, q_level, levels, stats
 
