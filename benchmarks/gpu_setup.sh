@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Source on the offline GPU host: installs the carried wheelhouse (built here with
-# `EXTRA=pocl-binary-distribution ../shared/tools/make-wheelhouse.sh .wheelhouse`), registers
+# `../shared/tools/make-wheelhouse.sh .wheelhouse`; the H100 host has Debian's PoCL 5.0, so the
+# pocl wheel is not needed there), registers
 # the host's OpenCL drivers, installs pyclmatch editable, and prints the devices.
 set -e
 eval "$(bash .wheelhouse/setup.sh | grep ^export)"

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Sweep the bipartite family's template values on one device and store the best.
 
-Sweeps the algorithm variant (APFB/APsB x GPUBFS/GPUBFS-WR x CT/MT), ``work_group_size`` and
-``batch_levels`` on a few suite graphs, takes the configuration with the smallest geometric
+Sweeps every registered exact family (the APFB/APsB x GPUBFS/GPUBFS-WR x CT/MT variants, G-PR,
+PPF) with its ``work_group_size`` and, where the family has it, ``batch_levels`` on a few suite
+graphs, takes the configuration with the smallest geometric
 mean of device seconds (median of ``--repeat`` runs, programs built in a warm-up, every answer
 verified) and stores it with :func:`pyclmatch.engine.tuning.store`.  Later
 ``pyclmatch.maximum_matching(..., algorithm="auto")`` calls on the same device use it by default
@@ -35,17 +36,23 @@ def main(argv=None):
     args = ap.parse_args(argv)
     h = pyclmatch.get_device(args.device)
     graphs = [(n, as_bipartite(A)) for n, A in generators.suite(size=args.suite)]
-    algs = pyclmatch.bipartite.algorithms()
-    algs = [a for a in algs if a.startswith(("apfb", "apsb"))] or list(algs)
+    from pyclmatch.bipartite.api import _ALGORITHMS
+    algs = list(pyclmatch.bipartite.algorithms())
     wgs = [w for w in (32, 64, 128, 256) if w <= h.max_work_group_size]
     batches = [4, 8, 16]
     if args.quick:
-        algs, wgs, batches = algs[:4], wgs[:2], [8]
-    print(f"device: {h.label}; {len(algs) * len(wgs) * len(batches)} configurations, "
-          f"{len(graphs)} graphs", file=sys.stderr)
+        keep = ("apfb-gpubfs-wr-mt", "apfb-gpubfs-wr-ct", "gpr", "ppf")
+        algs, wgs, batches = [a for a in algs if a in keep], wgs[:2], [8]
+    configs = []
+    for alg in algs:
+        has_bl = "batch_levels" in _ALGORITHMS[alg].params
+        for wg, bl in itertools.product(wgs, batches if has_bl else [None]):
+            configs.append((alg, {"work_group_size": wg}
+                            if bl is None else {"work_group_size": wg, "batch_levels": bl}))
+    print(f"device: {h.label}; {len(configs)} configurations, {len(graphs)} graphs",
+          file=sys.stderr)
     results = []
-    for alg, wg, bl in itertools.product(algs, wgs, batches):
-        params = {"work_group_size": wg, "batch_levels": bl}
+    for alg, params in configs:
         per_graph = []
         for name, g in graphs:
             warm = pyclmatch.maximum_matching(g, algorithm=alg, device=h, **params)
@@ -57,7 +64,7 @@ def main(argv=None):
             per_graph.append(statistics.median(ts))
         gm = float(np.exp(np.mean(np.log(per_graph))))
         results.append((gm, alg, params))
-        print(f"{alg:<22} wg {wg:>4} batch {bl:>3}: gmean device s {gm:.5f}", file=sys.stderr)
+        print(f"{alg:<22} {params}: gmean device s {gm:.5f}", file=sys.stderr)
     results.sort(key=lambda x: x[0])
     gm, alg, params = results[0]
     best = dict(params, algorithm=alg)
