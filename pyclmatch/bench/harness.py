@@ -107,10 +107,9 @@ def select_devices(spec):
 
 def _unusable_devices():
     """The devices ``--devices all`` leaves out, with the reason (their compiler fails)."""
-    from ..engine.devices import compiler_problem, list_devices
-    return [{"device": f"{dev.name.strip()} [{dev.platform.name.strip()}]", "index": f"{p}:{d}",
-             "reason": compiler_problem(dev)}
-            for p, d, dev in list_devices() if compiler_problem(dev) is not None]
+    from ..engine.devices import describe_devices
+    return [{"device": f"{r['device']} [{r['platform']}]", "index": r["index"],
+             "reason": r["problem"]} for r in describe_devices() if not r["usable"]]
 
 
 def _fits(handle, need, memory_limit=None):

@@ -311,12 +311,12 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
     handle.check_fits(need, what="stable marriage instance")
     with sched.step("upload"):
         mptr32, wptr32 = inst.device_arrays()
-        mptr = cla.to_device(q, mptr32)
-        mlist = cla.to_device(q, inst.mlist)
-        rank_w = cla.to_device(q, inst.rank_w)
-        wptr = cla.to_device(q, wptr32)
-        wlist = cla.to_device(q, inst.wlist)
-        pos_m = cla.to_device(q, inst.pos_m) if name == "mcvitie-wilson" else None
+        mptr = handle.to_device(mptr32)      # read-only: wrapped on CPUs, copied on GPUs
+        mlist = handle.to_device(inst.mlist)
+        rank_w = handle.to_device(inst.rank_w)
+        wptr = handle.to_device(wptr32)
+        wlist = handle.to_device(inst.wlist)
+        pos_m = handle.to_device(inst.pos_m) if name == "mcvitie-wilson" else None
         q.finish()
     with sched.step("build"):
         names = ("mcvitie_wilson",) if name == "mcvitie-wilson" else ("gale_shapley_round",)
