@@ -53,6 +53,16 @@ FILES = ("bcsstk13.mtx", "rajat01.mtx", "delaunay_n16.mtx", "bayer10.mtx", "4elt
 QUICK_FILES = ("bcsstk13.mtx", "rajat01.mtx", "facebook_combined.txt")
 
 
+#: ``--sweep``: tuning variants timed beside the defaults (label -> louvain keyword arguments)
+SWEEP = {"rel-3e-2-1e-2": dict(threshold=("relative", 3e-2, 1e-2)),
+         "rel-5e-2-1e-2": dict(threshold=("relative", 5e-2, 1e-2)),
+         "rel-1e-1-1e-2": dict(threshold=("relative", 1e-1, 1e-2)),
+         "rel-5e-2-3e-2": dict(threshold=("relative", 5e-2, 3e-2)),
+         "bin-25k": dict(bin_limit=25_000), "bin-400k": dict(bin_limit=400_000),
+         "subrounds-1": dict(subrounds=1), "moves-paper": dict(moves="paper"),
+         "wg-256": dict(work_group_size=256)}
+
+
 def med(xs):
     return float(statistics.median(xs)) if xs else None
 
@@ -116,7 +126,9 @@ def run_ours(A, device, repeat, deterministic, threshold=None, **extra):
         times.append(time.perf_counter() - t)
         rates.append(res.first_phase_rate)
     return {"time_s": med(times), "times": times, "modularity": warm.modularity,
-            "modularity_timed": modularity(A, res.membership),
+            "modularity_timed": (warm.modularity if np.array_equal(warm.membership,
+                                                                    res.membership)
+                                 else modularity(A, res.membership)),
             "communities": int(res.n_communities), "first_phase_eps": med(rates),
             "levels": res.counters["levels"], "iterations": res.counters["iterations"],
             "first_phase_s": res.timings.get("optimize:level0"),
@@ -201,11 +213,6 @@ def markdown(report):
              "x NetworKit | Q / igraph |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for g in report["graphs"]:
-        if "ours" not in g:
-            lines.append(f"| {g['name']} | {g['n']} | {g['m']} | failed: {g.get('error')} |")
-            continue
-        o, d = g["ours"], g.get("det") or {}
-
         def comp(key):
             c = g.get(key)
             if not c:
@@ -213,6 +220,12 @@ def markdown(report):
             if "skipped" in c:
                 return "skipped"
             return f"{fmt(c['time_s'])} ({c['modularity']:.4f})"
+        if "ours" not in g:
+            what = f"failed: {g['error']}" if g.get("error") else "-"
+            lines.append(f"| {g['name']} | {g['n']} | {g['m']} | {what} | | | | | | | "
+                         f"{comp('networkx')} | {comp('igraph')} | {comp('networkit')} | | | |")
+            continue
+        o, d = g["ours"], g.get("det") or {}
         tb = g.get("tbin")
         tb_str = f"{fmt(tb['time_s'])} ({tb['modularity']:.4f})" if tb else "-"
         pp = g.get("paper")
@@ -230,6 +243,20 @@ def markdown(report):
             f"{f'{anchor[0]} ({anchor[1]})' if anchor else '-'} | "
             f"{fmt(nk_t / o['time_s'] if nk_t else None)} | "
             f"{fmt(o['modularity'] / ig_q if ig_q else None, '.4f')} |")
+    swept = [g for g in report["graphs"] if g.get("sweep")]
+    if swept:
+        labels = list(swept[0]["sweep"])
+        lines += ["", "Tuning variants (`--sweep`): seconds (Q); the defaults first.", "",
+                  "| graph | defaults | " + " | ".join(labels) + " |",
+                  "|---|---|" + "---|" * len(labels)]
+        for g in swept:
+            cells = []
+            for lab in labels:
+                r = g["sweep"].get(lab) or {}
+                cells.append(f"{fmt(r['time_s'])} ({r['modularity']:.4f})" if "time_s" in r
+                             else str(r.get("error", "-"))[:60])
+            lines.append(f"| {g['name']} | {fmt(g['ours']['time_s'])} "
+                         f"({g['ours']['modularity']:.4f}) | " + " | ".join(cells) + " |")
     lines += ["", "Medians over graphs: "
               + ", ".join(f"{k} {fmt(v)}" for k, v in report["summary"].items()), ""]
     return "\n".join(lines)
@@ -292,13 +319,22 @@ def main(argv=None):
     ap.add_argument("--no-paper", action="store_true",
                     help="skip the run of the paper's method (threshold='paper', "
                          "moves='paper': the default before the relative stop rule)")
+    ap.add_argument("--sweep", action="store_true",
+                    help="also time the tuning variants of SWEEP (thresholds, bin_limit, "
+                         "subrounds, moves, work-group size)")
+    ap.add_argument("--no-ours", action="store_true",
+                    help="run the competitors only (e.g. igraph's modularity on large graphs, "
+                         "which does not depend on the machine)")
+    ap.add_argument("--competitors", default="networkx,igraph,networkit",
+                    help="comma-separated competitors to run")
     ap.add_argument("--nx-max-edges", type=int, default=None)
     ap.add_argument("--igraph-max-edges", type=int, default=1_000_000)
     args = ap.parse_args(argv)
     repeat = args.repeat or (1 if args.quick else 3)
     nx_max = args.nx_max_edges or 200_000
-    handle = pyclmatch.get_device(args.device)
-    report = {"device": handle.label, "device_type": handle.type,
+    handle = None if args.no_ours else pyclmatch.get_device(args.device)
+    report = {"device": handle.label if handle else "competitors only",
+              "device_type": handle.type if handle else None,
               "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
               "host": f"{platform.node()} {platform.machine()} {os.cpu_count()} cores",
@@ -315,6 +351,8 @@ def main(argv=None):
         print(f"[{time.perf_counter() - t_all:7.1f}s] {name}: n={row['n']} m={row['m']}",
               file=sys.stderr, flush=True)
         try:
+            if args.no_ours:
+                raise LookupError("--no-ours")
             row["ours"] = run_ours(A, handle, repeat, False)
             if not args.no_det:
                 row["det"] = run_ours(A, handle, repeat, True)
@@ -323,6 +361,16 @@ def main(argv=None):
                                         moves="paper")
             if args.tbin:
                 row["tbin"] = run_ours(A, handle, repeat, False, threshold=(args.tbin, 1e-6))
+            if args.sweep:
+                row["sweep"] = {}
+                for label, kw in SWEEP.items():
+                    try:
+                        row["sweep"][label] = run_ours(A, handle, repeat, False, **kw)
+                    except Exception as exc:
+                        row["sweep"][label] = {"error": f"{type(exc).__name__}: {exc}"}
+                    write_report(report, args.out, t_all)
+        except LookupError:
+            pass
         except Exception as exc:                  # reported, the other graphs still run
             row["error"] = f"{type(exc).__name__}: {exc}"
             print(f"    FAILED: {row['error']}", file=sys.stderr, flush=True)
@@ -332,13 +380,15 @@ def main(argv=None):
         for key, fn in (("networkx", lambda: run_networkx(A, nx_max)),
                         ("igraph", lambda: run_igraph(A, args.igraph_max_edges)),
                         ("networkit", lambda: run_networkit(A))):
+            if key not in args.competitors.split(","):
+                continue
             try:
                 row[key] = fn()
             except Exception as exc:          # a competitor failing is reported, not fatal
                 row[key] = {"skipped": f"{type(exc).__name__}: {exc}"}
-        o = row["ours"]
-        print(f"    ours {o['time_s']:.3f}s Q={o['modularity']:.4f} "
-              f"EPS={o['first_phase_eps']:.3g}"
+        o = row.get("ours") or {}
+        print(f"    ours {fmt(o.get('time_s'))}s Q={fmt(o.get('modularity'), '.4f')} "
+              f"EPS={fmt(o.get('first_phase_eps'))}"
               + "".join(f"  {k} {row[k]['time_s']:.3f}s Q={row[k]['modularity']:.4f}"
                         for k in ("networkx", "igraph", "networkit")
                         if row.get(k) and "time_s" in row[k]), file=sys.stderr, flush=True)

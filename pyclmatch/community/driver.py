@@ -94,15 +94,13 @@ class DeviceLouvain:
         if wg < 32 or wg & (wg - 1):
             raise ValueError(f"work_group_size must be a power of two >= 32, not {wg}")
         self.wg = wg
-        self.wtype = wtype
-        self.wdt = np.dtype(np.float32 if wtype == "float" else np.int32)
-        self.acc_dt = np.dtype(np.float64 if wtype == "float" else np.int64)
         self.move = bucket_specs(move_buckets or (CPU_MOVE_BUCKETS if handle.is_cpu
                                                   else PAPER_MOVE_BUCKETS), wg)
         self.merge = bucket_specs(merge_buckets or PAPER_MERGE_BUCKETS, wg)
-        self.values = dict(index_t="int", offset_t="int", mode="ct", wtype=wtype, wg=wg,
+        self.values = dict(index_t="int", offset_t="int", mode="ct", wg=wg,
                            move_buckets=self.move, merge_buckets=self.merge,
                            row_lanes=1 if handle.is_cpu else 8)
+        self._specialize(wtype)
         self.groups_max = max(1, handle.compute_units * int(
             groups_per_cu or (8 if handle.is_cpu else 16)))
         self.table_budget = int(table_budget or min(512 << 20, handle.global_mem // 16))
@@ -112,6 +110,17 @@ class DeviceLouvain:
                      else max(handle.constant_grid(wg), handle.compute_units * 16 * wg))
         self._tables = None
         self.debug = False    # True: keep every aggregated graph in stats["graphs"] (tests)
+
+    def _specialize(self, wtype):
+        """Use the kernels of weight type ``wtype`` ("float": float32 weights, float atomics
+        by CAS loops; "int": 31-bit fixed point, native integer atomics)."""
+        if wtype not in ("float", "int"):
+            raise ValueError(f"wtype must be 'float' or 'int', not {wtype!r}")
+        self.wtype = wtype
+        self.values["wtype"] = wtype
+        self.wdt = np.dtype(np.float32 if wtype == "float" else np.int32)
+        self.acc_dt = np.dtype(np.float64 if wtype == "float" else np.int64)
+        self._tables = None
 
     # -- kernels and helpers --------------------------------------------------------------
     def kernel(self, name):
@@ -210,7 +219,8 @@ class DeviceLouvain:
         """Louvain on the CSR graph ``(indptr, indices, data)`` as the user gave it (weights in
         a dtype of ``RAW_TYPES``, self-loops not doubled). The device checks the input
         (:class:`InputProblem` at the first read-back), sums the weights (2m, self-loops
-        doubled) and asks ``scales(m2, integral)`` for ``(scale, ac_scale, exact)``: weights
+        doubled) and asks ``scales(m2, integral)`` for ``(scale, ac_scale, exact, wtype)``
+        (``wtype`` switches this object's specialization when it differs): weights
         are stored as ``weight * scale`` (float32, or rounded to int32 fixed point), a_c in
         fixed point of unit ``1 / ac_scale``; ``exact`` says that the stored total is
         ``m2 * scale`` (otherwise it is summed on the device).
@@ -278,7 +288,10 @@ class DeviceLouvain:
             raise InputError("the total edge weight overflows double precision")
         maxdeg = int(host_flags[FLAG_MAXDEG])
         stats["input_loops"] = int(host_flags[FLAG_LOOPS])
-        scale, ac_scale, exact = scales(m2_in, not bits & BAD_NONINT)
+        scale, ac_scale, exact, wtype = scales(m2_in, not bits & BAD_NONINT)
+        if wtype != self.wtype:     # (the other specialization, built on first use)
+            self._specialize(wtype)
+            sum_d, sum_l = self._sums()
         stats["weight_scale"] = scale
         stats["ac_scale"] = ac_scale
         del k64
