@@ -607,12 +607,16 @@ __kernel void gale_shapley_round(__global const offset_t *mptr, __global const i
     }
 }
 
+/* The answer from the women's best ranks: husband[w], and wife[m] for every married man
+   (wife is filled with -1 before; each married man is one woman's husband, so no race). */
 __kernel void marriage_husbands(__global const offset_t *wptr, __global const index_t *wlist,
                                 index_t n_women, __global const int *srank,
-                                __global index_t *husband)
+                                __global index_t *husband, __global index_t *wife)
 {
     FOR_EACH_VERTEX(w, n_women) {
         const int r = srank[w];
-        husband[w] = r == NO_RANK ? -1 : wlist[wptr[w] + r];
+        const index_t m = r == NO_RANK ? -1 : wlist[wptr[w] + r];
+        husband[w] = m;
+        if (m >= 0) wife[m] = w;
     }
 }

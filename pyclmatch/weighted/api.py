@@ -161,8 +161,8 @@ def prepare_graph(G, *, device=None, **graph_params):
     With ``device`` (any :func:`pyclmatch.get_device` spec) naming a GPU, the CSR arrays are
     also staged in page-locked host memory for that device (``DeviceHandle.pinned_copy``), so
     every later call uploads them at full PCIe speed instead of from numpy's pageable memory
-    (the upload was 85% of a cold Suitor call on kron-21 on the H100); it costs one host copy
-    of the graph in pinned memory."""
+    (H100, kron-22 with 64M edges: upload 0.15 -> 0.020 s, the whole cold call 0.18 -> 0.049
+    s); it costs one host copy of the graph in pinned memory."""
     g = as_weighted_graph(G, **graph_params)
     if device is not None:
         g.stage(get_device(device))

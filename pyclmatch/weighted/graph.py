@@ -8,18 +8,21 @@ for reporting). Bad input raises :class:`~pyclmatch.errors.InputError` naming th
 import numpy as np
 import scipy.sparse as sp
 
+from ..engine.devices import PinnedStaging
 from ..errors import InputError
 
 INDEX_MAX = np.iinfo(np.int32).max
 
 
-class WeightedGraph:
+class WeightedGraph(PinnedStaging):
     """Undirected weighted graph as a symmetric CSR (each edge stored in both lists).
 
     ``indptr``/``indices`` (int32, sorted per row), ``w32`` (the float32 weights the device
     compares), ``w64`` (the input weights), ``n`` vertices, ``m`` undirected edges,
-    ``nodes`` (the networkx node of each vertex id, or ``None``).
+    ``nodes`` (the networkx node of each vertex id, or ``None``). ``stage(handle)`` keeps
+    page-locked copies of the three CSR arrays for a GPU (:func:`prepare_graph`).
     """
+    _staged_fields = ("indptr", "indices", "w32")
 
     def __init__(self, csr, nodes=None):
         csr = csr.tocsr()
@@ -68,24 +71,9 @@ class WeightedGraph:
     def degrees(self):
         return np.diff(self.indptr)
 
-    def stage(self, handle):
-        """Keep page-locked copies of the CSR arrays for ``handle``'s device (no-op on CPU
-        devices, which read host memory directly); uploads to it then use them."""
-        key = handle.context.int_ptr
-        if key not in self._staged and not handle.is_cpu:
-            self._staged[key] = {"indptr": handle.pinned_copy(self.indptr),
-                                 "indices": handle.pinned_copy(self.indices),
-                                 "w32": handle.pinned_copy(self.w32)}
-        return self
-
-    def staged(self, handle):
-        """The pinned copies staged for ``handle`` (empty dict if none)."""
-        return self._staged.get(handle.context.int_ptr, {})
-
     def __getstate__(self):               # device caches and pinned copies stay behind
-        state = dict(self.__dict__)
+        state = super().__getstate__()
         state["_device_cache"] = None
-        state["_staged"] = {}
         return state
 
     def __repr__(self):

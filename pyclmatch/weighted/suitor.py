@@ -83,10 +83,10 @@ class DeviceWeighted:
         handle.check_fits(need, what="weighted graph")
         self.g = g
         self.handle = handle
-        staged = g.staged(handle)          # pinned copies made by prepare_graph(device=...)
-        self.xadj = handle.to_device(staged.get("indptr", g.indptr))
-        self.adj = handle.to_device(staged.get("indices", g.indices))
-        self.wt = handle.to_device(staged.get("w32", g.w32))
+        # (from the pinned copies made by prepare_graph(device=...) when there are some)
+        self.xadj = g.upload(handle, "indptr")
+        self.adj = g.upload(handle, "indices")
+        self.wt = g.upload(handle, "w32")
         self.src = None
         self.rev = None
         self.family = family
