@@ -10,7 +10,10 @@ shared Matrix Market / METIS / SNAP files (patterns, symmetrized).
 
 Variants: ``ours`` = the defaults (relative stop rule, up/down moves), ``det`` =
 ``deterministic=True``, ``paper`` = ``threshold="paper", moves="paper"`` (the paper's method),
-``tbin`` = ``threshold=(TBIN, 1e-6)``. Each record keeps per-level wall seconds, level sizes,
+``tbin`` = ``threshold=(TBIN, 1e-6)``; ``--sweep`` adds the tuning variants of ``SWEEP``
+(stop-rule fractions, bin_limit, sub-rounds, moves, work-group size) as a second table.
+``--no-ours --competitors igraph`` measures only a competitor (igraph's modularity does not
+depend on the machine, so its slow single-core runs can be made anywhere). Each record keeps per-level wall seconds, level sizes,
 kernel seconds per phase and ``work`` (iterations x level edges / input edges).
 
 Accounting: ``time_s`` = one ``louvain(A, verify=False)`` call on a scipy CSR matrix already in
