@@ -155,16 +155,17 @@ class DeviceBipartite:
             need["row adjacency"] = graph.nnz * self.idt.itemsize
         need.update(extra_bytes or {})
         handle.check_fits(need)
-        q = handle.queue
+        # the engine's upload (read-only: wrapped on CPU devices, one asynchronous copy into
+        # the pool on GPUs; pyopencl keeps a temporary host array alive until its copy ends)
         csc = graph.csc
-        self.col_ptr = cla.to_device(q, csc.indptr.astype(self.odt, copy=False))
-        self.col_ind = cla.to_device(q, csc.indices.astype(self.idt, copy=False))
+        self.col_ptr = handle.to_device(csc.indptr.astype(self.odt, copy=False))
+        self.col_ind = handle.to_device(csc.indices.astype(self.idt, copy=False))
         self.row_ptr = self.row_ind = None
         self._heavy = {}
         if need_csr:
             csr = graph.csr
-            self.row_ptr = cla.to_device(q, csr.indptr.astype(self.odt, copy=False))
-            self.row_ind = cla.to_device(q, csr.indices.astype(self.idt, copy=False))
+            self.row_ptr = handle.to_device(csr.indptr.astype(self.odt, copy=False))
+            self.row_ind = handle.to_device(csr.indices.astype(self.idt, copy=False))
 
     @property
     def type_values(self):
