@@ -13,8 +13,9 @@ Variants: ``ours`` = the defaults (relative stop rule, up/down moves), ``det`` =
 ``tbin`` = ``threshold=(TBIN, 1e-6)``; ``--sweep`` adds the tuning variants of ``SWEEP``
 (stop-rule fractions, bin_limit, sub-rounds, moves, work-group size) as a second table.
 ``--no-ours --competitors igraph`` measures only a competitor (igraph's modularity does not
-depend on the machine, so its slow single-core runs can be made anywhere). Each record keeps per-level wall seconds, level sizes,
-kernel seconds per phase and ``work`` (iterations x level edges / input edges).
+depend on the machine, so its slow single-core runs can be made anywhere). Each record keeps
+per-level wall seconds, level sizes, kernel seconds per phase and ``work`` (iterations x level
+edges / input edges).
 
 Accounting: ``time_s`` = one ``louvain(A, verify=False)`` call on a scipy CSR matrix already in
 memory, programs built (a warm-up call builds them and is verified against the host's
@@ -145,6 +146,26 @@ def run_ours(A, device, repeat, deterministic, threshold=None, **extra):
             "upload_s": res.timings.get("upload"), "readback_wait_s": res.timings.get("readback"),
             "work": sum(i * e for i, e in zip(res.counters["iterations"],
                                               res.counters["edges"])) / max(A.nnz, 1)}
+
+
+def run_variants(row, A, handle, repeat, args, save):
+    """Our runs of one graph into ``row``: the defaults, then the variants ``args`` asks for
+    (``save()`` after each tuning variant, so a run cut short keeps them)."""
+    row["ours"] = run_ours(A, handle, repeat, False)
+    if not args.no_det:
+        row["det"] = run_ours(A, handle, repeat, True)
+    if not args.no_paper:
+        row["paper"] = run_ours(A, handle, repeat, False, threshold="paper", moves="paper")
+    if args.tbin:
+        row["tbin"] = run_ours(A, handle, repeat, False, threshold=(args.tbin, 1e-6))
+    if args.sweep:
+        row["sweep"] = {}
+        for label, kw in SWEEP.items():
+            try:
+                row["sweep"][label] = run_ours(A, handle, repeat, False, **kw)
+            except Exception as exc:          # one failing variant is reported, not fatal
+                row["sweep"][label] = {"error": f"{type(exc).__name__}: {exc}"}
+            save()
 
 
 def run_networkx(A, max_edges):
@@ -354,26 +375,9 @@ def main(argv=None):
         print(f"[{time.perf_counter() - t_all:7.1f}s] {name}: n={row['n']} m={row['m']}",
               file=sys.stderr, flush=True)
         try:
-            if args.no_ours:
-                raise LookupError("--no-ours")
-            row["ours"] = run_ours(A, handle, repeat, False)
-            if not args.no_det:
-                row["det"] = run_ours(A, handle, repeat, True)
-            if not args.no_paper:
-                row["paper"] = run_ours(A, handle, repeat, False, threshold="paper",
-                                        moves="paper")
-            if args.tbin:
-                row["tbin"] = run_ours(A, handle, repeat, False, threshold=(args.tbin, 1e-6))
-            if args.sweep:
-                row["sweep"] = {}
-                for label, kw in SWEEP.items():
-                    try:
-                        row["sweep"][label] = run_ours(A, handle, repeat, False, **kw)
-                    except Exception as exc:
-                        row["sweep"][label] = {"error": f"{type(exc).__name__}: {exc}"}
-                    write_report(report, args.out, t_all)
-        except LookupError:
-            pass
+            if not args.no_ours:
+                run_variants(row, A, handle, repeat, args,
+                             lambda: write_report(report, args.out, t_all))
         except Exception as exc:                  # reported, the other graphs still run
             row["error"] = f"{type(exc).__name__}: {exc}"
             print(f"    FAILED: {row['error']}", file=sys.stderr, flush=True)

@@ -108,7 +108,6 @@ class DeviceLouvain:
         # CPUs; on GPUs enough work-items to fill every compute unit (16 groups each)
         self.grid = (handle.constant_grid(wg) if handle.is_cpu
                      else max(handle.constant_grid(wg), handle.compute_units * 16 * wg))
-        self._tables = None
         self.debug = False    # True: keep every aggregated graph in stats["graphs"] (tests)
 
     def _specialize(self, wtype):
