@@ -64,7 +64,11 @@ SWEEP = {"rel-3e-2-1e-2": dict(threshold=("relative", 3e-2, 1e-2)),
          "rel-5e-2-3e-2": dict(threshold=("relative", 5e-2, 3e-2)),
          "bin-25k": dict(bin_limit=25_000), "bin-400k": dict(bin_limit=400_000),
          "subrounds-1": dict(subrounds=1), "moves-paper": dict(moves="paper"),
-         "wg-256": dict(work_group_size=256)}
+         "wg-256": dict(work_group_size=256),
+         "subrounds-2": dict(subrounds=2),
+         "rel-5e-3-1e-2": dict(threshold=("relative", 5e-3, 1e-2)),
+         "rel-1e-2-1e-2": dict(threshold=("relative", 1e-2, 1e-2)),
+         "subrounds-2+rel-1e-2": dict(subrounds=2, threshold=("relative", 1e-2, 1e-2))}
 
 
 def med(xs):
@@ -161,6 +165,8 @@ def run_variants(row, A, handle, repeat, args, save):
     if args.sweep:
         row["sweep"] = {}
         for label, kw in SWEEP.items():
+            if args.sweep != "all" and label not in args.sweep.split(","):
+                continue
             try:
                 row["sweep"][label] = run_ours(A, handle, repeat, False, **kw)
             except Exception as exc:          # one failing variant is reported, not fatal
@@ -343,9 +349,10 @@ def main(argv=None):
     ap.add_argument("--no-paper", action="store_true",
                     help="skip the run of the paper's method (threshold='paper', "
                          "moves='paper': the default before the relative stop rule)")
-    ap.add_argument("--sweep", action="store_true",
+    ap.add_argument("--sweep", nargs="?", const="all", default=None,
                     help="also time the tuning variants of SWEEP (thresholds, bin_limit, "
-                         "subrounds, moves, work-group size)")
+                         "subrounds, moves, work-group size): all of them, or the "
+                         "comma-separated labels given")
     ap.add_argument("--no-ours", action="store_true",
                     help="run the competitors only (e.g. igraph's modularity on large graphs, "
                          "which does not depend on the machine)")

@@ -301,8 +301,8 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
             stats["cover_phases"] = cstats["phases"]
             q.finish()
     with sched.step("download"):
-        rm = rmatch.get().astype(np.int64)
-        cm = cmatch.get().astype(np.int64)
+        rm = handle.download(rmatch, np.int64)
+        cm = handle.download(cmatch, np.int64)
         visited = bfs_array.get() >= L0
     cover = konig_cover(graph, rm, cm, visited)
     res = MatchingResult(rm, cm, int((cm >= 0).sum()), init_card, cover, name, init,

@@ -501,7 +501,7 @@ class DeviceLouvain:
                              np.int32(n0), memb.data, C.data, newID.data)
             if return_levels:
                 with sched.step("download"):
-                    levels.append(memb.get().astype(np.int64))
+                    levels.append(self.handle.download(memb, np.int64))
             level += 1
             stats["levels"] = level
             lthr = floor * abs(q_level) if relative else thr
@@ -588,7 +588,7 @@ class DeviceLouvain:
                 del C, ac, csize, newID, edgePos, vstart, comSize
             sched.wall[f"level{level - 1}"] += time.perf_counter() - t_level
         with sched.step("download"):
-            membership = memb.get().astype(np.int64)
+            membership = self.handle.download(memb, np.int64)
         del memb, vertices, edges, w, src, k, kq, flags
         self.handle.trim_pool()
         stats["modularity_device"] = q_level

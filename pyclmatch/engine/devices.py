@@ -214,6 +214,42 @@ class DeviceHandle:
             return cla.Array(self.queue, host.shape, host.dtype, data=buf)
         return cla.to_device(self.queue, host, allocator=self.pool, async_=True)
 
+    #: downloads smaller than this go straight into pageable memory (pinning pays off above)
+    DOWNLOAD_STAGE_MIN = 1 << 22
+
+    def download(self, arr, dtype=None, *, staged=None):
+        """Blocking read of the device array ``arr`` into a new numpy array (converted to
+        ``dtype`` when given): the one way results come back to the host.
+
+        On GPUs a large array is read into a page-locked staging buffer (one per device,
+        kept and grown as needed) at full PCIe speed by DMA and copied or converted from there
+        in one host pass; reading into pageable numpy memory instead makes the driver stage
+        it through its own small bounce buffers (about 5 GB/s on the H100 host against
+        ~50 GB/s pinned, the same gap as for uploads). CPU devices and small arrays use
+        ``arr.get()`` (``staged=True`` or ``False`` forces the choice; ``arr`` must be
+        contiguous to be staged)."""
+        dtype = np.dtype(dtype or arr.dtype)
+        if staged is None:
+            staged = not self.is_cpu and arr.nbytes >= self.DOWNLOAD_STAGE_MIN
+        if not staged or not arr.flags.forc or arr.nbytes == 0:
+            host = arr.get()
+            return host if host.dtype == dtype else host.astype(dtype)
+        with self._lock:
+            stage = self._memo.get(("engine", "download stage"))
+            if stage is None or stage.nbytes < arr.nbytes:
+                stage = None                    # drop the old buffer before the new one
+                self._memo.pop(("engine", "download stage"), None)
+                buf = cl.Buffer(self.context,
+                                cl.mem_flags.WRITE_ONLY | cl.mem_flags.ALLOC_HOST_PTR,
+                                size=arr.nbytes)
+                stage, _ = cl.enqueue_map_buffer(self.queue, buf, cl.map_flags.READ, 0,
+                                                 (arr.nbytes,), np.uint8, is_blocking=True)
+                self._memo[("engine", "download stage")] = stage
+            view = stage[:arr.nbytes].view(arr.dtype).reshape(arr.shape)
+            cl.enqueue_copy(self.queue, view, arr.base_data, src_offset=arr.offset,
+                            is_blocking=True)
+            return view.astype(dtype, copy=True)
+
     def exclusive_scan(self, src, dst, total, total_at=0, queue=None):
         """``dst[i] = src[0] + ... + src[i-1]`` and ``total[total_at]`` = the sum, for int32
         device arrays (pyopencl's ``GenericScanKernel``, built once per device); no read-back.

@@ -240,8 +240,8 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
         (mate_d, pair_d, card), stats = runner.run(dg, sched)
         handle.queue.finish()
     with sched.step("download"):
-        mate = mate_d.get()                       # int64 on the device: no host conversion
-        pair_e = pair_d.get()
+        mate = handle.download(mate_d)             # int64 on the device: no conversion
+        pair_e = handle.download(pair_d)
         del mate_d, pair_d                        # back to the pool
     if verify:
         with sched.step("verify"):
@@ -308,9 +308,9 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
     with sched.step("download"):
         # pairs (u, v), u < v, in lexicographic order; non-mutual entries (none at the
         # fixpoint) are left out, as their intersection
-        edges = edges_d.get()[:k] if k else np.zeros((0, 2), np.int64)
-        pos = pair_d.get()[:k] if k else np.zeros(0, np.int32)
-        degree = degree_d.get()
+        edges = handle.download(edges_d[:k]) if k else np.zeros((0, 2), np.int64)
+        pos = handle.download(pair_d[:k]) if k else np.zeros(0, np.int32)
+        degree = handle.download(degree_d)
         del edges_d, pair_d, degree_d             # back to the pool
     if verify:
         with sched.step("verify"):

@@ -367,8 +367,8 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
                      wlist.data, np.int32(nw), srank.data, husband_d.data, wife_d.data)
         q.finish()
     with sched.step("download"):
-        husband = husband_d.get().astype(np.int64)
-        wife = wife_d.get().astype(np.int64)
+        husband = handle.download(husband_d, np.int64)
+        wife = handle.download(wife_d, np.int64)
         married = int(np.count_nonzero(husband >= 0))
     if verify:
         with sched.step("verify"):
