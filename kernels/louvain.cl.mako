@@ -23,7 +23,7 @@
 <%!
 from pyclmatch.community.hashing import TABLE_PRIMES, table_size
 from pyclmatch.community.driver import (RAW_TYPES, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG,
-                                        FLAG_MOVES, SLOT_EIN, SLOT_SQ)
+                                        FLAG_MOVES, SLOT_EIN, SLOT_SQ, GIANT_BATCH)
 %>
 <%include file="common.cl.mako"/>
 #ifdef cl_khr_fp64
@@ -747,6 +747,167 @@ void merge_community_b${b}(__global const index_t *cset, int set_begin, int set_
     }
 }
 % endfor
+
+/* mergeCommunity for giant communities (comDegree above the last GLOBAL_SPLITS bound): a
+   pyclmatch extension of Alg. 3 line 23. One work-group per community (above) leaves the
+   device idle while it sums a community of millions of edges (R-MAT graphs collapse into a
+   few of them: kron-21's second level merges 6e7 edges into ~100 communities), so here every
+   work-group of the launch works on every community of the batch cset[set_begin, set_end)
+   (at most GIANT_BATCH), each with its own global table region r = index - set_begin.
+   The edges of community c are numbered flat, 0..comDegree[c]-1, in member order: member p
+   (com[p], p in [vertexStart[c], vertexStart[c] + comSize[c])) owns flat positions
+   memberEdge[p] - edgePos[c] .. memberEdge[p + 1] - edgePos[c] - 1 (memberEdge = exclusive
+   scan of the degrees of com[], so memberEdge[vertexStart[c]] = edgePos[c]). The batch is cut
+   into chunks of WG x GIANT_RUN flat edges; a work-group takes chunks g, g + groups, ...; a
+   work-item finds the member of its first flat edge by binary search and walks on. Edges
+   inside c are summed in registers and added once per chunk after a local reduction. */
+#define GIANT_BATCH ${GIANT_BATCH}
+#define GIANT_RUN 8
+
+inline int giant_chunks(__global const index_t *cset, int set_begin, int count,
+                        __global const offset_t *comDegree, index_t n_cur, int table,
+                        __local int *chunk_end)
+{
+    /* chunk_end[r] = chunks of communities 0..r of the batch (flat edges, or table slots) */
+    if (get_local_id(0) == 0) {
+        int acc = 0;
+        for (int r = 0; r < count; ++r) {
+            offset_t cd = comDegree[cset[set_begin + r]];
+            long work = table ? (long)table_size((int)(cd < (offset_t)n_cur ? cd : (offset_t)n_cur))
+                              : (long)cd;
+            acc += (int)((work + WG * GIANT_RUN - 1) / (WG * GIANT_RUN));
+            chunk_end[r] = acc;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return chunk_end[count - 1];
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void merge_giant_add(__global const index_t *cset, int set_begin, int set_end,
+                     __global const index_t *vertexStart, __global const index_t *comSize,
+                     __global const offset_t *comDegree, __global const index_t *com,
+                     __global const offset_t *memberEdge, __global const offset_t *edgePos,
+                     __global const offset_t *vertices, __global const index_t *edges,
+                     __global const weight_t *weights, __global const index_t *C,
+                     index_t n_cur, __global int *g_keys, __global weight_t *g_vals, int g_cap)
+{
+    __local int chunk_end[GIANT_BATCH];
+    __local weight_t own[WG];
+    const int lid = get_local_id(0);
+    const int total = giant_chunks(cset, set_begin, set_end - set_begin, comDegree, n_cur, 0,
+                                   chunk_end);
+    int r = 0;
+    for (int k = (int)get_group_id(0); k < total; k += (int)get_num_groups(0)) {
+        while (chunk_end[r] <= k) ++r;                  /* uniform over the work-group */
+        const index_t c = cset[set_begin + r];
+        const offset_t cd = comDegree[c];
+        const int size = table_size((int)(cd < (offset_t)n_cur ? cd : (offset_t)n_cur));
+        volatile __global int *hashComm = g_keys + (size_t)r * (size_t)g_cap;
+        volatile __global weight_t *hashWeight = g_vals + (size_t)r * (size_t)g_cap;
+        const offset_t j0 = (offset_t)(k - (r ? chunk_end[r - 1] : 0)) * (WG * GIANT_RUN)
+                            + (offset_t)lid * GIANT_RUN;
+        const offset_t j1 = j0 + GIANT_RUN < cd ? j0 + GIANT_RUN : cd;
+        weight_t own_part = (weight_t)0;
+        if (j0 < j1) {
+            offset_t J = edgePos[c] + j0;
+            /* the member owning flat edge J: the last p with memberEdge[p] <= J */
+            index_t lo = vertexStart[c], hi = lo + comSize[c] - 1;
+            while (lo < hi) {
+                index_t mid = lo + (hi - lo + 1) / 2;
+                if (memberEdge[mid] <= J) lo = mid; else hi = mid - 1;
+            }
+            index_t p = lo;
+            offset_t pend = memberEdge[p + 1];
+            offset_t shift = vertices[com[p]] - memberEdge[p];   /* e = J + shift */
+            for (offset_t j = j0; j < j1; ++j, ++J) {
+                if (J >= pend) {                         /* next member with edges */
+                    do { ++p; pend = memberEdge[p + 1]; } while (J >= pend);
+                    shift = vertices[com[p]] - memberEdge[p];
+                }
+                const offset_t e = J + shift;
+                const index_t ce = C[edges[e]];
+                if (ce == c)
+                    own_part += weights[e];
+                else
+                    hash_add__global(hashComm, hashWeight, size, ce, weights[e]);
+            }
+        }
+        own[lid] = own_part;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = WG / 2; s > 0; s >>= 1) {
+            if (lid < s)
+                own[lid] += own[lid + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0)
+            hash_add__global(hashComm, hashWeight, size, c, own[0]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Emission of the giant communities' tables: every work-group takes chunks of WG x GIANT_RUN
+   slots (work-item lid reads slots lid, lid + WG, ...: coalesced), counts the non-empty ones,
+   and reserves room for them at the end of the community's new edge list by one atomic add
+   on newDeg[newID[c]] (zero before the merge; no other kernel writes a giant's entry). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void merge_giant_emit(__global const index_t *cset, int set_begin, int set_end,
+                      __global const offset_t *comDegree, __global const index_t *newID,
+                      __global const offset_t *edgePos, __global index_t *tmp_edges,
+                      __global weight_t *tmp_weights, __global offset_t *newDeg,
+                      index_t n_cur, __global const int *g_keys,
+                      __global const weight_t *g_vals, int g_cap)
+{
+    __local int chunk_end[GIANT_BATCH];
+    __local int scan[WG];
+    __local int wbase;
+    const int lid = get_local_id(0);
+    const int total = giant_chunks(cset, set_begin, set_end - set_begin, comDegree, n_cur, 1,
+                                   chunk_end);
+    int r = 0;
+    for (int k = (int)get_group_id(0); k < total; k += (int)get_num_groups(0)) {
+        while (chunk_end[r] <= k) ++r;
+        const index_t c = cset[set_begin + r];
+        const offset_t cd = comDegree[c];
+        const int size = table_size((int)(cd < (offset_t)n_cur ? cd : (offset_t)n_cur));
+        __global const int *keys = g_keys + (size_t)r * (size_t)g_cap;
+        __global const weight_t *vals = g_vals + (size_t)r * (size_t)g_cap;
+        const int s0 = (k - (r ? chunk_end[r - 1] : 0)) * (WG * GIANT_RUN) + lid;
+        int cnt = 0;
+        for (int m = 0; m < GIANT_RUN; ++m) {
+            const int s = s0 + m * WG;
+            cnt += s < size && keys[s] != EMPTY && vals[s] != (weight_t)0;
+        }
+        scan[lid] = cnt;
+        barrier(CLK_LOCAL_MEM_FENCE);
+% for s in [1 << p for p in range(0, wg.bit_length() - 1)]:
+        {
+            int add = lid >= ${s} ? scan[lid - ${s}] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            scan[lid] += add;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+% endfor
+        if (lid == WG - 1)
+            wbase = scan[WG - 1] ? atomic_add(&newDeg[newID[c]], scan[WG - 1]) : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        offset_t out = edgePos[c] + (offset_t)(wbase + scan[lid] - cnt);
+        for (int m = 0; m < GIANT_RUN && cnt; ++m) {
+            const int s = s0 + m * WG;
+            if (s < size) {
+                const int nc = keys[s];
+                const weight_t wv = vals[s];
+                if (nc != EMPTY && wv != (weight_t)0) {
+                    tmp_edges[out] = newID[nc];
+                    tmp_weights[out] = wv;
+                    ++out;
+                    --cnt;
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
 
 /* Compaction of the edge lists (Section 4, after Algorithm 3): the edges of new vertex u move
    from edgePos[old_of_new[u]] to newVertices[u]; 32 work-items per vertex. */

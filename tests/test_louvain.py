@@ -185,10 +185,13 @@ def test_compute_move_matches_host_oracle(wtype, paper, updown):
 
 
 # ------------------------------------------------------------------ aggregation = M^T A M
-@pytest.mark.parametrize("det", [False, True])
-def test_aggregated_graph_is_the_community_quotient(monkeypatch, det):
+@pytest.mark.parametrize("det,giants", [(False, "batches"), (True, "batches"),
+                                         (False, "one group each"), (True, "one batch")])
+def test_aggregated_graph_is_the_community_quotient(monkeypatch, det, giants):
     """Algorithm 3 on the device (all three mergeCommunity buckets, global tables included:
-    R-MAT hubs) gives the quotient graph M^T A M, self-loops (kept doubled) included."""
+    R-MAT hubs) gives the quotient graph M^T A M, self-loops (kept doubled) included; the
+    giant communities merged by all work-groups together (in batches of 2, or one batch) or
+    by one work-group each."""
     import pyclmatch.community.driver as drv
     from pyclmatch import generators
     orig = drv.DeviceLouvain.__init__
@@ -196,8 +199,12 @@ def test_aggregated_graph_is_the_community_quotient(monkeypatch, det):
     def init(self, *a, **k):
         orig(self, *a, **k)
         self.debug = True
+        if giants == "one group each":
+            self.giant_max = 0
     monkeypatch.setattr(drv.DeviceLouvain, "__init__", init)
     monkeypatch.setattr(drv, "GLOBAL_SPLITS", (400, 700))   # split the global buckets here
+    if giants == "batches":
+        monkeypatch.setattr(drv, "GIANT_BATCH", 2)
     A = generators.kron(11).astype(np.float64)
     A = (A + sp.diags((np.arange(A.shape[0]) % 7 == 0).astype(float))).tocsr()  # loops
     A.data[:] = 1
@@ -206,6 +213,7 @@ def test_aggregated_graph_is_the_community_quotient(monkeypatch, det):
     k = int(m0.max()) + 1
     M = sp.csr_matrix((np.ones(m0.size), (np.arange(m0.size), m0)), shape=(m0.size, k))
     Agg = (M.T @ (A + sp.diags(A.diagonal())) @ M).toarray()
+    assert (r.counters.get("giant_communities", 0) > 0) == (giants != "one group each")
     vp, e, w, kk = r.counters["graphs"][0]
     assert max(np.diff(vp)) > 479 or (np.bincount(m0) > 1).any()
     D = np.zeros((k, k))

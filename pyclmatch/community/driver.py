@@ -28,6 +28,10 @@ KEY_MAX = (1 << 16) - 1          # degree sort keys are clamped here (bucket 7 s
 #: local bucket): each part gets tables sized for its own largest degree, so the many
 #: moderate hubs run on many work-groups and only the few huge ones share the big tables
 GLOBAL_SPLITS = (4095, 32767)
+#: communities above the last split are merged by every work-group of a launch together
+#: (``merge_giant_add``/``merge_giant_emit``), at most this many per launch, while there are
+#: no more of them than work-groups to keep busy; beyond that, one work-group per community
+GIANT_BATCH = 64
 
 #: raw weight types the input kernels read (OpenCL type, floating point?): the host uploads
 #: the weights in these dtypes as they are and converts others first (``device_dtype``)
@@ -104,6 +108,9 @@ class DeviceLouvain:
         self.groups_max = max(1, handle.compute_units * int(
             groups_per_cu or (8 if handle.is_cpu else 16)))
         self.table_budget = int(table_budget or min(512 << 20, handle.global_mem // 16))
+        # the giant-community merge while there are at most this many giants (more of them
+        # keep the work-groups busy one community each)
+        self.giant_max = self.groups_max
         # grid of the strided per-vertex / per-entry kernels: the engine's constant grid on
         # CPUs; on GPUs enough work-items to fill every compute unit (16 groups each)
         self.grid = (handle.constant_grid(wg) if handle.is_cpu
@@ -202,6 +209,39 @@ class DeviceLouvain:
             q = self.handle.queue
             self._tables = (cla.empty(q, need, np.int32), cla.empty(q, need, self.wdt))
         return groups, self._tables
+
+    def _merge_giants(self, sched, b0, b1, max_cdeg, n, cset, vstart, comSize, comDegree,
+                      com, edgePos, vertices, edges, w, C, newID, tmp_e, tmp_w, newDeg):
+        """mergeCommunity of the giant communities cset[b0:b1] (above the last GLOBAL_SPLITS
+        bound), every work-group on each: the flat member-edge offsets (one scan), then per
+        batch of at most GIANT_BATCH communities (one global table region each) a fill of
+        the tables, ``merge_giant_add`` and ``merge_giant_emit``."""
+        from pyopencl.scan import GenericScanKernel
+        q = self.handle.queue
+        member_edges = self.handle.memoize(("louvain", "member_edges"), lambda: GenericScanKernel(
+            self.handle.context, np.int32,
+            arguments="__global const int *com, __global const int *vertices, "
+                      "__global int *out, int n",
+            input_expr="vertices[com[i] + 1] - vertices[com[i]]", scan_expr="a+b",
+            neutral="0", output_statement="out[i] = prev_item; if (i + 1 == n) out[n] = item;"))
+        memberEdge = self._empty(n + 1, np.int32)
+        member_edges(com, vertices, memberEdge, np.int32(n), size=n, queue=q)
+        gcap = table_size(min(max_cdeg, n))
+        regions, (gk, gv) = self._global_tables(gcap, min(b1 - b0, GIANT_BATCH))
+        gw = self.wg
+        for s0 in range(b0, b1, regions):
+            s1 = min(b1, s0 + regions)
+            sched.fill("merge", gk[:(s1 - s0) * gcap], -1)
+            sched.fill("merge", gv[:(s1 - s0) * gcap], 0)
+            self._launch(sched, "merge", "merge_giant_add", self.groups_max * gw, gw,
+                         cset.data, np.int32(s0), np.int32(s1), vstart.data, comSize.data,
+                         comDegree.data, com.data, memberEdge.data, edgePos.data,
+                         vertices.data, edges.data, w.data, C.data, np.int32(n), gk.data,
+                         gv.data, np.int32(gcap))
+            self._launch(sched, "merge", "merge_giant_emit", self.groups_max * gw, gw,
+                         cset.data, np.int32(s0), np.int32(s1), comDegree.data, newID.data,
+                         edgePos.data, tmp_e.data, tmp_w.data, newDeg.data, np.int32(n),
+                         gk.data, gv.data, np.int32(gcap))
 
     def _local_groups(self, count, threads):
         per = self.wg // threads
@@ -552,6 +592,12 @@ class DeviceLouvain:
                         for part in merge_parts[b]):
                     b0, b1 = int(cends[i0]), int(cends[i1])
                     if b1 <= b0:
+                        continue
+                    if not L and top is None and b1 - b0 <= self.giant_max:
+                        self._merge_giants(sched, b0, b1, max_cdeg, n, cset, vstart, comSize,
+                                           comDegree, com, edgePos, vertices, edges, w, C,
+                                           newID, tmp_e, tmp_w, newDeg)
+                        stats["giant_communities"] = stats.get("giant_communities", 0) + b1 - b0
                         continue
                     if L:
                         groups = self._local_groups(b1 - b0, T)
