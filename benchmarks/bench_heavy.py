@@ -52,6 +52,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default=None)
     ap.add_argument("--scales", default="16,17", help="kron scales (2**scale vertices a side)")
+    ap.add_argument("--graphs", default="",
+                    help="also these graphs of the reference suite (names of pyclmatch.generators"
+                         ".SUITE or SMALL_SUITE, comma-separated), to check the tier where it "
+                         "has little to do")
     ap.add_argument("--variants", default="apfb-gpubfs-wr-mt")
     ap.add_argument("--init", default="karp-sipser")
     ap.add_argument("--heavy-degree", default="-1,32,64,128,256,512,1024,2048,4096",
@@ -77,10 +81,13 @@ def main(argv=None):
                         c["work_group_size"] = wg
                     configs.append(c)
     records = []
-    for scale in _ints(args.scales):
-        A = generators.kron(scale)
+    todo = [(f"kron-{s}", s, lambda s=s: generators.kron(s)) for s in _ints(args.scales)]
+    suite = {**generators.SMALL_SUITE, **generators.SUITE}
+    todo += [(name, None, suite[name]) for name in args.graphs.split(",") if name]
+    for gname, scale, make in todo:
+        A = make()
         deg = np.diff(A.indptr)
-        print(f"kron({scale}): {A.shape[0]} x {A.shape[1]}, {A.nnz} edges, max degree "
+        print(f"{gname}: {A.shape[0]} x {A.shape[1]}, {A.nnz} edges, max degree "
               f"{deg.max()}, device {dev.label}", flush=True)
         g = as_bipartite(A)
         g.csc                       # conversions once, outside every timing
@@ -103,7 +110,7 @@ def main(argv=None):
         for i, c in enumerate(configs):
             rs = runs[i]
             med = lambda key: statistics.median(r.timings.get(key, 0.0) for r in rs)  # noqa
-            rec = {"graph": f"kron-{scale}", "scale": scale, "config": c, "init": args.init,
+            rec = {"graph": gname, "scale": scale, "config": c, "init": args.init,
                    "device_s": statistics.median(r.device_seconds for r in rs),
                    "device_s_min": min(r.device_seconds for r in rs),
                    "phases": {k[7:]: med(k) for k in rs[0].timings if k.startswith("kernel:")},

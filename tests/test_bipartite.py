@@ -118,6 +118,24 @@ def test_heavy_geometry(device):
                 assert (res.counters["heavy_rows"] > 0) == (params["work_group_size"] >= 4)
 
 
+def test_heavy_tier_default_by_device_type(device, monkeypatch):
+    """The tier is on by default on GPUs (vertices of degree > 64: measured on the H100) and
+    off on CPU devices; an explicit heavy_degree wins either way."""
+    from pyclmatch.bipartite.augmenting import default_heavy_degree
+    from pyclmatch.engine.devices import DeviceHandle
+    monkeypatch.setattr(DeviceHandle, "is_cpu", property(lambda self: True))
+    assert default_heavy_degree(device, 64) == -1
+    monkeypatch.setattr(DeviceHandle, "is_cpu", property(lambda self: False))
+    assert default_heavy_degree(device, 64) == 64
+    A = hubs(300, seed=3)
+    res = pyclmatch.maximum_matching(A, algorithm="apfb-gpubfs-wr-mt", device=device)
+    check(A, res)
+    assert res.counters["heavy_rows"] == int((np.diff(A.tocsr().indptr) > 64).sum()) > 0
+    off = pyclmatch.maximum_matching(A, algorithm="apfb-gpubfs-wr-mt", device=device,
+                                     heavy_degree=-1)
+    assert off.counters.get("heavy_rows", 0) == 0 and off.cardinality == res.cardinality
+
+
 def test_no_heavy_vertex_no_heavy_tier(device):
     """A graph without heavy vertices (or heavy_degree=-1) builds and launches the kernels
     without heavy tier: no heavy list, no extra arguments, no barrier in the kernels."""

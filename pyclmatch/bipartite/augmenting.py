@@ -34,20 +34,20 @@ def default_heavy_degree(handle, work_group_size):
     """The default threshold above which a vertex is heavy (processed by a whole work-group);
     -1 = no heavy tier.
 
-    Off on every device for now; pass ``heavy_degree`` to use the tier.
-    GPUs: a work-item walking d edges alone costs d dependent memory round trips while its
+    GPUs: 64. A work-item walking d edges alone costs d dependent memory round trips while its
     SIMD neighbours idle, and a group needs about d / work_group_size of them plus a few
-    barriers, so the tier is meant for power-law graphs (kron-21: 0.027 s on the H100
-    against ECL-MM's 0.010 s, with 10.6 ms in Karp-Sipser's hub loops). The tier is tested
-    for exactness on PoCL but has not yet run on a GPU, so the measured one-work-item kernels
-    stay the default until the sweep of benchmarks/bench_heavy.py on the H100 sets the
-    threshold (the work-group size is the expected start).
-    CPU devices (PoCL): a work-group is one core's loop there, so a group-cooperative vertex
-    costs the same edge visits plus its barriers (about 1.3 us per vertex for a group of 64
-    on 2-core PoCL: Karp-Sipser's first round on kron(16), 6719 heavy columns, took 10.3 ms
-    instead of 1.6 ms with heavy_degree=64), and no core idles behind a long adjacency list.
+    barriers, so the tier pays off on power-law graphs. Measured on the H100
+    (benchmarks/results/heavy-h100, kron-21, median device seconds of APFB/GPUBFS-WR-MT):
+    23.4 ms without the tier, 12.1 ms with heavy_degree=64, 13.9 / 14.5 / 14.9 ms with 256 /
+    1024 / 4096 (CT mode alike: 24.2 -> 14.0 ms); Karp-Sipser's hub loops drop from 10.8 to
+    2.1 ms. ECL-MM takes 10 ms. Graphs without a vertex above the threshold (meshes, uniform
+    random graphs of low degree) render the kernels without the tier: nothing changes there.
+    CPU devices (PoCL): off. A work-group is one core's loop there, so a group-cooperative
+    vertex costs the same edge visits plus its barriers (about 1.3 us per vertex for a group
+    of 64 on 2-core PoCL: Karp-Sipser's first round on kron(16), 6719 heavy columns, took
+    10.3 ms instead of 1.6 ms with heavy_degree=64), and no core idles behind a long list.
     """
-    return -1
+    return -1 if handle.is_cpu else 64
 
 
 #: the smallest work-group that gets a heavy tier: a smaller group gains next to nothing from

@@ -43,6 +43,9 @@ T_BIN, T_FINAL, BIN_LIMIT = 1e-2, 1e-6, 100_000
 #: each gain less than max(REL_BIN (REL_FINAL at or below BIN_LIMIT vertices) x the phase's
 #: first gain, REL_FLOOR x |Q|); the method ends at a level gaining less than REL_FLOOR x |Q|
 REL_BIN, REL_FINAL, REL_FLOOR = 2e-2, 1e-2, 1e-4
+#: hashed sub-rounds per bucket while a level's graph has more than ``bin_limit`` vertices
+#: (``subrounds=None``; ``moves="paper"`` keeps the paper's fully parallel moves, 1)
+LARGE_SUBROUNDS = 2
 FIXED_POINT_TOTAL = 2 ** 31 - 1
 
 
@@ -384,15 +387,17 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
         ``hashing.CPU_MOVE_BUCKETS`` (same bounds, fewer work-items) on CPUs, and
         ``PAPER_MERGE_BUCKETS``); the vertex count above which ``t_bin`` applies.
         ``subrounds``: split every bucket into that many hashed sub-rounds (a pyclmatch
-        extension in the spirit of the colouring of Lu et al.): ``None`` (default) = 1, the
-        paper's fully parallel moves, while a level's graph has more than ``bin_limit``
-        vertices, and 4 below, where the device is not filled anyway and fewer simultaneous
-        moves find better partitions (karate club: 0.4449 instead of 0.4345); the singleton
-        rule applies only with 1 sub-round. When an iteration loses modularity it is undone
-        and retried with twice the sub-rounds (up to 32). On large R-MAT graphs
-        ``subrounds=2`` finds better partitions (kron-21: Q 0.0713 instead of 0.0706,
-        igraph 0.0718) for about 1.6x the time (measured on PoCL only:
-        benchmarks/results/louvain-kron21-quality-pocl.md).
+        extension in the spirit of the colouring of Lu et al.): ``None`` (default) = 2 while
+        a level's graph has more than ``bin_limit`` vertices (1, the paper's fully parallel
+        moves, with ``moves="paper"``), and 4 below, where the device is not filled anyway
+        and fewer simultaneous moves find better partitions (karate club: 0.4449 instead of
+        0.4345); the singleton rule applies only with 1 sub-round. When an iteration loses
+        modularity it is undone and retried with twice the sub-rounds (up to 32).
+        Why 2 on large graphs (H100, benchmarks/results/louvain-h100-giant.md, measured side
+        by side with 1): Q 0.2789 instead of 0.2678 on uniform-4M-d4 (NetworKit PLM 0.2676)
+        in the same time, 0.0713 instead of 0.0706 on kron-21 (igraph 0.0718) for 2x the
+        time (0.58 s against 0.28 s), the same Q and time on delaunay-21 and grid-2048.
+        ``subrounds=1`` is the faster, paper-like choice.
     moves : "up-down" or "paper"
         How the vertices of one bucket move together. ``"up-down"`` (default, as cuGraph's
         Louvain): every vertex computes its best community by Eq. (2) as in Algorithm 2, but
@@ -475,6 +480,7 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
                 A.indptr, A.indices, data, sched, _scales(bool(deterministic), A),
                 resolution=res, stop=stop, bin_limit=int(bin_limit), moves=moves,
                 max_level=max_level, return_levels=return_levels, subrounds=subrounds,
+                large_subrounds=1 if moves == "paper" else LARGE_SUBROUNDS,
                 check_symmetric=not sym_checked)
             break
         except InputProblem as problem:     # unsorted rows, explicit zeros, bad weights

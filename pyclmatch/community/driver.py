@@ -254,7 +254,7 @@ class DeviceLouvain:
     def run(self, indptr, indices, data, sched, scales, resolution=1.0,
             stop=("relative", 2e-2, 1e-2), bin_limit=100_000, max_level=None,
             return_levels=False, max_iterations=None, subrounds=None, max_subrounds=32,
-            small_subrounds=4, check_symmetric=True, moves="up-down"):
+            small_subrounds=4, large_subrounds=2, check_symmetric=True, moves="up-down"):
         """Louvain on the CSR graph ``(indptr, indices, data)`` as the user gave it (weights in
         a dtype of ``RAW_TYPES``, self-loops not doubled). The device checks the input
         (:class:`InputProblem` at the first read-back), sums the weights (2m, self-loops
@@ -398,8 +398,8 @@ class DeviceLouvain:
             thr = t_bin if n > bin_limit else t_final
             first_gain = None
             low = 0         # iterations in a row below the relative threshold
-            if subrounds is None:     # the paper's fully parallel moves on large graphs
-                nsub = 1 if n > bin_limit else small_subrounds
+            if subrounds is None:     # large_subrounds above bin_limit (1 = the paper's
+                nsub = large_subrounds if n > bin_limit else small_subrounds   # moves)
             else:
                 nsub = max(1, int(subrounds))
             C = self._empty(n, np.int32)
