@@ -15,6 +15,7 @@ import datetime
 import json
 import platform
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -66,12 +67,14 @@ def main():
         del d, pinned
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "device": h.label, "host": f"{platform.node()} {platform.machine()}",
-            "repeat": args.repeat, "pyclmatch": pyclmatch.__version__}
+            "repeat": args.repeat, "pyclmatch": pyclmatch.__version__,
+            "command": " ".join(["python3"] + sys.argv)}
     if args.out:
         with open(args.out + ".json", "w") as fh:
             json.dump({"meta": meta, "rows": rows}, fh, indent=1)
         with open(args.out + ".md", "w") as fh:
-            fh.write(f"# Transfers ({h.label})\n\n- date: {meta['date']}; medians of "
+            fh.write(f"# Transfers ({h.label})\n\n- command: `{meta['command']}`\n"
+                     f"- date: {meta['date']}; medians of "
                      f"{args.repeat}; GB/s on the int32 bytes\n\n"
                      "| int32 elements | MB | upload pageable s (GB/s) | upload pinned s (GB/s) "
                      "| get() s (GB/s) | download staged s (GB/s) | get().astype(int64) s "

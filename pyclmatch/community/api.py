@@ -337,11 +337,12 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
         Q 0.89 -> 1.02 of igraph's for 7x the work; R-MAT (kron 17-19) 0.52-0.87 -> 0.98-1.00
         for 3-7x; Delaunay and grids 0.999 -> 1.000 for 1.5-1.7x; ``threshold=(1e-4, 1e-6)``
         with the paper's moves reaches 0.96-0.98 (uniform) for 7-11x.
-        On the H100 (benchmarks/results/louvain-h100, reference suite, default vs
-        ``threshold="paper", moves="paper"``): Q 0.2678 vs 0.2475 (uniform-4M-d4), 0.0706 vs
-        0.0351 (kron-21), 0.9817 vs 0.9811 (delaunay-21), 0.9924 vs 0.9923 (grid-2048), in
-        0.28/0.50/0.08/0.10 s vs 0.12/0.14/0.19/0.24 s; NetworKit PLM on the host's 16
-        cores: Q 0.2676/0.0722/0.9818/0.9924 in 28.6/5.5/2.3/4.0 s.
+        On the H100 (reference suite uniform-4M-d4 / kron-21 / delaunay-21 / grid-2048):
+        the defaults give Q 0.2789/0.0713/0.9818/0.9924 in 0.22/0.54/0.13/0.15 s
+        (benchmarks/results/louvain-h100.md); NetworKit PLM on the host's 16 cores, measured
+        side by side, Q 0.2691/0.0720/0.9819/0.9924 in 25/7.6/2.7/5.4 s; igraph 0.0718 on
+        kron-21. ``threshold="paper", moves="paper"`` gave Q 0.2475/0.0351/0.9811/0.9923 in
+        0.12/0.14/0.19/0.24 s in an earlier run (before the giant-community merge).
     max_level : int, optional
         At most this many levels (optimization + aggregation).
     seed : int, optional
