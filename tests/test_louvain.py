@@ -185,13 +185,15 @@ def test_compute_move_matches_host_oracle(wtype, paper, updown):
 
 
 # ------------------------------------------------------------------ aggregation = M^T A M
-@pytest.mark.parametrize("det,giants", [(False, "batches"), (True, "batches"),
-                                         (False, "one group each"), (True, "one batch")])
-def test_aggregated_graph_is_the_community_quotient(monkeypatch, det, giants):
+@pytest.mark.parametrize("det,giants,weight", [
+    (False, "batches", 1.0), (True, "batches", 1.0), (False, "one group each", 1.0),
+    (True, "one batch", 1.0), (False, "one batch", 0.5), (False, "one group each", 0.5)])
+def test_aggregated_graph_is_the_community_quotient(monkeypatch, det, giants, weight):
     """Algorithm 3 on the device (all three mergeCommunity buckets, global tables included:
     R-MAT hubs) gives the quotient graph M^T A M, self-loops (kept doubled) included; the
     giant communities merged by all work-groups together (in batches of 2, or one batch) or
-    by one work-group each."""
+    by one work-group each; integer weights (exact int sums) and halves (float atomics, exact
+    sums in float32 at this size)."""
     import pyclmatch.community.driver as drv
     from pyclmatch import generators
     orig = drv.DeviceLouvain.__init__
@@ -207,8 +209,9 @@ def test_aggregated_graph_is_the_community_quotient(monkeypatch, det, giants):
         monkeypatch.setattr(drv, "GIANT_BATCH", 2)
     A = generators.kron(11).astype(np.float64)
     A = (A + sp.diags((np.arange(A.shape[0]) % 7 == 0).astype(float))).tocsr()  # loops
-    A.data[:] = 1
+    A.data[:] = weight
     r = louvain(A, return_levels=True, max_level=2, deterministic=det, threshold=1e-3)
+    assert r.counters["weights"] == ("int" if det or weight == 1.0 else "float")
     m0 = r.levels[0]
     k = int(m0.max()) + 1
     M = sp.csr_matrix((np.ones(m0.size), (np.arange(m0.size), m0)), shape=(m0.size, k))

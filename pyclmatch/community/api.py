@@ -425,6 +425,8 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
         ``kernel:merge`` (mergeCommunity). ``counters``: ``levels``, ``iterations`` (per
         level), ``vertices``/``edges`` (per level), ``launches``, ``readbacks``, ``moved``
         (vertices moved per iteration), ``trace`` (modularity after each iteration),
+        ``weights`` (``"int"``: exact fixed-point sums, or ``"float"``: float32 atomics),
+        ``giant_communities`` (communities merged by all work-groups together),
         ``input_repaired`` (the host repaired the matrix after the device's check).
     """
     t_start = time.perf_counter()

@@ -332,6 +332,7 @@ class DeviceLouvain:
             self._specialize(wtype)
             sum_d, sum_l = self._sums()
         stats["weight_scale"] = scale
+        stats["weights"] = wtype            # "int" (exact fixed point) or "float" atomics
         stats["ac_scale"] = ac_scale
         del k64
         if np.dtype(data.dtype) == self.wdt and scale == 1.0 and not stats["input_loops"]:

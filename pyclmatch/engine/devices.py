@@ -222,7 +222,7 @@ class DeviceHandle:
         ``dtype`` when given): the one way results come back to the host.
 
         On GPUs a large array is read into a page-locked staging buffer (one per device,
-        kept and grown as needed) at full PCIe speed by DMA and copied or converted from there
+        kept for the handle's lifetime and grown to the largest download) at full PCIe speed by DMA and copied or converted from there
         in one host pass; reading into pageable numpy memory instead makes the driver stage
         it through its own bounce buffers. Measured on the H100 host
         (benchmarks/results/transfer-h100.md): int32 results returned as int64 (every
