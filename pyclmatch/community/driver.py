@@ -127,10 +127,16 @@ class DeviceLouvain:
         self.wdt = np.dtype(np.float32 if wtype == "float" else np.int32)
         self.acc_dt = np.dtype(np.float64 if wtype == "float" else np.int64)
         self._tables = None
+        self._kernels = {}
 
     # -- kernels and helpers --------------------------------------------------------------
     def kernel(self, name):
-        return self.handle.kernel(TEMPLATE, name, **self.values)
+        """Kernel ``name`` of this specialization (memoized by name: the driver launches
+        ~30 kernels per iteration, and the handle's key is built from every template value)."""
+        knl = self._kernels.get(name)
+        if knl is None:
+            knl = self._kernels[name] = self.handle.kernel(TEMPLATE, name, **self.values)
+        return knl
 
     def _launch(self, sched, phase, name, global_size, local_size, *args):
         """``sched.launch`` of kernel ``name`` of this specialization."""
