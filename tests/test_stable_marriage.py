@@ -118,6 +118,19 @@ def test_generators():
     assert np.array_equal(a.mlist, b.mlist) and np.array_equal(a.wlist, b.wlist)
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 40, 2000])
+def test_easy_instance_is_consistent(n):
+    """The generator's lists have no repeats (dropped draws: frequent at small n) and its
+    cross-references equal those the validating constructor computes from the lists."""
+    for seed in range(4):
+        inst = easy_instance(n, seed)
+        ref = MarriageInstance.from_arrays(inst.mptr, inst.mlist, inst.wptr, inst.wlist)
+        assert np.array_equal(ref.rank_w, inst.rank_w) and np.array_equal(ref.pos_m, inst.pos_m)
+        for m in range(min(n, 50)):
+            row = inst.mlist[inst.mptr[m]:inst.mptr[m + 1]]
+            assert row.size == np.unique(row).size >= 1
+
+
 def test_lemma_3_1_smi_of_a_graph_is_greedy():
     for seed, ties in ((0, False), (1, True), (2, True)):
         rng = np.random.default_rng(seed)

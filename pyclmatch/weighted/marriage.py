@@ -394,7 +394,9 @@ def _sort_rows_by(indptr, keys, values, ncols):
 def easy_instance(n, seed=0):
     """Paper IV's easy instance: each man draws eps in [0, 1] and ranks (1 + eps) ln n random
     women (distinct, random order); each woman ranks exactly the men who rank her, in random
-    order. Built with per-row sorts only (no global sort), so large n stays practical."""
+    order. Built with per-row sorts and one counting-sort transpose (no global sort, no
+    random gather), so large n stays practical (n = 2.5M, 54M entries: 5.0 s on the 2-core
+    VM against 13.5 s for the first version, which made the same instance for a seed)."""
     n = int(n)
     if n < 1:
         raise InputError("n must be positive")
@@ -408,34 +410,42 @@ def easy_instance(n, seed=0):
         raise InputError(f"easy_instance({n}) would hold {L} preference entries; at most "
                          f"2**31-1 are supported")
     women = rng.integers(0, n, L, dtype=np.int32)
-    # drop repeated women within a man's list (keep the first draw): sort each list by woman
-    srt_w, srt_pos = _sort_rows_by(mptr, women, np.arange(L, dtype=np.int64), n)
-    same = np.zeros(L, bool)
-    same[1:] = srt_w[1:] == srt_w[:-1]
-    same[mptr[:-1][k > 0]] = False
-    if same.any():
-        # of each run of equal women keep the earliest draw: mark all but the minimum position
-        run_start = ~same
-        run_id = np.cumsum(run_start) - 1
-        first_pos = np.minimum.reduceat(srt_pos, np.flatnonzero(run_start))
-        drop = srt_pos != first_pos[run_id]
+    # repeated women within a man's list (rare: about ln(n)^2 / 2 pairs per n men): sort each
+    # list by woman, and of each run of equal women keep the earliest draw only
+    srt_w, srt_pos = _sort_rows_by(mptr, women, np.arange(L, dtype=np.int32), n)
+    same = np.flatnonzero(srt_w[1:] == srt_w[:-1]) + 1
+    del srt_w
+    # (a run never spans two lists: drop positions that start a list)
+    same = same[mptr[np.searchsorted(mptr, same, side="right") - 1] != same]
+    if same.size:
+        cut = np.flatnonzero(np.diff(same) > 1)
+        drop = []
+        for a, b in zip((same[np.r_[0, cut + 1]] - 1).tolist(),
+                        same[np.r_[cut, same.size - 1]].tolist()):
+            pos = srt_pos[a:b + 1]
+            drop.extend(pos[pos != pos.min()].tolist())
+        drop = np.unique(np.asarray(drop, np.int64))
         keep = np.ones(L, bool)
-        keep[srt_pos[drop]] = False
-        men_of = np.repeat(np.arange(n, dtype=np.int64), k)
+        keep[drop] = False
         women = women[keep]
-        k = np.bincount(men_of[keep], minlength=n)
+        del keep
+        np.subtract.at(k, np.searchsorted(mptr, drop, side="right") - 1, 1)
         np.cumsum(k, out=mptr[1:])
         L = int(mptr[-1])
-    # women's lists: the transpose (a counting sort) carrying each man's entry index, then
-    # each list in random order; the cross-references follow without any search
-    T = sp.csr_matrix((np.arange(L, dtype=np.int64), women, mptr), shape=(n, n)).tocsc()
+    del srt_pos
+    # women's lists: the transpose (a counting sort) carrying each entry's man and index
+    # packed in one int64, then each list in random order; the cross-references follow
+    packed = np.repeat(np.arange(n, dtype=np.int64) << 32, k)
+    packed |= np.arange(L, dtype=np.int64)
+    T = sp.csr_matrix((packed, women, mptr), shape=(n, n)).tocsc()
+    del packed
     wptr = T.indptr.astype(np.int64)
     rnd = rng.integers(0, INDEX_MAX, L, dtype=np.int32)
-    _, pos_m = _sort_rows_by(wptr, rnd, T.data, INDEX_MAX)      # women's entry f -> men's e
+    _, packed = _sort_rows_by(wptr, rnd, T.data, INDEX_MAX)     # women's entry f -> (m, e)
     del T, rnd
-    men_of = np.repeat(np.arange(n, dtype=np.int32), np.diff(mptr))
-    wlist = men_of[pos_m]
-    del men_of
+    wlist = (packed >> 32).astype(np.int32)
+    pos_m = (packed & 0xFFFFFFFF).astype(np.int32)
+    del packed
     rank_w = np.empty(L, np.int32)
     rank_w[pos_m] = (np.arange(L, dtype=np.int64)
                      - np.repeat(wptr[:-1], np.diff(wptr))).astype(np.int32)
