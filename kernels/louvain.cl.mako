@@ -10,6 +10,7 @@
     merge_buckets  the same for mergeCommunity (Algorithm 3 lines 20-23)
     row_lanes      work-items per row in the input kernels (1 on CPUs, 8 on GPUs: hubs of
                    R-MAT graphs would otherwise serialize one work-item)
+    giant_batch    most giant communities one merge_giant_add/emit launch takes
   Graph: CSR "vertices" (offsets), "edges" (neighbours), "weights" as in Section 4.1, with the
   weight of a self-loop stored doubled so that k_i = sum of row i and 2m = sum of all entries.
   Scores of Eq. (2) are computed in double, multiplied by 2m^2, with FP_CONTRACT OFF so that
@@ -23,7 +24,7 @@
 <%!
 from pyclmatch.community.hashing import TABLE_PRIMES, table_size
 from pyclmatch.community.driver import (RAW_TYPES, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG,
-                                        FLAG_MOVES, SLOT_EIN, SLOT_SQ, GIANT_BATCH)
+                                        FLAG_MOVES, SLOT_EIN, SLOT_SQ)
 %>
 <%include file="common.cl.mako"/>
 #ifdef cl_khr_fp64
@@ -761,7 +762,7 @@ void merge_community_b${b}(__global const index_t *cset, int set_begin, int set_
    into chunks of WG x GIANT_RUN flat edges; a work-group takes chunks g, g + groups, ...; a
    work-item finds the member of its first flat edge by binary search and walks on. Edges
    inside c are summed in registers and added once per chunk after a local reduction. */
-#define GIANT_BATCH ${GIANT_BATCH}
+#define GIANT_BATCH ${giant_batch}
 #define GIANT_RUN 8
 
 inline int giant_chunks(__global const index_t *cset, int set_begin, int count,

@@ -103,7 +103,7 @@ class DeviceLouvain:
         self.merge = bucket_specs(merge_buckets or PAPER_MERGE_BUCKETS, wg)
         self.values = dict(index_t="int", offset_t="int", mode="ct", wg=wg,
                            move_buckets=self.move, merge_buckets=self.merge,
-                           row_lanes=1 if handle.is_cpu else 8)
+                           row_lanes=1 if handle.is_cpu else 8, giant_batch=GIANT_BATCH)
         self._specialize(wtype)
         self.groups_max = max(1, handle.compute_units * int(
             groups_per_cu or (8 if handle.is_cpu else 16)))
@@ -231,9 +231,10 @@ class DeviceLouvain:
             input_expr="vertices[com[i] + 1] - vertices[com[i]]", scan_expr="a+b",
             neutral="0", output_statement="out[i] = prev_item; if (i + 1 == n) out[n] = item;"))
         memberEdge = self._empty(n + 1, np.int32)
-        member_edges(com, vertices, memberEdge, np.int32(n), size=n, queue=q)
+        sched.record("merge", member_edges(com, vertices, memberEdge, np.int32(n), size=n,
+                                           queue=q))
         gcap = table_size(min(max_cdeg, n))
-        regions, (gk, gv) = self._global_tables(gcap, min(b1 - b0, GIANT_BATCH))
+        regions, (gk, gv) = self._global_tables(gcap, min(b1 - b0, self.values["giant_batch"]))
         gw = self.wg
         for s0 in range(b0, b1, regions):
             s1 = min(b1, s0 + regions)
