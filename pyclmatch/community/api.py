@@ -19,8 +19,9 @@ What runs where (Paper III = shared/papers/004, "Community Detection on the GPU"
 
 pyclmatch additions, all documented at :func:`louvain`: the up/down move rule and a stop rule
 relative to each phase's progress (the defaults; ``threshold="paper", moves="paper"`` is the
-paper's method); an iteration that loses modularity is undone; hashed sub-rounds on graphs at
-or below ``bin_limit`` vertices; a_c in fixed point.
+paper's method); an iteration that loses modularity is undone; hashed sub-rounds (2 per
+bucket on large levels, 4 at or below ``bin_limit`` vertices); a_c in fixed point; giant
+communities (more than 32767 edges) merged by all work-groups together instead of one each.
 """
 from dataclasses import dataclass, field
 import math
