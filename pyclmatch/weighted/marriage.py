@@ -384,8 +384,10 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
 
 def _sort_rows_by(indptr, keys, values, ncols):
     """Reorder ``values`` within each CSR row by increasing ``keys`` (scipy's per-row sort in
-    C++, linear in the number of rows plus the rows' sort costs; no global sort)."""
-    M = sp.csr_matrix((values, keys, indptr), shape=(indptr.size - 1, ncols), copy=True)
+    C++, linear in the number of rows plus the rows' sort costs; no global sort). Sorts
+    ``keys`` and ``values`` in place (pass copies to keep them): fresh pages cost more than
+    the sort on large instances."""
+    M = sp.csr_matrix((values, keys, indptr), shape=(indptr.size - 1, ncols), copy=False)
     M.has_sorted_indices = False
     M.sort_indices()
     return M.indices, M.data
@@ -412,7 +414,7 @@ def easy_instance(n, seed=0):
     women = rng.integers(0, n, L, dtype=np.int32)
     # repeated women within a man's list (rare: about ln(n)^2 / 2 pairs per n men): sort each
     # list by woman, and of each run of equal women keep the earliest draw only
-    srt_w, srt_pos = _sort_rows_by(mptr, women, np.arange(L, dtype=np.int32), n)
+    srt_w, srt_pos = _sort_rows_by(mptr, women.copy(), np.arange(L, dtype=np.int32), n)
     same = np.flatnonzero(srt_w[1:] == srt_w[:-1]) + 1
     del srt_w
     # (a run never spans two lists: drop positions that start a list)
