@@ -610,6 +610,20 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
 
 /* ---------------------------------------------------------------- aggregation (Algorithm 3) */
 
+<%def name="inclusive_scan(arr, pos, width)">\
+<%doc> Inclusive prefix sum (Hillis-Steele) of the local ints arr[lid] over groups of
+  ``width`` consecutive work-items (pos = the work-item's index within its group); every
+  work-item of the work-group must reach it. </%doc>\
+% for s in [1 << p for p in range(0, width.bit_length() - 1)]:
+        {
+            int add = ${pos} >= ${s} ? ${arr}[lid - ${s}] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            ${arr}[lid] += add;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+% endfor
+</%def>
+
 /* Alg. 3 lines 2-6: comSize and comDegree by atomics (both zero-filled before). */
 __kernel void community_sizes(index_t n, __global const index_t *C,
                               __global const offset_t *vertices, __global index_t *comSize,
@@ -723,14 +737,7 @@ void merge_community_b${b}(__global const index_t *cset, int set_begin, int set_
         scan${b}[lid] = cnt;
         barrier(CLK_LOCAL_MEM_FENCE);
         /* inclusive prefix sum over the ${T} work-items of the community (Hillis-Steele) */
-% for s in [1 << p for p in range(0, T.bit_length() - 1)]:
-        {
-            int add = lane >= ${s} ? scan${b}[lid - ${s}] : 0;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            scan${b}[lid] += add;
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-% endfor
+${inclusive_scan("scan%d" % b, "lane", T)}
         if (active) {
             offset_t out = edgePos[c] + (offset_t)(scan${b}[lid] - cnt);
             for (int s = lane; s < size; s += ${T}) {
@@ -881,14 +888,7 @@ void merge_giant_emit(__global const index_t *cset, int set_begin, int set_end,
         }
         scan[lid] = cnt;
         barrier(CLK_LOCAL_MEM_FENCE);
-% for s in [1 << p for p in range(0, wg.bit_length() - 1)]:
-        {
-            int add = lid >= ${s} ? scan[lid - ${s}] : 0;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            scan[lid] += add;
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-% endfor
+${inclusive_scan("scan", "lid", wg)}
         if (lid == WG - 1)
             wbase = scan[WG - 1] ? atomic_add(&newDeg[newID[c]], scan[WG - 1]) : 0;
         barrier(CLK_LOCAL_MEM_FENCE);
