@@ -44,9 +44,6 @@ T_BIN, T_FINAL, BIN_LIMIT = 1e-2, 1e-6, 100_000
 #: each gain less than max(REL_BIN (REL_FINAL at or below BIN_LIMIT vertices) x the phase's
 #: first gain, REL_FLOOR x |Q|); the method ends at a level gaining less than REL_FLOOR x |Q|
 REL_BIN, REL_FINAL, REL_FLOOR = 2e-2, 1e-2, 1e-4
-#: hashed sub-rounds per bucket while a level's graph has more than ``bin_limit`` vertices
-#: (``subrounds=None``; ``moves="paper"`` keeps the paper's fully parallel moves, 1)
-LARGE_SUBROUNDS = 2
 FIXED_POINT_TOTAL = 2 ** 31 - 1
 
 
@@ -484,7 +481,6 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
                 A.indptr, A.indices, data, sched, _scales(bool(deterministic), A),
                 resolution=res, stop=stop, bin_limit=int(bin_limit), moves=moves,
                 max_level=max_level, return_levels=return_levels, subrounds=subrounds,
-                large_subrounds=1 if moves == "paper" else LARGE_SUBROUNDS,
                 check_symmetric=not sym_checked)
             break
         except InputProblem as problem:     # unsorted rows, explicit zeros, bad weights

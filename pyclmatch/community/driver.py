@@ -32,6 +32,9 @@ GLOBAL_SPLITS = (4095, 32767)
 #: (``merge_giant_add``/``merge_giant_emit``), at most this many per launch, while there are
 #: no more of them than work-groups to keep busy; beyond that, one work-group per community
 GIANT_BATCH = 64
+#: hashed sub-rounds per bucket while a level's graph has more than ``bin_limit`` vertices
+#: (``subrounds=None``; ``moves="paper"`` keeps the paper's fully parallel moves, 1)
+LARGE_SUBROUNDS = 2
 
 #: raw weight types the input kernels read (OpenCL type, floating point?): the host uploads
 #: the weights in these dtypes as they are and converts others first (``device_dtype``)
@@ -261,7 +264,8 @@ class DeviceLouvain:
     def run(self, indptr, indices, data, sched, scales, resolution=1.0,
             stop=("relative", 2e-2, 1e-2), bin_limit=100_000, max_level=None,
             return_levels=False, max_iterations=None, subrounds=None, max_subrounds=32,
-            small_subrounds=4, large_subrounds=2, check_symmetric=True, moves="up-down"):
+            small_subrounds=4, large_subrounds=LARGE_SUBROUNDS, check_symmetric=True,
+            moves="up-down"):
         """Louvain on the CSR graph ``(indptr, indices, data)`` as the user gave it (weights in
         a dtype of ``RAW_TYPES``, self-loops not doubled). The device checks the input
         (:class:`InputProblem` at the first read-back), sums the weights (2m, self-loops
@@ -406,8 +410,9 @@ class DeviceLouvain:
             thr = t_bin if n > bin_limit else t_final
             first_gain = None
             low = 0         # iterations in a row below the relative threshold
-            if subrounds is None:     # large_subrounds above bin_limit (1 = the paper's
-                nsub = large_subrounds if n > bin_limit else small_subrounds   # moves)
+            if subrounds is None:     # above bin_limit: the paper's moves in 1 sub-round
+                nsub = ((1 if moves == "paper" else large_subrounds) if n > bin_limit
+                        else small_subrounds)
             else:
                 nsub = max(1, int(subrounds))
             C = self._empty(n, np.int32)

@@ -194,11 +194,18 @@ class DeviceHandle:
         host = np.ascontiguousarray(host)
         if self.is_cpu or host.nbytes == 0:
             return host
-        buf = cl.Buffer(self.context, cl.mem_flags.READ_ONLY | cl.mem_flags.ALLOC_HOST_PTR,
-                        size=host.nbytes)
-        arr, _ = cl.enqueue_map_buffer(self.queue, buf, cl.map_flags.WRITE, 0, host.shape,
-                                       host.dtype, is_blocking=True)
+        arr = self._page_locked(host.shape, host.dtype, cl.mem_flags.READ_ONLY,
+                                cl.map_flags.WRITE)
         arr[...] = host
+        return arr
+
+    def _page_locked(self, shape, dtype, mem_flags, map_flags):
+        """A host array in page-locked memory: an ``ALLOC_HOST_PTR`` buffer of this context,
+        mapped for good (the array keeps the buffer alive)."""
+        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        buf = cl.Buffer(self.context, mem_flags | cl.mem_flags.ALLOC_HOST_PTR, size=nbytes)
+        arr, _ = cl.enqueue_map_buffer(self.queue, buf, map_flags, 0, shape, dtype,
+                                       is_blocking=True)
         return arr
 
     def to_device(self, host, *, read_only=True):
@@ -222,14 +229,15 @@ class DeviceHandle:
         ``dtype`` when given): the one way results come back to the host.
 
         On GPUs a large array is read into a page-locked staging buffer (one per device,
-        kept for the handle's lifetime and grown to the largest download) at full PCIe speed by DMA and copied or converted from there
-        in one host pass; reading into pageable numpy memory instead makes the driver stage
-        it through its own bounce buffers. Measured on the H100 host
-        (benchmarks/results/transfer-h100.md): int32 results returned as int64 (every
-        family's convention) 0.053 s instead of 0.095 s for ``get().astype`` at 25M entries,
-        0.17 s instead of 0.34 s at 100M; same-dtype reads 0.010 vs 0.019 s (10M entries),
-        0.11 vs 0.14 s (100M), but 0.052 vs 0.034 s at 25M (the host copy into fresh pages
-        dominates there). CPU devices and small arrays use ``arr.get()`` (``staged=True`` or ``False`` forces the choice; ``arr`` must be
+        kept for the handle's lifetime and grown to the largest download) at full PCIe speed
+        by DMA and copied or converted from there in one host pass; reading into pageable
+        numpy memory instead makes the driver stage it through its own bounce buffers.
+        Measured on the H100 host (benchmarks/results/transfer-h100.md): int32 results
+        returned as int64 (every family's convention) 0.053 s instead of 0.095 s for
+        ``get().astype`` at 25M entries, 0.17 s instead of 0.34 s at 100M; same-dtype reads
+        0.010 vs 0.019 s (10M entries), 0.11 vs 0.14 s (100M), but 0.052 vs 0.034 s at 25M
+        (the host copy into fresh pages dominates there). CPU devices and small arrays use
+        ``arr.get()`` (``staged=True`` or ``False`` forces the choice; ``arr`` must be
         contiguous to be staged)."""
         dtype = np.dtype(dtype or arr.dtype)
         if staged is None:
@@ -238,16 +246,12 @@ class DeviceHandle:
             host = arr.get()
             return host if host.dtype == dtype else host.astype(dtype)
         with self._lock:
-            stage = self._memo.get(("engine", "download stage"))
+            stage = self._memo.pop(("engine", "download stage"), None)
             if stage is None or stage.nbytes < arr.nbytes:
-                stage = None                    # drop the old buffer before the new one
-                self._memo.pop(("engine", "download stage"), None)
-                buf = cl.Buffer(self.context,
-                                cl.mem_flags.WRITE_ONLY | cl.mem_flags.ALLOC_HOST_PTR,
-                                size=arr.nbytes)
-                stage, _ = cl.enqueue_map_buffer(self.queue, buf, cl.map_flags.READ, 0,
-                                                 (arr.nbytes,), np.uint8, is_blocking=True)
-                self._memo[("engine", "download stage")] = stage
+                del stage                       # free the old buffer before the new one
+                stage = self._page_locked((arr.nbytes,), np.uint8, cl.mem_flags.WRITE_ONLY,
+                                          cl.map_flags.READ)
+            self._memo[("engine", "download stage")] = stage
             view = stage[:arr.nbytes].view(arr.dtype).reshape(arr.shape)
             cl.enqueue_copy(self.queue, view, arr.base_data, src_offset=arr.offset,
                             is_blocking=True)

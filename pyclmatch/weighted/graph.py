@@ -37,7 +37,6 @@ class WeightedGraph(PinnedStaging):
         self._src = None
         self._rev = None
         self._device_cache = None      # device arrays kept by keep_on_device=True calls
-        self._staged = {}              # context -> pinned host copies (prepare_graph(device=))
 
     @property
     def nnz(self):
