@@ -13,6 +13,30 @@
 typedef ${index_t} index_t;
 typedef ${offset_t} offset_t;
 
+/* The list holding entry e of a compressed structure (CSR/CSC offsets ptr[0..n]): the largest
+   i < n with ptr[i] <= e, by binary search, so that edge-parallel passes give every work-item
+   the same O(log n) work however skewed the degrees (the offsets' upper levels stay cached). */
+inline index_t major_of(offset_t e, index_t n, __global const offset_t *ptr)
+{
+    index_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        index_t mid = lo + (hi - lo + 1) / 2;
+        if (ptr[mid] <= e) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Whether the increasing list ind[lo..hi) holds x (binary search). */
+inline int sorted_list_has(__global const index_t *ind, offset_t lo, offset_t hi, index_t x)
+{
+    const offset_t end = hi;
+    while (lo < hi) {
+        offset_t mid = lo + (hi - lo) / 2;
+        if (ind[mid] < x) lo = mid + 1; else hi = mid;
+    }
+    return lo < end && ind[lo] == x;
+}
+
 /* FOR_EACH_VERTEX(v, n): the vertices a work-item owns. In CT mode work-item tid handles
    tid, tid + T, tid + 2T, ... (T = total work-items), which is getProcessCount() of paper 000
    with strided, coalesced accesses; in MT mode each work-item owns at most one vertex. */

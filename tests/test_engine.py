@@ -121,8 +121,8 @@ def test_heavy_lists_cached_with_device_graph(device):
             assert dg.heavy(side, t) is hl
         none = dg.heavy(side, int(np.diff(ptr).max()))
         assert none.count == 0 and none.vertices is None
-    with pytest.raises(ValueError):
-        DeviceBipartite(device, g).heavy("rows", 3)       # no row adjacency uploaded
+    with pytest.raises(ValueError):     # a CSC's rows are a transpose, not built unasked
+        DeviceBipartite(device, as_bipartite(A.tocsc())).heavy("rows", 3)
 
 
 def test_gpu_upload_paths_on_any_device(monkeypatch):

@@ -8,21 +8,10 @@ import pyopencl.array as cla
 from ..engine.devices import get_device
 from ..engine.graphs import as_bipartite, DeviceBipartite
 from ..engine.scheduler import Scheduler
-from ..errors import InputError, VerificationError
-from .augmenting import (AUGMENTING_VARIANTS, INITS, L0, AugmentingPathMatcher,
+from ..errors import InputError
+from .certificate import DeviceCertificate, KonigCover, verify_matching
+from .augmenting import (AUGMENTING_VARIANTS, INITS, AugmentingPathMatcher,
                          InitialMatcher, parse_variant)
-
-@dataclass
-class KonigCover:
-    """A minimum vertex cover (König): every edge has an end in it, and its size equals the
-    cardinality of the matching, which proves the matching maximum."""
-    rows: np.ndarray
-    cols: np.ndarray
-
-    @property
-    def size(self):
-        return int(self.rows.size + self.cols.size)
-
 
 @dataclass
 class MatchingResult:
@@ -68,55 +57,6 @@ class MatchingResult:
                 "cardinality": self.cardinality, "verified": self.verified,
                 "algorithm": self.algorithm, "init": self.init, "device": self.device,
                 "timings": dict(self.timings), "counters": dict(self.counters)}
-
-
-def verify_matching(graph, row_match, col_match, cover=None):
-    """Host-side certificate check: a consistent matching on edges of the graph, and (given a
-    cover) a vertex cover of every edge whose size equals the cardinality."""
-    nr, nc = graph.shape
-    rm, cm = np.asarray(row_match), np.asarray(col_match)
-    if rm.shape != (nr,) or cm.shape != (nc,):
-        raise VerificationError(f"match arrays have shapes {rm.shape}, {cm.shape}; "
-                                f"expected ({nr},), ({nc},)")
-    mr = np.flatnonzero(rm >= 0)
-    mc = np.flatnonzero(cm >= 0)
-    if mr.size != mc.size:
-        raise VerificationError(f"{mr.size} rows but {mc.size} columns are matched")
-    if (rm < -1).any() or (cm < -1).any() or (rm >= nc).any() or (cm >= nr).any():
-        raise VerificationError("a match array holds an invalid index")
-    if mr.size and not np.array_equal(cm[rm[mr]], mr):
-        raise VerificationError("row_match and col_match disagree")
-    if mr.size:
-        present = np.asarray(graph.csr[mr, rm[mr]]).ravel()
-        if not np.all(present == 1):
-            bad = mr[np.flatnonzero(present != 1)[0]]
-            raise VerificationError(f"matched pair (row {bad}, col {rm[bad]}) is not an edge")
-    if cover is None:
-        return True
-    if cover.size != mr.size:
-        raise VerificationError(f"the König cover has {cover.size} vertices but the matching "
-                                f"has {mr.size} edges")
-    in_r = np.zeros(nr, bool)
-    in_r[cover.rows] = True
-    in_c = np.zeros(nc, bool)
-    in_c[cover.cols] = True
-    csr = graph.csr
-    row_of_edge = np.repeat(np.arange(nr), np.diff(csr.indptr))
-    covered = in_r[row_of_edge] | in_c[csr.indices]
-    if not covered.all():
-        k = np.flatnonzero(~covered)[0]
-        raise VerificationError(f"edge (row {row_of_edge[k]}, col {csr.indices[k]}) is not "
-                                f"covered: the matching is not maximum")
-    return True
-
-
-def konig_cover(graph, row_match, col_match, visited_cols):
-    """König cover from the last alternating BFS (from all unmatched columns, no augmenting
-    path found): Z = reached vertices; cover = (matched columns not in Z) + (rows in Z), and the
-    rows in Z are exactly the mates of the reached matched columns."""
-    cols = np.flatnonzero((col_match >= 0) & ~visited_cols)
-    rows = col_match[(col_match >= 0) & visited_cols]
-    return KonigCover(rows=np.sort(rows).astype(np.int64), cols=cols.astype(np.int64))
 
 
 # --------------------------------------------------------------------------- registry
@@ -221,6 +161,9 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         build, init, augment, download, verify and ``kernel:<phase>`` device times) and
         ``counters`` (phases, BFS levels, launches, read-backs).
     """
+    t_call = time.perf_counter()
+    if verify not in (True, False, "device", "host"):
+        raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
     shape = params.pop("shape", None)
     graph = as_bipartite(A, shape=shape)
     if init not in INITS:
@@ -248,15 +191,15 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         res = MatchingResult(rm, cm, 0, 0, KonigCover(np.zeros(0, np.int64),
                              np.zeros(0, np.int64)), name, init, handle.label)
         res.verified = bool(verify)
+        res.timings = {"total": time.perf_counter() - t_call}
         return res
     sched = Scheduler(handle, progress=progress, label=f"maximum_matching[{name}]")
     extra = {"rmatch": nr * 4, "cmatch": nc * 4,
              "Karp-Sipser degrees": (nr + nc) * 4 if init == "karp-sipser" else 0}
     extra.update(factory.device_bytes(graph, name))
     with sched.step("upload"):
-        dg = DeviceBipartite(handle, graph, extra_bytes=extra,
+        dg = DeviceBipartite(handle, graph, extra_bytes=extra, sched=sched,
                              need_csr=(init == "karp-sipser" or factory.needs_csr))
-        handle.queue.finish()
     mode = alg_params.get("mode") or (parse_variant(name)[2] if name in AUGMENTING_VARIANTS
                                       else "ct")
     initm = InitialMatcher(handle, dg, mode=mode,
@@ -284,6 +227,8 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         if init != "none":
             initm.kernel("cheap_match")
         _count_kernel(handle, dg.idt)
+        cert = DeviceCertificate(handle, dg)
+        cert.build()
     q = handle.queue
     with sched.step("init"):
         rmatch = cla.empty(q, nr, dg.idt)
@@ -300,19 +245,25 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
             bfs_array, cstats = certifier.run(rmatch, cmatch, sched)
             stats["cover_phases"] = cstats["phases"]
             q.finish()
+    cert.cover(rmatch, cmatch, bfs_array, sched)
+    on_device = verify is True or verify == "device"
+    if on_device:
+        with sched.step("verify"):
+            card = cert.verify(rmatch, cmatch, sched)
     with sched.step("download"):
         rm = handle.download(rmatch, np.int64)
         cm = handle.download(cmatch, np.int64)
-        visited = bfs_array.get() >= L0
-    cover = konig_cover(graph, rm, cm, visited)
-    res = MatchingResult(rm, cm, int((cm >= 0).sum()), init_card, cover, name, init,
-                         handle.label)
+        cover = cert.download()
+    if not on_device:
+        card = int(np.count_nonzero(cm >= 0))
+    res = MatchingResult(rm, cm, card, init_card, cover, name, init, handle.label)
     sched.report("done", final=True, cardinality=res.cardinality)
-    if verify:
-        t0 = time.perf_counter()
-        res.verify(graph)
-        sched.wall["verify"] += time.perf_counter() - t0
+    if verify == "host":
+        with sched.step("verify"):
+            res.verify(graph)
+    res.verified = bool(verify)
     res.timings = sched.timings()
+    res.timings["total"] = time.perf_counter() - t_call
     res.counters = dict(stats, **sched.counters)
     return res
 

@@ -1,12 +1,12 @@
 """Validated graph containers and their one-time upload to a device.
 
 :func:`as_bipartite` turns any accepted input (scipy.sparse matrix or array, dense array-like,
-edge arrays) into a :class:`BipartiteGraph`: structural CSR (row adjacency) and CSC (column
-adjacency) with int32 vertex ids, duplicates merged, explicit zeros kept as edges (as scipy does).
+edge arrays) into a :class:`BipartiteGraph`, which keeps a CSR or CSC as the user holds it (no
+copy); :class:`DeviceBipartite` checks it and builds the other side on the device
+(:mod:`pyclmatch.engine.intake`). Duplicates merge and explicit zeros are edges (as in scipy).
 Bad input raises :class:`~pyclmatch.errors.InputError` naming the problem.
 """
 import numpy as np
-import pyopencl as cl
 import pyopencl.array as cla
 import scipy.sparse as sp
 
@@ -43,20 +43,63 @@ def structural_csr(rows, cols, shape):
 
 
 class BipartiteGraph:
-    """Rows are one side, columns the other. ``csr``/``csc`` are structural (data = 1)."""
+    """Rows are one side, columns the other.
 
-    def __init__(self, csr):
-        self.csr = csr
-        self.n_rows, self.n_cols = csr.shape
-        self.nnz = int(csr.nnz)
-        self._csc = None
+    Holds the user's compressed arrays as they are (``fmt`` ``"csr"``: the lists are the
+    rows', ``"csc"``: the columns'; any index dtype; no copy): the device checks and
+    transposes them (:class:`DeviceBipartite`). ``csr``/``csc`` are structural canonical host
+    matrices (data = 1), built on first use for host-side work (``verify="host"``, peers in
+    benchmarks); the device path never builds them.
+    """
+
+    def __init__(self, A):
+        if not sp.issparse(A) or A.format not in ("csr", "csc"):
+            A = sp.csr_matrix(A)
+        self.fmt = A.format
+        self.indptr, self.indices = A.indptr, A.indices
+        self.n_rows, self.n_cols = (int(x) for x in A.shape)
+        self.nnz = int(A.indptr[-1]) if A.indptr.size else 0
+        self._host = {}
+        self.canonical = bool(getattr(A, "_has_canonical_format", False)) or None
+
+    @property
+    def major(self):
+        """(lists, other side) sizes of the stored arrays."""
+        return (self.n_rows, self.n_cols) if self.fmt == "csr" else (self.n_cols, self.n_rows)
+
+    def make_canonical(self):
+        """Replace the stored arrays by a canonical copy (sorted lists, duplicates merged; the
+        user's arrays are left alone): the repair of input the device found unsorted or with
+        repeated entries."""
+        cls = sp.csr_matrix if self.fmt == "csr" else sp.csc_matrix
+        A = cls((np.ones(self.indices.size, np.int8), self.indices, self.indptr),
+                shape=self.shape, copy=True)
+        A.sum_duplicates()
+        self.indptr, self.indices = A.indptr, A.indices
+        self.nnz = int(A.nnz)
+        self.canonical = True
+        self._host.clear()
+
+    def _structural(self, fmt):
+        M = self._host.get(fmt)
+        if M is None:
+            cls = sp.csr_matrix if self.fmt == "csr" else sp.csc_matrix
+            A = cls((np.ones(self.indices.size, np.int8), self.indices, self.indptr),
+                    shape=self.shape)
+            A.sum_duplicates()
+            A.data[:] = 1
+            M = A.asformat(fmt)
+            M.sort_indices()
+            self._host[fmt] = M
+        return M
+
+    @property
+    def csr(self):
+        return self._structural("csr")
 
     @property
     def csc(self):
-        if self._csc is None:
-            self._csc = self.csr.tocsc()
-            self._csc.sort_indices()
-        return self._csc
+        return self._structural("csc")
 
     @property
     def shape(self):
@@ -98,14 +141,12 @@ def as_bipartite(A, shape=None):
         if len(A.shape) != 2:
             raise InputError(f"the matrix must be 2-D, got shape {A.shape}")
         _check_shape(A.shape)
-        coo = A.tocoo()
-        rows = np.asarray(coo.row, np.int64)
-        cols = np.asarray(coo.col, np.int64)
-        if rows.size and (rows.min() < 0 or cols.min() < 0):
-            raise InputError("the sparse matrix holds a negative index")
-        if rows.size and (rows.max() >= A.shape[0] or cols.max() >= A.shape[1]):
-            raise InputError("the sparse matrix holds an index out of range of its shape")
-        return BipartiteGraph(structural_csr(rows, cols, A.shape))
+        if A.format not in ("csr", "csc"):
+            A = A.tocsr()       # (scipy's compiled conversion; duplicates stay for the device)
+        if A.indices.dtype.kind not in "iu" or A.indptr.dtype.kind not in "iu":
+            raise InputError(f"the sparse matrix's index arrays must be integers, got "
+                             f"{A.indices.dtype} / {A.indptr.dtype}")
+        return BipartiteGraph(A)
     try:
         arr = np.asarray(A)
     except Exception as exc:
@@ -142,30 +183,77 @@ def index_types(nnz):
 
 
 class DeviceBipartite:
-    """A :class:`BipartiteGraph` uploaded once: CSC always, CSR on demand (pyopencl arrays)."""
+    """A :class:`BipartiteGraph` on a device (pyopencl arrays): the column adjacency
+    (``col_ptr``/``col_ind``) always, the row adjacency (``row_ptr``/``row_ind``) when asked
+    for or when it is the user's side.
 
-    def __init__(self, handle, graph, need_csr=False, extra_bytes=0):
+    The user's side goes up as it is and is checked there (:mod:`pyclmatch.engine.intake`);
+    the other side is its transpose, built on the device. ``sorted_side`` names the side
+    whose lists are sorted (the user's; the transpose's lists are in no particular order).
+    Input the device finds unsorted or with repeated entries is made canonical on the host
+    (a copy) and taken again. Graphs above 2**31-1 edges take the host conversion and 64-bit
+    offsets.
+    """
+
+    def __init__(self, handle, graph, need_csr=False, extra_bytes=0, sched=None):
+        from .scheduler import Scheduler
         self.handle, self.graph = handle, graph
         (self.index_t, self.offset_t), (idt, odt) = index_types(graph.nnz)
         self.idt, self.odt = np.dtype(idt), np.dtype(odt)
+        need_csr = need_csr or graph.fmt == "csr"
         need = {"column offsets": (graph.n_cols + 1) * self.odt.itemsize,
                 "column adjacency": graph.nnz * self.idt.itemsize}
         if need_csr:
             need["row offsets"] = (graph.n_rows + 1) * self.odt.itemsize
             need["row adjacency"] = graph.nnz * self.idt.itemsize
+        if graph.indices.dtype != np.int32:
+            need["input indices"] = graph.nnz * 8
         need.update(extra_bytes or {})
         handle.check_fits(need)
-        # the engine's upload (read-only: wrapped on CPU devices, one asynchronous copy into
-        # the pool on GPUs; pyopencl keeps a temporary host array alive until its copy ends)
+        sched = sched or Scheduler(handle)
+        self.row_ptr = self.row_ind = None
+        self._heavy = {}
+        if self.odt == np.int64:
+            self._upload_host(graph, need_csr)
+            return
+        from .intake import DeviceCompressed, NOT_CANONICAL, raise_structure_problem
+        n, n_minor = graph.major
+        while True:
+            dc = DeviceCompressed(handle, graph.indptr, graph.indices, n, n_minor,
+                                  transpose=need_csr or graph.fmt == "csr", sched=sched)
+            bits = dc.problems(sched)
+            raise_structure_problem(bits, "the sparse matrix")
+            if not bits & NOT_CANONICAL:
+                break
+            graph.make_canonical()
+        graph.canonical = True
+        if graph.fmt == "csr":
+            self.row_ptr, self.row_ind = dc.ptr, dc.ind
+            self.col_ptr, self.col_ind = dc.t_ptr, dc.t_ind
+            self.sorted_side = "rows"
+        else:
+            self.col_ptr, self.col_ind = dc.ptr, dc.ind
+            self.row_ptr, self.row_ind = dc.t_ptr, dc.t_ind
+            self.sorted_side = "cols"
+
+    def _upload_host(self, graph, need_csr):
+        """64-bit offsets: the host's canonical CSC (and CSR) go up as they are."""
+        handle = self.handle
         csc = graph.csc
         self.col_ptr = handle.to_device(csc.indptr.astype(self.odt, copy=False))
         self.col_ind = handle.to_device(csc.indices.astype(self.idt, copy=False))
-        self.row_ptr = self.row_ind = None
-        self._heavy = {}
+        self.sorted_side = "cols"
         if need_csr:
             csr = graph.csr
             self.row_ptr = handle.to_device(csr.indptr.astype(self.odt, copy=False))
             self.row_ind = handle.to_device(csr.indices.astype(self.idt, copy=False))
+
+    @property
+    def sorted_lists(self):
+        """``(ptr, ind)`` of the side whose lists are sorted (see ``sorted_side``)."""
+        if self.sorted_side == "rows":
+            return self.row_ptr, self.row_ind
+        return self.col_ptr, self.col_ind
 
     @property
     def type_values(self):
@@ -174,35 +262,33 @@ class DeviceBipartite:
     def heavy(self, side, threshold):
         """The heavy vertices of ``side`` (``"cols"`` or ``"rows"``): those of degree greater
         than ``threshold``, in increasing id order, as a :class:`HeavyList` (computed once per
-        side and threshold, then cached with this device graph).
-
-        The count comes from the host's offsets (no device round trip), so a side without
-        heavy vertices costs no device work; otherwise the list is a ``copy_if`` scan over the
-        device offsets. The degree-aware kernels hand these vertices to whole work-groups
-        (HEAVY TIER in ``kernels/common.cl.mako``).
+        side and threshold, then cached with this device graph): a ``copy_if`` scan over the
+        device offsets and one read-back of its count. The degree-aware kernels hand these
+        vertices to whole work-groups (HEAVY TIER in ``kernels/common.cl.mako``).
         """
         key = (side, int(threshold))
         hit = self._heavy.get(key)
         if hit is not None:
             return hit
         if side == "cols":
-            host_ptr, ptr = self.graph.csc.indptr, self.col_ptr
+            ptr = self.col_ptr
         elif side == "rows":
             if self.row_ptr is None:
                 raise ValueError("the row adjacency was not uploaded (need_csr=False)")
-            host_ptr, ptr = self.graph.csr.indptr, self.row_ptr
+            ptr = self.row_ptr
         else:
             raise ValueError(f"side must be 'cols' or 'rows', not {side!r}")
-        count = int(np.count_nonzero(np.diff(host_ptr) > threshold))
-        vertices = None
-        if count:
-            from pyopencl.algorithm import copy_if
-            q = self.handle.queue
+        from pyopencl.algorithm import copy_if
+        q = self.handle.queue
+        vertices, count = None, 0
+        if ptr.size > 1:
             ids = cla.arange(q, ptr.size - 1, dtype=self.idt)
-            out, _, _ = copy_if(ids, "xadj[ary[i] + 1] - xadj[ary[i]] > threshold",
-                                extra_args=[("xadj", ptr), ("threshold", self.odt.type(threshold))],
-                                queue=q)
-            vertices = out[:count].copy(queue=q)
+            out, count_dev, _ = copy_if(
+                ids, "xadj[ary[i] + 1] - xadj[ary[i]] > threshold",
+                extra_args=[("xadj", ptr), ("threshold", self.odt.type(threshold))], queue=q)
+            count = int(count_dev.get())
+            if count:
+                vertices = out[:count].copy(queue=q)
         hit = self._heavy[key] = HeavyList(vertices, count, int(threshold))
         return hit
 

@@ -1,0 +1,173 @@
+"""The certificate of a maximum bipartite matching: a König vertex cover, assembled and
+checked on the device by kernels independent of the algorithm that computed the matching
+(``kernels/bipartite_verify.cl.mako``), or checked on the host (:func:`verify_matching`,
+``verify="host"``).
+
+The checks, on either side: every mate is in range and mutual, every matched pair is an edge,
+every edge has an end in the cover, and the cover has as many vertices as the matching has
+edges, which proves the matching maximum (König).
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import pyopencl.array as cla
+
+from ..errors import VerificationError
+
+TEMPLATE = "bipartite_verify.cl.mako"
+#: out[] slots and bad bits of bipartite_verify.cl.mako
+OUT_BAD, OUT_MATCHED_ROWS, OUT_COVER_ROWS, OUT_MATCHED_COLS, OUT_COVER_COLS = range(5)
+BAD_MATE, BAD_PAIR, NOT_EDGE, UNCOVERED = 1, 2, 4, 8
+
+
+@dataclass
+class KonigCover:
+    """A minimum vertex cover (König): every edge has an end in it, and its size equals the
+    cardinality of the matching, which proves the matching maximum."""
+    rows: np.ndarray
+    cols: np.ndarray
+
+    @property
+    def size(self):
+        return int(self.rows.size + self.cols.size)
+
+
+def verify_matching(graph, row_match, col_match, cover=None):
+    """Host-side certificate check: a consistent matching on edges of the graph, and (given a
+    cover) a vertex cover of every edge whose size equals the cardinality."""
+    nr, nc = graph.shape
+    rm, cm = np.asarray(row_match), np.asarray(col_match)
+    if rm.shape != (nr,) or cm.shape != (nc,):
+        raise VerificationError(f"match arrays have shapes {rm.shape}, {cm.shape}; "
+                                f"expected ({nr},), ({nc},)")
+    mr = np.flatnonzero(rm >= 0)
+    mc = np.flatnonzero(cm >= 0)
+    if mr.size != mc.size:
+        raise VerificationError(f"{mr.size} rows but {mc.size} columns are matched")
+    if (rm < -1).any() or (cm < -1).any() or (rm >= nc).any() or (cm >= nr).any():
+        raise VerificationError("a match array holds an invalid index")
+    if mr.size and not np.array_equal(cm[rm[mr]], mr):
+        raise VerificationError("row_match and col_match disagree")
+    if mr.size:
+        present = np.asarray(graph.csr[mr, rm[mr]]).ravel()
+        if not np.all(present == 1):
+            bad = mr[np.flatnonzero(present != 1)[0]]
+            raise VerificationError(f"matched pair (row {bad}, col {rm[bad]}) is not an edge")
+    if cover is None:
+        return True
+    if cover.size != mr.size:
+        raise VerificationError(f"the König cover has {cover.size} vertices but the matching "
+                                f"has {mr.size} edges")
+    in_r = np.zeros(nr, bool)
+    in_r[cover.rows] = True
+    in_c = np.zeros(nc, bool)
+    in_c[cover.cols] = True
+    csr = graph.csr
+    row_of_edge = np.repeat(np.arange(nr), np.diff(csr.indptr))
+    covered = in_r[row_of_edge] | in_c[csr.indices]
+    if not covered.all():
+        k = np.flatnonzero(~covered)[0]
+        raise VerificationError(f"edge (row {row_of_edge[k]}, col {csr.indices[k]}) is not "
+                                f"covered: the matching is not maximum")
+    return True
+
+
+def konig_cover(graph, row_match, col_match, visited_cols):
+    """König cover on the host from the last alternating BFS (``visited_cols``: the columns
+    reached from unmatched columns): the matched columns not reached and the mates of the
+    reached matched columns (as the device's ``konig_cover`` kernel)."""
+    cols = np.flatnonzero((col_match >= 0) & ~visited_cols)
+    rows = col_match[(col_match >= 0) & visited_cols]
+    return KonigCover(rows=np.sort(rows).astype(np.int64), cols=cols.astype(np.int64))
+
+
+class DeviceCertificate:
+    """The König cover of a device graph's matching, built and verified on the device.
+
+    :meth:`cover` enqueues the cover flags from the last BFS; :meth:`verify` enqueues the
+    checks, reads their counters (one read-back) and raises
+    :class:`~pyclmatch.errors.VerificationError` naming what failed; :meth:`download` brings
+    the cover's vertex lists back.
+    """
+
+    def __init__(self, handle, dgraph):
+        self.handle, self.dg = handle, dgraph
+        self.values = dict(dgraph.type_values, mode="ct")
+        self.wg = handle.default_work_group_size()
+        self.cover_r = self.cover_c = None
+
+    def kernel(self, name):
+        return self.handle.kernel(TEMPLATE, name, **self.values)
+
+    def build(self):
+        for name in ("konig_cover", "verify_side", "verify_cover"):
+            self.kernel(name)
+
+    def _grid(self, n):
+        return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
+
+    def cover(self, rmatch, cmatch, bfs_array, sched, phase="certificate"):
+        """Enqueue the cover flags (``cover_r``, ``cover_c``) from the last BFS."""
+        q = self.handle.queue
+        nr, nc = self.dg.graph.shape
+        self.cover_r = cla.empty(q, max(nr, 1), np.uint8, allocator=self.handle.pool)
+        self.cover_c = cla.empty(q, max(nc, 1), np.uint8, allocator=self.handle.pool)
+        sched.launch(phase, self.kernel("konig_cover"), self._grid(max(nr, nc)), self.wg,
+                     np.int32(nr), np.int32(nc), rmatch.data, cmatch.data, bfs_array.data,
+                     self.cover_r.data, self.cover_c.data)
+
+    def verify(self, rmatch, cmatch, sched, phase="verify"):
+        """Check the matching and the cover on the device; returns the cardinality."""
+        q = self.handle.queue
+        g = self.dg.graph
+        nr, nc = g.shape
+        out = cla.empty(q, 5, np.int32, allocator=self.handle.pool)
+        sched.fill(phase, out, 0)
+        ptr, ind = self.dg.sorted_lists
+        rows_sorted = self.dg.sorted_side == "rows"
+        side = self.kernel("verify_side")
+        sched.launch(phase, side, self._grid(nr), self.wg, np.int32(nr), np.int32(nc),
+                     rmatch.data, cmatch.data, self.cover_r.data, ptr.data, ind.data,
+                     np.int32(rows_sorted), out.data, np.int32(OUT_MATCHED_ROWS),
+                     np.int32(OUT_COVER_ROWS))
+        sched.launch(phase, side, self._grid(nc), self.wg, np.int32(nc), np.int32(nr),
+                     cmatch.data, rmatch.data, self.cover_c.data, ptr.data, ind.data,
+                     np.int32(not rows_sorted), out.data, np.int32(OUT_MATCHED_COLS),
+                     np.int32(OUT_COVER_COLS))
+        major, minor = (self.cover_r, self.cover_c) if rows_sorted else \
+            (self.cover_c, self.cover_r)
+        sched.launch(phase, self.kernel("verify_cover"), self._grid(g.nnz), self.wg,
+                     np.int32(nr if rows_sorted else nc), self.dg.odt.type(g.nnz), ptr.data,
+                     ind.data, major.data, minor.data, out.data)
+        host = sched.read(phase, np.zeros(5, np.int32), out.data)
+        check_counts(host)
+        return int(host[OUT_MATCHED_ROWS])
+
+    def download(self):
+        """The cover's rows and columns (increasing int64 arrays)."""
+        nr, nc = self.dg.graph.shape
+        r = self.handle.download(self.cover_r)[:nr]
+        c = self.handle.download(self.cover_c)[:nc]
+        return KonigCover(rows=np.flatnonzero(r).astype(np.int64),
+                          cols=np.flatnonzero(c).astype(np.int64))
+
+
+def check_counts(out):
+    """Raise the :class:`VerificationError` that the device's counters ``out`` call for."""
+    bad = int(out[OUT_BAD])
+    if bad & BAD_MATE:
+        raise VerificationError("a match array holds an invalid index")
+    if bad & BAD_PAIR:
+        raise VerificationError("row_match and col_match disagree")
+    if bad & NOT_EDGE:
+        raise VerificationError("a matched pair is not an edge of the graph")
+    mr, mc = int(out[OUT_MATCHED_ROWS]), int(out[OUT_MATCHED_COLS])
+    if mr != mc:
+        raise VerificationError(f"{mr} rows but {mc} columns are matched")
+    if bad & UNCOVERED:
+        raise VerificationError("an edge is not covered by the König cover: the matching "
+                                "is not maximum")
+    size = int(out[OUT_COVER_ROWS]) + int(out[OUT_COVER_COLS])
+    if size != mr:
+        raise VerificationError(f"the König cover has {size} vertices but the matching has "
+                                f"{mr} edges")

@@ -1,0 +1,128 @@
+"""From what the user holds to checked device buffers: the engine's one ingestion path.
+
+A scipy.sparse CSR or CSC (matrix or array, int32 or int64 indices) goes up as it is: its
+``indptr`` and ``indices`` are uploaded without a host copy, conversion or sort, and the device
+checks them in one pass (offsets non-decreasing, indices in range, each list strictly
+increasing) while it counts the entries of every minor vertex; a scan and a scatter then build
+the transpose on the device (the CSC of a CSR, or the CSR of a CSC). One read-back brings the
+check's flags. Other inputs (COO, dense, edge arrays) are first turned into a CSR by scipy's
+compiled conversion; input that the device finds unsorted or with duplicate entries is made
+canonical by scipy (``sum_duplicates``) on a copy, never in place, and checked again.
+
+Only the 32-bit edge-offset path runs here (up to 2**31-1 stored entries); larger inputs take
+the host conversion of :mod:`pyclmatch.engine.graphs`.
+"""
+import numpy as np
+import pyopencl as cl
+import pyopencl.array as cla
+
+from ..errors import InputError
+
+TEMPLATE = "intake.cl.mako"
+INDEX_MAX = np.iinfo(np.int32).max
+
+BAD_PTR, BAD_RANGE, UNSORTED, DUPLICATE = 1, 2, 4, 8
+#: the flags that a canonical copy of the same matrix repairs
+NOT_CANONICAL = UNSORTED | DUPLICATE
+
+
+def compressed_parts(A):
+    """``(fmt, indptr, indices, data)`` of a scipy sparse matrix or array without copying
+    a CSR or CSC (``fmt`` is ``"csr"`` or ``"csc"``); other formats become a CSR through
+    scipy's compiled conversion (duplicates are kept: the device finds them)."""
+    fmt = A.format
+    if fmt not in ("csr", "csc"):
+        A = A.tocsr()
+        fmt = "csr"
+    return fmt, A.indptr, A.indices, A.data
+
+
+def canonical_copy(A):
+    """A canonical copy of the CSR/CSC ``A`` (sorted indices, duplicates summed); ``A`` itself
+    is never modified."""
+    B = A.copy()
+    B.sum_duplicates()
+    return B
+
+
+class DeviceCompressed:
+    """A compressed structure uploaded and checked on the device, with its transpose.
+
+    ``ptr``/``ind``: the input's offsets and indices (major side, ``n`` lists over ``n_minor``
+    vertices); ``t_ptr``/``t_ind``: the transpose (``n_minor`` lists over ``n``), built by
+    ``intake_check`` (counts), a scan and ``intake_scatter``; ``t_perm`` (with
+    ``perm=True``): the input position of each transposed entry. The lists of the input are
+    sorted (checked); those of the transpose are in no particular order. Everything is
+    enqueued at construction; :meth:`problems` reads the check's flags (one read-back).
+    """
+
+    def __init__(self, handle, indptr, indices, n, n_minor, *, transpose=True, perm=False,
+                 sched, phase="upload"):
+        self.handle, self.n, self.n_minor = handle, int(n), int(n_minor)
+        nnz = int(indices.size)
+        self.nnz = nnz
+        if nnz > INDEX_MAX:
+            raise ValueError("the device intake takes at most 2**31-1 entries")
+        indptr = np.asarray(indptr)
+        if indptr.shape != (self.n + 1,):
+            raise InputError(f"indptr has {indptr.size} entries; a compressed matrix with "
+                             f"{self.n} lists needs {self.n + 1}")
+        if int(indptr[0]) != 0 or int(indptr[-1]) != nnz:
+            raise InputError(f"indptr must run from 0 to the number of stored entries "
+                             f"({nnz}), got {int(indptr[0])} .. {int(indptr[-1])}")
+        q = handle.queue
+        if indices.dtype.kind not in "iu":
+            raise InputError(f"indices must be integers, got dtype {indices.dtype}")
+        if indices.dtype != np.int32:      # int64 and unsigned ids are read as int64
+            indices = indices.astype(np.int64, copy=False)
+        in_t = "int" if indices.dtype == np.int32 else "long"
+        # the offsets are O(n): a host cast where the user's are not int32
+        self.ptr = handle.to_device(indptr.astype(np.int32, copy=False))
+        raw = handle.to_device(indices)
+        self.ind = raw if in_t == "int" else cla.empty(q, max(nnz, 1), np.int32,
+                                                        allocator=handle.pool)
+        values = {"index_t": "int", "offset_t": "int", "mode": "ct", "in_index_t": in_t,
+                  "with_perm": bool(perm)}
+        self._flags = cla.empty(q, 1, np.int32, allocator=handle.pool)
+        sched.fill(phase, self._flags, 0)
+        cnt = cla.empty(q, max(self.n_minor, 1), np.int32, allocator=handle.pool)
+        sched.fill(phase, cnt, 0)
+        wg = handle.default_work_group_size()
+        grid = min(handle.constant_grid(wg), -(-max(nnz, self.n, 1) // wg) * wg)
+        sched.launch(phase, handle.kernel(TEMPLATE, "intake_check", **values), grid, wg,
+                     np.int32(self.n), np.int32(self.n_minor), np.int32(nnz), self.ptr.data,
+                     raw.data, self.ind.data, cnt.data, self._flags.data)
+        self.counts = cnt[:self.n_minor]
+        self.t_ptr = self.t_ind = self.t_perm = None
+        if not transpose:
+            return
+        self.t_ptr = cla.empty(q, self.n_minor + 1, np.int32, allocator=handle.pool)
+        sched.fill(phase, self.t_ptr, 0)
+        cursor = cla.empty(q, max(self.n_minor, 1), np.int32, allocator=handle.pool)
+        if self.n_minor:
+            sched.record(phase, handle.exclusive_scan(self.counts, self.t_ptr, self.t_ptr,
+                                                      total_at=self.n_minor))
+            sched.record(phase, cl.enqueue_copy(q, cursor.data, self.t_ptr.data,
+                                                byte_count=4 * self.n_minor))
+        self.t_ind = cla.empty(q, max(nnz, 1), np.int32, allocator=handle.pool)
+        args = [np.int32(self.n), np.int32(nnz), self.ptr.data, self.ind.data, cursor.data,
+                self.t_ind.data]
+        if perm:
+            self.t_perm = cla.empty(q, max(nnz, 1), np.int32, allocator=handle.pool)
+            args.append(self.t_perm.data)
+        sched.launch(phase, handle.kernel(TEMPLATE, "intake_scatter", **values), grid, wg,
+                     *args)
+
+    def problems(self, sched, phase="upload"):
+        """The check's flag bits (``BAD_PTR | BAD_RANGE | UNSORTED | DUPLICATE``): one
+        blocking read-back."""
+        return int(sched.read(phase, np.zeros(1, np.int32), self._flags.data)[0])
+
+
+def raise_structure_problem(bits, what="the matrix"):
+    """The documented :class:`InputError` for the flags that no canonical copy repairs."""
+    if bits & BAD_PTR:
+        raise InputError(f"{what}'s indptr decreases: it is not a valid compressed matrix")
+    if bits & BAD_RANGE:
+        raise InputError(f"{what} holds an index out of range of its shape (negative or too "
+                         f"large)")
