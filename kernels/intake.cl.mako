@@ -52,7 +52,7 @@ __kernel void intake_check(index_t n, index_t n_minor, offset_t nnz,
 /* The transpose: entry (i, j) of the input goes to list j at a position taken from cursor[j]
    (the scanned counts). Within a list the order is the order in which work-items claim
    positions; the lists hold the right entries whatever that order. */
-__kernel void intake_scatter(index_t n, offset_t nnz, __global const offset_t *ptr,
+__kernel void intake_scatter(index_t n, index_t n_minor, offset_t nnz, __global const offset_t *ptr,
                              __global const index_t *ind, __global offset_t *cursor,
                              __global index_t *t_ind
 % if with_perm:
@@ -61,8 +61,10 @@ __kernel void intake_scatter(index_t n, offset_t nnz, __global const offset_t *p
                              )
 {
     for (offset_t e = get_global_id(0); e < nnz; e += get_global_size(0)) {
+        const index_t j = ind[e];
+        if (j < 0 || j >= n_minor) continue;    /* (flagged by intake_check; not counted) */
         const index_t i = major_of(e, n, ptr);
-        const offset_t pos = atomic_inc(&cursor[ind[e]]);
+        const offset_t pos = atomic_inc(&cursor[j]);
         t_ind[pos] = i;
 % if with_perm:
         t_perm[pos] = e;

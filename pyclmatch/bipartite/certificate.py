@@ -171,3 +171,39 @@ def check_counts(out):
     if size != mr:
         raise VerificationError(f"the König cover has {size} vertices but the matching has "
                                 f"{mr} edges")
+
+
+def verify_matching_device(graph, row_match, col_match, cover, device=None):
+    """:func:`verify_matching` on the device: uploads the graph (engine intake), the matching
+    and the cover flags, runs the kernels that ``maximum_matching(verify=True)`` runs and
+    raises :class:`~pyclmatch.errors.VerificationError` on any inconsistency."""
+    from ..engine.devices import get_device
+    from ..engine.graphs import DeviceBipartite, as_bipartite
+    from ..engine.scheduler import Scheduler
+    graph = as_bipartite(graph)
+    handle = get_device(device)
+    sched = Scheduler(handle, label="verify_matching_device")
+    dg = DeviceBipartite(handle, graph, sched=sched)
+    nr, nc = graph.shape
+    rm, cm = np.asarray(row_match), np.asarray(col_match)
+    if rm.shape != (nr,) or cm.shape != (nc,):
+        raise VerificationError(f"match arrays have shapes {rm.shape}, {cm.shape}; "
+                                f"expected ({nr},), ({nc},)")
+    for a in (rm, cm):
+        if a.size and (a.min() < -1 or a.max() > np.iinfo(np.int32).max):
+            raise VerificationError("a match array holds an invalid index")
+    cert = DeviceCertificate(handle, dg)
+    flags = []
+    for n, vs in ((nr, cover.rows), (nc, cover.cols)):
+        f = np.zeros(max(n, 1), np.uint8)
+        f[np.asarray(vs, np.int64)] = 1
+        flags.append(f)
+    if int(flags[0].sum() + flags[1].sum()) != cover.size:
+        raise VerificationError("the König cover lists a vertex twice")
+    q = handle.queue
+    cert.cover_r, cert.cover_c = (cla.to_device(q, f) for f in flags)
+    cert.verify(cla.to_device(q, rm.astype(np.int32).reshape(-1) if nr else
+                              np.zeros(1, np.int32)),
+                cla.to_device(q, cm.astype(np.int32).reshape(-1) if nc else
+                              np.zeros(1, np.int32)), sched)
+    return True

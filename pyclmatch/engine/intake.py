@@ -78,7 +78,7 @@ class DeviceCompressed:
         in_t = "int" if indices.dtype == np.int32 else "long"
         # the offsets are O(n): a host cast where the user's are not int32
         self.ptr = handle.to_device(indptr.astype(np.int32, copy=False))
-        raw = handle.to_device(indices)
+        raw = handle.to_device(indices if nnz else np.zeros(1, indices.dtype))
         self.ind = raw if in_t == "int" else cla.empty(q, max(nnz, 1), np.int32,
                                                         allocator=handle.pool)
         values = {"index_t": "int", "offset_t": "int", "mode": "ct", "in_index_t": in_t,
@@ -105,7 +105,7 @@ class DeviceCompressed:
             sched.record(phase, cl.enqueue_copy(q, cursor.data, self.t_ptr.data,
                                                 byte_count=4 * self.n_minor))
         self.t_ind = cla.empty(q, max(nnz, 1), np.int32, allocator=handle.pool)
-        args = [np.int32(self.n), np.int32(nnz), self.ptr.data, self.ind.data, cursor.data,
+        args = [np.int32(self.n), np.int32(self.n_minor), np.int32(nnz), self.ptr.data, self.ind.data, cursor.data,
                 self.t_ind.data]
         if perm:
             self.t_perm = cla.empty(q, max(nnz, 1), np.int32, allocator=handle.pool)

@@ -1,0 +1,193 @@
+"""The engine's device intake (check + transpose) and the bipartite certificate on the device."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings, HealthCheck, strategies as st
+
+import pyclmatch
+from pyclmatch import InputError, VerificationError
+from pyclmatch.bipartite import verify_matching
+from pyclmatch.bipartite.certificate import KonigCover, verify_matching_device
+from pyclmatch.engine.graphs import as_bipartite
+from pyclmatch.engine.intake import (DeviceCompressed, BAD_PTR, BAD_RANGE, DUPLICATE,
+                                     UNSORTED)
+from pyclmatch.engine.scheduler import Scheduler
+
+from bipartite_cases import bipartite_matrices, scipy_cardinality
+
+
+def _intake(device, A, **kw):
+    sched = Scheduler(device)
+    dc = DeviceCompressed(device, A.indptr, A.indices, A.shape[0], A.shape[1], sched=sched,
+                          **kw)
+    return dc, dc.problems(sched)
+
+
+def _sorted_lists(ptr, ind):
+    return [np.sort(ind[ptr[i]:ptr[i + 1]]) for i in range(ptr.size - 1)]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(A=bipartite_matrices(), idx64=st.booleans())
+def test_device_transpose_equals_scipy(A, idx64, device):
+    """The device-built transpose holds the lists of scipy's (in some order), its perm array
+    points at the input entries, and int64 input indices are converted."""
+    A = sp.csr_matrix(A)
+    A.sort_indices()
+    if idx64:
+        A.indices, A.indptr = A.indices.astype(np.int64), A.indptr.astype(np.int64)
+    dc, bits = _intake(device, A, perm=True)
+    assert bits == 0
+    T = A.tocsc()
+    tp = dc.t_ptr.get()
+    ti = dc.t_ind.get()[:A.nnz]
+    assert np.array_equal(tp, T.indptr)
+    for got, want in zip(_sorted_lists(tp, ti), _sorted_lists(T.indptr, T.indices)):
+        assert np.array_equal(got, want)
+    assert np.array_equal(dc.ind.get()[:A.nnz], A.indices)
+    perm = dc.t_perm.get()[:A.nnz]
+    col_of = np.repeat(np.arange(A.shape[1]), np.diff(tp))
+    assert np.array_equal(A.indices[perm], col_of)      # the entry it came from
+
+
+def test_intake_flags(device):
+    A = sp.csr_matrix(np.array([[1, 1, 0], [0, 1, 1]]))
+    assert _intake(device, A)[1] == 0
+    bad = A.copy()
+    bad.indices = np.array([1, 0, 1, 2], np.int32)      # row 0 unsorted
+    assert _intake(device, bad)[1] == UNSORTED
+    dup = A.copy()
+    dup.indices = np.array([1, 1, 1, 2], np.int32)
+    assert _intake(device, dup)[1] == DUPLICATE
+    rng = A.copy()
+    rng.indices = np.array([0, 3, 1, 2], np.int32)
+    assert _intake(device, rng)[1] & BAD_RANGE
+    neg = A.copy()
+    neg.indices = np.array([0, -1, 1, 2], np.int32)
+    assert _intake(device, neg)[1] & BAD_RANGE
+    ptr = sp.csr_matrix((np.ones(4), np.array([0, 1, 1, 2]), np.array([0, 3, 1, 4])),
+                        shape=(3, 3))
+    assert _intake(device, ptr)[1] & BAD_PTR
+
+
+def _variants(A):
+    """The same graph in the shapes users hold it in, canonical or not."""
+    A = sp.csr_matrix(A)
+    out = {"csr": A, "csc": A.tocsc(), "coo": A.tocoo(), "csr_array": sp.csr_array(A),
+           "csc_array": sp.csc_array(A), "coo_array": sp.coo_array(A),
+           "edges": (A.tocoo().row, A.tocoo().col)}
+    rng = np.random.default_rng(A.nnz)
+    U = A.copy()               # unsorted rows, duplicates and explicit zeros
+    for i in range(U.shape[0]):
+        lo, hi = U.indptr[i], U.indptr[i + 1]
+        U.indices[lo:hi] = rng.permutation(U.indices[lo:hi])
+    U.has_sorted_indices = False
+    out["unsorted"] = U
+    coo = A.tocoo()
+    k = min(coo.nnz, 3)
+    out["duplicates"] = sp.coo_matrix((np.r_[coo.data, np.zeros(k)],
+                                       (np.r_[coo.row, coo.row[:k]],
+                                        np.r_[coo.col, coo.col[:k]])), shape=A.shape).tocsr()
+    I64 = A.copy()
+    I64.indices, I64.indptr = I64.indices.astype(np.int64), I64.indptr.astype(np.int64)
+    out["int64"] = I64
+    out["int64_csc"] = I64.tocsc()
+    return out
+
+
+def _snapshot(X):
+    if isinstance(X, tuple):
+        return [np.array(a, copy=True) for a in X]
+    arrs = [X.data] + ([X.indices, X.indptr] if X.format in ("csr", "csc") else
+                       [X.row, X.col])
+    return [np.array(a, copy=True) for a in arrs]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(A=bipartite_matrices())
+def test_non_canonical_inputs_same_answer(A, device):
+    """Every shape and canonical or not: the same cardinality, a certificate valid for the
+    graph, and the caller's arrays unchanged."""
+    want = scipy_cardinality(A)
+    g = as_bipartite(sp.csr_matrix(A))
+    for name, X in _variants(A).items():
+        before = _snapshot(X)
+        shape = A.shape if name == "edges" else None
+        res = pyclmatch.maximum_matching(X, device=device, **({"shape": shape} if shape
+                                                                else {}))
+        assert res.cardinality == want, name
+        verify_matching(g, res.row_match, res.col_match, res.certificate)
+        for a, b in zip(before, _snapshot(X)):
+            assert np.array_equal(a, b), name
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(A=bipartite_matrices(), csc=st.booleans())
+def test_device_and_host_verification_agree(A, csc, device):
+    """On valid answers both accept; on corrupted ones (a flipped match, a dropped cover
+    vertex, a cover vertex swapped for an uncovered one) both reject."""
+    X = sp.csc_matrix(A) if csc else sp.csr_matrix(A)
+    res = pyclmatch.maximum_matching(X, device=device)
+    host = pyclmatch.maximum_matching(X, device=device, verify="host")
+    assert res.verified and host.verified and res.cardinality == host.cardinality
+    g = as_bipartite(X)
+    rm, cm, cov = res.row_match, res.col_match, res.certificate
+    verify_matching(g, rm, cm, cov)
+    verify_matching_device(g, rm, cm, cov, device=device)
+
+    def both_reject(rm2, cm2, cov2):
+        with pytest.raises(VerificationError):
+            verify_matching(g, rm2, cm2, cov2)
+        with pytest.raises(VerificationError):
+            verify_matching_device(g, rm2, cm2, cov2, device=device)
+
+    if res.cardinality:
+        r = int(np.flatnonzero(rm >= 0)[0])
+        flipped = rm.copy()
+        flipped[r] = -1                                  # a flipped match
+        both_reject(flipped, cm, cov)
+        dropped = KonigCover(cov.rows[1:], cov.cols) if cov.rows.size else \
+            KonigCover(cov.rows, cov.cols[1:])
+        both_reject(rm, cm, dropped)                     # a dropped cover vertex
+    free_rows = np.flatnonzero(rm < 0)
+    if cov.cols.size and free_rows.size and X.nnz:
+        # the cover trades a column for an unmatched row: same size, but the column's edges
+        # are no longer covered unless all of them lead to that row
+        swapped = KonigCover(np.sort(np.r_[cov.rows, free_rows[:1]]), cov.cols[1:])
+        C = sp.csc_matrix(A)
+        c = cov.cols[0]
+        rows_of_c = C.indices[C.indptr[c]:C.indptr[c + 1]]
+        if not np.isin(rows_of_c, swapped.rows).all():
+            both_reject(rm, cm, swapped)
+
+
+def test_not_an_edge_rejected_by_both(device):
+    A = sp.csr_matrix(np.array([[1, 0], [0, 1]]))
+    rm = np.array([1, 0])          # mutual, but (0, 1) and (1, 0) are no edges
+    cm = np.array([1, 0])
+    cov = KonigCover(np.array([0, 1]), np.array([], np.int64))
+    with pytest.raises(VerificationError):
+        verify_matching(as_bipartite(A), rm, cm, cov)
+    with pytest.raises(VerificationError, match="not an edge"):
+        verify_matching_device(A, rm, cm, cov, device=device)
+
+
+def test_bad_structure_errors(device):
+    A = sp.csr_matrix(np.eye(3))
+    A.indices = np.array([0, 5, 2], np.int32)
+    with pytest.raises(InputError, match="out of range"):
+        pyclmatch.maximum_matching(A, device=device)
+    B = sp.csr_matrix(np.eye(3))
+    B.indptr = np.array([0, 2, 1, 3], np.int32)
+    with pytest.raises(InputError, match="indptr"):
+        pyclmatch.maximum_matching(B, device=device)
+
+
+def test_verify_modes_and_total(device):
+    A = sp.random(30, 40, density=0.1, random_state=1, format="csr")
+    for v in (True, "device", "host", False):
+        res = pyclmatch.maximum_matching(A, device=device, verify=v)
+        assert res.verified == bool(v)
+        assert res.timings["total"] >= res.timings.get("verify", 0.0)
+    with pytest.raises(InputError, match="verify"):
+        pyclmatch.maximum_matching(A, device=device, verify="maybe")
