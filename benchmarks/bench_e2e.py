@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+"""End to end: the whole call from the user's object in memory, beside the device time and a
+CPU peer, for every family, side by side in one run (issue 13's table).
+
+Input per graph of the reference suite: the canonical scipy CSR that ``pyclmatch.generators``
+returns (the user's object), default arguments (verification on). For each family a warm-up
+call (programs built, verified), then ``--repeat`` timed calls; medians are reported.
+
+* ``whole_s``: wall clock around the call, as the user waits (``timings["total"]`` beside it);
+* ``device_s``: the family's algorithm on the device (kernel times of its phases: initial
+  matching + augmentation for maximum_matching; the matching kernels for Suitor; every kernel
+  for Louvain), ``kernels_s``: every kernel of the call (intake and verification included);
+* ``bound_s``: device time + the input's bytes at the pageable (7 GB/s) and pinned (50 GB/s)
+  upload rates measured on the H100 host (benchmarks/results/transfer-h100.md);
+* peers: scipy's ``maximum_bipartite_matching`` (forked child, concurrently, with a time
+  limit), NetworKit's SuitorMatcher / BSuitorMatcher / PLM on all cores (graph build not
+  counted).
+
+    python benchmarks/bench_e2e.py --device gpu --out benchmarks/results/e2e-h100
+    python benchmarks/bench_e2e.py --device cpu --suite small --out benchmarks/results/e2e-pocl
+"""
+import argparse
+import datetime
+import json
+import multiprocessing as mp
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+import pyclmatch
+from pyclmatch import generators
+from pyclmatch.weighted.graph import with_random_weights
+
+PAGEABLE_BPS, PINNED_BPS = 7e9, 50e9
+FAMILIES = ("matching", "weighted", "bmatching", "louvain", "marriage")
+
+
+def med(xs):
+    return float(statistics.median(xs)) if xs else None
+
+
+def _scipy_child(A, conn):
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+    t0 = time.perf_counter()
+    m = maximum_bipartite_matching(A, perm_type="column")
+    conn.send((time.perf_counter() - t0, int((m >= 0).sum())))
+
+
+def scipy_matching(A, timeout):
+    """scipy in a forked child (its own core), so a graph it cannot finish in ``timeout``
+    seconds is reported as such; returns a function that waits for the answer."""
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    p = ctx.Process(target=_scipy_child, args=(A, child))
+    p.start()
+    t0 = time.perf_counter()
+
+    def wait():
+        if parent.poll(max(0.0, timeout - (time.perf_counter() - t0))):
+            sec, card = parent.recv()
+            p.join()
+            return {"time_s": sec, "cardinality": card}
+        p.kill()
+        p.join()
+        return {"time_s": None, "timeout_s": timeout}
+    return wait
+
+
+def networkit():
+    try:
+        import networkit as nk
+        nk.setNumberOfThreads(os.cpu_count() or 1)
+        return nk
+    except Exception:
+        return None
+
+
+def nk_graph(nk, S, weighted):
+    U = sp.triu(S, 1).tocoo()
+    make = getattr(nk, "GraphFromCoo", None) or getattr(nk.graph, "GraphFromCoo")
+    w = np.ascontiguousarray(U.data, np.float64) if weighted else np.ones(U.nnz)
+    return make((w, (U.row.astype(np.uint64), U.col.astype(np.uint64))), n=S.shape[0],
+                weighted=weighted, directed=False)
+
+
+def time_nk(make, repeat):
+    out = []
+    for _ in range(repeat):
+        algo = make()
+        t0 = time.perf_counter()
+        algo.run()
+        out.append(time.perf_counter() - t0)
+    return med(out)
+
+
+def kernel_sum(timings, phases=None):
+    return sum(v for k, v in timings.items() if k.startswith("kernel:")
+               and (phases is None or k[7:] in phases))
+
+
+def timed(call, repeat, device_phases):
+    """Warm-up, then ``repeat`` calls: medians of the wall clock, timings['total'], the
+    family's device time and every kernel's."""
+    res = call()
+    rows = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        res = call()
+        wall = time.perf_counter() - t0
+        rows.append((wall, res.timings.get("total", wall), kernel_sum(res.timings, device_phases),
+                     kernel_sum(res.timings)))
+    cols = list(zip(*rows))
+    steps = {k: v for k, v in res.timings.items() if not k.startswith("kernel:")}
+    return res, {"whole_s": med(cols[0]), "total_s": med(cols[1]), "device_s": med(cols[2]),
+                 "kernels_s": med(cols[3]), "last_steps": steps}
+
+
+def bound(device_s, nbytes):
+    return {"input_bytes": int(nbytes), "bound_pageable_s": device_s + nbytes / PAGEABLE_BPS,
+            "bound_pinned_s": device_s + nbytes / PINNED_BPS}
+
+
+def csr_bytes(A, data=False):
+    return A.indptr.nbytes + A.indices.nbytes + (A.data.nbytes if data else 0)
+
+
+def symmetric_pattern(A):
+    S = sp.csr_matrix(A, dtype=np.float32)
+    S.data[:] = 1
+    S = (S + S.T).tocsr()
+    S.setdiag(0)
+    S.eliminate_zeros()
+    S.data[:] = 1
+    S.sort_indices()
+    return S
+
+
+def bench_matching(name, A, args, log):
+    wait = scipy_matching(A, args.scipy_timeout) if args.scipy else None
+    res, row = timed(lambda: pyclmatch.maximum_matching(A, device=args.device), args.repeat,
+                     ("init", "bfs", "alternate", "fixmatching", "gpr", "ppf", "complete",
+                      "relabel", "push", "shrink"))
+    row.update(bound(row["device_s"], csr_bytes(A)), algorithm=res.algorithm,
+               cardinality=res.cardinality)
+    if wait:
+        row["scipy"] = wait()
+    log(f"  matching {name}: whole {row['whole_s']:.4f} s, device {row['device_s']:.4f} s, "
+        f"bound(7GB/s) {row['bound_pageable_s']:.4f} s, scipy {row.get('scipy')}")
+    return row
+
+
+def bench_weighted(name, S, args, nk, log, b=None):
+    W = with_random_weights(S, seed=0).csr       # the user's symmetric float64 CSR
+    if b is None:
+        call = lambda: pyclmatch.weighted_matching(W, device=args.device)      # noqa: E731
+        fam = "weighted"
+    else:
+        call = lambda: pyclmatch.b_matching(W, b, device=args.device)         # noqa: E731
+        fam = "bmatching"
+    res, row = timed(call, args.repeat, ("match", "suitor", "bsuitor", "propose", "accept"))
+    row.update(bound(row["device_s"], csr_bytes(W, data=True)))
+    if nk is not None:
+        G = nk_graph(nk, W, True)
+        if b is None:
+            row["networkit_s"] = time_nk(lambda: nk.matching.SuitorMatcher(G, False, True),
+                                         args.repeat)
+        else:
+            row["networkit_s"] = time_nk(lambda: nk.matching.BSuitorMatcher(G, b), 1)
+    log(f"  {fam} {name}: whole {row['whole_s']:.4f} s, device {row['device_s']:.4f} s, "
+        f"networkit {row.get('networkit_s')}")
+    return row
+
+
+def bench_louvain(name, S, args, nk, log):
+    res, row = timed(lambda: pyclmatch.louvain(S, device=args.device), args.repeat, None)
+    row.update(bound(row["kernels_s"], csr_bytes(S, data=True)), modularity=res.modularity)
+    if nk is not None:
+        G = nk_graph(nk, S, False)
+        row["networkit_s"] = time_nk(lambda: nk.community.PLM(G, refine=False), args.repeat)
+    log(f"  louvain {name}: whole {row['whole_s']:.4f} s, Q {res.modularity:.4f}, "
+        f"networkit {row.get('networkit_s')}")
+    return row
+
+
+def bench_marriage(n, args, log):
+    t0 = time.perf_counter()
+    inst = pyclmatch.easy_instance(n)
+    gen = time.perf_counter() - t0
+    res, row = timed(lambda: pyclmatch.stable_marriage(inst, device=args.device), args.repeat,
+                     None)
+    nbytes = sum(getattr(inst, f).nbytes for f in ("mptr", "mlist", "wptr", "wlist")
+                 if hasattr(inst, f))
+    row.update(bound(row["kernels_s"], nbytes), n=n, easy_instance_s=gen)
+    log(f"  marriage n={n}: whole {row['whole_s']:.4f} s (easy_instance {gen:.1f} s)")
+    return row
+
+
+def ratio(a, b):
+    return a / b if a and b else None
+
+
+def fmt(x, p=4):
+    return "-" if x is None else (f"{x:.{p}f}" if isinstance(x, float) else str(x))
+
+
+def markdown(meta, rows):
+    out = [f"# End to end (whole call) vs device time and CPU peers — {meta['device']}", "",
+           f"Command: `{meta['command']}`  ", f"Date: {meta['date']}; host {meta['host']}; "
+           f"repeat {meta['repeat']} (medians)", "",
+           "| family | graph | whole call s | device s | all kernels s | bound 7 GB/s | "
+           "whole / bound | bound 50 GB/s | whole / bound50 | peer | peer s | peer / whole |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        peer, ps = "-", None
+        if r.get("scipy"):
+            peer, ps = "scipy", r["scipy"].get("time_s")
+            if ps is None:
+                peer = f"scipy (> {r['scipy'].get('timeout_s')} s)"
+        elif "networkit_s" in r:
+            peer, ps = "NetworKit", r["networkit_s"]
+        out.append(f"| {r['family']} | {r['graph']} | {fmt(r['whole_s'])} | "
+                   f"{fmt(r['device_s'])} | {fmt(r['kernels_s'])} | "
+                   f"{fmt(r['bound_pageable_s'])} | {fmt(ratio(r['whole_s'], r['bound_pageable_s']), 2)} | "
+                   f"{fmt(r['bound_pinned_s'])} | {fmt(ratio(r['whole_s'], r['bound_pinned_s']), 2)} | "
+                   f"{peer} | {fmt(ps, 3)} | {fmt(ratio(ps, r['whole_s']), 1)} |")
+    out += ["", "Host steps of the last call of each row (seconds):", ""]
+    for r in rows:
+        st = " ".join(f"{k} {v:.4f}" for k, v in sorted(r["last_steps"].items()))
+        out.append(f"- {r['family']} {r['graph']}: {st}")
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--device", default=None)
+    ap.add_argument("--suite", default="reference", help="small | medium | reference")
+    ap.add_argument("--graphs", default=None, help="comma-separated suite graph names")
+    ap.add_argument("--families", default=",".join(FAMILIES))
+    ap.add_argument("--rcp", action="store_true", help="matching also on the permuted graphs")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--b", type=int, default=3)
+    ap.add_argument("--marriage-n", type=int, default=0, help="easy instance size (0: skip)")
+    ap.add_argument("--no-scipy", dest="scipy", action="store_false")
+    ap.add_argument("--scipy-timeout", type=float, default=120.0)
+    ap.add_argument("--no-networkit", dest="networkit", action="store_false")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    fams = args.families.split(",")
+    nk = networkit() if args.networkit else None
+    handle = pyclmatch.get_device(args.device)
+    args.device = handle
+    os.makedirs(args.out, exist_ok=True)
+    meta = {"device": handle.label, "command": " ".join(["python3"] + sys.argv),
+            "date": datetime.datetime.now().isoformat(timespec="seconds"),
+            "host": f"{platform.node()} ({os.cpu_count()} cores)", "repeat": args.repeat,
+            "networkit": getattr(nk, "__version__", None) if nk else None}
+    rows = []
+
+    def log(msg):
+        print(msg, flush=True)
+
+    def save():
+        with open(os.path.join(args.out, "results.json"), "w") as f:
+            json.dump({"meta": meta, "rows": rows}, f, indent=1, default=str)
+        with open(os.path.join(args.out, "results.md"), "w") as f:
+            f.write(markdown(meta, rows))
+
+    names = args.graphs.split(",") if args.graphs else None
+    for name, A in generators.suite(names, size=args.suite):
+        log(f"{name}: {A.shape[0]} x {A.shape[1]}, {A.nnz} entries")
+        if "matching" in fams:
+            todo = [(name, A)] + ([(name + "-rcp", generators.permuted(A))] if args.rcp else [])
+            for nm, M in todo:
+                rows.append(dict(bench_matching(nm, M, args, log), family="matching", graph=nm))
+                save()
+        S = symmetric_pattern(A) if set(fams) & {"weighted", "bmatching", "louvain"} else None
+        if "weighted" in fams:
+            rows.append(dict(bench_weighted(name, S, args, nk, log), family="weighted",
+                             graph=name))
+            save()
+        if "bmatching" in fams:
+            rows.append(dict(bench_weighted(name, S, args, nk, log, b=args.b),
+                             family=f"b_matching(b={args.b})", graph=name))
+            save()
+        if "louvain" in fams:
+            rows.append(dict(bench_louvain(name, S, args, nk, log), family="louvain",
+                             graph=name))
+            save()
+    if "marriage" in fams and args.marriage_n:
+        rows.append(dict(bench_marriage(args.marriage_n, args, log), family="stable_marriage",
+                         graph=f"easy n={args.marriage_n}"))
+        save()
+    save()
+    print(markdown(meta, rows))
+
+
+if __name__ == "__main__":
+    main()
