@@ -36,7 +36,7 @@ from ..engine.devices import get_device
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from .driver import (BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, DeviceLouvain, InputProblem,
-                     device_dtype)
+                     raw_weights)
 from .hashing import PAPER_MOVE_BUCKETS
 
 #: thresholds of Paper III Section 5: t_bin while the graph has more than BIN_LIMIT vertices,
@@ -476,10 +476,7 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
             return LouvainResult(memb, 0.0, 0.0, n, [memb.copy()] if return_levels else [],
                                  res, bool(deterministic), handle.label, nodes,
                                  {"total": time.perf_counter() - t_start}, counters)
-        data = A.data
-        if data.dtype != device_dtype(data.dtype):     # rare dtypes: converted here
-            data = data.view(np.uint8) if data.dtype.kind == "b" else \
-                data.astype(device_dtype(data.dtype))
+        data = raw_weights(A.data)      # (rare dtypes: converted here)
         t_prepared = time.perf_counter()
         if dl is None:
             # the weight type the device will choose (_scales), guessed from the first

@@ -75,6 +75,15 @@ def device_dtype(dtype):
     return np.dtype(np.float64)
 
 
+def raw_weights(data):
+    """The weights ``data`` as the host uploads them: in their own dtype when the input
+    kernels read it, else converted to :func:`device_dtype` (bool is viewed as uint8)."""
+    dt = device_dtype(data.dtype)
+    if data.dtype == dt:
+        return data
+    return data.view(np.uint8) if data.dtype.kind == "b" else data.astype(dt)
+
+
 class InputProblem(Exception):
     """Raised by :meth:`DeviceLouvain.run` at its first read-back when the device's input check
     (``input_stats``) found something the host must handle: ``bits`` (``BAD_*``) say what

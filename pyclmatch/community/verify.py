@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl.array as cla
 
-from .driver import DEFAULT_WG, _RAW_OF, device_dtype
+from .driver import DEFAULT_WG, _RAW_OF, raw_weights
 
 TEMPLATE = "louvain_verify.cl.mako"
 #: problem bits of the ``out`` buffer (slot 8)
@@ -44,10 +44,7 @@ class InputGraph:
     def upload(cls, handle, A):
         """The canonical CSR matrix ``A`` uploaded as the driver does (tests, and calls that
         verify an answer without the driver's buffers)."""
-        data = A.data
-        if data.dtype != device_dtype(data.dtype):
-            data = data.view(np.uint8) if data.dtype.kind == "b" else \
-                data.astype(device_dtype(data.dtype))
+        data = raw_weights(A.data)
         q, pool = handle.queue, handle.pool
         return cls(cla.to_device(q, A.indptr.astype(np.int32), allocator=pool),
                    cla.to_device(q, A.indices.astype(np.int32), allocator=pool),
