@@ -354,6 +354,143 @@ def test_random_graphs_valid_partitions(n, p, seed, weighted, det):
         # swap sides of a bipartite piece, e.g. gnp(76, 0.0151, seed=0) weighted)
 
 
+# ------------------------------------------------------------------ verification
+from pyclmatch.community.api import _check_answer  # noqa: E402 (the verification's test hook)
+from pyclmatch.errors import VerificationError  # noqa: E402
+
+
+def _graph(n, p, seed, kind, loops):
+    """A random symmetric CSR matrix with weights of ``kind`` and optional self-loops."""
+    rng = np.random.default_rng(seed)
+    U = sp.random(n, n, density=p, random_state=rng, format="coo")
+    if kind == "float":
+        w = rng.uniform(0.01, 10.0, U.nnz)
+    elif kind == "tiny":
+        w = rng.uniform(1e-9, 1e-6, U.nnz)
+    else:
+        w = rng.integers(1, 100, U.nnz)
+    A = sp.coo_matrix((w, (U.row, U.col)), shape=(n, n)).tocsr()
+    A = sp.triu(A, 1)
+    A = (A + A.T).tocsr()
+    if loops:
+        d = rng.integers(0, n, max(1, n // 5))
+        A = (A + sp.csr_matrix((np.ones(d.size) * (3 if kind == "int" else 0.5), (d, d)),
+                               shape=(n, n))).tocsr()
+    A.sum_duplicates()
+    A.sort_indices()
+    return A
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 90), p=st.floats(0.0, 0.3), seed=st.integers(0, 10 ** 6),
+       kind=st.sampled_from(["int", "float", "tiny"]), loops=st.booleans(),
+       labels=st.integers(1, 12), resolution=st.sampled_from([1.0, 0.3, 2.5]),
+       dtype=st.sampled_from(["int8", "uint8", "int16", "int32", "int64", "float32",
+                              "float64", "bool"]),
+       lanes=st.sampled_from([None, 8]))
+def test_device_verification_equals_host(n, p, seed, kind, loops, labels, resolution, dtype,
+                                         lanes, device):
+    """The device recomputation of Eq. (1) (kernels/louvain_verify.cl.mako) equals the host's
+    (float64 numpy) for any valid membership: integer (int64 sums) and float (double sums)
+    weights of every dtype, self-loops, resolutions other than 1, one or 8 work-items per
+    row. With integer weights both are exact up to the final divisions."""
+    A = _graph(n, p, seed, kind, loops)
+    if dtype == "bool" or (np.dtype(dtype).kind in "iu" and kind != "int"):
+        A.data = np.ones_like(A.data)
+    A = A.astype(dtype)
+    if dtype in ("int8", "uint8"):
+        A.data = np.minimum(A.data, 7).astype(dtype)
+    A.eliminate_zeros()
+    if A.nnz == 0:
+        return
+    rng = np.random.default_rng(seed + 1)
+    memb = rng.permutation(np.arange(n) % min(labels, n))    # 0..k-1, none empty
+    q_host = modularity(A, memb, resolution)
+    # (int64 weights: int64 sums with the driver's weight total, double sums without it)
+    hint = {"m2_hint": float(A.sum() + A.diagonal().sum())} if dtype == "int64" and seed % 2 \
+        else {}
+    for mode, kw in (("host", {}), ("device", dict(handle=device, row_lanes=lanes, **hint))):
+        q, k = _check_answer(mode, memb, q_host, resolution, True, A=A, **kw)
+        assert k == min(labels, n)
+        assert q == pytest.approx(q_host, rel=1e-12, abs=1e-13), mode
+    assert q_host == pytest.approx(nx.community.modularity(
+        nx.from_scipy_sparse_array(A.astype(np.float64)),
+        [set(np.flatnonzero(memb == c).tolist()) for c in range(k)], resolution=resolution),
+        abs=1e-9)
+
+
+@pytest.mark.parametrize("mode", ["device", "host"])
+def test_verification_rejects_corrupted_answers(mode, device):
+    """Both verifications accept the answer (and the same answer with two communities'
+    labels exchanged: the same partition) and reject a vertex moved to another community, a
+    label out of range (n, -1), a gap in the numbering and a wrong reported modularity."""
+    G = nx.les_miserables_graph()
+    A = sp.csr_matrix(nx.to_scipy_sparse_array(G, format="csr", dtype=np.float64))
+    for det, B in ((False, A), (True, A.astype(np.int32))):
+        r = louvain(B, deterministic=det, device=device)
+        n, k = B.shape[0], r.n_communities
+        exact = det and r.counters.get("fixed_point_scale") == 1.0
+        assert exact == det
+        kw = dict(A=B, handle=device) if mode == "device" else dict(A=B)
+
+        def check(memb, q=r.device_modularity):
+            return _check_answer(mode, memb, q, 1.0, exact, **kw)
+
+        q, kk = check(r.membership)
+        assert kk == k and q == pytest.approx(r.modularity, abs=1e-12)
+        swapped = r.membership.copy()
+        swapped[r.membership == 0], swapped[r.membership == 1] = 1, 0
+        assert check(swapped)[0] == pytest.approx(q, abs=1e-12)
+        moved = r.membership.copy()
+        v = int(np.argmax(np.diff(B.indptr)))                # the largest degree
+        moved[v] = (moved[v] + 1) % k
+        assert abs(modularity(B, moved) - q) > 1e-3
+        bad = {"moved": moved}
+        for name, value in (("label n", n), ("label -1", -1)):
+            m = r.membership.copy()
+            m[v] = value
+            bad[name] = m
+        gap = r.membership.copy()
+        gap[gap == k - 1] = k
+        bad["gap"] = gap
+        for name, m in bad.items():
+            with pytest.raises(VerificationError):
+                check(m)
+        with pytest.raises(VerificationError, match="differs"):
+            check(r.membership, r.device_modularity + (1e-5 if exact else 1e-3))
+
+
+def test_louvain_verify_modes_and_a_corrupted_run(monkeypatch, device):
+    """``verify=True`` checks on the device, ``"host"`` on the host, ``False`` not at all; a
+    run whose membership is corrupted after the algorithm (on the host and on the device)
+    is rejected by both checks; ``timings["total"]`` is the whole call."""
+    import pyclmatch.community.driver as drv
+    G = nx.karate_club_graph()
+    runs = {v: louvain(G, verify=v, device=device) for v in (True, "host", False)}
+    for v, r in runs.items():
+        assert r.modularity == pytest.approx(nx_q(G, r), abs=1e-9)
+        assert r.timings["total"] >= r.timings.get("verify", 0.0)
+        assert ("verify" in r.timings) == (v is not False)
+    assert runs[True].timings["kernel:verify"] > 0
+    assert runs[False].modularity == runs[False].device_modularity
+    with pytest.raises(InputError, match="verify"):
+        louvain(G, verify="gpu")
+    orig = drv.DeviceLouvain.run
+
+    def corrupted(self, *args, **kwargs):
+        memb, q, levels, stats = orig(self, *args, **kwargs)
+        memb = memb.copy()
+        memb[0] = memb.max() + 1          # a vertex moved to a new community
+        if self.kept is not None:
+            self.kept[1][0:1].fill(int(memb[0]))
+        return memb, q, levels, stats
+    monkeypatch.setattr(drv.DeviceLouvain, "run", corrupted)
+    for v in (True, "host"):
+        with pytest.raises(VerificationError):
+            louvain(G, verify=v, device=device)
+    louvain(G, verify=False, device=device)
+
+
 # ------------------------------------------------------------------ input forms (device checks)
 def test_input_forms_give_the_same_answer():
     """The host passes the CSR arrays as they are; the device checks and converts them. Every

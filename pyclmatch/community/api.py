@@ -5,7 +5,7 @@ What runs where (Paper III = shared/papers/004, "Community Detection on the GPU"
 * host: the input's type and shape (O(1): no pass over the entries for a CSR matrix whose
   weights are float32/float64/int8/uint8/int32/int64), the choice of the weight scales from
   the device's weight total, repairs the device asks for (unsorted or duplicate entries,
-  explicit zeros: rare, O(nnz)), the final modularity check;
+  explicit zeros: rare, O(nnz)), the final modularity check with ``verify="host"``;
 * device, level 0: the input check (indices in range, rows strictly increasing, weights
   finite and non-negative, every entry's twin: symmetry), the weight total 2m, the weights
   converted (float32, or 31-bit fixed point for ``deterministic=True``; self-loops doubled);
@@ -16,6 +16,8 @@ What runs where (Paper III = shared/papers/004, "Community Detection on the GPU"
   after each bucket (Alg. 1 lines 8-11), the modularity of Eq. 1 per iteration (reductions),
   then aggregation (Alg. 3: sizes/degrees by atomics, prefix sums for new ids, edge and vertex
   positions, vertices ordered by community, mergeCommunity in three buckets, compaction).
+* device, at the end (``verify=True``): the answer checked by kernels independent of the
+  algorithm's (:mod:`.verify`): labels 0..k-1, Eq. (1) from the level-0 input buffers.
 
 pyclmatch additions, all documented at :func:`louvain`: the up/down move rule and a stop rule
 relative to each phase's progress (the defaults; ``threshold="paper", moves="paper"`` is the
@@ -34,7 +36,7 @@ from ..engine.devices import get_device
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from .driver import (BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, DeviceLouvain, InputProblem,
-                     device_dtype)
+                     raw_weights)
 from .hashing import PAPER_MOVE_BUCKETS
 
 #: thresholds of Paper III Section 5: t_bin while the graph has more than BIN_LIMIT vertices,
@@ -52,8 +54,10 @@ class LouvainResult:
     """Result of :func:`louvain`.
 
     ``membership[v]`` is the community of vertex ``v`` (of ``nodes[v]`` for a networkx input),
-    numbered ``0..n_communities-1``; ``modularity`` is Eq. (1) recomputed on the host from the
-    input graph (``device_modularity`` is the device's value, checked against it);
+    numbered ``0..n_communities-1``; ``modularity`` is Eq. (1) recomputed from the input graph
+    by the verification (on the device by default, on the host with ``verify="host"``, the
+    device's own value with ``verify=False``); ``device_modularity`` is the algorithm's value,
+    checked against it;
     ``levels[l]`` is the membership after level ``l`` (when ``return_levels=True``).
     """
     membership: np.ndarray
@@ -371,12 +375,21 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
     device : see :func:`pyclmatch.get_device`.
     return_levels : bool
         Also return the membership after every level.
-    verify : bool
-        Recompute the modularity on the host (float64, from the input graph) and check the
-        device's value against it (raises :class:`~pyclmatch.errors.VerificationError` on a
-        mismatch); ``modularity`` is then the host's value. ``False`` skips this O(m) host
-        pass and reports the device's value. Symmetry is checked on the device either way
-        (every entry looks up its twin before any move).
+    verify : True, "host" or False
+        Check the answer independently of the algorithm: the labels must be ``0..k-1`` with
+        no empty community, and Eq. (1) recomputed from the input graph (the user's weights,
+        before any scaling or fixed point) must equal the algorithm's value within 1e-4
+        (1e-9 where the algorithm's sums are exact: ``deterministic=True`` with integer
+        weights), plus 1e-6 relative; otherwise :class:`~pyclmatch.errors.VerificationError`.
+        ``modularity`` is then the recomputed value. ``True`` (default): on the device, by
+        the kernels of ``kernels/louvain_verify.cl.mako`` (they share nothing with the
+        algorithm's modularity kernels) from the level-0 buffers the device already holds
+        and the device's membership, with int64 sums for integer weights and double sums
+        otherwise (:mod:`pyclmatch.community.verify`): a small fraction of the call.
+        ``"host"``: the same checks on the host in float64 numpy (O(m), single-threaded:
+        most of the call on large graphs). ``False``: no check; ``modularity`` is the
+        algorithm's value. Symmetry is checked on the device in every mode (every entry
+        looks up its twin before any move).
     progress : callable or bool, optional
         Progress reports for long runs.
     work_group_size, move_buckets, merge_buckets, bin_limit, subrounds
@@ -411,16 +424,18 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
     Returns
     -------
     LouvainResult
-        ``membership``, ``modularity`` (host), ``device_modularity``, ``n_communities``,
+        ``membership``, ``modularity`` (verified), ``device_modularity``, ``n_communities``,
         ``levels``, ``communities`` (list of sets), ``timings`` and ``counters``.
         ``timings``, wall seconds: ``prepare`` (host work before the upload: O(1) for a CSR
         matrix), ``upload``, ``partition``, ``aggregate``, ``readback`` (time blocked in
         read-backs, i.e. waiting for the device), ``level<i>`` (each level),
-        ``optimize:level0``, ``verify``, ``total``; device seconds per kernel phase
+        ``optimize:level0``, ``verify`` (the verification, as the user waits for it),
+        ``total`` (the whole call, as the user waits for it); device seconds per kernel phase
         ``kernel:input`` (input checks, conversion, symmetry), ``kernel:init``,
         ``kernel:partition``, ``kernel:move`` (computeMove), ``kernel:update``,
         ``kernel:modularity`` (Eq. 1 after every iteration), ``kernel:aggregate``,
-        ``kernel:merge`` (mergeCommunity). ``counters``: ``levels``, ``iterations`` (per
+        ``kernel:merge`` (mergeCommunity), ``kernel:verify`` (device verification).
+        ``counters``: ``levels``, ``iterations`` (per
         level), ``vertices``/``edges`` (per level), ``launches``, ``readbacks``, ``moved``
         (vertices moved per iteration), ``trace`` (modularity after each iteration),
         ``weights`` (``"int"``: exact fixed-point sums, or ``"float"``: float32 atomics),
@@ -428,6 +443,7 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
         ``input_repaired`` (the host repaired the matrix after the device's check).
     """
     t_start = time.perf_counter()
+    mode = _verify_mode(verify)
     A, nodes, sym_checked = _as_symmetric_csr(G, check_symmetric=False, check_values=False)
     n = A.shape[0]
     res = float(resolution)
@@ -460,10 +476,7 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
             return LouvainResult(memb, 0.0, 0.0, n, [memb.copy()] if return_levels else [],
                                  res, bool(deterministic), handle.label, nodes,
                                  {"total": time.perf_counter() - t_start}, counters)
-        data = A.data
-        if data.dtype != device_dtype(data.dtype):     # rare dtypes: converted here
-            data = data.view(np.uint8) if data.dtype.kind == "b" else \
-                data.astype(device_dtype(data.dtype))
+        data = raw_weights(A.data)      # (rare dtypes: converted here)
         t_prepared = time.perf_counter()
         if dl is None:
             # the weight type the device will choose (_scales), guessed from the first
@@ -481,7 +494,7 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
                 A.indptr, A.indices, data, sched, _scales(bool(deterministic), A),
                 resolution=res, stop=stop, bin_limit=int(bin_limit), moves=moves,
                 max_level=max_level, return_levels=return_levels, subrounds=subrounds,
-                check_symmetric=not sym_checked)
+                check_symmetric=not sym_checked, keep_input=mode == "device")
             break
         except InputProblem as problem:     # unsorted rows, explicit zeros, bad weights
             A = _repair(A, problem.bits)
@@ -498,25 +511,83 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
         inv[perm] = np.arange(n)
         memb = memb[inv]
         levels = [lv[inv] for lv in levels]
-    k = int(memb.max()) + 1 if n else 0
-    q_host = q_dev
-    if verify:
-        t0 = time.perf_counter()
-        used = np.bincount(memb, minlength=k)
-        if memb.min() < 0 or (used == 0).any():
-            raise VerificationError("the membership is not numbered 0..k-1")
-        q_host = _modularity_csr(A_in, memb, res)
+    m2_in = stats.pop("input_m2")
+    kept, dl.kept = dl.kept, None
+    q_checked, k = q_dev, None
+    if mode is not None:
         exact = deterministic and counters.get("fixed_point_scale") == 1.0
-        tol = 1e-9 if exact else 1e-4
-        if abs(q_host - q_dev) > tol + 1e-6 * abs(q_host):
-            raise VerificationError(
-                f"device modularity {q_dev!r} differs from the host's {q_host!r} for the "
-                f"returned partition")
-        sched.wall["verify"] += time.perf_counter() - t0
+        with sched.step("verify"):
+            if mode == "device":
+                graph, memb_dev = kept
+                q_checked, k = _check_answer(
+                    "device", memb, q_dev, res, exact, handle=handle, sched=sched, graph=graph,
+                    memb_dev=memb_dev, wg=dl.wg, row_lanes=dl.values["row_lanes"],
+                    m2_hint=m2_in)
+            else:
+                q_checked, k = _check_answer("host", memb, q_dev, res, exact, A=A_in)
+    del kept
+    if k is None:
+        k = int(memb.max()) + 1 if n else 0
     timings = sched.timings()
     timings["prepare"] = t_prepared - t_start      # host validation and weight conversion
     timings["total"] = time.perf_counter() - t_start
     counters.update(stats)
     counters.update(sched.counters)
-    return LouvainResult(memb, q_host, q_dev, k, levels, res, bool(deterministic),
+    return LouvainResult(memb, q_checked, q_dev, k, levels, res, bool(deterministic),
                          handle.label, nodes, timings, counters)
+
+
+def _verify_mode(verify):
+    """``verify`` of :func:`louvain` as ``"device"``, ``"host"`` or None."""
+    if isinstance(verify, str):
+        if verify != "host":
+            raise InputError(f"verify must be True, False or 'host', not {verify!r}")
+        return "host"
+    return "device" if verify else None
+
+
+def _check_answer(mode, memb, q_reported, resolution, exact, *, A=None, handle=None,
+                  sched=None, graph=None, memb_dev=None, **device_args):
+    """Verify a Louvain answer: the membership ``memb`` (host array, one label per vertex of
+    the input) must be numbered ``0..k-1`` with no empty community, and Eq. (1) recomputed
+    from the input graph must equal the reported modularity ``q_reported`` within the
+    tolerance (1e-9 when the device's sums were ``exact``, else 1e-4, plus 1e-6 relative).
+    Returns ``(recomputed modularity, k)``; raises :class:`VerificationError` otherwise.
+
+    ``mode="host"``: :func:`_modularity_csr` on the canonical CSR ``A``. ``mode="device"``:
+    :func:`.verify.device_modularity` on ``graph`` (:class:`.verify.InputGraph`, the driver's
+    level-0 buffers; uploaded from ``A`` when None) and ``memb_dev`` (the device's int32
+    membership; uploaded from ``memb`` when None), ``device_args`` passed on. The two modes
+    are independent recomputations; tests hand both the same (possibly corrupted) answer."""
+    tol = 1e-9 if exact else 1e-4
+    memb = np.asarray(memb)
+    if mode == "host":
+        k = int(memb.max()) + 1 if memb.size else 0
+        if memb.size and (memb.min() < 0 or (np.bincount(memb, minlength=k) == 0).any()):
+            raise VerificationError("the membership is not numbered 0..k-1")
+        q = _modularity_csr(A, memb.astype(np.int64, copy=False), resolution)
+    elif mode == "device":
+        from .verify import InputGraph, device_modularity
+        import pyopencl.array as cla
+        handle = handle or get_device(None)
+        sched = sched or Scheduler(handle, label="louvain verify")
+        if graph is None:
+            graph = InputGraph.upload(handle, A)
+        if memb.shape != (graph.n,):
+            raise VerificationError(f"membership has shape {memb.shape}, expected "
+                                    f"({graph.n},)")
+        if memb_dev is None:
+            if memb.size and not (-2 ** 31 <= memb.min() and memb.max() < 2 ** 31):
+                raise VerificationError("the membership has a label outside 0..n-1")
+            memb_dev = cla.to_device(handle.queue, memb.astype(np.int32))
+        check = device_modularity(handle, sched, graph, memb_dev, resolution, **device_args)
+        if check.problems:
+            raise VerificationError("; ".join(check.problems))
+        q, k = check.modularity, check.n_communities
+    else:
+        raise ValueError(f"unknown verification mode {mode!r}")
+    if abs(q - q_reported) > tol + 1e-6 * abs(q):
+        raise VerificationError(
+            f"device modularity {q_reported!r} differs from the {mode} recomputation {q!r} "
+            f"for the returned partition")
+    return q, k

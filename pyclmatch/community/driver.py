@@ -75,6 +75,15 @@ def device_dtype(dtype):
     return np.dtype(np.float64)
 
 
+def raw_weights(data):
+    """The weights ``data`` as the host uploads them: in their own dtype when the input
+    kernels read it, else converted to :func:`device_dtype` (bool is viewed as uint8)."""
+    dt = device_dtype(data.dtype)
+    if data.dtype == dt:
+        return data
+    return data.view(np.uint8) if data.dtype.kind == "b" else data.astype(dt)
+
+
 class InputProblem(Exception):
     """Raised by :meth:`DeviceLouvain.run` at its first read-back when the device's input check
     (``input_stats``) found something the host must handle: ``bits`` (``BAD_*``) say what
@@ -119,6 +128,7 @@ class DeviceLouvain:
         self.grid = (handle.constant_grid(wg) if handle.is_cpu
                      else max(handle.constant_grid(wg), handle.compute_units * 16 * wg))
         self.debug = False    # True: keep every aggregated graph in stats["graphs"] (tests)
+        self.kept = None      # run(keep_input=True): the level-0 graph and membership
 
     def _specialize(self, wtype):
         """Use the kernels of weight type ``wtype`` ("float": float32 weights, float atomics
@@ -265,7 +275,7 @@ class DeviceLouvain:
             stop=("relative", 2e-2, 1e-2), bin_limit=100_000, max_level=None,
             return_levels=False, max_iterations=None, subrounds=None, max_subrounds=32,
             small_subrounds=4, large_subrounds=LARGE_SUBROUNDS, check_symmetric=True,
-            moves="up-down"):
+            moves="up-down", keep_input=False):
         """Louvain on the CSR graph ``(indptr, indices, data)`` as the user gave it (weights in
         a dtype of ``RAW_TYPES``, self-loops not doubled). The device checks the input
         (:class:`InputProblem` at the first read-back), sums the weights (2m, self-loops
@@ -286,7 +296,11 @@ class DeviceLouvain:
         ends the method. ``moves``: ``"up-down"`` (odd iterations move vertices only to
         communities of lower id, even ones only to higher: no pair swaps) or ``"paper"``
         (any direction, the singleton rule of Section 4 with one sub-round).
-        Returns ``(membership, q, levels, stats)``."""
+        Returns ``(membership, q, levels, stats)``; ``stats["input_m2"]`` is the device's
+        weight total of the input (self-loops doubled). ``keep_input=True`` keeps the
+        level-0 buffers as uploaded and the final membership on the device for the
+        verification (:mod:`.verify`): ``self.kept = (InputGraph, membership int32 array)``,
+        which the caller clears."""
         h, q = self.handle, self.handle.queue
         sort, scan, scan_flag, imax = self._helpers()
         sum_d, sum_l = self._sums()
@@ -338,6 +352,10 @@ class DeviceLouvain:
             raise InputError("the total edge weight overflows double precision")
         maxdeg = int(host_flags[FLAG_MAXDEG])
         stats["input_loops"] = int(host_flags[FLAG_LOOPS])
+        stats["input_m2"] = m2_in
+        if keep_input:
+            from .verify import InputGraph
+            self.kept = (InputGraph(vertices, edges, raw, n), None)
         scale, ac_scale, exact, wtype = scales(m2_in, not bits & BAD_NONINT)
         if wtype != self.wtype:     # (the other specialization, built on first use)
             self._specialize(wtype)
@@ -648,6 +666,8 @@ class DeviceLouvain:
             sched.wall[f"level{level - 1}"] += time.perf_counter() - t_level
         with sched.step("download"):
             membership = self.handle.download(memb, np.int64)
+        if keep_input:
+            self.kept = (self.kept[0], memb)
         del memb, vertices, edges, w, src, k, kq, flags
         self.handle.trim_pool()
         stats["modularity_device"] = q_level
