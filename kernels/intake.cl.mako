@@ -71,3 +71,24 @@ __kernel void intake_scatter(index_t n, index_t n_minor, offset_t nnz, __global 
 % endif
     }
 }
+
+/* Canonical order on the device (input the check found unsorted or with repeated entries):
+   each entry becomes the key (major << minor_bits) | minor, pyopencl's radix sort orders the
+   keys, pyopencl's unique drops repeats, and intake_split turns the keys back into lists. */
+__kernel void intake_keys(index_t n, offset_t nnz, __global const offset_t *ptr,
+                          __global const index_t *ind, int minor_bits, __global ulong *keys)
+{
+    for (offset_t e = get_global_id(0); e < nnz; e += get_global_size(0))
+        keys[e] = ((ulong)major_of(e, n, ptr) << minor_bits) | (ulong)(uint)ind[e];
+}
+
+__kernel void intake_split(offset_t nnz, __global const ulong *keys, int minor_bits,
+                           __global index_t *ind, __global int *cnt)
+{
+    const ulong mask = (1UL << minor_bits) - 1;
+    for (offset_t e = get_global_id(0); e < nnz; e += get_global_size(0)) {
+        const ulong k = keys[e];
+        ind[e] = (index_t)(k & mask);
+        atomic_inc(&cnt[(index_t)(k >> minor_bits)]);
+    }
+}

@@ -191,3 +191,38 @@ def test_verify_modes_and_total(device):
         assert res.timings["total"] >= res.timings.get("verify", 0.0)
     with pytest.raises(InputError, match="verify"):
         pyclmatch.maximum_matching(A, device=device, verify="maybe")
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(A=bipartite_matrices(), seed=st.integers(0, 1000), csc=st.booleans())
+def test_device_canonical_lists_equal_scipy(A, seed, csc, device):
+    """Unsorted lists with repeated entries are sorted and merged on the device: the lists
+    equal scipy's canonical ones, the transpose too, and the user's arrays stay as given."""
+    from pyclmatch.engine.graphs import DeviceBipartite
+    coo = sp.coo_matrix(A)
+    rng = np.random.default_rng(seed)
+    k = rng.integers(0, coo.nnz + 1)
+    pick = rng.integers(0, max(coo.nnz, 1), k)
+    r, c = np.r_[coo.row, coo.row[pick]], np.r_[coo.col, coo.col[pick]]
+    order = rng.permutation(r.size)
+    X = sp.coo_matrix((np.ones(r.size), (r[order], c[order])), shape=A.shape)
+    X = X.tocsc() if csc else X.tocsr()            # (scipy keeps the repeats and the order)
+    before = _snapshot(X)
+    g = as_bipartite(X)
+    dg = DeviceBipartite(device, g, need_csr=True)
+    canon = sp.csr_matrix(A, dtype=np.int8)
+    canon.sum_duplicates()
+    assert g.nnz == canon.nnz
+    for ptr, ind, M in ((dg.row_ptr, dg.row_ind, canon), (dg.col_ptr, dg.col_ind,
+                                                          canon.tocsc())):
+        M.sort_indices()
+        p, i = ptr.get(), ind.get()[:g.nnz]
+        assert np.array_equal(p, M.indptr)
+        for got, want in zip(_sorted_lists(p, i), _sorted_lists(M.indptr, M.indices)):
+            assert np.array_equal(got, want)
+    side = dg.row_ind if dg.sorted_side == "rows" else dg.col_ind
+    sp_ = dg.row_ptr if dg.sorted_side == "rows" else dg.col_ptr
+    p, i = sp_.get(), side.get()[:g.nnz]
+    assert all(np.all(np.diff(i[p[j]:p[j + 1]]) > 0) for j in range(p.size - 1))
+    for a, b in zip(before, _snapshot(X)):
+        assert np.array_equal(a, b)

@@ -15,7 +15,8 @@ from .augmenting import (AUGMENTING_VARIANTS, INITS, AugmentingPathMatcher,
 
 @dataclass
 class MatchingResult:
-    """Result of :func:`maximum_matching` (arrays in scipy's conventions, -1 = unmatched)."""
+    """Result of :func:`maximum_matching` (arrays in scipy's conventions: int32 ids, -1 =
+    unmatched)."""
     row_match: np.ndarray
     col_match: np.ndarray
     cardinality: int
@@ -136,9 +137,12 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     init : {"karp-sipser", "cheap", "none"}
         Initial matching computed on the device.
     device : see :func:`pyclmatch.get_device` (default ``PYCLMATCH_DEVICE`` or ``"auto"``).
-    verify : bool
-        Check the matching and its König-cover certificate on the host before returning
-        (raises :class:`~pyclmatch.errors.VerificationError` rather than return a wrong answer).
+    verify : True, "device", "host" or False
+        Check the matching and its König-cover certificate before returning (raises
+        :class:`~pyclmatch.errors.VerificationError` rather than return a wrong answer):
+        ``True`` (= ``"device"``) by kernels independent of the algorithm, on the device the
+        answer is on (a few percent of the call); ``"host"`` in numpy from the input;
+        ``False`` not at all.
     progress : callable or bool, optional
         Progress reports for long runs (``True`` prints to stderr).
     params : the algorithm's parameters (``work_group_size``, ``ct_work_items``,
@@ -157,8 +161,9 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     -------
     MatchingResult
         ``row_match`` (column of each row or -1), ``col_match``, ``cardinality``,
-        ``initial_cardinality``, ``certificate`` (König cover), ``timings`` (seconds: upload,
-        build, init, augment, download, verify and ``kernel:<phase>`` device times) and
+        ``initial_cardinality``, ``certificate`` (König cover), ``timings`` (seconds:
+        ``total`` = the whole call, upload (intake: checks and transpose on the device), build,
+        init, augment, download, verify and ``kernel:<phase>`` device times) and
         ``counters`` (phases, BFS levels, launches, read-backs).
     """
     t_call = time.perf_counter()
@@ -187,7 +192,7 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     alg_params = {k: v for k, v in params.items() if k in factory.params}
     nr, nc = graph.shape
     if graph.nnz == 0:   # nothing to launch: every vertex is unmatched, the cover is empty
-        rm, cm = np.full(nr, -1, np.int64), np.full(nc, -1, np.int64)
+        rm, cm = np.full(nr, -1, np.int32), np.full(nc, -1, np.int32)
         res = MatchingResult(rm, cm, 0, 0, KonigCover(np.zeros(0, np.int64),
                              np.zeros(0, np.int64)), name, init, handle.label)
         res.verified = bool(verify)
@@ -251,9 +256,7 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         with sched.step("verify"):
             card = cert.verify(rmatch, cmatch, sched)
     with sched.step("download"):
-        rm = handle.download(rmatch, np.int64)
-        cm = handle.download(cmatch, np.int64)
-        cover = cert.download()
+        rm, cm, cover = cert.download(rmatch, cmatch, sched)
     if not on_device:
         card = int(np.count_nonzero(cm >= 0))
     res = MatchingResult(rm, cm, card, init_card, cover, name, init, handle.label)
@@ -295,4 +298,4 @@ def maximum_bipartite_matching(A, perm_type="row", **kwargs):
         raise ValueError("perm_type must be 'row' or 'column'")
     res = maximum_matching(A, **kwargs)
     out = res.col_match if perm_type == "row" else res.row_match
-    return out.astype(np.int32)
+    return out.astype(np.int32, copy=False)

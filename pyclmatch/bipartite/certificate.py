@@ -10,6 +10,7 @@ edges, which proves the matching maximum (König).
 from dataclasses import dataclass
 
 import numpy as np
+import pyopencl as cl
 import pyopencl.array as cla
 
 from ..errors import VerificationError
@@ -143,13 +144,28 @@ class DeviceCertificate:
         check_counts(host)
         return int(host[OUT_MATCHED_ROWS])
 
-    def download(self):
-        """The cover's rows and columns (increasing int64 arrays)."""
+    def download(self, rmatch, cmatch, sched, phase="download"):
+        """The matching and its cover in one read: ``(row_match, col_match, cover)``.
+
+        The two match arrays and the cover flags are gathered into one device buffer (three
+        device copies) and come back in one download through the page-locked stage
+        (:meth:`DeviceHandle.download`); the host slices it (int32 ids, scipy's dtype for
+        matchings) and lists the cover's vertices."""
+        q, h = self.handle.queue, self.handle
         nr, nc = self.dg.graph.shape
-        r = self.handle.download(self.cover_r)[:nr]
-        c = self.handle.download(self.cover_c)[:nc]
-        return KonigCover(rows=np.flatnonzero(r).astype(np.int64),
-                          cols=np.flatnonzero(c).astype(np.int64))
+        flag_words = -(-(nr + nc) // 4)
+        out = cla.empty(q, nr + nc + flag_words, np.int32, allocator=h.pool)
+        for src, nbytes, at in ((rmatch, 4 * nr, 0), (cmatch, 4 * nc, 4 * nr),
+                                (self.cover_r, nr, 4 * (nr + nc)),
+                                (self.cover_c, nc, 4 * (nr + nc) + nr)):
+            if nbytes:
+                sched.record(phase, cl.enqueue_copy(q, out.data, src.data, byte_count=nbytes,
+                                                    dst_offset=at))
+        host = h.download(out)
+        flags = host[nr + nc:].view(np.uint8)
+        cover = KonigCover(rows=np.flatnonzero(flags[:nr]).astype(np.int64),
+                           cols=np.flatnonzero(flags[nr:nr + nc]).astype(np.int64))
+        return host[:nr], host[nr:nr + nc], cover
 
 
 def check_counts(out):

@@ -60,25 +60,11 @@ class BipartiteGraph:
         self.n_rows, self.n_cols = (int(x) for x in A.shape)
         self.nnz = int(A.indptr[-1]) if A.indptr.size else 0
         self._host = {}
-        self.canonical = bool(getattr(A, "_has_canonical_format", False)) or None
 
     @property
     def major(self):
         """(lists, other side) sizes of the stored arrays."""
         return (self.n_rows, self.n_cols) if self.fmt == "csr" else (self.n_cols, self.n_rows)
-
-    def make_canonical(self):
-        """Replace the stored arrays by a canonical copy (sorted lists, duplicates merged; the
-        user's arrays are left alone): the repair of input the device found unsorted or with
-        repeated entries."""
-        cls = sp.csr_matrix if self.fmt == "csr" else sp.csc_matrix
-        A = cls((np.ones(self.indices.size, np.int8), self.indices, self.indptr),
-                shape=self.shape, copy=True)
-        A.sum_duplicates()
-        self.indptr, self.indices = A.indptr, A.indices
-        self.nnz = int(A.nnz)
-        self.canonical = True
-        self._host.clear()
 
     def _structural(self, fmt):
         M = self._host.get(fmt)
@@ -190,8 +176,8 @@ class DeviceBipartite:
     The user's side goes up as it is and is checked there (:mod:`pyclmatch.engine.intake`);
     the other side is its transpose, built on the device. ``sorted_side`` names the side
     whose lists are sorted (the user's; the transpose's lists are in no particular order).
-    Input the device finds unsorted or with repeated entries is made canonical on the host
-    (a copy) and taken again. Graphs above 2**31-1 edges take the host conversion and 64-bit
+    Input the device finds unsorted or with repeated entries is made canonical on the device
+    (``repaired`` is then True). Graphs above 2**31-1 edges take the host conversion and 64-bit
     offsets.
     """
 
@@ -213,20 +199,24 @@ class DeviceBipartite:
         sched = sched or Scheduler(handle)
         self.row_ptr = self.row_ind = None
         self._heavy = {}
+        self.repaired = False
         if self.odt == np.int64:
             self._upload_host(graph, need_csr)
             return
-        from .intake import DeviceCompressed, NOT_CANONICAL, raise_structure_problem
+        from .intake import (DeviceCompressed, NOT_CANONICAL, canonical_lists,
+                             raise_structure_problem)
         n, n_minor = graph.major
-        while True:
-            dc = DeviceCompressed(handle, graph.indptr, graph.indices, n, n_minor,
-                                  transpose=need_csr or graph.fmt == "csr", sched=sched)
-            bits = dc.problems(sched)
-            raise_structure_problem(bits, "the sparse matrix")
-            if not bits & NOT_CANONICAL:
-                break
-            graph.make_canonical()
-        graph.canonical = True
+        transpose = need_csr or graph.fmt == "csr"
+        dc = DeviceCompressed(handle, graph.indptr, graph.indices, n, n_minor,
+                              transpose=transpose, sched=sched)
+        bits = dc.problems(sched)
+        raise_structure_problem(bits, "the sparse matrix")
+        if bits & NOT_CANONICAL:        # sorted and merged on the device, then taken again
+            ptr, ind, nnz = canonical_lists(dc, sched)
+            dc = DeviceCompressed(handle, ptr, ind, n, n_minor, transpose=transpose,
+                                  sched=sched, nnz=nnz)
+            graph.nnz = nnz
+            self.repaired = True
         if graph.fmt == "csr":
             self.row_ptr, self.row_ind = dc.ptr, dc.ind
             self.col_ptr, self.col_ind = dc.t_ptr, dc.t_ind

@@ -6,8 +6,9 @@ checks them in one pass (offsets non-decreasing, indices in range, each list str
 increasing) while it counts the entries of every minor vertex; a scan and a scatter then build
 the transpose on the device (the CSC of a CSR, or the CSR of a CSC). One read-back brings the
 check's flags. Other inputs (COO, dense, edge arrays) are first turned into a CSR by scipy's
-compiled conversion; input that the device finds unsorted or with duplicate entries is made
-canonical by scipy (``sum_duplicates``) on a copy, never in place, and checked again.
+compiled conversion; input that the device finds unsorted or with repeated entries is made
+canonical on the device (:func:`canonical_lists`: a radix sort of (list, index) keys and
+pyopencl's ``unique``); the user's arrays are never modified.
 
 Only the 32-bit edge-offset path runs here (up to 2**31-1 stored entries); larger inputs take
 the host conversion of :mod:`pyclmatch.engine.graphs`.
@@ -37,14 +38,6 @@ def compressed_parts(A):
     return fmt, A.indptr, A.indices, A.data
 
 
-def canonical_copy(A):
-    """A canonical copy of the CSR/CSC ``A`` (sorted indices, duplicates summed); ``A`` itself
-    is never modified."""
-    B = A.copy()
-    B.sum_duplicates()
-    return B
-
-
 class DeviceCompressed:
     """A compressed structure uploaded and checked on the device, with its transpose.
 
@@ -57,12 +50,15 @@ class DeviceCompressed:
     """
 
     def __init__(self, handle, indptr, indices, n, n_minor, *, transpose=True, perm=False,
-                 sched, phase="upload"):
+                 sched, phase="upload", nnz=None):
         self.handle, self.n, self.n_minor = handle, int(n), int(n_minor)
-        nnz = int(indices.size)
+        nnz = int(indices.size if nnz is None else nnz)
         self.nnz = nnz
         if nnz > INDEX_MAX:
             raise ValueError("the device intake takes at most 2**31-1 entries")
+        if isinstance(indptr, cla.Array):        # already on the device (canonical_lists)
+            self._setup_device(indptr, indices, transpose, perm, sched, phase)
+            return
         indptr = np.asarray(indptr)
         if indptr.shape != (self.n + 1,):
             raise InputError(f"indptr has {indptr.size} entries; a compressed matrix with "
@@ -81,14 +77,23 @@ class DeviceCompressed:
         raw = handle.to_device(indices if nnz else np.zeros(1, indices.dtype))
         self.ind = raw if in_t == "int" else cla.empty(q, max(nnz, 1), np.int32,
                                                         allocator=handle.pool)
+        self._check(raw, in_t, transpose, perm, sched, phase)
+
+    def _setup_device(self, ptr, ind, transpose, perm, sched, phase):
+        self.ptr, self.ind = ptr, ind
+        self._check(ind, "int", transpose, perm, sched, phase)
+
+    def _check(self, raw, in_t, transpose, perm, sched, phase):
+        """Enqueue the check (and the transpose) of ``self.ptr`` and ``raw``."""
+        handle, q, nnz = self.handle, self.handle.queue, self.nnz
         values = {"index_t": "int", "offset_t": "int", "mode": "ct", "in_index_t": in_t,
                   "with_perm": bool(perm)}
+        self.values = values
         self._flags = cla.empty(q, 1, np.int32, allocator=handle.pool)
         sched.fill(phase, self._flags, 0)
         cnt = cla.empty(q, max(self.n_minor, 1), np.int32, allocator=handle.pool)
         sched.fill(phase, cnt, 0)
-        wg = handle.default_work_group_size()
-        grid = min(handle.constant_grid(wg), -(-max(nnz, self.n, 1) // wg) * wg)
+        wg, grid = _grid(handle, max(nnz, self.n))
         sched.launch(phase, handle.kernel(TEMPLATE, "intake_check", **values), grid, wg,
                      np.int32(self.n), np.int32(self.n_minor), np.int32(nnz), self.ptr.data,
                      raw.data, self.ind.data, cnt.data, self._flags.data)
@@ -105,8 +110,8 @@ class DeviceCompressed:
             sched.record(phase, cl.enqueue_copy(q, cursor.data, self.t_ptr.data,
                                                 byte_count=4 * self.n_minor))
         self.t_ind = cla.empty(q, max(nnz, 1), np.int32, allocator=handle.pool)
-        args = [np.int32(self.n), np.int32(self.n_minor), np.int32(nnz), self.ptr.data, self.ind.data, cursor.data,
-                self.t_ind.data]
+        args = [np.int32(self.n), np.int32(self.n_minor), np.int32(nnz), self.ptr.data,
+                self.ind.data, cursor.data, self.t_ind.data]
         if perm:
             self.t_perm = cla.empty(q, max(nnz, 1), np.int32, allocator=handle.pool)
             args.append(self.t_perm.data)
@@ -126,3 +131,46 @@ def raise_structure_problem(bits, what="the matrix"):
     if bits & BAD_RANGE:
         raise InputError(f"{what} holds an index out of range of its shape (negative or too "
                          f"large)")
+
+
+def _grid(handle, n):
+    """(work-group size, global size) of a strided pass over ``n`` items."""
+    wg = handle.default_work_group_size()
+    return wg, min(handle.constant_grid(wg), -(-max(int(n), 1) // wg) * wg)
+
+
+def canonical_lists(dc, sched, phase="upload"):
+    """The canonical lists of the checked structure ``dc`` (sorted, repeats dropped), built on
+    the device: ``(ptr, ind)`` device arrays and the entry count (one read-back). Each entry
+    becomes a 64-bit key (list, index); pyopencl's ``RadixSort`` orders the keys over the
+    bits they use and ``unique`` drops repeats."""
+    from pyopencl.algorithm import RadixSort, unique
+    handle, q = dc.handle, dc.handle.queue
+    n, nnz = dc.n, dc.nnz
+    minor_bits = max(1, int(dc.n_minor - 1).bit_length())
+    major_bits = max(1, int(n - 1).bit_length())
+    wg, grid = _grid(handle, nnz)
+    values = dict(dc.values, in_index_t="int")
+    keys = cla.empty(q, nnz, np.uint64, allocator=handle.pool)
+    sched.launch(phase, handle.kernel(TEMPLATE, "intake_keys", **values), grid, wg,
+                 np.int32(n), np.int32(nnz), dc.ptr.data, dc.ind.data, np.int32(minor_bits),
+                 keys.data)
+    sort = handle.memoize(("engine", "radix sort uint64"), lambda: RadixSort(
+        handle.context, "ulong *keys", key_expr="keys[i]", sort_arg_names=["keys"],
+        key_dtype=np.uint64, bits_at_a_time=4))
+    (keys,), evt = sort(keys, key_bits=minor_bits + major_bits, queue=q,
+                        allocator=handle.pool)
+    sched.record(phase, evt)
+    keys, count_dev, evt = unique(keys, queue=q)
+    sched.record(phase, evt)
+    count = int(sched.read(phase, np.zeros(1, count_dev.dtype), count_dev.data)[0])
+    ind = cla.empty(q, max(count, 1), np.int32, allocator=handle.pool)
+    cnt = cla.empty(q, max(n, 1), np.int32, allocator=handle.pool)
+    sched.fill(phase, cnt, 0)
+    sched.launch(phase, handle.kernel(TEMPLATE, "intake_split", **values), grid, wg,
+                 np.int32(count), keys.data, np.int32(minor_bits), ind.data, cnt.data)
+    ptr = cla.empty(q, n + 1, np.int32, allocator=handle.pool)
+    sched.fill(phase, ptr, 0)
+    if n:
+        sched.record(phase, handle.exclusive_scan(cnt[:n], ptr, ptr, total_at=n))
+    return ptr, ind, count
