@@ -7,10 +7,13 @@ import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 from pyclmatch.errors import InputError, VerificationError
+from pyclmatch.engine.devices import get_device
+from pyclmatch.engine.scheduler import Scheduler
 from pyclmatch.weighted import (MarriageInstance, as_weighted_graph, easy_instance,
                                 gale_shapley_sequential, greedy_matching_sequential,
                                 hard_instance, smi_from_graph, stable_marriage,
-                                verify_stable_marriage)
+                                verify_stable_marriage, verify_stable_marriage_device)
+from pyclmatch.weighted.marriage import _MarriageDriver
 
 #: the device of the default (PoCL) run; PYCLMATCH_TEST_DEVICE=gpu runs every case on a GPU
 DEV = os.environ.get("PYCLMATCH_TEST_DEVICE", "cpu")
@@ -213,3 +216,162 @@ def test_generator_limits():
         hard_instance(50000)
     with pytest.raises(InputError, match="positive"):
         easy_instance(0)
+
+
+def fresh(inst, dtype=None):
+    """A new instance over the same lists (no host cross-references yet), so that
+    stable_marriage checks and derives on the device even on a CPU device."""
+    arrs = [a if dtype is None else a.astype(dtype)
+            for a in (inst.mptr, inst.mlist, inst.wptr, inst.wlist)]
+    return MarriageInstance.from_arrays(*arrs)
+
+
+def mixed_smi(seed):
+    """Men's lists both short and longer than the device's scan limit (64): the hash path."""
+    rng = np.random.default_rng(seed)
+    nm, nw = 60, 150
+    acc = rng.random((nm, nw)) < rng.choice([0.05, 0.3, 0.8], nm)[:, None]
+    men = [list(rng.permutation(np.flatnonzero(acc[m]))) for m in range(nm)]
+    women = [list(rng.permutation(np.flatnonzero(acc[:, w]))) for w in range(nw)]
+    return men, women
+
+
+@pytest.mark.parametrize("make", [lambda: easy_instance(2000, 5), lambda: hard_instance(90, 1),
+                                  lambda: MarriageInstance(*mixed_smi(1)),
+                                  lambda: MarriageInstance(*random_smi(70, 40, 0.3, 2))])
+def test_device_cross_references_equal_host(make):
+    inst = make()
+    handle = get_device(DEV)
+    for dtype in (None, np.int64):
+        dev = _MarriageDriver(handle).device_instance(fresh(inst, dtype), Scheduler(handle))
+        L = inst.entries
+        assert np.array_equal(dev["rank_w"].get()[:L], inst.rank_w)
+        assert np.array_equal(dev["pos_m"].get()[:L], inst.pos_m)
+        assert np.array_equal(dev["mptr"].get(), inst.mptr)
+
+
+@pytest.mark.parametrize("alg", ALGS)
+def test_device_path_int64_and_hash(alg):
+    for make in (lambda: MarriageInstance(*mixed_smi(3)), lambda: hard_instance(80, 4)):
+        inst = make()
+        wife, husband = gale_shapley_sequential(inst)
+        for dtype in (np.int32, np.int64):
+            f = fresh(inst, dtype)
+            arrays = [a.copy() for a in (f.mptr, f.mlist, f.wptr, f.wlist)]
+            res = stable_marriage(f, algorithm=alg, device=DEV)
+            assert np.array_equal(res.wife, wife) and np.array_equal(res.husband, husband)
+            assert f._cross_refs is None             # checked and derived on the device
+            for a, b in zip(arrays, (f.mptr, f.mlist, f.wptr, f.wlist)):
+                assert np.array_equal(a, b)
+            assert res.timings["total"] >= res.timings.get("match", 0)
+
+
+def host_message(inst):
+    with pytest.raises(InputError) as e:
+        inst.validate()
+    return str(e.value)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_device_checks_raise_the_host_messages(dtype):
+    men, women = mixed_smi(5)
+    base = MarriageInstance(men, women)
+    mptr, mlist, wptr, wlist = (a.astype(dtype) for a in (base.mptr, base.mlist,
+                                                          base.wptr, base.wlist))
+    long_man = int(np.argmax(np.diff(mptr)))
+    s = int(mptr[long_man])
+    cases = []
+    ml = mlist.copy(); ml[s + 1] = ml[s]                          # a repeat in a long list
+    cases.append((mptr, ml, wptr, wlist))
+    ml = mlist.copy(); ml[3] = 10 ** 6                             # out of range
+    cases.append((mptr, ml, wptr, wlist))
+    wl = wlist.copy(); wl[-1] = -1
+    cases.append((mptr, mlist, wptr, wl))
+    mp = mptr.copy(); mp[1], mp[2] = mp[2], mp[1]                  # offsets not monotone
+    cases.append((mp, mlist, wptr, wlist))
+    wl = wlist.copy()                                              # woman lists a wrong man
+    w = int(np.flatnonzero(np.diff(wptr))[0])
+    wl[wptr[w]] = next(m for m in range(60) if m not in wlist[wptr[w]:wptr[w + 1]])
+    cases.append((mptr, mlist, wptr, wl))
+    ml = mlist.copy(); ml[[s, s + 2]] = ml[[s + 2, s]]             # a swap: still consistent
+    for arrs in cases:
+        msg = host_message(MarriageInstance.from_arrays(*arrs))
+        with pytest.raises(InputError) as e:
+            stable_marriage(MarriageInstance.from_arrays(*arrs), device=DEV)
+        assert str(e.value) == msg
+    MarriageInstance.from_arrays(mptr, ml, wptr, wlist).validate()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 12), st.integers(1, 12), st.floats(0.1, 1.0), st.integers(0, 10 ** 6),
+       st.sampled_from(["drop", "repeat", "move"]))
+def test_hypothesis_bad_lists_same_message(n_men, n_women, p, seed, how):
+    men, women = random_smi(n_men, n_women, p, seed)
+    rng = np.random.default_rng(seed)
+    side = men if rng.random() < 0.5 else women
+    rows = [i for i, r in enumerate(side) if r]
+    if not rows:
+        return
+    i = int(rng.choice(rows))
+    if how == "drop":
+        side[i].pop(int(rng.integers(len(side[i]))))
+    elif how == "repeat":
+        side[i].insert(int(rng.integers(len(side[i]) + 1)), side[i][0])
+    else:
+        side[(i + 1) % len(side)].append(side[i].pop())
+    try:
+        MarriageInstance(men, women).validate()
+        ok = None
+    except InputError as e:
+        ok = str(e)
+    if ok is None:
+        stable_marriage(men, women, device=DEV)
+    else:
+        with pytest.raises(InputError) as e:
+            stable_marriage(men, women, device=DEV)
+        assert str(e.value) == ok
+
+
+def corrupted_answers(inst, wife, husband):
+    """(description, wife, husband): answers both verifiers must reject."""
+    out = []
+    married = np.flatnonzero(wife >= 0)
+    a, b = married[:2]
+    w2, h2 = wife.copy(), husband.copy()                 # a swapped pair of wives
+    w2[[a, b]] = w2[[b, a]]
+    h2[w2[a]], h2[w2[b]] = a, b
+    out.append(("swap", w2, h2))
+    w2, h2 = wife.copy(), husband.copy()                 # a divorce
+    h2[w2[a]] = -1
+    w2[a] = -1
+    out.append(("divorce", w2, h2))
+    out.append(("disagree", wife, np.roll(husband, 1)))
+    w2 = wife.copy(); w2[a] = inst.n_women + 3
+    out.append(("invalid", w2, husband))
+    return out
+
+
+@pytest.mark.parametrize("make", [lambda: MarriageInstance(*random_smi(30, 30, 0.3, 8)),
+                                  lambda: MarriageInstance(*mixed_smi(6)),
+                                  lambda: easy_instance(500, 3)])
+def test_device_and_host_verification_agree(make):
+    inst = make()
+    wife, husband = gale_shapley_sequential(inst)
+    assert verify_stable_marriage(inst, wife, husband)
+    assert verify_stable_marriage_device(fresh(inst), wife, husband, device=DEV)
+    for what, w2, h2 in corrupted_answers(inst, wife, husband):
+        with pytest.raises(VerificationError) as host:
+            verify_stable_marriage(inst, w2, h2)
+        with pytest.raises(VerificationError) as dev:
+            verify_stable_marriage_device(inst, w2, h2, device=DEV)
+        assert str(host.value) == str(dev.value), what
+
+
+def test_verify_modes():
+    inst = easy_instance(3000, 4)
+    for mode in (True, "device", "host", False):
+        res = stable_marriage(fresh(inst), verify=mode, device=DEV)
+        assert res.verified == bool(mode) and "total" in res.timings
+        assert ("verify" in res.timings) == bool(mode)
+    with pytest.raises(InputError, match="verify must be"):
+        stable_marriage(inst, verify="gpu", device=DEV)

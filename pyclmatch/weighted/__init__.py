@@ -42,12 +42,13 @@ from .reference import (greedy_matching, greedy_matching_sequential, greedy_b_ma
                         verify_weighted_matching, verify_b_matching, matching_weight)
 from .marriage import (stable_marriage, StableMarriageResult, MarriageInstance, easy_instance,
                        hard_instance, smi_from_graph, gale_shapley_sequential,
-                       verify_stable_marriage)
+                       verify_stable_marriage, verify_stable_marriage_device)
 
 __all__ = ["weighted_matching", "b_matching", "stable_marriage", "prepare_graph", "release_device_graph",
            "WeightedGraph", "as_weighted_graph", "with_random_weights", "WeightedMatchingResult", "BMatchingResult",
            "StableMarriageResult", "MarriageInstance", "easy_instance", "hard_instance",
            "smi_from_graph", "greedy_matching", "greedy_matching_sequential",
            "greedy_b_matching", "gale_shapley_sequential", "verify_weighted_matching",
-           "verify_b_matching", "verify_stable_marriage", "matching_weight", "ALGORITHMS",
+           "verify_b_matching", "verify_stable_marriage", "verify_stable_marriage_device",
+           "matching_weight", "ALGORITHMS",
            "SUITOR_VARIANTS"]

@@ -1,13 +1,18 @@
 """Stable marriage with incomplete lists (SMI) on an OpenCL device (Paper IV).
 
-* :class:`MarriageInstance`: validated preference lists of both sides as CSR, with the
-  cross-references the kernels need (``rank_w``: rank of each man's entry in the woman's list;
-  ``pos_m``: the man's entry of each woman's entry), built in linear time with scipy.
+* :class:`MarriageInstance`: the preference lists of both sides as CSR arrays, kept as given.
+  The cross-references the kernels need (``rank_w``: rank of each man's entry in the woman's
+  list; ``pos_m``: the man's entry of each woman's entry) are derived on the device, where
+  the lists are checked too (offsets, id ranges, repeats, consistency); on the host
+  (:meth:`MarriageInstance.validate`) for the sequential oracle, ``verify="host"`` and the
+  error messages.
 * :func:`stable_marriage`: McVitie-Wilson (one work-item per man, atomic on the woman's
   suitor, a rejected man proposes again at once) or parallel Gale-Shapley by rounds. Both
   return the man-optimal stable matching, which is unique, so it equals the sequential
   Gale-Shapley result exactly.
-* :func:`verify_stable_marriage`: no blocking pair, in O(total list length).
+* :func:`verify_stable_marriage` (host) and :func:`verify_stable_marriage_device` (the
+  kernels ``stable_marriage`` runs by default): a matching of acceptable pairs, wife and
+  husband inverse, no blocking pair, in O(total list length).
 * :func:`easy_instance`, :func:`hard_instance`: the random data sets of Paper IV, Section 4.
 * :func:`smi_from_graph`: the SMI instance G' of a weighted graph (Lemma 3.1), whose solution
   is the greedy matching.
@@ -29,17 +34,27 @@ from .suitor import TEMPLATE
 ALGORITHMS = ("mcvitie-wilson", "gale-shapley")
 
 
+#: the index dtypes uploaded as they are (others are converted to int64 on the host first)
+_DEVICE_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
 def _as_csr_lists(prefs, side, n_other):
-    """Preference lists (list of lists, or a CSR pair (indptr, indices)) -> int64 arrays."""
+    """Preference lists (list of lists, or a CSR pair (indptr, indices)) -> (indptr, indices).
+
+    A CSR pair of int32 or int64 arrays is kept as it is (no copy, never modified); only O(1)
+    checks run here. Whether the offsets are monotone and the ids in range is checked on the
+    device by :func:`stable_marriage` (or on the host by :meth:`MarriageInstance.validate`)."""
     if isinstance(prefs, tuple) and len(prefs) == 2 and np.ndim(prefs[0]) == 1 \
             and np.ndim(prefs[1]) == 1 and not isinstance(prefs[0], (list,)):
         indptr = np.asarray(prefs[0])
         indices = np.asarray(prefs[1])
         if indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu":
             raise InputError(f"{side}'s CSR lists must be integer arrays")
-        indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
-        if indptr.size == 0 or indptr[0] != 0 or (np.diff(indptr) < 0).any() \
-                or indptr[-1] != indices.size:
+        if indptr.dtype not in _DEVICE_DTYPES:
+            indptr = indptr.astype(np.int64)
+        if indices.dtype not in _DEVICE_DTYPES:
+            indices = indices.astype(np.int64)
+        if indptr.size == 0 or indptr[0] != 0 or indptr[-1] != indices.size:
             raise InputError(f"{side}'s CSR indptr is malformed")
     else:
         try:
@@ -68,12 +83,18 @@ def _as_csr_lists(prefs, side, n_other):
             parts.append(a.astype(np.int64))
         indptr = np.cumsum(lens)
         indices = np.concatenate(parts) if parts else np.zeros(0, np.int64)
-    if indices.size and (indices.min() < 0 or indices.max() >= n_other):
-        bad = indices[(indices < 0) | (indices >= n_other)][0]
-        raise InputError(f"{side}'s lists hold id {int(bad)}, out of range for {n_other}")
     if indices.size > INDEX_MAX:
         raise InputError("more than 2**31-1 preference entries")
     return indptr, indices
+
+
+def _check_lists_host(indptr, indices, side, n_other):
+    """The O(entries) checks of one side's lists on the host: monotone offsets, ids in range."""
+    if (np.diff(indptr) < 0).any():
+        raise InputError(f"{side}'s CSR indptr is malformed")
+    if indices.size and (indices.min() < 0 or indices.max() >= n_other):
+        bad = indices[(indices < 0) | (indices >= n_other)][0]
+        raise InputError(f"{side}'s lists hold id {int(bad)}, out of range for {n_other}")
 
 
 def _check_duplicates(A, side):
@@ -92,11 +113,17 @@ def _check_duplicates(A, side):
 
 
 class MarriageInstance(PinnedStaging):
-    """An SMI instance: men's and women's strict preference lists (CSR), mutually consistent
-    (m lists w exactly when w lists m). ``inst.stage(get_device(...))`` keeps page-locked
-    copies of its arrays for a GPU, so that repeated :func:`stable_marriage` calls upload
-    them at full PCIe speed (the easy instance with n = 25M holds 10 GB of arrays)."""
-    _staged_fields = ("mptr32", "mlist", "rank_w", "wptr32", "wlist", "pos_m")
+    """An SMI instance: men's and women's strict preference lists (CSR ``mptr``/``mlist``,
+    ``wptr``/``wlist``), which must be mutually consistent (m lists w exactly when w lists m).
+
+    The arrays are kept as given (int32 or int64, no copy) and go to the device as they are:
+    :func:`stable_marriage` checks them there (offsets, id ranges, repeats, consistency) and
+    derives the cross-references its kernels need. On the host, :attr:`rank_w` (rank of each
+    men's entry in the woman's list) and :attr:`pos_m` (the men's entry of each women's entry)
+    are built on first use with the same checks (:meth:`validate`), for the sequential oracle
+    and ``verify="host"``. ``inst.stage(get_device(...))`` keeps page-locked copies of the
+    lists for a GPU, so that repeated calls upload them at full PCIe speed."""
+    _staged_fields = ("mptr", "mlist", "wptr", "wlist")
 
     def __init__(self, men_prefs, women_prefs, n_men=None, n_women=None):
         if n_men is None:
@@ -110,37 +137,46 @@ class MarriageInstance(PinnedStaging):
         self.wptr, self.wlist = _as_csr_lists(women_prefs, "woman", self.n_men)
         if self.mptr.size != self.n_men + 1 or self.wptr.size != self.n_women + 1:
             raise InputError("the number of lists does not match n_men / n_women")
-        self._cross()
-        self.mlist = self.mlist.astype(np.int32)      # ids < 2**31: the device's type
-        self.wlist = self.wlist.astype(np.int32)
-
-    @classmethod
-    def _trusted(cls, mptr, mlist, wptr, wlist, rank_w, pos_m):
-        """An instance built by a generator that already knows the cross-references
-        (consistent by construction, so the O(L log) validation is skipped)."""
-        self = cls.__new__(cls)
-        self.n_men, self.n_women = int(mptr.size - 1), int(wptr.size - 1)
-        self.mptr, self.mlist = np.asarray(mptr, np.int64), np.asarray(mlist, np.int32)
-        self.wptr, self.wlist = np.asarray(wptr, np.int64), np.asarray(wlist, np.int32)
-        self.rank_w = np.asarray(rank_w, np.int32)
-        self.pos_m = np.asarray(pos_m, np.int32)
-        return self
+        self._cross_refs = None
 
     @classmethod
     def from_arrays(cls, mptr, mlist, wptr, wlist):
-        """Build from CSR arrays (validated like any input)."""
+        """Build from CSR arrays (checked like any input)."""
         return cls((np.asarray(mptr), np.asarray(mlist)), (np.asarray(wptr), np.asarray(wlist)),
                    len(mptr) - 1, len(wptr) - 1)
 
+    @property
+    def rank_w(self):
+        """int32 rank of each men's entry's man in the woman's list (host, built on first use)."""
+        return self.validate()[0]
+
+    @property
+    def pos_m(self):
+        """int32 index in ``mlist`` of each women's entry (host, built on first use)."""
+        return self.validate()[1]
+
+    def validate(self):
+        """Check the lists on the host (raises :class:`InputError` naming the first problem)
+        and return the cross-references ``(rank_w, pos_m)``; O(entries log) host work, done
+        once. :func:`stable_marriage` checks on the device instead and calls this only to
+        name the problem it found."""
+        if self._cross_refs is None:
+            _check_lists_host(self.mptr, self.mlist, "man", self.n_women)
+            _check_lists_host(self.wptr, self.wlist, "woman", self.n_men)
+            self._cross_refs = self._cross()
+        return self._cross_refs
+
     def _cross(self):
-        L = self.mlist.size
+        mptr, wptr = self.mptr.astype(np.int64), self.wptr.astype(np.int64)
+        mlist, wlist = self.mlist.astype(np.int64), self.wlist.astype(np.int64)
+        L = mlist.size
         nm, nw = self.n_men, self.n_women
-        A = sp.csr_matrix((np.arange(L, dtype=np.int64), self.mlist, self.mptr),
+        A = sp.csr_matrix((np.arange(L, dtype=np.int64), mlist, mptr),
                           shape=(nm, nw), copy=True)     # copy: sort_indices works in place
         A.has_sorted_indices = False
         A.sort_indices()
         _check_duplicates(A, "man")
-        B = sp.csr_matrix((np.arange(self.wlist.size, dtype=np.int64), self.wlist, self.wptr),
+        B = sp.csr_matrix((np.arange(wlist.size, dtype=np.int64), wlist, wptr),
                           shape=(nw, nm), copy=True)
         B.has_sorted_indices = False
         B.sort_indices()
@@ -161,21 +197,11 @@ class MarriageInstance(PinnedStaging):
                              f"{int(d[0] // nw)} but he does not list her")
         e = A.data.astype(np.int64)
         f = BT.data.astype(np.int64)
-        self.rank_w = np.empty(L, np.int32)
-        self.rank_w[e] = f - self.wptr[self.mlist[e]]
-        self.pos_m = np.empty(L, np.int32)
-        self.pos_m[f] = e
-
-    def device_arrays(self):
-        """int32 copies of the offsets (made once) for the device; the lists are int32."""
-        if getattr(self, "_ptr32", None) is None:
-            self._ptr32 = (self.mptr.astype(np.int32), self.wptr.astype(np.int32))
-        return self._ptr32
-
-    def _field(self, name):       # (PinnedStaging: the int32 offsets are made on demand)
-        if name in ("mptr32", "wptr32"):
-            return self.device_arrays()[name == "wptr32"]
-        return getattr(self, name)
+        rank_w = np.empty(L, np.int32)
+        rank_w[e] = f - wptr[mlist[e]]
+        pos_m = np.empty(L, np.int32)
+        pos_m[f] = e
+        return rank_w, pos_m
 
     @property
     def entries(self):
@@ -275,6 +301,162 @@ class _MarriageDriver:
     def kernel(self, name):
         return self.handle.kernel(TEMPLATE, name, **self.values)
 
+    # -- the instance on the device ---------------------------------------------------------
+    def _checker(self, what, src, cast):
+        """pyopencl elementwise kernel (memoized per device): ``what`` = "offsets" (monotone)
+        or "ids" (in [0, limit)) over an int32/int64 array, writing int32 copies if ``cast``;
+        any problem sets bad[0]."""
+        from pyopencl.elementwise import ElementwiseKernel
+        t = {np.dtype(np.int32): "int", np.dtype(np.int64): "long"}[np.dtype(src)]
+        out = ", __global int *out" if cast else ""
+        body = "out[i] = (int)a[i]; " if cast else ""
+        if what == "offsets":
+            args = f"__global const {t} *a{out}, __global long *bad, long rows"
+            body += "if (i < rows && a[i] > a[i + 1]) bad[0] = 1;"
+        else:
+            args = f"__global const {t} *a{out}, __global long *bad, long limit"
+            body += "if (a[i] < 0 || a[i] >= limit) bad[0] = 1;"
+        return self.handle.memoize(
+            ("marriage check", what, t, cast),
+            lambda: ElementwiseKernel(self.handle.context, args, body,
+                                      name=f"marriage_check_{what}"))
+
+    def _long_entries(self, src):
+        """pyopencl reduction (memoized): entries of the men's lists longer than the kernels'
+        MARRIAGE_SHORT (they go through the hash table)."""
+        from pyopencl.reduction import ReductionKernel
+        t = {np.dtype(np.int32): "int", np.dtype(np.int64): "long"}[np.dtype(src)]
+        return self.handle.memoize(("marriage long entries", t), lambda: ReductionKernel(
+            self.handle.context, np.int64, neutral="0", reduce_expr="a+b",
+            map_expr=f"(a[i + 1] - a[i] > {MARRIAGE_SHORT}) ? (long)(a[i + 1] - a[i]) : 0",
+            arguments=f"__global const {t} *a", name="marriage_long_entries"))
+
+    def device_instance(self, inst, sched):
+        """Upload the four lists as they are, check them and derive what the kernels need:
+        int32 offsets and lists, ``rank_w`` and ``pos_m``. Two small read-backs (the check
+        flags, the hash table's size); on a bad instance the host check names the problem
+        (:meth:`MarriageInstance.validate` raises its :class:`InputError`)."""
+        handle, q = self.handle, self.handle.queue
+        nm, nw = inst.n_men, inst.n_women
+        Lm, Lw = int(inst.mlist.size), int(inst.wlist.size)
+        # a CPU device reads host memory directly, and there the host's cross-references,
+        # when validate() has built them already, are cheaper than deriving them again
+        host_refs = inst._cross_refs if handle.is_cpu else None
+        with sched.step("upload"):
+            raw = {k: inst.upload(handle, k) for k in ("mptr", "mlist", "wptr", "wlist")}
+            if host_refs is not None:
+                rank_w, pos_m = (handle.to_device(a) for a in host_refs)
+        with sched.step("derive"):
+            info = cla.zeros(q, 2, np.int64)     # [0]: a check failed, [1]: long entries
+            dev = {}
+            for key, what, size, param in (("mptr", "offsets", nm + 1, nm),
+                                           ("wptr", "offsets", nw + 1, nw),
+                                           ("mlist", "ids", Lm, nw), ("wlist", "ids", Lw, nm)):
+                a = raw[key]
+                cast = a.dtype != np.int32
+                out = cla.empty(q, size, np.int32, allocator=handle.pool) if cast else a
+                if size and (cast or host_refs is None):
+                    knl = self._checker(what, a.dtype, cast)
+                    args = (a, out) if cast else (a,)
+                    sched.record("check", knl(*args, info, np.int64(param), queue=q))
+                dev[key] = out
+            if host_refs is not None:            # (validated on the host)
+                dev.update(rank_w=rank_w, pos_m=pos_m, raw=raw)
+                return dev
+            if nm:
+                sched.record("check", self._long_entries(raw["mptr"].dtype)(
+                    raw["mptr"], range=slice(0, nm), queue=q, out=info[1], return_event=True)[1])
+            flags = sched.read("check", np.zeros(2, np.int64), info.data)
+            if flags[0] or Lm != Lw:
+                _explain(inst)
+            n_long = int(flags[1])
+            cap = 2 * n_long + 1 if n_long else 1
+            handle.check_fits({"hash table": cap * 4, "ranks": Lm * 4, "positions": Lw * 4},
+                              what="stable marriage instance")
+            table = cla.empty(q, cap, np.int32, allocator=handle.pool)
+            sched.fill("derive", table, -1)
+            if n_long:
+                sched.launch("derive", self.kernel("marriage_hash_men"), nm, self.wg,
+                             dev["mptr"].data, dev["mlist"].data, np.int32(nm), table.data,
+                             np.uint32(cap))
+            bad = cla.zeros(q, 1, np.int32)
+            rank_w = cla.empty(q, max(Lm, 1), np.int32, allocator=handle.pool)
+            pos_m = cla.empty(q, max(Lw, 1), np.int32, allocator=handle.pool)
+            sched.fill("derive", rank_w, -1)
+            sched.launch("derive", self.kernel("marriage_cross"), nw, self.wg,
+                         dev["wptr"].data, dev["wlist"].data, np.int32(nw), dev["mptr"].data,
+                         dev["mlist"].data, table.data, np.uint32(cap), rank_w.data,
+                         pos_m.data, bad.data)
+            if sched.read("derive", np.zeros(1, np.int32), bad.data)[0]:
+                _explain(inst)
+            del table
+        dev["rank_w"], dev["pos_m"] = rank_w, pos_m
+        dev["raw"] = raw                       # (the uploads must outlive the kernels)
+        return dev
+
+    # -- verification on the device ---------------------------------------------------------
+    def verify(self, inst, dev, wife_d, husband_d, sched):
+        """The device check of an answer (kernels independent of the algorithm's): raises
+        :class:`VerificationError` as :func:`verify_stable_marriage` does."""
+        q = self.handle.queue
+        nm, nw = inst.n_men, inst.n_women
+        err = cla.empty(q, 4, np.int32, allocator=self.handle.pool)
+        sched.fill("verify", err, INDEX_MAX)
+        hrank = cla.empty(q, max(nw, 1), np.int32, allocator=self.handle.pool)
+        sched.launch("verify", self.kernel("marriage_verify_women"), nw, self.wg,
+                     dev["wptr"].data, dev["wlist"].data, np.int32(nw), np.int32(nm),
+                     husband_d.data, wife_d.data, hrank.data, err.data)
+        sched.launch("verify", self.kernel("marriage_verify_men"), nm, self.wg,
+                     dev["mptr"].data, dev["mlist"].data, dev["rank_w"].data, np.int32(nm),
+                     np.int32(nw), wife_d.data, husband_d.data, hrank.data, err.data)
+        found = sched.read("verify", np.zeros(4, np.int32), err.data)
+        if found[0] != INDEX_MAX:
+            raise VerificationError("wife/husband hold an invalid id")
+        if found[1] != INDEX_MAX:
+            raise VerificationError("wife and husband disagree")
+        if found[2] != INDEX_MAX:
+            raise VerificationError("a married pair is not mutually acceptable")
+        if found[3] != INDEX_MAX:
+            k = int(found[3])
+            m = int(np.searchsorted(inst.mptr, k, side="right") - 1)
+            raise VerificationError(f"man {m} and woman {int(inst.mlist[k])} form a blocking "
+                                    f"pair: the matching is not stable")
+        return True
+
+
+def _explain(inst):
+    """The device found the lists invalid: the host check names the first problem."""
+    inst.validate()
+    raise InputError("the device check found the preference lists invalid but the host "
+                     "check did not (please report this instance)")
+
+
+def verify_stable_marriage_device(inst, wife, husband, device=None):
+    """:func:`verify_stable_marriage` on the device: uploads the instance and the answer and
+    runs the kernels that ``stable_marriage(verify=True)`` runs (the instance is checked
+    there too: a bad instance raises :class:`InputError`)."""
+    if not isinstance(inst, MarriageInstance):
+        raise InputError("verify_stable_marriage_device takes a MarriageInstance")
+    wife, husband = np.asarray(wife), np.asarray(husband)
+    if wife.shape != (inst.n_men,) or husband.shape != (inst.n_women,):
+        raise VerificationError("wife/husband have the wrong shape")
+    if wife.dtype.kind not in "iu" or husband.dtype.kind not in "iu":
+        raise VerificationError("wife/husband hold an invalid id")
+    handle = get_device(device)
+    drv = _MarriageDriver(handle)
+    sched = Scheduler(handle, label="verify_stable_marriage_device")
+    dev = drv.device_instance(inst, sched)
+
+    def up(a):        # ids beyond int32 are invalid: clip them to an invalid int32 id
+        a = np.where((a < -1) | (a > INDEX_MAX), -2, a).astype(np.int32)
+        return cla.to_device(handle.queue, a if a.size else np.zeros(1, np.int32))
+    return drv.verify(inst, dev, up(wife), up(husband), sched)
+
+
+#: entries of a men's list up to which the device finds an entry by scanning the list
+#: (MARRIAGE_SHORT in suitor.cl.mako); longer lists go through a hash table
+MARRIAGE_SHORT = 64
+
 
 def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", device=None,
                     verify=True, progress=None, n_men=None, n_women=None, work_group_size=None,
@@ -284,16 +466,25 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
     ``men_prefs[m]`` lists women in m's order of preference, ``women_prefs[w]`` men in w's
     (lists of lists, or CSR pairs ``(indptr, indices)``; incomplete lists allowed, ties and
     repeated entries refused, and the lists must be consistent: m lists w iff w lists m).
-    A :class:`MarriageInstance` (e.g. from :func:`easy_instance`) may be passed alone.
+    A :class:`MarriageInstance` (e.g. from :func:`easy_instance`) may be passed alone. The
+    lists go to the device as they are and are checked there; the cross-references the
+    kernels need are derived there too.
 
     ``algorithm``: ``"mcvitie-wilson"`` (one work-item per man, atomic_min on the woman's
     suitor rank, a rejected man proposes again at once) or ``"gale-shapley"`` (parallel rounds:
     every free man proposes once per round). Both give the unique man-optimal solution.
+
+    ``verify``: ``True`` or ``"device"`` checks on the device that the answer is a matching of
+    acceptable pairs with no blocking pair (kernels independent of the algorithm's);
+    ``"host"`` runs :func:`verify_stable_marriage` instead; ``False`` skips it.
+    ``res.timings["total"]`` is the whole call's wall time.
     """
+    t_start = time.perf_counter()
     name = (algorithm or "mcvitie-wilson").lower()
     if name not in ALGORITHMS:
         raise InputError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
-    t0 = time.perf_counter()
+    if verify not in (True, False, "device", "host"):
+        raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
     if isinstance(men_prefs, MarriageInstance):
         if women_prefs is not None:
             raise InputError("pass either a MarriageInstance or both preference lists")
@@ -302,30 +493,26 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
         if women_prefs is None:
             raise InputError("women_prefs is missing")
         inst = MarriageInstance(men_prefs, women_prefs, n_men, n_women)
-    t_prepare = time.perf_counter() - t0
+    t_prepare = time.perf_counter() - t_start
     handle = get_device(device)
     drv = _MarriageDriver(handle, work_group_size, batch_rounds)
     sched = Scheduler(handle, progress=progress, label=f"stable_marriage[{name}]")
     sched.wall["prepare"] = t_prepare
     nm, nw, L = inst.n_men, inst.n_women, inst.entries
-    if L == 0:
+    if L == 0 and inst.wlist.size == 0:
+        inst.validate()                       # (O(lists): the offsets alone)
         res = StableMarriageResult(np.full(nm, -1, np.int64), np.full(nw, -1, np.int64), 0,
                                    name, handle.label, {"prepare": t_prepare}, {}, bool(verify))
+        res.timings["total"] = time.perf_counter() - t_start
         return res
     q = handle.queue
-    need = {"men lists": L * 4, "ranks": L * 4, "women lists": L * 4,
-            "positions": L * 4 if name == "mcvitie-wilson" else 0,
-            "offsets": (nm + nw + 2) * 4, "state": (2 * nm + 2 * nw) * 4}
-    handle.check_fits(need, what="stable marriage instance")
-    with sched.step("upload"):
-        # read-only: wrapped on CPUs, copied on GPUs (from the pinned copies of inst.stage)
-        mptr = inst.upload(handle, "mptr32")
-        mlist = inst.upload(handle, "mlist")
-        rank_w = inst.upload(handle, "rank_w")
-        wptr = inst.upload(handle, "wptr32")
-        wlist = inst.upload(handle, "wlist")
-        pos_m = inst.upload(handle, "pos_m") if name == "mcvitie-wilson" else None
-        q.finish()
+    handle.check_fits({"men lists": L * inst.mlist.itemsize + L * 4,
+                       "women lists": inst.wlist.size * (inst.wlist.itemsize + 4),
+                       "offsets": (nm + nw + 2) * 8, "state": (2 * nm + 2 * nw) * 4},
+                      what="stable marriage instance")
+    dev = drv.device_instance(inst, sched)
+    mptr, mlist, rank_w = dev["mptr"], dev["mlist"], dev["rank_w"]
+    wptr, wlist, pos_m = dev["wptr"], dev["wlist"], dev["pos_m"]
     with sched.step("build"):
         names = ("mcvitie_wilson",) if name == "mcvitie-wilson" else ("gale_shapley_round",)
         for k in names + ("marriage_husbands",):
@@ -365,17 +552,20 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
         sched.fill("husbands", wife_d, -1, np.int32)
         sched.launch("husbands", drv.kernel("marriage_husbands"), nw, drv.wg, wptr.data,
                      wlist.data, np.int32(nw), srank.data, husband_d.data, wife_d.data)
-        q.finish()
+    if verify in (True, "device"):
+        with sched.step("verify"):
+            drv.verify(inst, dev, wife_d, husband_d, sched)
     with sched.step("download"):
         husband = handle.download(husband_d, np.int64)
         wife = handle.download(wife_d, np.int64)
         married = int(np.count_nonzero(husband >= 0))
-    if verify:
+    if verify == "host":
         with sched.step("verify"):
             verify_stable_marriage(inst, wife, husband)
     res = StableMarriageResult(wife, husband, married, name, handle.label)
     res.verified = bool(verify)
     res.timings = sched.timings()
+    res.timings["total"] = time.perf_counter() - t_start
     res.counters = dict(stats, **sched.counters)
     return res
 
@@ -396,62 +586,49 @@ def _sort_rows_by(indptr, keys, values, ncols):
 def easy_instance(n, seed=0):
     """Paper IV's easy instance: each man draws eps in [0, 1] and ranks (1 + eps) ln n random
     women (distinct, random order); each woman ranks exactly the men who rank her, in random
-    order. Built with per-row sorts and one counting-sort transpose (no global sort, no
-    random gather), so large n stays practical (n = 2.5M, 54M entries: 5.0 s on the 2-core
-    VM against 13.5 s for the first version, which made the same instance for a seed)."""
+    order. Linear time: one counting-sort transpose (scipy's, stable) groups the entries by
+    woman with the men in increasing order, so a woman drawn twice by one man shows as two
+    equal neighbours there (the later draw is dropped); one per-row sort by random keys orders
+    the women's lists. Returns int32 arrays; the cross-references are derived where needed
+    (on the device by :func:`stable_marriage`)."""
     n = int(n)
     if n < 1:
         raise InputError("n must be positive")
     rng = np.random.default_rng(seed)
     ln = np.log(max(n, 2))
     k = np.minimum(n, np.maximum(1, ((1.0 + rng.random(n)) * ln).astype(np.int64)))
-    mptr = np.zeros(n + 1, np.int64)
-    np.cumsum(k, out=mptr[1:])
-    L = int(mptr[-1])
+    L = int(k.sum())
     if L > INDEX_MAX or n > INDEX_MAX:
         raise InputError(f"easy_instance({n}) would hold {L} preference entries; at most "
                          f"2**31-1 are supported")
+    mptr = np.zeros(n + 1, np.int32)
+    np.cumsum(k, out=mptr[1:])
     women = rng.integers(0, n, L, dtype=np.int32)
-    # repeated women within a man's list (rare: about ln(n)^2 / 2 pairs per n men): sort each
-    # list by woman, and of each run of equal women keep the earliest draw only
-    srt_w, srt_pos = _sort_rows_by(mptr, women.copy(), np.arange(L, dtype=np.int32), n)
-    same = np.flatnonzero(srt_w[1:] == srt_w[:-1]) + 1
-    del srt_w
-    # (a run never spans two lists: drop positions that start a list)
-    same = same[mptr[np.searchsorted(mptr, same, side="right") - 1] != same]
+    T = sp.csr_matrix((np.arange(L, dtype=np.int32), women, mptr), shape=(n, n)).tocsc()
+    wptr, men, entry = T.indptr.astype(np.int32, copy=False), T.indices, T.data
+    del T
+    # repeats: equal men next to each other within one woman's column (kept: the first, the
+    # earliest draw, as the transpose is stable)
+    same = np.flatnonzero(men[1:] == men[:-1]) + 1
+    same = same[wptr[np.searchsorted(wptr, same, side="right") - 1] != same]
     if same.size:
-        cut = np.flatnonzero(np.diff(same) > 1)
-        drop = []
-        for a, b in zip((same[np.r_[0, cut + 1]] - 1).tolist(),
-                        same[np.r_[cut, same.size - 1]].tolist()):
-            pos = srt_pos[a:b + 1]
-            drop.extend(pos[pos != pos.min()].tolist())
-        drop = np.unique(np.asarray(drop, np.int64))
+        drop = entry[same]
         keep = np.ones(L, bool)
         keep[drop] = False
         women = women[keep]
-        del keep
-        np.subtract.at(k, np.searchsorted(mptr, drop, side="right") - 1, 1)
+        np.subtract.at(k, men[same], 1)
         np.cumsum(k, out=mptr[1:])
+        keep[:] = True
+        keep[same] = False
+        men = men[keep]
+        del keep
+        col = np.searchsorted(wptr, same, side="right") - 1
+        wptr[1:] -= np.cumsum(np.bincount(col, minlength=n)).astype(np.int32)
         L = int(mptr[-1])
-    del srt_pos
-    # women's lists: the transpose (a counting sort) carrying each entry's man and index
-    # packed in one int64, then each list in random order; the cross-references follow
-    packed = np.repeat(np.arange(n, dtype=np.int64) << 32, k)
-    packed |= np.arange(L, dtype=np.int64)
-    T = sp.csr_matrix((packed, women, mptr), shape=(n, n)).tocsc()
-    del packed
-    wptr = T.indptr.astype(np.int64)
+    del entry
     rnd = rng.integers(0, INDEX_MAX, L, dtype=np.int32)
-    _, packed = _sort_rows_by(wptr, rnd, T.data, INDEX_MAX)     # women's entry f -> (m, e)
-    del T, rnd
-    wlist = (packed >> 32).astype(np.int32)
-    pos_m = (packed & 0xFFFFFFFF).astype(np.int32)
-    del packed
-    rank_w = np.empty(L, np.int32)
-    rank_w[pos_m] = (np.arange(L, dtype=np.int64)
-                     - np.repeat(wptr[:-1], np.diff(wptr))).astype(np.int32)
-    return MarriageInstance._trusted(mptr, women, wptr, wlist, rank_w, pos_m)
+    _, wlist = _sort_rows_by(wptr, rnd, men, INDEX_MAX)          # each list in random order
+    return MarriageInstance.from_arrays(mptr, women, wptr, wlist)
 
 
 def hard_instance(n, seed=0):
@@ -464,15 +641,9 @@ def hard_instance(n, seed=0):
         raise InputError(f"hard_instance({n}) would hold n^2 = {n * n} preference entries; "
                          f"the device lists take at most 2**31-1 (n <= 46340)")
     rng = np.random.default_rng(seed)
-    wr, mr = rng.permutation(n), rng.permutation(n)
-    ptr = np.arange(n + 1, dtype=np.int64) * n
-    inv_w, inv_m = np.argsort(wr), np.argsort(mr)
-    # man m's entry i is woman wr[i], who ranks m at inv_m[m]; woman w's entry k is man
-    # mr[k], whose list holds w at position inv_w[w]
-    rank_w = np.repeat(inv_m.astype(np.int32), n)
-    pos_m = (ptr[:-1][np.tile(mr, n)] + np.repeat(inv_w, n)).astype(np.int64)
-    return MarriageInstance._trusted(ptr, np.tile(wr, n), ptr.copy(), np.tile(mr, n), rank_w,
-                                     pos_m)
+    wr, mr = rng.permutation(n).astype(np.int32), rng.permutation(n).astype(np.int32)
+    ptr = np.arange(n + 1, dtype=np.int32) * np.int32(n)
+    return MarriageInstance.from_arrays(ptr, np.tile(wr, n), ptr.copy(), np.tile(mr, n))
 
 
 def smi_from_graph(G, **graph_params):
