@@ -185,8 +185,11 @@ def release_device_graph(g):
 
 
 def prepare_graph(G, *, device=None, **graph_params):
-    """Validate ``G`` once (see :func:`~pyclmatch.weighted.graph.as_weighted_graph`); pass the
-    returned :class:`WeightedGraph` to repeated calls to skip the host-side checks.
+    """Validate ``G`` once on the host (see
+    :func:`~pyclmatch.weighted.graph.as_weighted_graph`); pass the returned
+    :class:`WeightedGraph` to repeated calls to skip the input checks (a scipy input passed
+    directly is checked on the device at each call instead). ``keep_on_device=True`` calls
+    keep its device arrays attached to it.
 
     With ``device`` (any :func:`pyclmatch.get_device` spec) naming a GPU, the CSR arrays are
     also staged in page-locked host memory for that device (``DeviceHandle.pinned_copy``), so
@@ -230,11 +233,15 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
     Returns
     -------
     WeightedMatchingResult with ``mate`` (int64), ``weight`` (sum of the input weights, summed
-    from the matched pairs' CSR positions when first read), ``cardinality``, ``timings`` and
+    from the matched pairs' input positions when first read), ``cardinality``, ``timings`` and
     ``counters``. ``timings`` (seconds) has the wall-clock steps of the call, which add up to
-    ``total`` (the whole call): ``prepare`` (host input checks and device lookup), ``upload``
-    (host to device, absent when the graph is kept on the device), ``setup`` (edge tails on the
-    device, once per device graph), ``build`` (program build or cache lookup), ``match`` (the
+    ``total`` (the whole call): ``prepare`` (reading the input and device lookup; the host
+    graph's checks where they are needed: edge arrays, ``drop_invalid`` with invalid weights,
+    ``symmetrize`` with an asymmetric matrix), ``upload`` (host to device with, for a scipy,
+    dense or networkx input, the checks, diagonal removal and float32 conversion on the
+    device, one read-back; absent when a prepared graph is kept on the device), ``setup``
+    (edge tails on the device, once per device graph), ``build`` (program build or cache
+    lookup), ``match`` (the
     device phase, to a finished queue; ``readback`` is the part of it spent in blocking
     reads, which on a CPU device includes waiting for the kernels), ``download``, ``verify``,
     ``result`` (host post-processing); and the device time of each kernel phase from the
@@ -311,10 +318,13 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
 
     Returns a :class:`BMatchingResult` with ``edges`` (k x 2 int64, u < v, each pair once, in
     lexicographic order), ``degree`` per vertex (int64), ``weight`` (summed when first read),
-    timings (the steps of :func:`weighted_matching`; ``setup`` also computes the reverse
-    edges; ``match`` includes gathering the pairs on the device, ``kernel:pairs``) and
-    counters. ``params``: the graph options of :func:`weighted_matching`,
-    ``work_group_size``, ``batch_rounds``.
+    timings (the steps of :func:`weighted_matching`; the reverse edges come from the device
+    intake's symmetry check, or ``setup`` computes them for a prepared graph; ``match``
+    includes gathering the pairs on the device, ``kernel:pairs``) and counters. ``verify``:
+    as in :func:`weighted_matching` (the device check is the b-Suitor certificate: at most
+    b(v) matched edges at v and no edge outside the b-matching that both ends would take).
+    ``params``: the graph options of :func:`weighted_matching`, ``work_group_size``,
+    ``batch_rounds``.
     """
     t_start = time.perf_counter()
     if (algorithm or "b-suitor").lower() not in ("b-suitor", "bsuitor"):
