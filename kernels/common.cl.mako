@@ -26,15 +26,22 @@ inline index_t major_of(offset_t e, index_t n, __global const offset_t *ptr)
     return lo;
 }
 
-/* Whether the increasing list ind[lo..hi) holds x (binary search). */
-inline int sorted_list_has(__global const index_t *ind, offset_t lo, offset_t hi, index_t x)
+/* The position of x in the increasing list ind[lo..hi) (binary search), or -1. */
+inline offset_t sorted_list_find(__global const index_t *ind, offset_t lo, offset_t hi,
+                                 index_t x)
 {
     const offset_t end = hi;
     while (lo < hi) {
         offset_t mid = lo + (hi - lo) / 2;
         if (ind[mid] < x) lo = mid + 1; else hi = mid;
     }
-    return lo < end && ind[lo] == x;
+    return lo < end && ind[lo] == x ? lo : -1;
+}
+
+/* Whether the increasing list ind[lo..hi) holds x. */
+inline int sorted_list_has(__global const index_t *ind, offset_t lo, offset_t hi, index_t x)
+{
+    return sorted_list_find(ind, lo, hi, x) >= 0;
 }
 
 /* FOR_EACH_VERTEX(v, n): the vertices a work-item owns. In CT mode work-item tid handles
@@ -189,4 +196,28 @@ index_t group_argmin(index_t key, index_t id, index_t *out_key,
             barrier(CLK_LOCAL_MEM_FENCE);     /* s_count and s_list are rewritten next round */
         }
     }
+</%def>
+<%doc>
+  entries(e, i, by_rows): the loop of a pass over the entries of a compressed structure
+  (offsets ptr[0..n], nnz entries): the caller's body runs for each entry e with i, the list
+  holding it. by_rows (CPU devices): each work-item takes whole lists (FOR_EACH_VERTEX) and
+  walks their entries in order: no search, sequential reads. Otherwise (GPUs) the entries are
+  strided over the grid and each finds its list by binary search (major_of): the same work
+  per work-item however skewed the degrees. `continue` in the body goes to the next entry;
+  offsets out of order cannot make the by_rows loop read outside 0 .. nnz-1.
+</%doc>
+<%def name="entries(e, i, by_rows, n='n', nnz='nnz', ptr='ptr')">
+% if by_rows:
+    FOR_EACH_VERTEX(${i}, ${n}) {
+        const offset_t ${e}_end = min(${ptr}[${i} + 1], ${nnz});
+        for (offset_t ${e} = max(${ptr}[${i}], (offset_t)0); ${e} < ${e}_end; ++${e}) {
+            ${caller.body()}
+        }
+    }
+% else:
+    for (offset_t ${e} = get_global_id(0); ${e} < ${nnz}; ${e} += get_global_size(0)) {
+        const index_t ${i} = major_of(${e}, ${n}, ${ptr});
+        ${caller.body()}
+    }
+% endif
 </%def>

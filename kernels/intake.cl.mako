@@ -8,11 +8,17 @@
                         differs from index_t, intake_check writes the converted ids
     with_perm           intake_scatter also writes, for each transposed entry, the position of
                         its entry in the input (to carry values such as weights across)
+    with_counts         (default true) intake_check counts the entries of each minor vertex
+                        (the transpose's degrees); off when no transpose is built
+    by_rows             (default false) the entry passes walk whole lists per work-item
+                        (CPU devices) instead of striding entries (common.cl.mako: entries)
   One pass checks and counts (intake_check), pyopencl's scan turns the counts into the
   transpose's offsets, and one pass scatters (intake_scatter): the transpose of a checked CSR
   in two edge passes and no host work proportional to the edges.
 </%doc>
 <%include file="common.cl.mako"/>
+<%namespace name="common" file="common.cl.mako"/>
+<% with_counts = context.get('with_counts', True); by_rows = context.get('by_rows', False) %>\
 typedef ${in_index_t} in_index_t;
 
 /* flags[0] bits, read back once by the host (engine/intake.py names them) */
@@ -32,10 +38,9 @@ __kernel void intake_check(index_t n, index_t n_minor, offset_t nnz,
     int bad = 0;
     for (index_t i = (index_t)get_global_id(0); i < n; i += (index_t)get_global_size(0))
         if (ptr[i] > ptr[i + 1]) bad |= BAD_PTR;
-    for (offset_t e = get_global_id(0); e < nnz; e += get_global_size(0)) {
+    <%common:entries e="e" i="i" by_rows="${by_rows}">
         const in_index_t j = ind[e];
         if (j < 0 || j >= n_minor) { bad |= BAD_RANGE; continue; }
-        const index_t i = major_of(e, n, ptr);
         if (e > ptr[i]) {
             const in_index_t prev = ind[e - 1];
             if (prev == j) bad |= DUPLICATE;
@@ -44,8 +49,10 @@ __kernel void intake_check(index_t n, index_t n_minor, offset_t nnz,
 % if in_index_t != index_t:
         ind_out[e] = (index_t)j;
 % endif
+% if with_counts:
         atomic_inc(&cnt[j]);
-    }
+% endif
+    </%common:entries>
     if (bad) atomic_or(&flags[0], bad);
 }
 
@@ -91,4 +98,116 @@ __kernel void intake_split(offset_t nnz, __global const ulong *keys, int minor_b
         ind[e] = (index_t)(k & mask);
         atomic_inc(&cnt[(index_t)(k >> minor_bits)]);
     }
+}
+
+<%doc>
+  Values of a square structure (template values besides those above: in_value_t, the C type
+  of the stored values as uploaded, value_is_float, and with_twins: write each entry's twin
+  position, the reverse edge of a symmetric graph). Rendered only when in_value_t is
+  given, as a program of its own, so that the structure kernels above are built once
+  whatever the value type.
+</%doc>
+<% in_value_t = context.get('in_value_t', None); value_is_float = context.get('value_is_float', False); with_twins = context.get('with_twins', False) %>\
+% if in_value_t:
+% if in_value_t == "double":
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+% endif
+typedef ${in_value_t} in_value_t;
+
+/* flags[] slots of intake_values (the host fills them: 0 but SLOT_FIRST_BAD = INT_MAX) */
+#define SLOT_FIRST_BAD 1  /* least position of an invalid value */
+#define SLOT_BAD 2        /* invalid values (off the diagonal) */
+#define SLOT_DIAG 3       /* diagonal entries */
+#define SLOT_ASYM 4       /* entries (i, j, x), i < j, without a twin (j, i, x) */
+#define SLOT_BALANCE 5    /* entries above the diagonal minus entries below */
+
+/* One pass over the stored values of a square structure: each entry (i, j, x) off the
+   diagonal must hold a finite positive x whose float conversion (the device's weight) is
+   finite and positive too. With check_twins, each entry above the diagonal (i < j) must have
+   a twin (j, i, x) (binary search in list j) and there must be as many entries below the
+   diagonal as above: with no repeated entries (intake_check) the twins then pair them all,
+   so the matrix is symmetric with equal values both ways. Diagonal entries are only
+   counted. With convert, w[e] = (float)x for every entry (round to nearest, as numpy).
+   With with_twins, twin[e] = the position of e's twin, both ways (valid when the matrix
+   is found symmetric).
+   Entries out of range are skipped (intake_check reports them); with unsorted lists the
+   twin counts mean nothing (the host repairs the structure and runs this again). */
+__kernel void intake_values(index_t n, offset_t nnz, __global const offset_t *ptr,
+                            __global const index_t *ind, __global const in_value_t *val,
+                            __global float *w, int convert, int check_twins,
+                            __global int *flags
+% if with_twins:
+                            , __global offset_t *twin
+% endif
+                            )
+{
+    int bad = 0, diag = 0, asym = 0, balance = 0;
+    offset_t first = INT_MAX;
+    <%common:entries e="e" i="i" by_rows="${by_rows}">
+        const index_t j = ind[e];
+        if (j < 0 || j >= n) continue;
+        const in_value_t x = val[e];
+        const float f = (float)x;
+        if (convert) w[e] = f;
+        if (i == j) { ++diag; continue; }
+% if value_is_float:
+        if (!(x > 0) || isinf(x) || !(f > 0.0f) || isinf(f)) {      /* NaN fails x > 0 */
+% else:
+        if (!(x > 0)) {
+% endif
+            ++bad;
+            first = min(first, e);
+        }
+        if (j < i) { --balance; continue; }
+        ++balance;
+        if (check_twins) {
+            const offset_t t = sorted_list_find(ind, ptr[j], ptr[j + 1], i);
+            if (t < 0 || !(val[t] == x)) ++asym;
+% if with_twins:
+            else { twin[e] = t; twin[t] = e; }
+% endif
+        }
+    </%common:entries>
+    if (bad) { atomic_add(&flags[SLOT_BAD], bad); atomic_min(&flags[SLOT_FIRST_BAD], first); }
+    if (diag) atomic_add(&flags[SLOT_DIAG], diag);
+    if (asym) atomic_add(&flags[SLOT_ASYM], asym);
+    if (balance) atomic_add(&flags[SLOT_BALANCE], balance);
+}
+% endif
+
+/* has_diag[i] = 1 when the sorted list i holds i (a square structure's diagonal entry). */
+__kernel void intake_diagonal_rows(index_t n, __global const offset_t *ptr,
+                                   __global const index_t *ind, __global int *has_diag)
+{
+    FOR_EACH_VERTEX(i, n)
+        has_diag[i] = sorted_list_has(ind, ptr[i], ptr[i + 1], i);
+}
+
+/* The structure without its diagonal: shift[i] = the diagonal entries of lists < i (the
+   exclusive scan of has_diag, shift[n] the total). Entry e of list i goes to
+   e - shift[i] - (1 if it follows i's diagonal entry); orig[new position] = e. With
+   with_twins, the twin positions (intake_values) are carried across and renumbered. */
+__kernel void intake_drop_diagonal(index_t n, offset_t nnz, __global const offset_t *ptr,
+                                   __global const index_t *ind, __global const float *w,
+                                   __global const int *shift, __global offset_t *new_ptr,
+                                   __global index_t *new_ind, __global float *new_w,
+                                   __global offset_t *orig
+% if with_twins:
+                                   , __global const offset_t *twin, __global offset_t *new_twin
+% endif
+                                   )
+{
+    FOR_EACH_VERTEX(i, n + 1)
+        new_ptr[i] = ptr[i] - shift[i];
+    <%common:entries e="e" i="i" by_rows="${by_rows}">
+        const index_t j = ind[e];
+        if (j == i) continue;
+        const offset_t at = e - shift[i] - (j > i && shift[i + 1] > shift[i]);
+        new_ind[at] = j;
+        new_w[at] = w[e];
+        orig[at] = e;
+% if with_twins:
+        new_twin[at] = twin[e] - shift[j] - (i > j && shift[j + 1] > shift[j]);
+% endif
+    </%common:entries>
 }

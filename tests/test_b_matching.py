@@ -146,7 +146,7 @@ def test_reverse_edges_host_and_device_agree():
     assert np.array_equal(rev[rev], e) and np.array_equal(g.indices[rev], g.src)
     h = get_device(DEV)
     runner = BSuitorMatcher(h, g, np.full(g.n, 2, np.int32))
-    dg = DeviceWeighted(h, g, runner)
+    dg = DeviceWeighted(h, g)
     sched = Scheduler(h)
     dg.setup(sched, runner)
     import pyopencl.array as cla

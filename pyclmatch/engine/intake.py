@@ -47,13 +47,18 @@ class DeviceCompressed:
     ``perm=True``): the input position of each transposed entry. The lists of the input are
     sorted (checked); those of the transpose are in no particular order. Everything is
     enqueued at construction; :meth:`problems` reads the check's flags (one read-back).
+    ``flags``: a device int array (zeroed by the caller) whose first entry receives the flag
+    bits, so that a caller's own checks of the same input share the one read-back.
+    ``by_rows``: the check walks whole lists per work-item (CPU devices), see
+    ``kernels/common.cl.mako`` (entries).
     """
 
     def __init__(self, handle, indptr, indices, n, n_minor, *, transpose=True, perm=False,
-                 sched, phase="upload", nnz=None):
+                 sched, phase="upload", nnz=None, flags=None, by_rows=False):
         self.handle, self.n, self.n_minor = handle, int(n), int(n_minor)
         nnz = int(indices.size if nnz is None else nnz)
         self.nnz = nnz
+        self._given_flags, self._by_rows = flags, bool(by_rows)
         if nnz > INDEX_MAX:
             raise ValueError("the device intake takes at most 2**31-1 entries")
         if isinstance(indptr, cla.Array):        # already on the device (canonical_lists)
@@ -88,9 +93,16 @@ class DeviceCompressed:
         handle, q, nnz = self.handle, self.handle.queue, self.nnz
         values = {"index_t": "int", "offset_t": "int", "mode": "ct", "in_index_t": in_t,
                   "with_perm": bool(perm)}
+        if not transpose:
+            values["with_counts"] = False      # (the minor degrees serve the transpose only)
+        if self._by_rows:
+            values["by_rows"] = True
         self.values = values
-        self._flags = cla.empty(q, 1, np.int32, allocator=handle.pool)
-        sched.fill(phase, self._flags, 0)
+        flags = self._given_flags
+        if flags is None:
+            flags = cla.empty(q, 1, np.int32, allocator=handle.pool)
+            sched.fill(phase, flags, 0)
+        self._flags = flags
         cnt = cla.empty(q, max(self.n_minor, 1), np.int32, allocator=handle.pool)
         sched.fill(phase, cnt, 0)
         wg, grid = _grid(handle, max(nnz, self.n))
@@ -122,6 +134,125 @@ class DeviceCompressed:
         """The check's flag bits (``BAD_PTR | BAD_RANGE | UNSORTED | DUPLICATE``): one
         blocking read-back."""
         return int(sched.read(phase, np.zeros(1, np.int32), self._flags.data)[0])
+
+
+#: OpenCL C types of the stored values the device intake reads as they are
+VALUE_TYPES = {np.dtype(k): v for k, v in (
+    (np.float64, "double"), (np.float32, "float"), (np.int8, "char"), (np.uint8, "uchar"),
+    (np.int16, "short"), (np.uint16, "ushort"), (np.int32, "int"), (np.uint32, "uint"),
+    (np.int64, "long"), (np.uint64, "ulong"), (np.bool_, "uchar"))}
+#: flags[] slots of DeviceSymmetric (0: the structure bits of intake_check)
+SLOT_STRUCTURE, SLOT_FIRST_BAD, SLOT_BAD, SLOT_DIAG, SLOT_ASYM, SLOT_BALANCE = range(6)
+
+
+class ValueReport:
+    """What :meth:`DeviceSymmetric.problems` read back: ``structure`` (intake_check's bits),
+    ``bad`` (invalid values off the diagonal) and ``first_bad`` (the least position of one),
+    ``diagonal`` (diagonal entries) and ``asymmetric`` (whether the matrix differs from its
+    transpose: an entry above the diagonal without an equal twin, or not as many entries
+    below the diagonal as above)."""
+    __slots__ = ("structure", "first_bad", "bad", "diagonal", "asymmetric")
+
+    def __init__(self, host):
+        self.structure, self.first_bad, self.bad, self.diagonal = (int(x) for x in host[:4])
+        self.asymmetric = bool(host[SLOT_ASYM] or host[SLOT_BALANCE])
+
+
+def value_type(handle, dtype):
+    """The OpenCL C type in which the device reads values of ``dtype`` as they are, or
+    ``None`` (the host converts them: float16, or float64 on a device without doubles)."""
+    t = VALUE_TYPES.get(np.dtype(dtype))
+    if t == "double" and not handle.device.double_fp_config:
+        return None
+    return t
+
+
+class DeviceSymmetric:
+    """A square weighted structure (the CSR of a symmetric matrix, or its CSC, which is the
+    same arrays) checked and converted on the device: the structure by
+    :class:`DeviceCompressed` (no transpose), the values in the same read-back by
+    ``intake_values``: off the diagonal finite and positive (also as float32), equal to their
+    twins' (symmetric), diagonal entries counted; ``w`` = the values as float32 (the uploaded
+    array itself when they are float32 already). :meth:`drop_diagonal` removes the diagonal
+    on the device when there is one (``intake_diagonal_rows``, a scan, ``intake_drop_diagonal``
+    with ``orig``, each kept entry's input position). ``ptr``, ``ind``, ``w``, ``nnz``: the
+    structure as the family uses it; with ``twins``, ``twin`` holds each entry's twin
+    position (the reverse edge), found by the symmetry check's searches."""
+
+    def __init__(self, handle, indptr, indices, data, n, *, sched, twins=False,
+                 phase="upload"):
+        q = handle.queue
+        self.handle, self.n = handle, int(n)
+        vt = value_type(handle, data.dtype)
+        if vt is None:
+            data = data.astype(np.float32)
+            vt = "float"
+        self._flags = cla.empty(q, 6, np.int32, allocator=handle.pool)
+        sched.fill(phase, self._flags, 0)
+        sched.fill(phase, self._flags[SLOT_FIRST_BAD:SLOT_FIRST_BAD + 1], INDEX_MAX)
+        self.by_rows = handle.is_cpu
+        self.dc = DeviceCompressed(handle, indptr, indices, n, n, transpose=False,
+                                   sched=sched, phase=phase, flags=self._flags,
+                                   by_rows=self.by_rows)
+        self.nnz = self.dc.nnz
+        self.ptr, self.ind = self.dc.ptr, self.dc.ind
+        raw = handle.to_device(data)
+        convert = vt != "float"
+        self.w = (cla.empty(q, max(self.nnz, 1), np.float32, allocator=handle.pool)
+                  if convert else raw)
+        self.orig = None
+        self.twin = (cla.empty(q, max(self.nnz, 1), np.int32, allocator=handle.pool)
+                     if twins else None)
+        values = {"index_t": "int", "offset_t": "int", "mode": "ct", "in_index_t": "int",
+                  "with_perm": False, "in_value_t": vt, "by_rows": self.by_rows,
+                  "value_is_float": vt in ("double", "float")}
+        args = [self.twin.data] if twins else []
+        if twins:
+            values["with_twins"] = True
+        wg = handle.default_work_group_size()
+        self._wg = wg
+        self._grid = min(handle.constant_grid(wg), -(-max(self.nnz, self.n, 1) // wg) * wg)
+        sched.launch(phase, handle.kernel(TEMPLATE, "intake_values", **values), self._grid,
+                     wg, np.int32(n), np.int32(self.nnz), self.ptr.data, self.ind.data,
+                     raw.data, self.w.data, np.int32(convert), np.int32(1),
+                     self._flags.data, *args)
+
+    def problems(self, sched, phase="upload"):
+        """The checks' findings (:class:`ValueReport`): one blocking read-back."""
+        return ValueReport(sched.read(phase, np.zeros(6, np.int32), self._flags.data))
+
+    def drop_diagonal(self, sched, diagonal, phase="upload"):
+        """Enqueue the removal of the ``diagonal`` entries (the count :meth:`problems`
+        reported); ``ptr``, ``ind``, ``w``, ``nnz`` then describe the rest and ``orig`` maps
+        each kept entry to its input position."""
+        h, q, n = self.handle, self.handle.queue, self.n
+        values = {"index_t": "int", "offset_t": "int", "mode": "ct", "in_index_t": "int",
+                  "with_perm": False, "by_rows": self.by_rows}
+        if self.twin is not None:
+            values["with_twins"] = True
+        has = cla.empty(q, max(n, 1), np.int32, allocator=h.pool)
+        shift = cla.empty(q, n + 1, np.int32, allocator=h.pool)
+        sched.fill(phase, shift, 0)
+        sched.launch(phase, h.kernel(TEMPLATE, "intake_diagonal_rows", **values),
+                     min(h.constant_grid(self._wg), -(-max(n, 1) // self._wg) * self._wg),
+                     self._wg, np.int32(n), self.ptr.data, self.ind.data, has.data)
+        if n:
+            sched.record(phase, h.exclusive_scan(has[:n], shift, shift, total_at=n))
+        nnz = self.nnz - int(diagonal)
+        ptr = cla.empty(q, n + 1, np.int32, allocator=h.pool)
+        ind = cla.empty(q, max(nnz, 1), np.int32, allocator=h.pool)
+        w = cla.empty(q, max(nnz, 1), np.float32, allocator=h.pool)
+        orig = cla.empty(q, max(nnz, 1), np.int32, allocator=h.pool)
+        args = []
+        if self.twin is not None:
+            twin = cla.empty(q, max(nnz, 1), np.int32, allocator=h.pool)
+            args = [self.twin.data, twin.data]
+        sched.launch(phase, h.kernel(TEMPLATE, "intake_drop_diagonal", **values), self._grid,
+                     self._wg, np.int32(n), np.int32(self.nnz), self.ptr.data, self.ind.data,
+                     self.w.data, shift.data, ptr.data, ind.data, w.data, orig.data, *args)
+        if args:
+            self.twin = twin
+        self.ptr, self.ind, self.w, self.orig, self.nnz = ptr, ind, w, orig, nnz
 
 
 def raise_structure_problem(bits, what="the matrix"):

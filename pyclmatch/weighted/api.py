@@ -6,8 +6,9 @@ import numpy as np
 
 from ..engine.devices import get_device
 from ..engine.scheduler import Scheduler
-from ..errors import InputError
-from .graph import WeightedGraph, as_b, as_weighted_graph
+from ..errors import InputError, VerificationError
+from .certificate import DeviceCertificate
+from .graph import WeightedGraph, as_b, as_weighted_graph, weighted_input
 from .reference import verify_b_matching, verify_weighted_matching
 from .suitor import (SUITOR_VARIANTS, BSuitorMatcher, DeviceWeighted, LocallyDominantMatcher,
                      SuitorMatcher)
@@ -17,10 +18,11 @@ _GRAPH_PARAMS = ("symmetrize", "drop_invalid", "n", "weight", "keep_on_device")
 
 
 class _PairWeight:
-    """The total input (float64) weight of matched pairs given by their CSR positions ``pos``
-    (entries < 0 skipped), summed when first asked for: one gather of ``w64``, in increasing
-    position, which is the order of the pairs (u < v, u increasing), so the sum is the same
-    float as summing the input weights of the pairs in that order."""
+    """The total input weight (as float64) of matched pairs given by their input positions
+    ``pos`` (entries < 0 skipped), summed when first asked for: one gather of the input
+    weights ``w``, in increasing position, which is the order of the pairs (u < v, u
+    increasing), so the sum is the same float as summing the input weights of the pairs in
+    that order."""
     __slots__ = ("w64", "pos")
 
     def __init__(self, w64, pos):
@@ -30,7 +32,9 @@ class _PairWeight:
         pos = self.pos
         if pos.size and pos.min() < 0:
             pos = pos[pos >= 0]
-        return float(self.w64[pos].sum()) if pos.size else 0.0
+        if not pos.size:
+            return 0.0
+        return float(np.asarray(self.w64[pos], np.float64).sum())
 
 
 def _lazy_weight(cls):
@@ -122,24 +126,50 @@ def _split_params(params, allowed, name):
     return gp, ap
 
 
-def _device_graph(handle, g, runner, extra, keep, sched, reverse=False):
-    """The graph's device arrays: uploaded now, or reused from an earlier call that kept them
-    (``keep_on_device=True``: they stay attached to the WeightedGraph, one copy per device),
-    with the edge tails (and reverse edges) computed on the device once (step ``setup``)."""
-    cache = getattr(g, "_device_cache", None)
+def _check_verify(verify):
+    if verify not in (True, False, "device", "host"):
+        raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
+
+
+def _device_graph(handle, src, extra, keep, sched, reverse=False):
+    """The graph's device arrays (step ``upload``): a :class:`SparseInput` is taken in and
+    checked on the device (or, where an option needs it, built and checked on the host,
+    step ``prepare``); a prepared :class:`WeightedGraph` is uploaded as it is, or reused from
+    an earlier call that kept it (``keep_on_device=True``: the arrays stay attached to it, one
+    copy per device). Returns ``(device graph, reused)``."""
+    if not isinstance(src, WeightedGraph):
+        with sched.step("upload"):
+            dg = DeviceWeighted.from_input(handle, src, sched, extra, reverse)
+            handle.queue.finish()
+        if dg is not None:
+            return dg, False
+        with sched.step("prepare"):
+            src = src.host_graph()
+        keep = False
+    cache = getattr(src, "_device_cache", None)
     dg = cache.get(id(handle)) if cache else None
     reused = dg is not None and dg.handle is handle
     if not reused:
         with sched.step("upload"):
-            dg = DeviceWeighted(handle, g, runner, extra)
+            dg = DeviceWeighted(handle, src, extra)
             handle.queue.finish()
         if keep:
-            g._device_cache = {id(handle): dg}
+            src._device_cache = {id(handle): dg}
+    return dg, reused
+
+
+def _setup(dg, runner, sched, reverse=False):
+    """The edge tails (and reverse edges) of a device graph, computed on the device once
+    (step ``setup``)."""
     if dg.src is None or (reverse and dg.rev is None):
         with sched.step("setup"):
             dg.setup(sched, runner, reverse=reverse)
-            handle.queue.finish()
-    return dg, reused
+            dg.handle.queue.finish()
+
+
+def _host_graph(g):
+    """The host-checked graph of ``verify="host"``."""
+    return g if isinstance(g, WeightedGraph) else g.host_graph()
 
 
 def _timings(sched, t_start):
@@ -155,8 +185,11 @@ def release_device_graph(g):
 
 
 def prepare_graph(G, *, device=None, **graph_params):
-    """Validate ``G`` once (see :func:`~pyclmatch.weighted.graph.as_weighted_graph`); pass the
-    returned :class:`WeightedGraph` to repeated calls to skip the host-side checks.
+    """Validate ``G`` once on the host (see
+    :func:`~pyclmatch.weighted.graph.as_weighted_graph`); pass the returned
+    :class:`WeightedGraph` to repeated calls to skip the input checks (a scipy input passed
+    directly is checked on the device at each call instead). ``keep_on_device=True`` calls
+    keep its device arrays attached to it.
 
     With ``device`` (any :func:`pyclmatch.get_device` spec) naming a GPU, the CSR arrays are
     also staged in page-locked host memory for that device (``DeviceHandle.pinned_copy``), so
@@ -184,8 +217,12 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
         All return the same matching: the greedy matching (edges by decreasing weight, ties
         by vertex ids), which weighs at least half the optimum.
     device : see :func:`pyclmatch.get_device`.
-    verify : check on the host, in O(m), that the result is a matching with no blocking edge
-        (which proves it is the greedy matching); a failure raises ``VerificationError``.
+    verify : ``True`` or ``"device"`` (default): check on the device, by kernels independent
+        of the algorithm's (:mod:`pyclmatch.weighted.certificate`), that the result is a
+        matching of the graph with no blocking edge, which proves it is the greedy matching;
+        ``"host"``: the same check on the host against the host-built graph
+        (:func:`~pyclmatch.weighted.reference.verify_weighted_matching`); ``False``: none. A
+        failure raises ``VerificationError``.
     params : graph options ``symmetrize``, ``drop_invalid``, ``n``, ``weight`` (networkx
         attribute), ``keep_on_device`` (keep the uploaded graph attached to a prepared
         :class:`WeightedGraph` so that later calls on the same device skip the upload;
@@ -196,11 +233,15 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
     Returns
     -------
     WeightedMatchingResult with ``mate`` (int64), ``weight`` (sum of the input weights, summed
-    from the matched pairs' CSR positions when first read), ``cardinality``, ``timings`` and
+    from the matched pairs' input positions when first read), ``cardinality``, ``timings`` and
     ``counters``. ``timings`` (seconds) has the wall-clock steps of the call, which add up to
-    ``total`` (the whole call): ``prepare`` (host input checks and device lookup), ``upload``
-    (host to device, absent when the graph is kept on the device), ``setup`` (edge tails on the
-    device, once per device graph), ``build`` (program build or cache lookup), ``match`` (the
+    ``total`` (the whole call): ``prepare`` (reading the input and device lookup; the host
+    graph's checks where they are needed: edge arrays, ``drop_invalid`` with invalid weights,
+    ``symmetrize`` with an asymmetric matrix), ``upload`` (host to device with, for a scipy,
+    dense or networkx input, the checks, diagonal removal and float32 conversion on the
+    device, one read-back; absent when a prepared graph is kept on the device), ``setup``
+    (edge tails on the device, once per device graph), ``build`` (program build or cache
+    lookup), ``match`` (the
     device phase, to a finished queue; ``readback`` is the part of it spent in blocking
     reads, which on a CPU device includes waiting for the kernels), ``download``, ``verify``,
     ``result`` (host post-processing); and the device time of each kernel phase from the
@@ -210,46 +251,55 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
     name = (algorithm or "suitor").lower()
     if name not in ALGORITHMS:
         raise InputError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+    _check_verify(verify)
     cls = LocallyDominantMatcher if name == "ld" else SuitorMatcher
     gp, ap = _split_params(params, cls.params, name)
     if name.startswith("suitor-"):
         if "variant" in ap and ap["variant"] != name[7:]:
             raise InputError(f"algorithm {name!r} contradicts variant={ap['variant']!r}")
         ap["variant"] = name[7:]
-    g = as_weighted_graph(G, **gp)
+    src = weighted_input(G, **gp)
     handle = get_device(device)
-    t_prepare = time.perf_counter() - t_start
     label = name if name == "ld" else f"suitor-{ap.get('variant', 'nosync')}"
+    sched = Scheduler(handle, progress=progress, label=f"weighted_matching[{label}]")
+    sched.wall["prepare"] = time.perf_counter() - t_start
+    keep = bool(params.get("keep_on_device", False))
+    if src.nnz:
+        extra = cls.device_bytes(src, ap.get("vertices_per_group") or 8)
+        dg, reused = _device_graph(handle, src, extra, keep, sched)
+        g = dg.g
+    else:
+        g = src
     if g.nnz == 0:
         res = WeightedMatchingResult(np.full(g.n, -1, np.int64), 0.0, 0, label, handle.label,
-                                     {"prepare": t_prepare}, {}, bool(verify), g.nodes)
+                                     dict(sched.wall), {}, bool(verify), g.nodes)
         res.timings["total"] = time.perf_counter() - t_start
         return res
     try:
         runner = cls(handle, g, **ap)
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    sched = Scheduler(handle, progress=progress, label=f"weighted_matching[{label}]")
-    sched.wall["prepare"] = t_prepare
-    keep = bool(params.get("keep_on_device", False))
     with sched.step("build"):
         runner.build()
-    dg, reused = _device_graph(handle, g, runner, runner.device_bytes(g, runner.vpg), keep,
-                               sched)
+    _setup(dg, runner, sched)
     with sched.step("match"):
         (mate_d, pair_d, card), stats = runner.run(dg, sched)
+        dg.input_positions(pair_d)
         handle.queue.finish()
+    if verify is True or verify == "device":
+        with sched.step("verify"):
+            DeviceCertificate(handle, dg).matching(mate_d, card, sched)
     with sched.step("download"):
         mate = handle.download(mate_d)             # int64 on the device: no conversion
         pair_e = handle.download(pair_d)
         del mate_d, pair_d                        # back to the pool
-    if verify:
+    if verify == "host":
         with sched.step("verify"):
-            verify_weighted_matching(g, mate)
+            verify_weighted_matching(_host_graph(g), mate)
     with sched.step("result"):
-        # pair_e holds, for v < mate[v] in increasing v, the CSR position of (v, mate[v]);
+        # pair_e holds, for v < mate[v] in increasing v, the input position of (v, mate[v]);
         # the weight is summed from it when first asked for
-        res = WeightedMatchingResult(mate, _PairWeight(g.w64, pair_e), card, label,
+        res = WeightedMatchingResult(mate, _PairWeight(dg.weights, pair_e), card, label,
                                      handle.label, nodes=g.nodes)
         handle.trim_pool()
     res.verified = bool(verify)
@@ -268,43 +318,54 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
 
     Returns a :class:`BMatchingResult` with ``edges`` (k x 2 int64, u < v, each pair once, in
     lexicographic order), ``degree`` per vertex (int64), ``weight`` (summed when first read),
-    timings (the steps of :func:`weighted_matching`; ``setup`` also computes the reverse
-    edges; ``match`` includes gathering the pairs on the device, ``kernel:pairs``) and
-    counters. ``params``: the graph options of :func:`weighted_matching`,
-    ``work_group_size``, ``batch_rounds``.
+    timings (the steps of :func:`weighted_matching`; the reverse edges come from the device
+    intake's symmetry check, or ``setup`` computes them for a prepared graph; ``match``
+    includes gathering the pairs on the device, ``kernel:pairs``) and counters. ``verify``:
+    as in :func:`weighted_matching` (the device check is the b-Suitor certificate: at most
+    b(v) matched edges at v and no edge outside the b-matching that both ends would take).
+    ``params``: the graph options of :func:`weighted_matching`, ``work_group_size``,
+    ``batch_rounds``.
     """
     t_start = time.perf_counter()
     if (algorithm or "b-suitor").lower() not in ("b-suitor", "bsuitor"):
         raise InputError(f"unknown algorithm {algorithm!r}; b_matching has 'b-suitor'")
+    _check_verify(verify)
     gp, ap = _split_params(params, BSuitorMatcher.params, "b-suitor")
-    g = as_weighted_graph(G, **gp)
-    bb = as_b(b, g.n)
+    src = weighted_input(G, **gp)
+    bb = as_b(b, src.n)
     handle = get_device(device)
-    t_prepare = time.perf_counter() - t_start
+    sched = Scheduler(handle, progress=progress, label="b_matching[b-suitor]")
+    sched.wall["prepare"] = time.perf_counter() - t_start
+    keep = bool(params.get("keep_on_device", False))
+    g = src
+    if src.nnz and bb.any():
+        dg, reused = _device_graph(handle, src, BSuitorMatcher.device_bytes(src, bb), keep,
+                                   sched, reverse=True)
+        g = dg.g
     if g.nnz == 0 or not bb.any():
+        t = dict(sched.wall)
+        t["total"] = time.perf_counter() - t_start
         return BMatchingResult(np.zeros((0, 2), np.int64), np.zeros(g.n, np.int64), 0.0, bb,
-                               "b-suitor", handle.label,
-                               {"prepare": t_prepare, "total": time.perf_counter() - t_start},
-                               {}, bool(verify))
+                               "b-suitor", handle.label, t, {}, bool(verify))
     try:
         runner = BSuitorMatcher(handle, g, bb, **ap)
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    sched = Scheduler(handle, progress=progress, label="b_matching[b-suitor]")
-    sched.wall["prepare"] = t_prepare
-    keep = bool(params.get("keep_on_device", False))
     with sched.step("build"):
         runner.build()
-    dg, reused = _device_graph(handle, g, runner, runner.device_bytes(g, bb), keep, sched,
-                               reverse=True)
+    _setup(dg, runner, sched, reverse=True)
     with sched.step("match"):
         stats = runner.run(dg, sched)
         # the matched pairs, gathered on the device (one read-back of their count)
         edges_d, pair_d, degree_d, k, bad = runner.pairs(dg, sched)
+        if k:
+            dg.input_positions(pair_d[:k])
         handle.queue.finish()
     if bad and verify:
-        from ..errors import VerificationError
         raise VerificationError("b-Suitor ended with a non-mutual suitor pair")
+    if verify is True or verify == "device":
+        with sched.step("verify"):
+            DeviceCertificate(handle, dg).b_matching(edges_d, k, degree_d, bb, sched)
     with sched.step("download"):
         # pairs (u, v), u < v, in lexicographic order; non-mutual entries (none at the
         # fixpoint) are left out, as their intersection
@@ -312,12 +373,12 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
         pos = handle.download(pair_d[:k]) if k else np.zeros(0, np.int32)
         degree = handle.download(degree_d)
         del edges_d, pair_d, degree_d             # back to the pool
-    if verify:
+    if verify == "host":
         with sched.step("verify"):
-            verify_b_matching(g, bb, edges)
+            verify_b_matching(_host_graph(g), bb, edges)
     with sched.step("result"):
-        # pos: CSR positions of the pairs (u, v); the weight is summed when first asked for
-        res = BMatchingResult(edges, degree, _PairWeight(g.w64, pos), bb, "b-suitor",
+        # pos: input positions of the pairs (u, v); the weight is summed when first asked for
+        res = BMatchingResult(edges, degree, _PairWeight(dg.weights, pos), bb, "b-suitor",
                               handle.label)
         handle.trim_pool()
     res.verified = bool(verify)

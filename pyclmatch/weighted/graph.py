@@ -1,14 +1,21 @@
 """Input handling of the Suitor family: weighted general graphs and preference lists.
 
-:func:`as_weighted_graph` turns a symmetric scipy.sparse matrix, ``(u, v, w)`` edge arrays, a
-dense array or a networkx graph into a :class:`WeightedGraph`: symmetric CSR with sorted int32
-neighbour lists, no diagonal, float32 weights for the device (the float64 originals are kept
-for reporting). Bad input raises :class:`~pyclmatch.errors.InputError` naming the problem.
+:func:`weighted_input` reads what the user holds: a square scipy.sparse matrix or array (any
+format and index dtype), a dense array or a networkx graph becomes a :class:`SparseInput`,
+which keeps the user's compressed arrays as they are for the device intake
+(:meth:`pyclmatch.weighted.suitor.DeviceWeighted.from_input`: checks, diagonal removal and
+float32 conversion on the device); ``(u, v, w)`` edge arrays and a prepared
+:class:`WeightedGraph` are checked on the host. :func:`as_weighted_graph` builds the host
+:class:`WeightedGraph` of any input: symmetric CSR with sorted int32 neighbour lists, no
+diagonal, float32 weights for the device (the float64 originals are kept for reporting).
+Bad input raises :class:`~pyclmatch.errors.InputError` naming the problem, with the same
+message on either path.
 """
 import numpy as np
 import scipy.sparse as sp
 
 from ..engine.devices import PinnedStaging
+from ..engine.intake import canonical_copy, compressed_parts
 from ..errors import InputError
 
 INDEX_MAX = np.iinfo(np.int32).max
@@ -82,58 +89,115 @@ class WeightedGraph(PinnedStaging):
 def _check_weights(w, drop_invalid, where="weights"):
     """Boolean mask of the entries to keep; raises on invalid weights unless dropping."""
     w = np.asarray(w)
-    if w.dtype.kind not in "fiub":
-        raise InputError(f"{where} must be numeric, got dtype {w.dtype}")
+    _check_dtype(w.dtype, where)
     w = w.astype(np.float64, copy=False)
     with np.errstate(over="ignore", under="ignore"):
         w32 = w.astype(np.float32)
     bad = ~np.isfinite(w) | (w <= 0) | ~np.isfinite(w32) | (w32 <= 0)
     if bad.any() and not drop_invalid:
-        k = int(np.flatnonzero(bad)[0])
-        v = w[k]
-        if np.isnan(v):
-            what = "NaN"
-        elif np.isinf(v):
-            what = "infinite"
-        elif v == 0:
-            what = "zero"
-        elif v < 0:
-            what = "negative"
-        else:
-            what = "out of float32 range"
-        raise InputError(
-            f"{where} must be finite and positive; found a {what} weight ({v!r}) "
-            f"({int(bad.sum())} invalid in all). Pass drop_invalid=True to drop such edges.")
+        raise weight_error(w[int(np.flatnonzero(bad)[0])], int(bad.sum()), where)
     return ~bad
 
 
-def as_weighted_graph(G, *, n=None, symmetrize=False, drop_invalid=False, weight="weight"):
-    """Validate ``G`` and return a :class:`WeightedGraph`.
+def _check_dtype(dtype, where="weights"):
+    if np.dtype(dtype).kind not in "fiub":
+        raise InputError(f"{where} must be numeric, got dtype {dtype}")
 
-    ``G`` may be a symmetric scipy.sparse matrix/array (diagonal ignored, the stored values are
-    the weights; explicit zeros are zero weights), a dense 2-D array (nonzeros are edges),
-    edge arrays ``(u, v, w)`` (each undirected edge once or in both directions with the same
-    weight; ``n`` = number of vertices, default max id + 1) or a networkx graph (attribute
-    ``weight``, default 1). Weights must be finite and positive (``drop_invalid=True`` drops
-    the other edges); asymmetric matrices are refused unless ``symmetrize=True`` (then
-    w(u,v) = max(A[u,v], A[v,u])).
-    """
+
+def weight_error(v, count, where="weights"):
+    """The :class:`InputError` for the invalid weight ``v`` (the first of ``count``)."""
+    v = float(v)
+    if np.isnan(v):
+        what = "NaN"
+    elif np.isinf(v):
+        what = "infinite"
+    elif v == 0:
+        what = "zero"
+    elif v < 0:
+        what = "negative"
+    else:
+        what = "out of float32 range"
+    return InputError(
+        f"{where} must be finite and positive; found a {what} weight ({v!r}) "
+        f"({count} invalid in all). Pass drop_invalid=True to drop such edges.")
+
+
+def asymmetry_error(A):
+    """The :class:`InputError` for the asymmetric square matrix ``A``, naming the first
+    entry (in row-major order) that differs from its transpose's."""
+    A = sp.csr_matrix(A, dtype=np.float64)
+    A.sum_duplicates()
+    D = (A - A.T.tocsr()).tocsr()
+    D.sort_indices()
+    D = D.tocoo()
+    nz = np.flatnonzero(D.data != 0)
+    where = f" (e.g. at ({int(D.row[nz[0]])}, {int(D.col[nz[0]])}))" if nz.size else ""
+    return InputError("the matrix is not symmetric" + where + "; a weighted general "
+                      "graph needs A[u,v] == A[v,u]. Pass symmetrize=True to use "
+                      "max(A[u,v], A[v,u])")
+
+
+class SparseInput:
+    """A square sparse matrix as the user holds it, for the device intake: ``indptr``,
+    ``indices`` and ``data`` of its CSR or CSC (a symmetric matrix's CSC is its CSR; other
+    formats become a CSR through scipy's compiled conversion), never modified; ``n``,
+    ``nnz`` (stored entries), ``nodes`` (networkx input), and the graph options. The
+    host graph (:meth:`host_graph`) is built on request only: for ``verify="host"`` and for
+    the options that need it (``drop_invalid`` with invalid weights, ``symmetrize`` with an
+    asymmetric matrix)."""
+
+    def __init__(self, A, nodes=None, symmetrize=False, drop_invalid=False):
+        self.fmt, self.indptr, self.indices, self.data = compressed_parts(A)
+        if self.fmt != A.format:
+            A = None                       # the CSR made here holds the same matrix
+        self._matrix = A
+        _check_dtype(self.data.dtype)
+        self.n = int(self.indptr.size - 1)
+        self.nnz = int(self.indices.size)
+        self.nodes = nodes
+        self.symmetrize, self.drop_invalid = bool(symmetrize), bool(drop_invalid)
+        self._host = None
+
+    @property
+    def matrix(self):
+        """The input as a scipy matrix (the user's, or one over the same arrays)."""
+        if self._matrix is None:
+            cls = sp.csr_matrix if self.fmt == "csr" else sp.csc_matrix
+            self._matrix = cls((self.data, self.indices, self.indptr), shape=(self.n, self.n))
+        return self._matrix
+
+    def make_canonical(self):
+        """Replace the arrays by a canonical copy (sorted lists, duplicates summed), as
+        scipy builds it; the user's arrays are left alone."""
+        B = canonical_copy(self.matrix)
+        self._matrix = B
+        self.indptr, self.indices, self.data = B.indptr, B.indices, B.data
+        self.nnz = int(B.nnz)
+
+    def host_graph(self):
+        """The :class:`WeightedGraph` of the input, checked on the host (built once)."""
+        if self._host is None:
+            self._host = _from_sparse(self.matrix.tocoo(), self.symmetrize,
+                                      self.drop_invalid, self.nodes)
+        return self._host
+
+
+def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="weight"):
+    """``G`` as the device intake takes it: a :class:`SparseInput` (scipy sparse, dense,
+    networkx), or a host-checked :class:`WeightedGraph` (edge arrays, a prepared graph).
+    See :func:`as_weighted_graph` for the accepted inputs and options."""
     if isinstance(G, WeightedGraph):
         return G
-    nodes = None
     if _is_networkx(G):
         import networkx as nx
         if G.is_directed() and not symmetrize:
             raise InputError("the networkx graph is directed; pass symmetrize=True to use the "
                              "heavier of the two directions, or convert it with to_undirected()")
         nodes = list(G.nodes())
+        # (an undirected graph's array holds each edge in both directions already)
         A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=weight, dtype=np.float64,
-                                     format="coo")
-        if not G.is_directed():
-            # networkx stores each undirected edge twice in the array already
-            pass
-        return _from_sparse(sp.coo_matrix(A), symmetrize or G.is_directed(), drop_invalid,
-                            nodes)
+                                     format="csr")
+        return SparseInput(A, nodes, symmetrize or G.is_directed(), drop_invalid)
     if isinstance(G, tuple) and len(G) in (3, 4) and not sp.issparse(G[0]) \
             and np.ndim(G[0]) == 1:
         if len(G) == 4:
@@ -144,7 +208,9 @@ def as_weighted_graph(G, *, n=None, symmetrize=False, drop_invalid=False, weight
     if sp.issparse(G):
         if len(G.shape) != 2 or G.shape[0] != G.shape[1]:
             raise InputError(f"the matrix must be square (a graph), got shape {G.shape}")
-        return _from_sparse(G.tocoo(), symmetrize, drop_invalid, None)
+        if G.shape[0] > INDEX_MAX:
+            raise InputError(f"{G.shape[0]} vertices exceed the 2**31-1 supported")
+        return SparseInput(G, None, symmetrize, drop_invalid)
     try:
         arr = np.asarray(G)
     except Exception as exc:
@@ -155,7 +221,22 @@ def as_weighted_graph(G, *, n=None, symmetrize=False, drop_invalid=False, weight
     if arr.dtype.kind == "f" and np.isnan(arr).any() and not drop_invalid:
         raise InputError("the dense matrix contains NaN weights; use 0 for no edge")
     arr = np.where(np.isnan(arr), 0, arr) if arr.dtype.kind == "f" else arr
-    return _from_sparse(sp.coo_matrix(arr), symmetrize, drop_invalid, None)
+    return SparseInput(sp.csr_matrix(arr), None, symmetrize, drop_invalid)
+
+
+def as_weighted_graph(G, *, n=None, symmetrize=False, drop_invalid=False, weight="weight"):
+    """Validate ``G`` on the host and return a :class:`WeightedGraph`.
+
+    ``G`` may be a symmetric scipy.sparse matrix/array (diagonal ignored, the stored values are
+    the weights; explicit zeros are zero weights), a dense 2-D array (nonzeros are edges),
+    edge arrays ``(u, v, w)`` (each undirected edge once or in both directions with the same
+    weight; ``n`` = number of vertices, default max id + 1) or a networkx graph (attribute
+    ``weight``, default 1). Weights must be finite and positive (``drop_invalid=True`` drops
+    the other edges); asymmetric matrices are refused unless ``symmetrize=True`` (then
+    w(u,v) = max(A[u,v], A[v,u])).
+    """
+    g = weighted_input(G, n=n, symmetrize=symmetrize, drop_invalid=drop_invalid, weight=weight)
+    return g.host_graph() if isinstance(g, SparseInput) else g
 
 
 def _is_networkx(G):
@@ -246,12 +327,7 @@ def _from_sparse(coo, symmetrize, drop_invalid, nodes):
             and np.array_equal(A.indices, T.indices) and np.array_equal(A.data, T.data))
     if not same:
         if not symmetrize:
-            D = (A - T).tocoo()
-            nz = np.flatnonzero(D.data != 0)
-            where = f" (e.g. at ({int(D.row[nz[0]])}, {int(D.col[nz[0]])}))" if nz.size else ""
-            raise InputError("the matrix is not symmetric" + where + "; a weighted general "
-                             "graph needs A[u,v] == A[v,u]. Pass symmetrize=True to use "
-                             "max(A[u,v], A[v,u])")
+            raise asymmetry_error(A)
         A = A.maximum(T).tocsr()
         A.sort_indices()
     _check_size(A.nnz)

@@ -71,37 +71,120 @@ class _Family:
         return min(self.ct_items, int(n)) if self.mode == "ct" else int(n)
 
 
-class DeviceWeighted:
-    """A :class:`~pyclmatch.weighted.graph.WeightedGraph` uploaded once (CSR, float32 weights),
-    with the edge tails and, for b-Suitor, the reverse edges computed on the device by
-    :meth:`setup` and kept with the arrays (``keep_on_device`` reuses all of them)."""
+class IntakeGraph:
+    """What the families need to know of a graph taken in by the device
+    (:meth:`DeviceWeighted.from_input`): ``n``, ``nnz`` (directed edges, the diagonal
+    dropped), ``nodes``; ``input`` is the :class:`~pyclmatch.weighted.graph.SparseInput`
+    (its host graph serves ``verify="host"``)."""
 
-    def __init__(self, handle, g, family, extra_bytes=None):
+    def __init__(self, src, nnz):
+        self.input, self.n, self.nnz, self.nodes = src, src.n, int(nnz), src.nodes
+
+    @property
+    def m(self):
+        return self.nnz // 2
+
+    def host_graph(self):
+        return self.input.host_graph()
+
+
+class DeviceWeighted:
+    """A weighted graph on the device: ``xadj``/``adj`` (symmetric CSR, sorted lists), ``wt``
+    (float32 weights), and, computed on the device by :meth:`setup` and kept with the arrays
+    (``keep_on_device`` reuses all of them), the edge tails ``src`` and for b-Suitor the
+    reverse edges ``rev``. ``g`` describes the graph (``n``, ``nnz``, ``nodes``): a
+    :class:`~pyclmatch.weighted.graph.WeightedGraph` uploaded as it is, or an
+    :class:`IntakeGraph` (:meth:`from_input`). ``weights``: the input's weights (host) at the
+    positions ``orig`` maps the device's edges to (``None``: the same positions)."""
+
+    def __init__(self, handle, g, extra_bytes=None):
         need = {"row offsets": (g.n + 1) * 4, "adjacency": g.nnz * 4, "weights": g.nnz * 4,
                 "edge tails": g.nnz * 4}
         need.update(extra_bytes or {})
         handle.check_fits(need, what="weighted graph")
         self.g = g
         self.handle = handle
+        self.src = None
+        self.rev = None
+        self.orig = None
+        if isinstance(g, IntakeGraph):
+            return                            # (from_input fills the arrays)
         # (from the pinned copies made by prepare_graph(device=...) when there are some)
         self.xadj = g.upload(handle, "indptr")
         self.adj = g.upload(handle, "indices")
         self.wt = g.upload(handle, "w32")
-        self.src = None
-        self.rev = None
-        self.family = family
+        self.weights = g.w64
 
-    def setup(self, sched, family=None, reverse=False):
+    @classmethod
+    def from_input(cls, handle, src, sched, extra_bytes=None, reverse=False):
+        """Take a :class:`~pyclmatch.weighted.graph.SparseInput` in on the device
+        (:class:`~pyclmatch.engine.intake.DeviceSymmetric`, one read-back): the structure,
+        the weights (finite, positive, also as float32) and the symmetry are checked there,
+        the diagonal is dropped there when there is one, the weights become float32 there;
+        with ``reverse``, the reverse edges ``rev`` come from the symmetry check's searches.
+        Unsorted lists or repeated entries are made canonical on the host (a copy) first.
+        Returns a device graph, or ``None`` when the input needs the host graph
+        (``drop_invalid`` with invalid weights, ``symmetrize`` with an asymmetric matrix);
+        raises :class:`~pyclmatch.errors.InputError` with the host checks' messages."""
+        from ..engine.intake import (DeviceSymmetric, NOT_CANONICAL,
+                                     raise_structure_problem)
+        from .graph import asymmetry_error, weight_error
+        if src.nnz > np.iinfo(np.int32).max:
+            return None                      # (the host graph refuses it by name)
+        need = {"input indices": src.nnz * 8 if src.indices.dtype != np.int32 else 0,
+                "input weights": src.nnz * src.data.dtype.itemsize}
+        need.update(extra_bytes or {})
+        self = cls(handle, IntakeGraph(src, src.nnz), need)
+        while True:
+            ds = DeviceSymmetric(handle, src.indptr, src.indices, src.data, src.n,
+                                 sched=sched, twins=reverse)
+            rep = ds.problems(sched)
+            raise_structure_problem(rep.structure, "the sparse matrix")
+            if rep.bad:
+                if src.drop_invalid:
+                    return None
+                raise weight_error(src.data[rep.first_bad], rep.bad)
+            if not rep.structure & NOT_CANONICAL:
+                break
+            src.make_canonical()
+        if rep.asymmetric:
+            if src.symmetrize:
+                return None
+            raise asymmetry_error(src.matrix)
+        if rep.diagonal:
+            ds.drop_diagonal(sched, rep.diagonal)
+        self.g = IntakeGraph(src, ds.nnz)
+        self.xadj, self.adj, self.wt, self.orig = ds.ptr, ds.ind, ds.w, ds.orig
+        self.rev = ds.twin
+        self.weights = src.data
+        return self
+
+    def input_positions(self, pos):
+        """Map the device edge positions ``pos`` (int32 device array, -1 = none) to the
+        input's, in place (a no-op unless the diagonal was dropped)."""
+        if self.orig is None:
+            return pos
+        from pyopencl.elementwise import ElementwiseKernel
+        h = self.handle
+        knl = h.memoize(("weighted", "input positions"), lambda: ElementwiseKernel(
+            h.context, "int *pos, int *orig",
+            "if (pos[i] >= 0) pos[i] = orig[pos[i]]", "input_positions"))
+        if pos.size:
+            knl(pos, self.orig, queue=h.queue)
+        return pos
+
+    def setup(self, sched, family, reverse=False):
         """Enqueue what is missing of the edge tails (and reverse edges when ``reverse``);
         returns True when something was launched (phase ``setup``)."""
-        f = family or self.family
+        f = family
         did = False
         if self.src is None:
             self.src = f.empty(max(1, self.g.nnz))
             sched.launch("setup", f.kernel("edge_sources"), f.gsize(self.g.n), f.wg,
                          self.xadj.data, np.int32(self.g.n), self.src.data)
             did = True
-        if reverse and self.rev is None and self.handle.is_cpu:
+        if reverse and self.rev is None and self.handle.is_cpu \
+                and hasattr(self.g, "reverse_edges"):
             # a CPU device is the host: scipy's O(m) counting sort beats binary searches,
             # and the result (kept with the graph) is wrapped, not copied
             self.rev = self.handle.to_device(self.g.reverse_edges())
