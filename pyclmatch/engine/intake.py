@@ -38,6 +38,16 @@ def compressed_parts(A):
     return fmt, A.indptr, A.indices, A.data
 
 
+def canonical_copy(A):
+    """A canonical copy of the CSR/CSC ``A`` with its values (sorted indices, duplicates
+    summed, as scipy does); ``A`` itself is never modified. The repair of weighted input the
+    device found unsorted or with repeated entries (structural input is repaired on the
+    device: :func:`canonical_lists`)."""
+    B = A.copy()
+    B.sum_duplicates()
+    return B
+
+
 class DeviceCompressed:
     """A compressed structure uploaded and checked on the device, with its transpose.
 
