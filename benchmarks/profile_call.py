@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Where the host time of one call goes (cProfile, programs built, default arguments): the
+whole call from the user's scipy CSR, for any family, on a graph of the suites. Shows what the
+host does between and around launches (conversions, transfers, waits).
+
+    python benchmarks/profile_call.py --device gpu --family matching --graph grid-2048
+    python benchmarks/profile_call.py --device gpu --family louvain --graph delaunay-21 --top 30
+"""
+import argparse
+import cProfile
+import io
+import pstats
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+import pyclmatch
+from pyclmatch import generators
+from pyclmatch.weighted.graph import with_random_weights
+
+
+def symmetric_pattern(A):
+    S = ((A + A.T) > 0).astype(np.float32).tocsr()
+    S.setdiag(0)
+    S.eliminate_zeros()
+    S.sort_indices()
+    return S
+
+
+def make_call(family, A, h):
+    if family == "matching":
+        return lambda: pyclmatch.maximum_matching(A, device=h)
+    S = symmetric_pattern(A)
+    if family == "louvain":
+        return lambda: pyclmatch.louvain(S, device=h)
+    W = with_random_weights(S, seed=0).csr
+    if family == "weighted":
+        return lambda: pyclmatch.weighted_matching(W, device=h)
+    if family == "bmatching":
+        return lambda: pyclmatch.b_matching(W, 3, device=h)
+    raise SystemExit(f"unknown family {family!r}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--device", default=None)
+    ap.add_argument("--family", default="matching",
+                    help="matching | weighted | bmatching | louvain")
+    ap.add_argument("--graph", default="delaunay-21")
+    ap.add_argument("--top", type=int, default=25)
+    args = ap.parse_args()
+    suite = {**generators.SMALL_SUITE, **generators.MEDIUM_SUITE, **generators.SUITE}
+    A = sp.csr_matrix(suite[args.graph]())
+    h = pyclmatch.get_device(args.device)
+    call = make_call(args.family, A, h)
+    call()                                                  # builds and verifies
+    ts = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        r = call()
+        ts.append(time.perf_counter() - t0)
+    kern = sum(v for k, v in r.timings.items() if k.startswith("kernel:"))
+    steps = " ".join(f"{k} {v:.4f}" for k, v in sorted(r.timings.items())
+                     if not k.startswith("kernel:"))
+    print(f"{args.family} {args.graph} on {h.label}: {sorted(ts)[1]:.4f} s (kernels "
+          f"{kern:.4f} s), {r.counters.get('launches')} launches, "
+          f"{r.counters.get('readbacks')} read-backs\n  steps: {steps}")
+    prof = cProfile.Profile()
+    prof.enable()
+    call()
+    prof.disable()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(args.top)
+    print(out.getvalue())
+
+
+if __name__ == "__main__":
+    main()
