@@ -148,6 +148,16 @@ def test_gpu_upload_paths_on_any_device(monkeypatch):
     monkeypatch.setattr(DeviceHandle, "DOWNLOAD_STAGE_MIN", 0)      # staged downloads too
     for _ in range(2):
         assert np.array_equal(weighted_matching(g, device=h, verify=False).mate, ref)
+    # staged uploads in several chunks through the two stages taken in turn, and growing
+    monkeypatch.setattr(DeviceHandle, "UPLOAD_STAGE_MIN", 0)
+    monkeypatch.setattr(DeviceHandle, "STAGE_CHUNK", 1000)
+    rng = np.random.default_rng(1)
+    for size in (10, 5000, 20001, 3, 40000):
+        a = rng.integers(-2**40, 2**40, size)
+        d = h.to_device(a)
+        assert np.array_equal(h.download(d), a) and np.array_equal(d.get(), a)
+    assert np.array_equal(weighted_matching(g0.csr, device=h).mate, ref)
+    assert pyclmatch.maximum_matching(generators.kron(8), device=h).verified
 
 
 def test_download_staged_and_plain_agree():

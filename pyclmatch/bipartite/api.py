@@ -193,8 +193,8 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     nr, nc = graph.shape
     if graph.nnz == 0:   # nothing to launch: every vertex is unmatched, the cover is empty
         rm, cm = np.full(nr, -1, np.int32), np.full(nc, -1, np.int32)
-        res = MatchingResult(rm, cm, 0, 0, KonigCover(np.zeros(0, np.int64),
-                             np.zeros(0, np.int64)), name, init, handle.label)
+        res = MatchingResult(rm, cm, 0, 0, KonigCover(np.zeros(0, np.int32),
+                             np.zeros(0, np.int32)), name, init, handle.label)
         res.verified = bool(verify)
         res.timings = {"total": time.perf_counter() - t_call}
         return res

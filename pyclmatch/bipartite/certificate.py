@@ -79,7 +79,7 @@ def konig_cover(graph, row_match, col_match, visited_cols):
     reached matched columns (as the device's ``konig_cover`` kernel)."""
     cols = np.flatnonzero((col_match >= 0) & ~visited_cols)
     rows = col_match[(col_match >= 0) & visited_cols]
-    return KonigCover(rows=np.sort(rows).astype(np.int64), cols=cols.astype(np.int64))
+    return KonigCover(rows=np.sort(rows).astype(np.int32), cols=cols.astype(np.int32))
 
 
 class DeviceCertificate:
@@ -147,24 +147,29 @@ class DeviceCertificate:
     def download(self, rmatch, cmatch, sched, phase="download"):
         """The matching and its cover in one read: ``(row_match, col_match, cover)``.
 
-        The two match arrays and the cover flags are gathered into one device buffer (three
-        device copies) and come back in one download through the page-locked stage
-        (:meth:`DeviceHandle.download`); the host slices it (int32 ids, scipy's dtype for
-        matchings) and lists the cover's vertices."""
+        The cover's vertex lists are made from its flags on the device (scans), their sizes
+        read back, and the two match arrays and the two lists gathered into one buffer that
+        comes back in one download through the page-locked stage
+        (:meth:`DeviceHandle.download`); the host only slices it (int32 ids, scipy's dtype
+        for matchings)."""
         q, h = self.handle.queue, self.handle
         nr, nc = self.dg.graph.shape
-        flag_words = -(-(nr + nc) // 4)
-        out = cla.empty(q, nr + nc + flag_words, np.int32, allocator=h.pool)
-        for src, nbytes, at in ((rmatch, 4 * nr, 0), (cmatch, 4 * nc, 4 * nr),
-                                (self.cover_r, nr, 4 * (nr + nc)),
-                                (self.cover_c, nc, 4 * (nr + nc) + nr)):
-            if nbytes:
-                sched.record(phase, cl.enqueue_copy(q, out.data, src.data, byte_count=nbytes,
-                                                    dst_offset=at))
+        lists = [cla.empty(q, max(n, 1), np.int32, allocator=h.pool) for n in (nr, nc)]
+        total = cla.empty(q, 2, np.int32, allocator=h.pool)
+        sched.fill(phase, total, 0)
+        for k, (flags, n) in enumerate(((self.cover_r, nr), (self.cover_c, nc))):
+            if n:
+                sched.record(phase, h.flatnonzero(flags[:n], lists[k], total, k))
+        kr, kc = (int(x) for x in sched.read(phase, np.zeros(2, np.int32), total.data))
+        out = cla.empty(q, max(nr + nc + kr + kc, 1), np.int32, allocator=h.pool)
+        at = 0
+        for src, n in ((rmatch, nr), (cmatch, nc), (lists[0], kr), (lists[1], kc)):
+            if n:
+                sched.record(phase, cl.enqueue_copy(q, out.data, src.data, byte_count=4 * n,
+                                                    dst_offset=4 * at))
+            at += n
         host = h.download(out)
-        flags = host[nr + nc:].view(np.uint8)
-        cover = KonigCover(rows=np.flatnonzero(flags[:nr]).astype(np.int64),
-                           cols=np.flatnonzero(flags[nr:nr + nc]).astype(np.int64))
+        cover = KonigCover(rows=host[nr + nc:nr + nc + kr], cols=host[nr + nc + kr:at])
         return host[:nr], host[nr:nr + nc], cover
 
 

@@ -322,9 +322,10 @@ class DeviceLouvain:
         # temporaries of pyopencl's sorts, scans and reductions, which take the allocator of
         # their first array) reuse its buffers instead of creating and releasing them
         with sched.step("upload"):
-            vertices = cla.to_device(q, indptr.astype(np.int32, copy=False), allocator=self.handle.pool)
-            edges = cla.to_device(q, indices.astype(np.int32, copy=False), allocator=self.handle.pool)
-            raw = cla.to_device(q, data, allocator=self.handle.pool)
+            # (copies, not wraps, on CPU devices: the level-0 buffers are the driver's own)
+            vertices = h.to_device(indptr.astype(np.int32, copy=False), read_only=False)
+            edges = h.to_device(indices.astype(np.int32, copy=False), read_only=False)
+            raw = h.to_device(data, read_only=False)
             flags = self._empty(NFLAGS, np.int32)
             self._zero(sched, "upload", flags)
             host_flags = np.zeros(NFLAGS, np.int32)

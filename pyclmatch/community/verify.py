@@ -45,11 +45,9 @@ class InputGraph:
         """The canonical CSR matrix ``A`` uploaded as the driver does (tests, and calls that
         verify an answer without the driver's buffers)."""
         data = raw_weights(A.data)
-        q, pool = handle.queue, handle.pool
-        return cls(cla.to_device(q, A.indptr.astype(np.int32), allocator=pool),
-                   cla.to_device(q, A.indices.astype(np.int32), allocator=pool),
-                   cla.to_device(q, np.ascontiguousarray(data), allocator=pool),
-                   int(A.shape[0]))
+        return cls(handle.to_device(A.indptr.astype(np.int32, copy=False)),
+                   handle.to_device(A.indices.astype(np.int32, copy=False)),
+                   handle.to_device(data), int(A.shape[0]))
 
 
 @dataclass

@@ -208,18 +208,48 @@ class DeviceHandle:
                                        is_blocking=True)
         return arr
 
-    def to_device(self, host, *, read_only=True):
-        """A device array holding ``host``. On CPU devices a read-only array wraps the host
-        memory (``USE_HOST_PTR``: no copy; keep ``host`` alive and unchanged while it is
-        used); elsewhere one asynchronous copy into a pooled buffer (finish the queue once
-        after several uploads)."""
+    #: uploads at least this large go through the page-locked upload stage on GPUs
+    UPLOAD_STAGE_MIN = 1 << 22
+    #: bytes per chunk of a staged transfer (copied by one thread, sent by one DMA)
+    STAGE_CHUNK = 1 << 23
+
+    def to_device(self, host, *, read_only=True, pinned=False):
+        """A device array holding ``host``: the one way inputs go up.
+
+        On CPU devices a read-only array wraps the host memory (``USE_HOST_PTR``: no copy;
+        keep ``host`` alive and unchanged while it is used). On other devices the copy is
+        asynchronous (finish the queue, or read back, once after several uploads): a large
+        pageable array goes through a page-locked stage in chunks that host threads copy in
+        parallel while the DMA engine sends the chunks already copied (the driver's own
+        staging of pageable memory runs at a fraction of the PCIe rate); ``pinned=True``
+        says that ``host`` is page-locked already (:meth:`pinned_copy`) and is sent as it is.
+        """
         import pyopencl.array as cla
         host = np.ascontiguousarray(host)
         if self.is_cpu and read_only and host.size:
             buf = cl.Buffer(self.context, cl.mem_flags.READ_ONLY | cl.mem_flags.USE_HOST_PTR,
                             hostbuf=host)
             return cla.Array(self.queue, host.shape, host.dtype, data=buf)
-        return cla.to_device(self.queue, host, allocator=self.pool, async_=True)
+        if self.is_cpu or pinned or host.nbytes < self.UPLOAD_STAGE_MIN:
+            return cla.to_device(self.queue, host, allocator=self.pool, async_=True)
+        dev = cla.empty(self.queue, host.shape, host.dtype, allocator=self.pool)
+        src = host.reshape(-1).view(np.uint8)
+        with self._lock:
+            # two stages used in turn: the copies into one overlap the DMA out of the other
+            self._stage_turn = turn = 1 - getattr(self, "_stage_turn", 0)
+            stage, pending = self._memo.pop(("engine", "upload stage", turn), (None, None))
+            if pending is not None:
+                pending.wait()              # the stage's previous DMA has finished
+            if stage is None or stage.nbytes < src.nbytes:
+                del stage                   # free the old buffer before the new one
+                stage = self._page_locked((src.nbytes,), np.uint8, cl.mem_flags.READ_ONLY,
+                                          cl.map_flags.WRITE)
+            last = None
+            for a, b in _parallel_copy(stage, src, self.STAGE_CHUNK):
+                last = cl.enqueue_copy(self.queue, dev.base_data, stage[a:b],
+                                       dst_offset=dev.offset + a, is_blocking=False)
+            self._memo[("engine", "upload stage", turn)] = (stage, last)
+        return dev
 
     #: downloads smaller than this go straight into pageable memory (pinning pays off above)
     DOWNLOAD_STAGE_MIN = 1 << 22
@@ -255,7 +285,11 @@ class DeviceHandle:
             view = stage[:arr.nbytes].view(arr.dtype).reshape(arr.shape)
             cl.enqueue_copy(self.queue, view, arr.base_data, src_offset=arr.offset,
                             is_blocking=True)
-            return view.astype(dtype, copy=True)
+            out = np.empty(arr.shape, dtype)
+            for _ in _parallel_copy(out.reshape(-1), view.reshape(-1),
+                                    self.STAGE_CHUNK // dtype.itemsize):
+                pass
+            return out
 
     def exclusive_scan(self, src, dst, total, total_at=0, queue=None):
         """``dst[i] = src[0] + ... + src[i-1]`` and ``total[total_at]`` = the sum, for int32
@@ -270,6 +304,22 @@ class DeviceHandle:
             output_statement="out[i] = prev_item; if (i + 1 == n) total[total_at] = item;"))
         n = int(src.size)
         return knl(src, dst, total, np.int32(total_at), np.int64(n), size=n,
+                   queue=queue or self.queue)
+
+    def flatnonzero(self, flags, out, total, total_at=0, queue=None):
+        """numpy's ``flatnonzero`` on the device: the positions of the non-zero entries of the
+        uint8 array ``flags``, in increasing order, into the int32 array ``out``, and their
+        count into ``total[total_at]`` (a scan, built once per device; no read-back)."""
+        from pyopencl.scan import GenericScanKernel
+        knl = self.memoize(("engine", "flatnonzero uint8"), lambda: GenericScanKernel(
+            self.context, np.int32,
+            arguments="__global const uchar *flags, __global int *out, __global int *total, "
+                      "int total_at, long n",
+            input_expr="flags[i] ? 1 : 0", scan_expr="a+b", neutral="0",
+            output_statement="if (prev_item != item) out[prev_item] = i; "
+                             "if (i + 1 == n) total[total_at] = item;"))
+        n = int(flags.size)
+        return knl(flags, out, total, np.int32(total_at), np.int64(n), size=n,
                    queue=queue or self.queue)
 
     def check_fits(self, buffers, what="graph"):
@@ -332,12 +382,43 @@ class PinnedStaging:
 
     def upload(self, handle, name):
         """``handle.to_device`` of attribute ``name``, from its pinned copy when staged."""
-        return handle.to_device(self.staged(handle).get(name, self._field(name)))
+        pinned = self.staged(handle).get(name)
+        if pinned is not None:
+            return handle.to_device(pinned, pinned=True)
+        return handle.to_device(self._field(name))
 
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_staged"] = {}
         return state
+
+
+_copy_pool = None
+
+
+def _parallel_copy(dst, src, chunk):
+    """Copy the 1-D array ``src`` into ``dst`` (casting as numpy does) in chunks of ``chunk``
+    items, several host threads at once (numpy releases the GIL for large copies); yields
+    each chunk's ``(start, stop)`` as it completes, so that the caller can send it on."""
+    global _copy_pool
+    n = int(src.size)
+    bounds = [(a, min(a + chunk, n)) for a in range(0, n, chunk)]
+    if len(bounds) <= 1:
+        if n:
+            np.copyto(dst[:n], src)
+        yield from bounds
+        return
+    if _copy_pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+        _copy_pool = ThreadPoolExecutor(max_workers=min(16, os.cpu_count() or 1),
+                                        thread_name_prefix="pyclmatch-copy")
+
+    def copy(ab):
+        np.copyto(dst[ab[0]:ab[1]], src[ab[0]:ab[1]])
+        return ab
+    from concurrent.futures import as_completed
+    for fut in as_completed([_copy_pool.submit(copy, ab) for ab in bounds]):
+        yield fut.result()
 
 
 def _fmt_bytes(n):
