@@ -1,13 +1,15 @@
 <%doc>
   The certificate of a maximum bipartite matching, assembled and checked on the device by
   kernels that share nothing with the algorithms that computed the matching.
-  Template values: those of common.cl.mako (mode "ct": strided loops).
+  Template values: those of common.cl.mako (mode "ct": strided loops), and by_rows (the edge
+  pass walks whole lists per work-item: CPU devices; common.cl.mako's entries).
   The sorted lists (ptr/ind) are the user's side, checked at intake: the rows' for a CSR, the
   columns' for a CSC. Arrays: rmatch[nr], cmatch[nc] (-1 unmatched), bfs_array[nc] of the last alternating BFS
   (values >= L0: the column was reached from an unmatched column), cover_r[nr], cover_c[nc]
   (uchar flags), out[OUT_SLOTS] (int, zeroed by the host, read back once).
 </%doc>
 <%include file="common.cl.mako"/>
+<%namespace name="common" file="common.cl.mako"/>
 #define L0 2
 
 /* out[] slots */
@@ -78,14 +80,14 @@ __kernel void verify_side(index_t n, index_t n_other, __global const index_t *ma
     group_add2(matched, covered, out, slot_matched, slot_cover, s);
 }
 
-/* Every edge has an end in the cover: edge-parallel over the sorted lists (list vertex by
-   binary search over the offsets). */
+/* Every edge has an end in the cover: a pass over the entries of the sorted lists. */
 __kernel void verify_cover(index_t n, offset_t nnz, __global const offset_t *ptr,
                            __global const index_t *ind, __global const uchar *cover_major,
                            __global const uchar *cover_minor, __global int *out)
 {
     int bad = 0;
-    for (offset_t e = get_global_id(0); e < nnz; e += get_global_size(0))
-        if (!cover_minor[ind[e]] && !cover_major[major_of(e, n, ptr)]) bad = UNCOVERED;
+    <%common:entries e="e" i="i" by_rows="${by_rows}">
+        if (!cover_minor[ind[e]] && !cover_major[i]) bad = UNCOVERED;
+    </%common:entries>
     if (bad) atomic_or(&out[OUT_BAD], bad);
 }

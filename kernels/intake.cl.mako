@@ -67,16 +67,15 @@ __kernel void intake_scatter(index_t n, index_t n_minor, offset_t nnz, __global 
 % endif
                              )
 {
-    for (offset_t e = get_global_id(0); e < nnz; e += get_global_size(0)) {
+    <%common:entries e="e" i="i" by_rows="${by_rows}">
         const index_t j = ind[e];
         if (j < 0 || j >= n_minor) continue;    /* (flagged by intake_check; not counted) */
-        const index_t i = major_of(e, n, ptr);
         const offset_t pos = atomic_inc(&cursor[j]);
         t_ind[pos] = i;
 % if with_perm:
         t_perm[pos] = e;
 % endif
-    }
+    </%common:entries>
 }
 
 /* Canonical order on the device (input the check found unsorted or with repeated entries):
@@ -85,8 +84,9 @@ __kernel void intake_scatter(index_t n, index_t n_minor, offset_t nnz, __global 
 __kernel void intake_keys(index_t n, offset_t nnz, __global const offset_t *ptr,
                           __global const index_t *ind, int minor_bits, __global ulong *keys)
 {
-    for (offset_t e = get_global_id(0); e < nnz; e += get_global_size(0))
-        keys[e] = ((ulong)major_of(e, n, ptr) << minor_bits) | (ulong)(uint)ind[e];
+    <%common:entries e="e" i="i" by_rows="${by_rows}">
+        keys[e] = ((ulong)i << minor_bits) | (ulong)(uint)ind[e];
+    </%common:entries>
 }
 
 __kernel void intake_split(offset_t nnz, __global const ulong *keys, int minor_bits,

@@ -93,7 +93,7 @@ class DeviceCertificate:
 
     def __init__(self, handle, dgraph):
         self.handle, self.dg = handle, dgraph
-        self.values = dict(dgraph.type_values, mode="ct")
+        self.values = dict(dgraph.type_values, mode="ct", by_rows=handle.is_cpu)
         self.wg = handle.default_work_group_size()
         self.cover_r = self.cover_c = None
 

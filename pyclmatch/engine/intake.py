@@ -64,11 +64,12 @@ class DeviceCompressed:
     """
 
     def __init__(self, handle, indptr, indices, n, n_minor, *, transpose=True, perm=False,
-                 sched, phase="upload", nnz=None, flags=None, by_rows=False):
+                 sched, phase="upload", nnz=None, flags=None, by_rows=None):
         self.handle, self.n, self.n_minor = handle, int(n), int(n_minor)
         nnz = int(indices.size if nnz is None else nnz)
         self.nnz = nnz
-        self._given_flags, self._by_rows = flags, bool(by_rows)
+        self._given_flags = flags
+        self._by_rows = handle.is_cpu if by_rows is None else bool(by_rows)
         if nnz > INDEX_MAX:
             raise ValueError("the device intake takes at most 2**31-1 entries")
         if isinstance(indptr, cla.Array):        # already on the device (canonical_lists)
