@@ -702,6 +702,34 @@ __kernel void marriage_cross(__global const offset_t *wptr, __global const index
     }
 }
 
+/* marriage_cross for GPUs: TPV lanes per woman, each lane takes every TPV-th entry f of her
+   list (consecutive lanes read consecutive wlist entries, and a woman's lookups run side by
+   side instead of one after another in one work-item). Two entries of one woman naming the
+   same man now run in different work-items, so the claim of e is a compare-and-swap on
+   rank_w[e] (filled with -1 before); otherwise the same checks and results as marriage_cross. */
+__kernel void marriage_cross_lanes(__global const offset_t *wptr, __global const index_t *wlist,
+                                   index_t n_women, __global const offset_t *mptr,
+                                   __global const index_t *mlist,
+                                   __global const offset_t *table, uint cap,
+                                   __global int *rank_w, __global offset_t *pos_m,
+                                   __global int *bad)
+{
+    const index_t lane = (index_t)(get_local_id(0) % TPV);
+    const index_t stride = (index_t)(get_global_size(0) / TPV);
+    for (index_t w = (index_t)(get_global_id(0) / TPV); w < n_women; w += stride) {
+        const offset_t s = wptr[w], t = wptr[w + 1];
+        for (offset_t f = s + lane; f < t; f += TPV) {
+            const offset_t e = marriage_find(mptr, mlist, table, cap, wlist[f], w);
+            if (e < 0 || atomic_cmpxchg(&rank_w[e], -1, (int)(f - s)) != -1) {
+                bad[0] = 1;
+                pos_m[f] = -1;
+                continue;
+            }
+            pos_m[f] = e;
+        }
+    }
+}
+
 /* ------------------------------------------------------- stable marriage: verification
    Independent of the algorithm's kernels: from the answer (wife, husband) and the instance
    alone. err[] holds the smallest offender of each kind (filled with NO_RANK before):

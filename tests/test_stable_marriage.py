@@ -239,11 +239,13 @@ def mixed_smi(seed):
 @pytest.mark.parametrize("make", [lambda: easy_instance(2000, 5), lambda: hard_instance(90, 1),
                                   lambda: MarriageInstance(*mixed_smi(1)),
                                   lambda: MarriageInstance(*random_smi(70, 40, 0.3, 2))])
-def test_device_cross_references_equal_host(make):
+@pytest.mark.parametrize("lanes", [None, 1, 8])
+def test_device_cross_references_equal_host(make, lanes):
     inst = make()
     handle = get_device(DEV)
     for dtype in (None, np.int64):
-        dev = _MarriageDriver(handle).device_instance(fresh(inst, dtype), Scheduler(handle))
+        drv = _MarriageDriver(handle, cross_lanes=lanes)
+        dev = drv.device_instance(fresh(inst, dtype), Scheduler(handle))
         L = inst.entries
         assert np.array_equal(dev["rank_w"].get()[:L], inst.rank_w)
         assert np.array_equal(dev["pos_m"].get()[:L], inst.pos_m)
@@ -293,12 +295,22 @@ def test_device_checks_raise_the_host_messages(dtype):
     w = int(np.flatnonzero(np.diff(wptr))[0])
     wl[wptr[w]] = next(m for m in range(60) if m not in wlist[wptr[w]:wptr[w + 1]])
     cases.append((mptr, mlist, wptr, wl))
+    wl = wlist.copy()                                              # a woman names a man twice
+    w = int(np.flatnonzero(np.diff(wptr) >= 2)[0])
+    wl[wptr[w] + 1] = wl[wptr[w]]
+    cases.append((mptr, mlist, wptr, wl))
     ml = mlist.copy(); ml[[s, s + 2]] = ml[[s + 2, s]]             # a swap: still consistent
     for arrs in cases:
         msg = host_message(MarriageInstance.from_arrays(*arrs))
         with pytest.raises(InputError) as e:
             stable_marriage(MarriageInstance.from_arrays(*arrs), device=DEV)
         assert str(e.value) == msg
+        handle = get_device(DEV)
+        for lanes in (1, 8):                    # both cross-referencing kernels
+            with pytest.raises(InputError) as e:
+                _MarriageDriver(handle, cross_lanes=lanes).device_instance(
+                    MarriageInstance.from_arrays(*arrs), Scheduler(handle))
+            assert str(e.value) == msg
     MarriageInstance.from_arrays(mptr, ml, wptr, wlist).validate()
 
 
