@@ -93,16 +93,17 @@ def _empty(seed):
 
 #: bipartite classes: name -> f(seed) -> scipy matrix (rectangular ones included)
 BIPARTITE_CLASSES = {
-    "power-law-hubs": lambda s: power_law(300, 300, 3.0, seed=s),
-    "power-law-rect": lambda s: power_law(300, 150, 4.0, exponent=1.8, seed=s),
-    "hubs": lambda s: hubs(200, hub_rows=1 + s % 6, hub_cols=1 + s % 5, seed=s),
+    "power-law-hubs": lambda s: power_law(200 + 150 * (s % 8), 200 + 150 * (s % 8), 3.0, seed=s),
+    "power-law-rect": lambda s: power_law(300 + 100 * (s % 5), 150, 4.0, exponent=1.8,
+                                          seed=s),
+    "hubs": lambda s: hubs(200 + 100 * (s % 7), hub_rows=1 + s % 6, hub_cols=1 + s % 5, seed=s),
     "star": lambda s: star(60 + s % 100, transpose=bool(s % 2)),
     "double-star": lambda s: double_star(40 + s % 120),
-    "complete": lambda s: _complete(2 + s % 24, 2 + (s * 7) % 24),
-    "kron": lambda s: generators.kron(7 + s % 2, seed=s),
+    "complete": lambda s: _complete(2 + s % 40, 2 + (s * 7) % 40),
+    "kron": lambda s: generators.kron(7 + s % 4, seed=s),
     "rect-tall": lambda s: random_rect(200, 80, 2.0, s),
     "rect-wide": lambda s: random_rect(80, 200, 2.0, s),
-    "long-paths": lambda s: long_paths(150 + s % 100, seed=s),
+    "long-paths": lambda s: long_paths(150 + 50 * (s % 10), seed=s),
     "tiny": _tiny,
     "empty": _empty,
 }
@@ -126,11 +127,12 @@ def _symmetric(A, seed, ties):
 
 #: general-graph classes (weighted matching, b-matching, Louvain): name -> f(seed)
 GENERAL_CLASSES = {
-    "power-law-hubs": lambda s: _symmetric(power_law(300, 300, 3.0, seed=s), s, s % 2),
+    "power-law-hubs": lambda s: _symmetric(power_law(300 + 100 * (s % 8), 300 + 100 * (s % 8),
+                                                      3.0, seed=s), s, s % 2),
     "hubs": lambda s: _symmetric(hubs(200, hub_rows=1 + s % 6, seed=s), s, s % 2),
     "star": lambda s: _symmetric(star(80 + s % 50), s, s % 2),
     "complete": lambda s: _symmetric(_complete(2 + s % 20, 2 + s % 20), s, s % 2),
-    "kron": lambda s: _symmetric(generators.kron(7 + s % 2, seed=s), s, s % 2),
+    "kron": lambda s: _symmetric(generators.kron(7 + s % 4, seed=s), s, s % 2),
     "uniform": lambda s: _symmetric(generators.uniform(300, 3, seed=s), s, s % 2),
     "tiny": lambda s: _symmetric(_tiny(s), s, s % 2),
     "empty": lambda s: sp.csr_matrix((1 + s % 6, 1 + s % 6)),
@@ -387,7 +389,7 @@ def main(argv=None):
                     help="comma-separated subset of " + ", ".join(FAMILIES))
     ap.add_argument("--variants", default="",
                     help="only rows whose variant contains one of these comma-separated words")
-    ap.add_argument("--seeds", type=int, default=8,
+    ap.add_argument("--seeds", type=int, default=16,
                     help="distinct seeds per graph class (runs cycle through them)")
     args = ap.parse_args(argv)
     os.environ.setdefault("PYCLMATCH_TUNING", "off")   # the defaults, not a tuned cache

@@ -332,6 +332,21 @@ def test_gpu_shared_files_and_races(gpu):
 
 
 @pytest.mark.gpu
+def test_gpu_apsb_wr_complete_graphs(gpu):
+    """APsB-GPUBFS-WR from an empty matching on small complete graphs, every column heavy:
+    the racing root marks of the first BFS level crossed here on the H100 and, before
+    ALTERNATE claimed roots by CAS, could stall every phase (IterationLimitError)."""
+    for k in range(2, 17):
+        A = sp.csr_matrix(np.ones((k, k)))
+        for variant in ("apsb-gpubfs-wr-ct", "apsb-gpubfs-wr-mt"):
+            for heavy_degree in (0, -1):
+                for _ in range(10):
+                    res = pyclmatch.maximum_matching(A, algorithm=variant, init="none",
+                                                     device=gpu, heavy_degree=heavy_degree)
+                    assert res.cardinality == k and res.verified
+
+
+@pytest.mark.gpu
 def test_gpu_heavy_vertices(gpu):
     """The heavy tier on a GPU, where work-groups really race for the same rows (the lost-CAS
     retries of the heavy cheap / min-degree claims, which 2-core PoCL never hits): every
