@@ -129,12 +129,27 @@ ${visit_edge("j")}
 /* ALTERNATE (Algorithm 3). A path is followed from its end row back to its root column;
    line 8's check stops at a column already taken by another path. The loop is bounded by nc
    steps (a path never repeats a column) so that no race can make it spin. The mate arrays are
-   volatile: line 7 must see another work-item's line-10 write, not a stale cached copy. */
+   volatile: line 7 must see another work-item's line-10 write, not a stale cached copy.
+   Every path that starts changes no matched column into an unmatched one, and of the paths
+   that start, the first to reach each column goes on, so at least one reaches its root: a
+   phase whose BFS found a path always gains a match, provided one path starts.
+   APsB-WR starts one path per root (section IV of paper 000). The BFS marks a root with the
+   end row of its path (bfs_array[root] = -row), but that mark and predecessor[row] are each
+   the last of racing writes: two roots can mark each other's rows (bfs_array[X] = -a,
+   bfs_array[Y] = -b while predecessor[a] leads to Y and predecessor[b] to X), and then no
+   row passes the test "bfs_array[root[predecessor[r]]] == -r" and the phase changes nothing,
+   again and again when the GPU repeats the same interleaving (the heavy tier, whose
+   work-items write a column's rows in no fixed order, does so even on K_{2,2}). So a row
+   instead claims its root: the first end row r whose predecessor's root R is still marked
+   (bfs_array[R] < L0 - 1) swaps the mark for ROOT_TAKEN and starts; every root that found a
+   path gets exactly one, and every end row has such a root (its predecessor's column marked
+   it in the same BFS step). */
+#define ROOT_TAKEN (L0 - 1)     /* bfs_array[root] once ALTERNATE took one of its paths */
 __kernel void alternate(volatile __global index_t *cmatch, volatile __global index_t *rmatch,
                         index_t nr,
                         index_t nc, __global const index_t *predecessor
 % if wr and apsb:
-                        , __global const int *bfs_array, __global const index_t *root
+                        , volatile __global int *bfs_array, __global const index_t *root
 % endif
                         )
 {
@@ -142,7 +157,12 @@ __kernel void alternate(volatile __global index_t *cmatch, volatile __global ind
         if (rmatch[r0] != -2) continue;                                /* line 4 */
         index_t row_vertex = r0;
 % if wr and apsb:
-        if (bfs_array[root[predecessor[r0]]] != -r0) continue;  /* one path per root (APsB-WR) */
+        {                                               /* one path per root (APsB-WR) */
+            const index_t my_root = root[predecessor[r0]];
+            const int mark = bfs_array[my_root];
+            if (mark >= L0 - 1 || atomic_cmpxchg(&bfs_array[my_root], mark, ROOT_TAKEN) != mark)
+                continue;
+        }
 % endif
         for (index_t steps = 0; row_vertex != -1 && steps <= nc; ++steps) {  /* line 5 */
             index_t matched_col = predecessor[row_vertex];             /* line 6 */

@@ -165,6 +165,57 @@ def test_repeated_runs_race_free(device):
             assert res.cardinality == ref and res.verified
 
 
+def _alternate_once(device, nr, nc, rmatch, cmatch, predecessor, bfs_array, root):
+    """One APsB-WR ALTERNATE + FIXMATCHING on a given BFS outcome; returns (rmatch, cmatch)."""
+    import pyopencl.array as cla
+    from pyclmatch.bipartite.augmenting import BFS_TEMPLATE
+    values = dict(index_t="int", offset_t="int", mode="mt", wr=True, apsb=True, heavy_degree=-1)
+    q = device.queue
+    up = [cla.to_device(q, np.asarray(a, np.int32))
+          for a in (rmatch, cmatch, predecessor, bfs_array, root)]
+    rm, cm, pred, bfs, rt = up
+    k = lambda name: device.kernel(BFS_TEMPLATE, name, **values)
+    k("alternate")(q, (nr,), None, cm.data, rm.data, np.int32(nr), np.int32(nc), pred.data,
+                   bfs.data, rt.data)
+    k("fix_matching_rows")(q, (nr,), None, rm.data, cm.data, np.int32(nr))
+    k("fix_matching_cols")(q, (nc,), None, cm.data, rm.data, np.int32(nc))
+    return rm.get(), cm.get()
+
+
+@pytest.mark.parametrize("k", [2, 5])
+def test_alternate_crossed_root_marks(k, device):
+    """The state that stalled APsB-GPUBFS-WR on the H100 (IterationLimitError in the GPU heavy
+    test): on K_{k,k} with no initial matching every column is a root that finds every row;
+    the racing BFS writes can leave root X_i marked with row a_i while predecessor[a_i] is the
+    next root X_{i+1} (the heavy tier writes a column's rows in no fixed order). Taking the
+    mark as it stands started no path (no row r has bfs_array[root[predecessor[r]]] == -r),
+    so every phase repeated the same BFS; the roots are now claimed: one path per root."""
+    cols = np.arange(k)
+    rows = np.arange(k)
+    pred = np.roll(cols, -1)                       # predecessor[a_i] = X_{i+1}
+    bfs = -rows                                    # bfs_array[X_i] = -a_i
+    rm, cm = _alternate_once(device, k, k, np.full(k, -2), np.full(k, -1), pred, bfs, cols)
+    assert (rm >= 0).all() and (cm[rm] == rows).all()          # every root took one path
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 12), seed=st.integers(0, 2**31 - 1))
+def test_alternate_any_race_outcome_gains(n, seed, device):
+    """Any outcome of the racing first BFS level on K_{n,n} (each row's predecessor, each
+    root's mark, the last of their racing writes): ALTERNATE + FIXMATCHING gives a consistent
+    matching with one match per root that holds a mark of a row pointing back into it and at
+    least one match (a phase that found a path always gains)."""
+    rng = np.random.default_rng(seed)
+    pred = rng.integers(0, n, n)                   # the column whose write to row r landed last
+    bfs = -rng.integers(0, n, n)                   # the row whose mark on root c landed last
+    rm, cm = _alternate_once(device, n, n, np.full(n, -2), np.full(n, -1), pred, bfs,
+                             np.arange(n))
+    matched = rm >= 0
+    assert (cm[rm[matched]] == np.flatnonzero(matched)).all()
+    assert ((cm >= 0) == np.isin(np.arange(n), rm[matched])).all()
+    assert matched.sum() == len(set(pred.tolist())) >= 1
+
+
 def test_result_fields(device):
     A = long_paths(200)
     res = pyclmatch.maximum_matching(A, algorithm="apfb-gpubfs-wr-mt", device=device)
@@ -278,6 +329,21 @@ def test_gpu_shared_files_and_races(gpu):
             for _ in range(3):
                 res = pyclmatch.maximum_matching(A, algorithm=variant, init="none", device=gpu)
                 assert res.cardinality == ref and res.verified
+
+
+@pytest.mark.gpu
+def test_gpu_apsb_wr_complete_graphs(gpu):
+    """APsB-GPUBFS-WR from an empty matching on small complete graphs, every column heavy:
+    the racing root marks of the first BFS level crossed here on the H100 and, before
+    ALTERNATE claimed roots by CAS, could stall every phase (IterationLimitError)."""
+    for k in range(2, 17):
+        A = sp.csr_matrix(np.ones((k, k)))
+        for variant in ("apsb-gpubfs-wr-ct", "apsb-gpubfs-wr-mt"):
+            for heavy_degree in (0, -1):
+                for _ in range(10):
+                    res = pyclmatch.maximum_matching(A, algorithm=variant, init="none",
+                                                     device=gpu, heavy_degree=heavy_degree)
+                    assert res.cardinality == k and res.verified
 
 
 @pytest.mark.gpu

@@ -1,5 +1,6 @@
 """The per-user tuning cache and its use as maximum_matching defaults."""
 import json
+import os
 
 import pytest
 
@@ -49,3 +50,12 @@ def test_applied_as_default(cache, monkeypatch):
     assert r2.algorithm == "apfb-gpubfs-ct" and r2.cardinality == ref.cardinality
     monkeypatch.setenv("PYCLMATCH_TUNING", "off")
     assert pyclmatch.maximum_matching(A, device=h).algorithm == ref.algorithm
+
+
+def test_session_cache_is_private():
+    """conftest points the tuning cache at a file of this test session: no test reads or
+    writes the user's cache, whatever an autotune run stored there."""
+    path = tuning.cache_path()
+    assert os.path.basename(os.path.dirname(path)).startswith("pyclmatch-test-tuning-")
+    assert os.path.realpath(path) != os.path.realpath(
+        os.path.join(os.path.expanduser("~"), ".cache", "pyclmatch", "tuning.json"))
