@@ -16,6 +16,10 @@ seed papers:
   (``roadNet-CA/PA/TX`` in papers 000/003, ``road_usa`` in Naim's thesis, paper 004);
 * :func:`permuted` -- random row and column permutation, the "RCP" instance sets of paper 000.
 
+The random draws, the CSR assembly (sort, merge of repeats) and the RCP gathers run on all
+cores (:mod:`pyclmatch.hostpar`), with the same results as the sequential numpy/scipy calls of
+``graphgen.py`` for any number of threads; only Delaunay's triangulation (Qhull) is sequential.
+
 :data:`SUITE` holds the full-size benchmark graphs (millions of vertices), :data:`SMALL_SUITE`
 the same families at sizes that build in well under a second, for tests and examples.
 """

@@ -27,7 +27,11 @@ _pool = None
 
 
 def workers():
-    """The number of threads the generators use (the CPUs this process may run on)."""
+    """The number of threads the generators use: ``$PYCLMATCH_THREADS`` if set, else the CPUs
+    this process may run on. The outputs do not depend on it."""
+    env = os.environ.get("PYCLMATCH_THREADS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:                              # pragma: no cover (not Linux)
@@ -57,12 +61,14 @@ def spans(n, parts=None, minimum=1 << 16):
 
 # --------------------------------------------------------------------------- random streams
 
-_CHUNK64 = 1 << 21          # 64-bit outputs per task
+_CHUNK64 = 1 << 18          # 64-bit outputs per task
 
 
 class Stream:
     """The draws of ``numpy.random.default_rng(seed)``, computed in parallel (see the module
     docstring). Calls must come in the order the sequential code makes them."""
+
+    _slack = 64             # extra outputs drawn beyond the expected number (tests lower it)
 
     def __init__(self, seed):
         bg = np.random.default_rng(seed).bit_generator
@@ -131,22 +137,19 @@ class Stream:
         while need > 0:
             # enough 64-bit outputs for `need` kept halves (rejections: fraction < 2**-32 * high)
             est = (need + 1) // 2
-            est += int(est * (int(threshold) / 2.0 ** 32) * 2) + 64
+            est = max(1, est + int(est * (int(threshold) / 2.0 ** 32) * 2) + self._slack)
             p0 = self.pos
 
             def draw(ab):
                 a, b = ab
-                x = self._raw(p0 + a, b - a).view(np.uint32)
-                m = x.astype(np.uint64)
+                m = self._raw(p0 + a, b - a).view(np.uint32).astype(np.uint64)
                 m *= rng
-                if threshold:
-                    keep = m.astype(np.uint32) >= threshold
-                    idx = np.flatnonzero(keep).astype(np.int64)
-                    vals = (m[keep] >> np.uint64(32))
-                else:
-                    idx = None
-                    vals = m >> np.uint64(32)
-                return vals.astype(dtype), idx
+                words = m.view(np.uint32)                    # (low, high) words of x * range
+                vals = words[1::2].astype(dtype)
+                rej = np.flatnonzero(words[0::2] < threshold) if threshold else []
+                if len(rej):                                 # rare: drop the rejected draws
+                    vals = np.delete(vals, rej)
+                return vals, rej
             parts = pmap(draw, [(a, min(a + _CHUNK64, est)) for a in range(0, est, _CHUNK64)])
             counts = np.array([v.size for v, _ in parts], np.int64)
             starts = np.concatenate([[0], np.cumsum(counts)])
@@ -168,8 +171,11 @@ class Stream:
             # the stream's position after the `need`-th kept half
             i = last - 1
             j = need - int(starts[i]) - 1                           # index within chunk i
-            v, idx = parts[i]
-            h = int(idx[j]) if idx is not None else j                # half index within chunk
+            h = j                          # the half index within chunk i of its j-th kept
+            for r in parts[i][1]:
+                if r > h:
+                    break
+                h += 1
             base = i * _CHUNK64
             out64 = base + h // 2                                    # the output it came from
             self.pos = p0 + out64 + 1
@@ -191,7 +197,8 @@ def group_by_key(keys, n_keys, values):
     if nb > 1 << 16:
         raise ValueError("group_by_key takes at most 2**32 keys")
     low_mask = (1 << shift) - 1
-    chunks = spans(L, minimum=1 << 18)
+    # chunks of about 2M entries: their sort permutation and gathers stay in cache
+    chunks = spans(L, parts=max(4 * workers(), L >> 21), minimum=1 << 18)
 
     def count(ab):
         return np.bincount((keys[ab[0]:ab[1]] >> shift).astype(np.intp), minlength=nb)

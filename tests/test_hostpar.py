@@ -19,7 +19,9 @@ def threads(request, monkeypatch):
     return request.param
 
 
-def test_stream_replays_numpy(threads):
+@pytest.mark.parametrize("slack", [64, -5000])
+def test_stream_replays_numpy(threads, slack, monkeypatch):
+    monkeypatch.setattr(hostpar.Stream, "_slack", slack)    # -5000: several rounds of draws
     calls = np.random.default_rng(11)
     for seed in range(12):
         g, s = np.random.default_rng(seed), hostpar.Stream(seed)
