@@ -81,7 +81,7 @@ class Stream:
         self.half = None        # the buffered high half (np.uint32) of an earlier output
 
     def _raw(self, start, count):
-        bg = np.random.PCG64()
+        bg = np.random.PCG64(0)            # its state is replaced at once
         bg.state = self._state
         bg.advance(start)
         return bg.random_raw(count)
@@ -89,7 +89,7 @@ class Stream:
     def generator(self, skip=0):
         """A ``numpy.random.Generator`` at the stream's position plus ``skip`` 64-bit outputs,
         for sequential draws (the stream does not follow it: use it last)."""
-        bg = np.random.PCG64()
+        bg = np.random.PCG64(0)            # its state is replaced at once
         bg.state = self._state
         bg.advance(self.pos + skip)
         st = bg.state
