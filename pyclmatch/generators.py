@@ -16,6 +16,10 @@ seed papers:
   (``roadNet-CA/PA/TX`` in papers 000/003, ``road_usa`` in Naim's thesis, paper 004);
 * :func:`permuted` -- random row and column permutation, the "RCP" instance sets of paper 000.
 
+The random draws, the CSR assembly (sort, merge of repeats) and the RCP gathers run on all
+cores (:mod:`pyclmatch.hostpar`), with the same results as the sequential numpy/scipy calls of
+``graphgen.py`` for any number of threads; only Delaunay's triangulation (Qhull) is sequential.
+
 :data:`SUITE` holds the full-size benchmark graphs (millions of vertices), :data:`SMALL_SUITE`
 the same families at sizes that build in well under a second, for tests and examples.
 """
@@ -23,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .errors import InputError
+from .hostpar import Stream, pattern_csr, permute_csr, pmap, spans
 
 __all__ = ["uniform", "kron", "delaunay", "grid", "permuted", "SUITE", "SMALL_SUITE", "MEDIUM_SUITE",
            "SUITES", "suite"]
@@ -35,9 +40,11 @@ def uniform(n, deg, seed=0):
     Mirrors the sparse uniform random graphs of Karp-Sipser's analysis, the classic random test
     class for maximum-matching heuristics (Meier et al., paper 001; Deveci et al., papers 000/003).
     """
-    rng = np.random.default_rng(seed)
+    S = Stream(seed)
     m = n * deg
-    return _csr(rng.integers(0, n, m), rng.integers(0, n, m), n)
+    dt = np.int32 if n <= np.iinfo(np.int32).max else np.int64
+    r = S.integers(n, m, dt)
+    return _csr(r, S.integers(n, m, dt), n)
 
 
 def kron(scale, edgefactor=16, seed=0):
@@ -48,22 +55,31 @@ def kron(scale, edgefactor=16, seed=0):
     Mirrors ``kron_g500-logn20/21`` of Deveci et al. (Euro-Par 2013, paper 000; G-PR, ICPP 2013,
     paper 003).
     """
-    rng = np.random.default_rng(seed)
+    S = Stream(seed)
     n, m = 1 << scale, edgefactor << scale
-    r = np.zeros(m, np.int64)
-    c = np.zeros(m, np.int64)
     a, b, cc = 0.57, 0.19, 0.19
-    for bit in range(scale):
-        u = rng.random(m)
-        rb = u > a + b                      # lower half: quadrants c, d
-        cb = ((u > a) & (u <= a + b)) | (u > a + b + cc)
-        r |= rb.astype(np.int64) << bit
-        c |= cb.astype(np.int64) << bit
-    p = rng.permutation(n)                  # Graph500 vertex relabelling
-    r, c = p[r], p[c]
-    keep = r != c
-    r, c = r[keep], c[keep]
-    return _csr(np.concatenate([r, c]), np.concatenate([c, r]), n)   # symmetric, like kron_g500
+    p = S.generator(skip=scale * m).permutation(n)      # drawn after the scale * m doubles
+    dt = np.int32 if n <= np.iinfo(np.int32).max else np.int64
+
+    def edges(span):                        # the edges e0 .. e1 - 1, bit by bit as drawn
+        e0, e1 = span
+        r = np.zeros(e1 - e0, np.int64)
+        c = np.zeros(e1 - e0, np.int64)
+        u = np.empty(e1 - e0)
+        for bit in range(scale):
+            S.doubles(bit * m + e0, e1 - e0, out=u)
+            rb = u > a + b                  # lower half: quadrants c, d
+            cb = ((u > a) & (u <= a + b)) | (u > a + b + cc)
+            r |= rb.astype(np.int64) << bit
+            c |= cb.astype(np.int64) << bit
+        r, c = p[r].astype(dt), p[c].astype(dt)       # Graph500 vertex relabelling
+        keep = r != c                       # self-loops dropped
+        return r[keep], c[keep]
+    parts = pmap(edges, spans(m, minimum=1 << 18))
+    r = np.concatenate([x for x, _ in parts] + [y for _, y in parts])
+    c = np.concatenate([y for _, y in parts] + [x for x, _ in parts])
+    del parts
+    return _csr(r, c, n)                    # symmetric, like kron_g500
 
 
 def delaunay(logn, seed=0):
@@ -73,9 +89,8 @@ def delaunay(logn, seed=0):
     Mirrors DIMACS10 ``delaunay_nXX`` (``delaunay_n20..n24``) of Deveci et al. (papers 000, 003).
     """
     from scipy.spatial import Delaunay
-    rng = np.random.default_rng(seed)
     n = 1 << logn
-    t = Delaunay(rng.random((n, 2))).simplices
+    t = Delaunay(Stream(seed).random(2 * n).reshape(n, 2)).simplices
     r = np.concatenate([t[:, 0], t[:, 1], t[:, 2], t[:, 1], t[:, 2], t[:, 0]])
     c = np.concatenate([t[:, 1], t[:, 2], t[:, 0], t[:, 0], t[:, 1], t[:, 2]])
     return _csr(r, c, n)
@@ -88,12 +103,11 @@ def grid(side, keep=0.7, seed=0):
     A road-network-like class: planar, low degree, long paths, standing in for ``roadNet-CA/PA/TX``
     of Deveci et al. (papers 000, 003) and ``road_usa`` of Naim's thesis (paper 004).
     """
-    rng = np.random.default_rng(seed)
     n = side * side
     idx = np.arange(n).reshape(side, side)
     r = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel()])
     c = np.concatenate([idx[:, 1:].ravel(), idx[1:, :].ravel()])
-    k = rng.random(r.size) < keep
+    k = Stream(seed).random(r.size) < keep
     r, c = r[k], c[k]
     return _csr(np.concatenate([r, c]), np.concatenate([c, r]), n)
 
@@ -106,14 +120,16 @@ def permuted(A, seed=1):
     """
     rng = np.random.default_rng(seed)
     pr, pc = rng.permutation(A.shape[0]), rng.permutation(A.shape[1])
+    if sp.issparse(A) and A.format == "csr" and A.indices.dtype == np.int32 \
+            and A.indptr.dtype == np.int32:
+        return permute_csr(A, pr, pc)       # the same arrays, gathered by all cores
     return A[pr][:, pc].tocsr()
 
 
 def _csr(r, c, n):
-    A = sp.csr_matrix((np.ones(r.size, np.int8), (r, c)), shape=(n, n))
-    A.sum_duplicates()
-    A.data[:] = 1
-    return A
+    """The pattern of the pairs (r, c): sorted, merged, int8 ones (scipy's coo -> csr with
+    ``sum_duplicates``), built by all cores."""
+    return pattern_csr(r, c, (n, n))
 
 
 #: The reference benchmark graphs (same names and definitions as ``graphgen.SUITE``).

@@ -1,4 +1,5 @@
 """pyclmatch.generators must reproduce shared/tools/graphgen.py exactly (no OpenCL needed)."""
+import hashlib
 import importlib.util
 import time
 import types
@@ -111,3 +112,39 @@ def test_deterministic_and_seeded():
     A = gen.grid(10)
     P = gen.permuted(A)
     assert P.nnz == A.nnz and P.shape == A.shape
+
+
+def matrix_digest(A):
+    """sha256 (first 16 hex digits) of a CSR matrix's shape, indptr, indices and data."""
+    h = hashlib.sha256()
+    for a in (np.array(A.shape), A.indptr, A.indices, A.data):
+        h.update(a.dtype.str.encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()[:16]
+
+
+#: (graph, its permuted version) of the suites as first released: a faster generator must
+#: give the same matrices (checked against the reference module too, where it is present)
+DIGESTS = {
+    "uniform-4K-d4": ("954a345162621a0e", "08188f550d5c7cf3"),
+    "kron-10": ("ed1abd8f8b885ceb", "7f16e567a8c60ea1"),
+    "delaunay-10": ("3d6150010a4d68b4", "0e162a095aa7ca56"),
+    "grid-64": ("d48d845f2995cc64", "84914253e188dcf6"),
+    "uniform-256K-d4": ("b4f1972b957f0d5d", "92b3a0bfe6e15197"),
+    "kron-17": ("c77747fb5f83a24d", "c04cb053de9a51cf"),
+    "delaunay-17": ("ae0aaf954e454162", "f5b79a213c3de53c"),
+    "grid-512": ("3bd15d00bae55414", "d5995cb7769a9bba"),
+}
+
+
+@pytest.mark.parametrize("name", list(gen.SMALL_SUITE))
+def test_small_suite_is_pinned(name):
+    A = gen.SMALL_SUITE[name]()
+    assert (matrix_digest(A), matrix_digest(gen.permuted(A))) == DIGESTS[name]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(gen.MEDIUM_SUITE))
+def test_medium_suite_is_pinned(name):
+    A = gen.MEDIUM_SUITE[name]()
+    assert (matrix_digest(A), matrix_digest(gen.permuted(A))) == DIGESTS[name]

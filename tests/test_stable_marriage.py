@@ -1,5 +1,6 @@
 """Stable marriage (SMI): McVitie-Wilson and parallel Gale-Shapley against the sequential
 Gale-Shapley (the man-optimal solution is unique), stability checks, generators, Lemma 3.1."""
+import hashlib
 import os
 
 import numpy as np
@@ -119,6 +120,40 @@ def test_generators():
     # deterministic in the seed
     a, b = easy_instance(300, 7), easy_instance(300, 7)
     assert np.array_equal(a.mlist, b.mlist) and np.array_equal(a.wlist, b.wlist)
+
+
+def instance_digest(inst):
+    """sha256 (first 16 hex digits) of the four CSR arrays, dtypes included."""
+    h = hashlib.sha256()
+    for a in (inst.mptr, inst.mlist, inst.wptr, inst.wlist):
+        h.update(a.dtype.str.encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()[:16]
+
+
+#: the instances of the generators as first released (pinned: a faster generator must give
+#: the same lists for the same (n, seed))
+EASY_DIGESTS = {(1, 0): "0f09e5c2be5dbf09", (2, 1): "94101627b3f30848", (7, 3): "6d06f2184982b8fc",
+                (40, 2): "73794faf913acc48", (2000, 0): "cf5ade206ec255de",
+                (65537, 1): "45ed44291e42bd13", (100000, 3): "a174017a5a4754ea",
+                (300000, 5): "12f5edf54da980ed"}
+HARD_DIGESTS = {(1, 0): "0f09e5c2be5dbf09", (50, 1): "4ef01f97a22de8c9",
+                (1000, 2): "e131742f38a3643e"}
+
+
+@pytest.mark.parametrize("n,seed", list(EASY_DIGESTS))
+def test_easy_instance_is_pinned(n, seed):
+    assert instance_digest(easy_instance(n, seed)) == EASY_DIGESTS[n, seed]
+
+
+@pytest.mark.parametrize("n,seed", list(HARD_DIGESTS))
+def test_hard_instance_is_pinned(n, seed):
+    assert instance_digest(hard_instance(n, seed)) == HARD_DIGESTS[n, seed]
+
+
+@pytest.mark.slow
+def test_easy_instance_is_pinned_large():
+    assert instance_digest(easy_instance(1 << 21, 0)) == "fc4c3d882d53f17e"
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 40, 2000])

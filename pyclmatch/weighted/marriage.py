@@ -28,6 +28,7 @@ import scipy.sparse as sp
 from ..engine.devices import PinnedStaging, get_device
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
+from ..hostpar import Stream, delete, group_by_key, pmap, sort_rows_by, spans
 from .graph import INDEX_MAX, as_weighted_graph
 from .suitor import TEMPLATE
 
@@ -589,68 +590,77 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
 
 # --------------------------------------------------------------------------- generators
 
-def _sort_rows_by(indptr, keys, values, ncols):
-    """Reorder ``values`` within each CSR row by increasing ``keys`` (scipy's per-row sort in
-    C++, linear in the number of rows plus the rows' sort costs; no global sort). Sorts
-    ``keys`` and ``values`` in place (pass copies to keep them): fresh pages cost more than
-    the sort on large instances."""
-    M = sp.csr_matrix((values, keys, indptr), shape=(indptr.size - 1, ncols), copy=False)
-    M.has_sorted_indices = False
-    M.sort_indices()
-    return M.indices, M.data
-
-
 def easy_instance(n, seed=0):
     """Paper IV's easy instance: each man draws eps in [0, 1] and ranks (1 + eps) ln n random
     women (distinct, random order); each woman ranks exactly the men who rank her, in random
-    order. Linear time: one counting-sort transpose (scipy's, stable) groups the entries by
-    woman with the men in increasing order, so a woman drawn twice by one man shows as two
-    equal neighbours there (the later draw is dropped); one per-row sort by random keys orders
-    the women's lists. Returns int32 arrays; the cross-references are derived where needed
-    (on the device by :func:`stable_marriage`)."""
+    order. Returns int32 arrays; the cross-references are derived where needed (on the device
+    by :func:`stable_marriage`).
+
+    Linear time on all cores (:mod:`pyclmatch.hostpar`): the draws of
+    ``numpy.random.default_rng(seed)`` are computed in parallel chunks, bit for bit as the
+    sequential calls make them (``random(n)`` for eps, ``integers(0, n, L, int32)`` for the
+    women, ``integers(0, 2**31 - 1, L', int32)`` for the women's keys), so a seed always gives
+    the same instance. A stable counting sort by woman groups the entries with the men in
+    increasing order, so a woman drawn twice by one man shows as two equal neighbours there
+    (the later draw is dropped); each woman's list is then ordered by its random keys
+    (scipy's per-row sort, on blocks of women in parallel)."""
     n = int(n)
     if n < 1:
         raise InputError("n must be positive")
-    rng = np.random.default_rng(seed)
+    S = Stream(seed)
     ln = np.log(max(n, 2))
-    k = np.minimum(n, np.maximum(1, ((1.0 + rng.random(n)) * ln).astype(np.int64)))
+    eps = S.random(n)
+    k = np.empty(n, np.int64)
+
+    def lengths(ab):
+        a, b = ab
+        k[a:b] = np.minimum(n, np.maximum(1, ((1.0 + eps[a:b]) * ln).astype(np.int64)))
+    pmap(lengths, spans(n))
+    del eps
     L = int(k.sum())
     if L > INDEX_MAX or n > INDEX_MAX:
         raise InputError(f"easy_instance({n}) would hold {L} preference entries; at most "
                          f"2**31-1 are supported")
     mptr = np.zeros(n + 1, np.int32)
     np.cumsum(k, out=mptr[1:])
-    women = rng.integers(0, n, L, dtype=np.int32)
-    T = sp.csr_matrix((np.arange(L, dtype=np.int32), women, mptr), shape=(n, n)).tocsc()
-    wptr, men, entry = T.indptr.astype(np.int32, copy=False), T.indices, T.data
-    del T
-    # repeats: equal men next to each other within one woman's column (kept: the first, the
-    # earliest draw, as the transpose is stable)
-    same = np.flatnonzero(men[1:] == men[:-1]) + 1
-    same = same[wptr[np.searchsorted(wptr, same, side="right") - 1] != same]
+    women = S.integers(n, L, np.int32)
+    men = np.empty(L, np.int32)
+
+    def owners(ab):
+        a, b = ab
+        men[mptr[a]:mptr[b]] = np.repeat(np.arange(a, b, dtype=np.int32), k[a:b])
+    pmap(owners, spans(n))
+    wptr, men = group_by_key(women, n, men)          # men increasing within each woman
+
+    def repeats(ab):     # equal men next to each other within one woman's list
+        a, b = ab
+        a = max(a, 1)
+        j = np.flatnonzero(men[a:b] == men[a - 1:b - 1]) + a
+        return j[wptr[np.searchsorted(wptr, j, side="right") - 1] != j]
+    same = np.concatenate(pmap(repeats, spans(L, minimum=1 << 20)) + [np.zeros(0, np.int64)])
     if same.size:
-        drop = entry[same]
-        keep = np.ones(L, bool)
-        keep[drop] = False
-        women = women[keep]
+        # drop the later draws of each repeated (man, woman) pair from the man's list
+        col = np.searchsorted(wptr, same, side="right") - 1
+        drop = []
+        for m, w in set(zip(men[same].tolist(), col.tolist())):
+            row = np.flatnonzero(women[mptr[m]:mptr[m + 1]] == w)
+            drop.extend((row[1:] + mptr[m]).tolist())
         np.subtract.at(k, men[same], 1)
         np.cumsum(k, out=mptr[1:])
-        keep[:] = True
-        keep[same] = False
-        men = men[keep]
-        del keep
-        col = np.searchsorted(wptr, same, side="right") - 1
-        wptr[1:] -= np.cumsum(np.bincount(col, minlength=n)).astype(np.int32)
+        women = delete(women, np.sort(np.array(drop, np.int64)))
+        men = delete(men, same)
+        wptr[1:] -= np.cumsum(np.bincount(col, minlength=n))
         L = int(mptr[-1])
-    del entry
-    rnd = rng.integers(0, INDEX_MAX, L, dtype=np.int32)
-    _, wlist = _sort_rows_by(wptr, rnd, men, INDEX_MAX)          # each list in random order
+    wptr = wptr.astype(np.int32)
+    rnd = S.integers(INDEX_MAX, L, np.int32)
+    _, wlist = sort_rows_by(wptr, rnd, men, INDEX_MAX)          # each list in random order
     return MarriageInstance.from_arrays(mptr, women, wptr, wlist)
 
 
 def hard_instance(n, seed=0):
     """Paper IV's hard instance: every man has the same complete random ranking of the women,
-    every woman the same complete random ranking of the men (n(n+1)/2 proposals)."""
+    every woman the same complete random ranking of the men (n(n+1)/2 proposals). The n^2
+    entries are written by all cores."""
     n = int(n)
     if n < 1:
         raise InputError("n must be positive")
@@ -660,7 +670,13 @@ def hard_instance(n, seed=0):
     rng = np.random.default_rng(seed)
     wr, mr = rng.permutation(n).astype(np.int32), rng.permutation(n).astype(np.int32)
     ptr = np.arange(n + 1, dtype=np.int32) * np.int32(n)
-    return MarriageInstance.from_arrays(ptr, np.tile(wr, n), ptr.copy(), np.tile(mr, n))
+    mlist, wlist = np.empty((n, n), np.int32), np.empty((n, n), np.int32)
+
+    def tile(ab):
+        mlist[ab[0]:ab[1]] = wr
+        wlist[ab[0]:ab[1]] = mr
+    pmap(tile, spans(n, minimum=max(1, (1 << 20) // n)))
+    return MarriageInstance.from_arrays(ptr, mlist.ravel(), ptr.copy(), wlist.ravel())
 
 
 def smi_from_graph(G, **graph_params):
