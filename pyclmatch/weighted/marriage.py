@@ -294,8 +294,9 @@ class _MarriageDriver:
         self.handle = handle
         wg = int(work_group_size or handle.default_work_group_size())
         self.wg = max(1, min(wg, handle.max_work_group_size))
+        # (weight_t: the weighted kernels of the same program, unused here)
         self.values = dict(index_t="int", offset_t="int", mode="mt", threads_per_vertex=1,
-                           vertices_per_group=1, work_group_size=self.wg)
+                           vertices_per_group=1, work_group_size=self.wg, weight_t="float")
         self.batch = int(batch_rounds or (4 if handle.is_cpu else 16))
 
     def kernel(self, name):
