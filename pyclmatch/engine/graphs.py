@@ -254,6 +254,9 @@ class DeviceBipartite:
             self.col_ptr, self.col_ind = dc.ptr, dc.ind
             self.row_ptr, self.row_ind = dc.t_ptr, dc.t_ind
             self.sorted_side = "cols"
+        # on a CPU device the uploaded input may wrap a converted host copy, which stays
+        # referenced while the enqueued transpose reads it
+        self._raw = dc._raw if handle.is_cpu else None
 
     @property
     def sorted_lists(self):

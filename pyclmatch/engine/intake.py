@@ -74,6 +74,7 @@ class DeviceCompressed:
         nnz = int(indices.size if nnz is None else nnz)
         self.nnz = nnz
         self._given_flags = flags
+        self._raw = None
         self._by_rows = handle.is_cpu if by_rows is None else bool(by_rows)
         self.offset_t, self.odt = offset_type(nnz) if offset_t is None else (
             offset_t, np.dtype(np.int64 if offset_t == "long" else np.int32))
@@ -102,6 +103,9 @@ class DeviceCompressed:
         raw = handle.to_device(indices if nnz else np.zeros(1, indices.dtype))
         self.ind = raw if in_t == "int" else cla.empty(q, max(nnz, 1), np.int32,
                                                         allocator=handle.pool)
+        # (kept: on a CPU device raw wraps host memory, a converted copy when the user's
+        # indices are unsigned, that the enqueued check still reads)
+        self._raw = raw
         self._check(raw, in_t, transpose, perm, sched, phase)
 
     def _setup_device(self, ptr, ind, transpose, perm, sched, phase):
@@ -240,6 +244,7 @@ class DeviceSymmetric:
         self.offset_t, self.odt = self.dc.offset_t, self.dc.odt
         self.ptr, self.ind = self.dc.ptr, self.dc.ind
         raw = handle.to_device(data)
+        self._raw = raw      # (the enqueued check reads it; it may wrap a host copy)
         convert = vt != wt
         self.w = (cla.empty(q, max(self.nnz, 1), self.wdt, allocator=handle.pool)
                   if convert else raw)
@@ -269,7 +274,9 @@ class DeviceSymmetric:
     def drop_diagonal(self, sched, diagonal, phase="upload"):
         """Enqueue the removal of the ``diagonal`` entries (the count :meth:`problems`
         reported); ``ptr``, ``ind``, ``w``, ``nnz`` then describe the rest and ``orig`` maps
-        each kept entry to its input position."""
+        each kept entry to its input position. The arrays replaced stay referenced until
+        :meth:`release_inputs` (the enqueued kernels read them; on a CPU device they may wrap
+        host copies, such as offsets converted to 64 bits, that must outlive the reads)."""
         h, q, n = self.handle, self.handle.queue, self.n
         odt = self.odt
         values = dict(self._types)
@@ -295,9 +302,18 @@ class DeviceSymmetric:
         sched.launch(phase, h.kernel(TEMPLATE, "intake_drop_diagonal", **values), self._grid,
                      self._wg, np.int32(n), odt.type(self.nnz), self.ptr.data, self.ind.data,
                      self.w.data, shift.data, ptr.data, ind.data, w.data, orig.data, *args)
+        self._replaced = (self.ptr, self.ind, self.w, self.twin, has, shift)
         if args:
             self.twin = twin
         self.ptr, self.ind, self.w, self.orig, self.nnz = ptr, ind, w, orig, nnz
+
+    def release_inputs(self):
+        """Finish the queue and drop the input arrays that the kernels enqueued so far read
+        (the uploads and what :meth:`drop_diagonal` replaced): the device graph then holds
+        only ``ptr``, ``ind``, ``w``, ``orig`` and ``twin``."""
+        self.handle.queue.finish()
+        self._replaced = None
+        self._raw = self.dc._raw = None
 
 
 def raise_structure_problem(bits, what="the matrix"):

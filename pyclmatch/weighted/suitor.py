@@ -194,6 +194,7 @@ class DeviceWeighted:
             raise asymmetry_error(src.matrix)
         if rep.diagonal:
             ds.drop_diagonal(sched, rep.diagonal)
+        ds.release_inputs()
         self.g = IntakeGraph(src, ds.nnz)
         self.xadj, self.adj, self.wt, self.orig = ds.ptr, ds.ind, ds.w, ds.orig
         self.offset_t, self.odt = ds.offset_t, ds.odt
