@@ -131,3 +131,30 @@ def test_stable_marriage(offsets):
         assert np.array_equal(out[0], out[1])
     assert offsets == {"long"}
     get_device(DEV)
+
+
+def test_huge_edges_benchmark_tiny(tmp_path, monkeypatch):
+    """benchmarks/huge_edges.py at a tiny scale with 64-bit offsets forced (the path its H100
+    run takes above 2**31 entries): its graphs are canonical (sorted rows, no repeats; the
+    weighted one symmetric) and every call is verified and recorded."""
+    import importlib.util
+    import json
+    path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "huge_edges.py")
+    spec = importlib.util.spec_from_file_location("huge_edges", path)
+    he = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(he)
+    S = he.circulant_weighted(1 << 10, 9, 3, 2)
+    B = he.uniform_bipartite(1 << 10, 17, 3, 2)
+    for M in (S, B):
+        C = M.copy()
+        C.sum_duplicates()
+        C.sort_indices()
+        assert C.nnz == M.nnz and np.array_equal(C.indices, M.indices)
+    assert abs(S - S.T).max() == 0 and S.diagonal().max() == 0 and S.data.min() > 0
+    monkeypatch.setenv(FORCE_OFFSET64_ENV, "")        # (restored after the test)
+    he.main(["--device", DEV, "--scale", "10", "--force-offset64", "--out", str(tmp_path)])
+    out = json.load(open(tmp_path / "results.json"))
+    assert out["meta"]["offset_t"] == "long"
+    assert [r["call"] for r in out["rows"]] == [
+        "maximum_matching", "weighted_matching [float64]", "weighted_matching [float32]"]
+    assert (tmp_path / "results.md").exists()

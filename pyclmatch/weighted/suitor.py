@@ -164,8 +164,11 @@ class DeviceWeighted:
                                      raise_structure_problem)
         from .graph import asymmetry_error, inexact_error, invalid_weights, weight_error
         wdt = src.weight_dtype
+        # the uploads besides the device graph: indices that are not int32 (converted
+        # there), weights that are not of the weight type (converted there)
         need = {"input indices": src.nnz * 8 if src.indices.dtype != np.int32 else 0,
-                "input weights": src.nnz * src.data.dtype.itemsize}
+                "input weights": src.nnz * src.data.dtype.itemsize
+                if src.data.dtype != wdt else 0}
         need.update(extra_bytes or {})
         self = cls(handle, IntakeGraph(src, src.nnz), need, wdt)
         while True:
