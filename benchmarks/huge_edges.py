@@ -140,6 +140,14 @@ def timed(call):
                               if isinstance(v, (int, float, str))}}
 
 
+def summary(row):
+    """One log line of a timed call."""
+    steps = ", ".join(f"{k} {v:.3f}" for k, v in row["steps"].items()
+                      if not k.startswith("kernel:"))
+    return (f"  {row['call']}: whole {row['whole_s']:.3f} s, kernels {row['kernels_s']:.3f} s, "
+            f"{row['answer']}; steps {steps}")
+
+
 def warm_up(handle, fams, b, log):
     """Build the programs of the huge calls (64-bit offsets) on a small graph."""
     old = os.environ.get(FORCE_OFFSET64_ENV)
@@ -236,10 +244,7 @@ def main(argv=None):
         row.update(call="maximum_matching", graph=f"uniform-bipartite-d{args.degree}", n=n,
                    nnz=int(A.nnz), generate_s=gen,
                    answer=f"cardinality {res.cardinality} ({res.algorithm})")
-        log(f"  maximum_matching: whole {row['whole_s']:.3f} s, kernels "
-            f"{row['kernels_s']:.3f} s, {row['answer']}; steps "
-            + ", ".join(f"{k} {v:.3f}" for k, v in row["steps"].items()
-                        if not k.startswith("kernel:")))
+        log(summary(row))
         rows.append(row)
         save()
         del A, res
@@ -265,10 +270,7 @@ def main(argv=None):
                 row.update(call=f"{name} [{res.precision}]", graph=graph, n=n,
                            nnz=int(S.nnz), generate_s=gen,
                            answer=f"cardinality {res.cardinality}, weight {res.weight:.6f}")
-                log(f"  {row['call']}: whole {row['whole_s']:.3f} s, kernels "
-                    f"{row['kernels_s']:.3f} s, {row['answer']}; steps "
-                    + ", ".join(f"{k} {v:.3f}" for k, v in row["steps"].items()
-                                if not k.startswith("kernel:")))
+                log(summary(row))
                 rows.append(row)
                 save()
                 del res

@@ -13,7 +13,6 @@ import pytest
 import scipy.sparse as sp
 
 import pyclmatch
-from pyclmatch import get_device
 from pyclmatch.bipartite.api import algorithms
 from pyclmatch.engine.devices import DeviceHandle
 from pyclmatch.engine.graphs import FORCE_OFFSET64_ENV, index_types
@@ -130,7 +129,6 @@ def test_stable_marriage(offsets):
             out.append(res.wife)
         assert np.array_equal(out[0], out[1])
     assert offsets == {"long"}
-    get_device(DEV)
 
 
 def test_huge_edges_benchmark_tiny(tmp_path, monkeypatch):
