@@ -2,7 +2,11 @@
   Shared pieces of every pyclmatch kernel (OpenCL C 1.2, no vendor extensions).
   Template values used here:
     index_t   vertex-id type ("int")
-    offset_t  edge-offset type ("int", or "long" above 2**31-1 edges)
+    offset_t  edge-offset type ("int", or "long" above 2**31-1 edges: then the 64-bit atomics
+              of cl_khr_int64_base_atomics / cl_khr_int64_extended_atomics are enabled and
+              OFFSET_ATOMIC(op) names them, see below)
+    weight_t  (optional) the weight type a family compares ("float" or "double"): defines
+              weight_t, wbits_t and the WEIGHT_BITS helpers below
     mode      "ct": constant grid, each work-item strides over several vertices (coalesced);
               "mt": one vertex per work-item (the grid covers all vertices)
     heavy_degree  (optional, default -1 = off) degree-aware work distribution: a vertex of
@@ -12,6 +16,40 @@
 <% heavy_degree = int(context.get('heavy_degree', -1)) %>\
 typedef ${index_t} index_t;
 typedef ${offset_t} offset_t;
+/* OFFSET_ATOMIC(op): the atomic function op (cmpxchg, inc, add, min, max) on an offset_t in
+   global memory: OpenCL 1.2 names the 32-bit ones atomic_op and the 64-bit ones atom_op. */
+% if offset_t == "long":
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+#define OFFSET_ATOMIC(op) atom_##op
+% else:
+#define OFFSET_ATOMIC(op) atomic_##op
+% endif
+<% weight_t = context.get('weight_t', None) %>\
+% if weight_t == "double":
+/* Weights (weight_t, when the template value weight_t is given: "float" or "double", the
+   precision the family compares). Positive IEEE numbers order like their bit patterns read as
+   signed integers, so a maximum or minimum of weights is one integer atomic on wbits_t:
+   WEIGHT_BITS(x) the bits, WEIGHT_OF_BITS(b) back, WBITS_ATOMIC(op) the atomic on wbits_t
+   (64-bit atomics of cl_khr_int64_* for double), WBITS_NONE above every weight's bits. */
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+typedef double weight_t;
+typedef long wbits_t;
+#define WEIGHT_BITS(x) as_long(x)
+#define WEIGHT_OF_BITS(b) as_double(b)
+#define WBITS_ATOMIC(op) atom_##op
+#define WBITS_NONE LONG_MAX
+% elif weight_t:
+/* Weights: see the double case above (float: 32-bit bits and atomics). */
+typedef float weight_t;
+typedef int wbits_t;
+#define WEIGHT_BITS(x) as_int(x)
+#define WEIGHT_OF_BITS(b) as_float(b)
+#define WBITS_ATOMIC(op) atomic_##op
+#define WBITS_NONE INT_MAX
+% endif
 
 /* The list holding entry e of a compressed structure (CSR/CSC offsets ptr[0..n]): the largest
    i < n with ptr[i] <= e, by binary search, so that edge-parallel passes give every work-item

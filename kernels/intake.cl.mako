@@ -56,11 +56,18 @@ __kernel void intake_check(index_t n, index_t n_minor, offset_t nnz,
     if (bad) atomic_or(&flags[0], bad);
 }
 
-/* The transpose: entry (i, j) of the input goes to list j at a position taken from cursor[j]
-   (the scanned counts). Within a list the order is the order in which work-items claim
-   positions; the lists hold the right entries whatever that order. */
+/* The transpose: entry (i, j) of the input goes to list j at a position claimed with one
+   atomic increment: cursor[j] starts at t_ptr[j] (the scanned counts) with 32-bit offsets;
+   with 64-bit offsets cursor[j] counts from 0 (an int: no list is longer than 2**31-1) and the
+   position is t_ptr[j] + cursor[j]. Within a list the order is the order in which work-items
+   claim positions; the lists hold the right entries whatever that order. */
 __kernel void intake_scatter(index_t n, index_t n_minor, offset_t nnz, __global const offset_t *ptr,
-                             __global const index_t *ind, __global offset_t *cursor,
+                             __global const index_t *ind, __global const offset_t *t_ptr,
+% if offset_t == "long":
+                             __global int *cursor,
+% else:
+                             __global offset_t *cursor,
+% endif
                              __global index_t *t_ind
 % if with_perm:
                              , __global offset_t *t_perm
@@ -70,7 +77,11 @@ __kernel void intake_scatter(index_t n, index_t n_minor, offset_t nnz, __global 
     <%common:entries e="e" i="i" by_rows="${by_rows}">
         const index_t j = ind[e];
         if (j < 0 || j >= n_minor) continue;    /* (flagged by intake_check; not counted) */
+% if offset_t == "long":
+        const offset_t pos = t_ptr[j] + atomic_inc(&cursor[j]);
+% else:
         const offset_t pos = atomic_inc(&cursor[j]);
+% endif
         t_ind[pos] = i;
 % if with_perm:
         t_perm[pos] = e;
@@ -102,62 +113,71 @@ __kernel void intake_split(offset_t nnz, __global const ulong *keys, int minor_b
 
 <%doc>
   Values of a square structure (template values besides those above: in_value_t, the C type
-  of the stored values as uploaded, value_is_float, and with_twins: write each entry's twin
-  position, the reverse edge of a symmetric graph). Rendered only when in_value_t is
-  given, as a program of its own, so that the structure kernels above are built once
-  whatever the value type.
+  of the stored values as uploaded, value_is_float; weight_t, the type the family compares
+  ("float" or "double", default "float"); check_exact: count the values that weight_t does
+  not hold exactly (64-bit integers above 2**53 in a double); and with_twins: write each
+  entry's twin position, the reverse edge of a symmetric graph). Rendered only when
+  in_value_t is given, as a program of its own, so that the structure kernels above are
+  built once whatever the value type.
 </%doc>
-<% in_value_t = context.get('in_value_t', None); value_is_float = context.get('value_is_float', False); with_twins = context.get('with_twins', False) %>\
-% if in_value_t:
+<% in_value_t = context.get('in_value_t', None); value_is_float = context.get('value_is_float', False); with_twins = context.get('with_twins', False); check_exact = context.get('check_exact', False) %>\
 % if in_value_t == "double":
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 % endif
+% if context.get('weight_t', None) is None:
+typedef float weight_t;    /* (common.cl.mako defines it when weight_t is given) */
+% endif
+% if in_value_t:
 typedef ${in_value_t} in_value_t;
 
 /* flags[] slots of intake_values (the host fills them: 0 but SLOT_FIRST_BAD = INT_MAX) */
-#define SLOT_FIRST_BAD 1  /* least position of an invalid value */
+#define SLOT_FIRST_BAD 1  /* least list (row) holding an invalid value */
 #define SLOT_BAD 2        /* invalid values (off the diagonal) */
 #define SLOT_DIAG 3       /* diagonal entries */
 #define SLOT_ASYM 4       /* entries (i, j, x), i < j, without a twin (j, i, x) */
 #define SLOT_BALANCE 5    /* entries above the diagonal minus entries below */
+#define SLOT_INEXACT 6    /* values that weight_t does not hold exactly (with check_exact) */
 
 /* One pass over the stored values of a square structure: each entry (i, j, x) off the
-   diagonal must hold a finite positive x whose float conversion (the device's weight) is
+   diagonal must hold a finite positive x whose weight_t conversion (the device's weight) is
    finite and positive too. With check_twins, each entry above the diagonal (i < j) must have
    a twin (j, i, x) (binary search in list j) and there must be as many entries below the
    diagonal as above: with no repeated entries (intake_check) the twins then pair them all,
    so the matrix is symmetric with equal values both ways. Diagonal entries are only
-   counted. With convert, w[e] = (float)x for every entry (round to nearest, as numpy).
+   counted. With convert, w[e] = (weight_t)x for every entry (round to nearest, as numpy).
    With with_twins, twin[e] = the position of e's twin, both ways (valid when the matrix
    is found symmetric).
    Entries out of range are skipped (intake_check reports them); with unsorted lists the
    twin counts mean nothing (the host repairs the structure and runs this again). */
 __kernel void intake_values(index_t n, offset_t nnz, __global const offset_t *ptr,
                             __global const index_t *ind, __global const in_value_t *val,
-                            __global float *w, int convert, int check_twins,
+                            __global weight_t *w, int convert, int check_twins,
                             __global int *flags
 % if with_twins:
                             , __global offset_t *twin
 % endif
                             )
 {
-    int bad = 0, diag = 0, asym = 0, balance = 0;
-    offset_t first = INT_MAX;
+    int bad = 0, diag = 0, asym = 0, balance = 0, inexact = 0;
+    index_t first = INT_MAX;
     <%common:entries e="e" i="i" by_rows="${by_rows}">
         const index_t j = ind[e];
         if (j < 0 || j >= n) continue;
         const in_value_t x = val[e];
-        const float f = (float)x;
+        const weight_t f = (weight_t)x;
         if (convert) w[e] = f;
         if (i == j) { ++diag; continue; }
 % if value_is_float:
-        if (!(x > 0) || isinf(x) || !(f > 0.0f) || isinf(f)) {      /* NaN fails x > 0 */
+        if (!(x > 0) || isinf(x) || !(f > 0) || isinf(f)) {      /* NaN fails x > 0 */
 % else:
         if (!(x > 0)) {
 % endif
             ++bad;
-            first = min(first, e);
+            first = min(first, i);
         }
+% if check_exact:
+        else if (convert_${in_value_t}_sat(f) != x) ++inexact;
+% endif
         if (j < i) { --balance; continue; }
         ++balance;
         if (check_twins) {
@@ -172,6 +192,7 @@ __kernel void intake_values(index_t n, offset_t nnz, __global const offset_t *pt
     if (diag) atomic_add(&flags[SLOT_DIAG], diag);
     if (asym) atomic_add(&flags[SLOT_ASYM], asym);
     if (balance) atomic_add(&flags[SLOT_BALANCE], balance);
+    if (inexact) atomic_add(&flags[SLOT_INEXACT], inexact);
 }
 % endif
 
@@ -188,9 +209,9 @@ __kernel void intake_diagonal_rows(index_t n, __global const offset_t *ptr,
    e - shift[i] - (1 if it follows i's diagonal entry); orig[new position] = e. With
    with_twins, the twin positions (intake_values) are carried across and renumbered. */
 __kernel void intake_drop_diagonal(index_t n, offset_t nnz, __global const offset_t *ptr,
-                                   __global const index_t *ind, __global const float *w,
+                                   __global const index_t *ind, __global const weight_t *w,
                                    __global const int *shift, __global offset_t *new_ptr,
-                                   __global index_t *new_ind, __global float *new_w,
+                                   __global index_t *new_ind, __global weight_t *new_w,
                                    __global offset_t *orig
 % if with_twins:
                                    , __global const offset_t *twin, __global offset_t *new_twin

@@ -7,9 +7,11 @@
     threads_per_vertex  lanes of a "group" (the paper's warp) scanning one neighbour list
     vertices_per_group  the chunk of vertices a group owns (the paper's vertices-per-warp)
     work_group_size     work-items per work-group (the paper's threads-per-block)
+    weight_t            "float" or "double": the precision in which weights are compared
+                        (common.cl.mako; the user's float64 weights stay exact with "double")
   threads_per_vertex must be a power of two dividing work_group_size.
 
-  Weighted graphs: symmetric CSR xadj/adj with positive float weights wt and src[e] (the
+  Weighted graphs: symmetric CSR xadj/adj with positive weights wt (weight_t) and src[e] (the
   vertex whose list holds edge e). Preferences are the keys (w, id): u prefers neighbour p to
   p' iff (w(u,p), p) > (w(u,p'), p') lexicographically. For a fixed u this order equals the
   global edge order (w, max(u,p), min(u,p)), so the Suitor result is exactly the sequential
@@ -17,10 +19,10 @@
 
   Suitor state of vertex p: suitor_e[p] = the edge (s -> p) of its current suitor s, as an
   index into s's list (-1: none), so that the suitor id src[e] and the offer wt[e] are one
-  32-bit word and one compare-and-swap changes both (no locks: NVIDIA and PoCL have no
-  independent forward progress guarantee inside a work-group). ws[p] holds the float bits of
-  the best offer p has accepted, raised with atomic_max on the int bits (positive floats order
-  like their bit patterns); it lags the truth at most, so it only prunes the scan.
+  word (offset_t) and one compare-and-swap changes both (no locks: NVIDIA and PoCL have no
+  independent forward progress guarantee inside a work-group). ws[p] holds the bits of
+  the best offer p has accepted (WEIGHT_BITS), raised with an integer atomic max (positive
+  floats order like their bit patterns); it lags the truth at most, so it only prunes the scan.
 </%doc>
 <%include file="common.cl.mako"/>
 #define TPV ${threads_per_vertex}
@@ -36,16 +38,16 @@
 /* ws and suitor_e are read through volatile pointers: another work-group may have changed
    them, and a stale copy in a non-coherent L1 cache would make a vertex retry a CAS it keeps
    losing. */
-inline int suitor_eligible(float w, index_t u, index_t p, volatile __global const int *ws,
-                           volatile __global const offset_t *suitor_e, __global const float *wt,
+inline int suitor_eligible(weight_t w, index_t u, index_t p, volatile __global const wbits_t *ws,
+                           volatile __global const offset_t *suitor_e, __global const weight_t *wt,
                            __global const index_t *src)
 {
-    float h = as_float(ws[p]);
+    weight_t h = WEIGHT_OF_BITS(ws[p]);
     if (w > h) return 1;          /* tentative: ws may lag, the CAS below decides */
     if (w < h) return 0;
     offset_t k = suitor_e[p];
     if (k < 0) return 1;
-    float wk = wt[k];
+    weight_t wk = wt[k];
     return BETTER(w, u, wk, src[k]);
 }
 
@@ -53,20 +55,20 @@ inline int suitor_eligible(float w, index_t u, index_t p, volatile __global cons
    by compare-and-swap. Returns the vertex that must propose next: the displaced suitor, u
    itself when p already holds a better offer (continue the search), or -1. */
 inline index_t suitor_propose(index_t u, offset_t e, __global const index_t *adj,
-                              __global const float *wt, __global const index_t *src,
-                              __global offset_t *suitor_e, __global int *ws)
+                              __global const weight_t *wt, __global const index_t *src,
+                              __global offset_t *suitor_e, __global wbits_t *ws)
 {
     index_t p = adj[e];
-    float w = wt[e];
+    weight_t w = wt[e];
     offset_t cur = ((volatile __global offset_t *)suitor_e)[p];
     for (;;) {
         if (cur >= 0) {
-            float wc = wt[cur];
+            weight_t wc = wt[cur];
             if (!BETTER(w, u, wc, src[cur])) return u;      /* lines 26-28 */
         }
-        offset_t old = atomic_cmpxchg(&suitor_e[p], cur, e);
+        offset_t old = OFFSET_ATOMIC(cmpxchg)(&suitor_e[p], cur, e);
         if (old == cur) {                                   /* lines 21-25 */
-            atomic_max(&ws[p], as_int(w));
+            WBITS_ATOMIC(max)(&ws[p], WEIGHT_BITS(w));
             return cur >= 0 ? src[cur] : -1;
         }
         cur = old;                                          /* somebody else won: re-check */
@@ -91,8 +93,8 @@ inline index_t suitor_propose(index_t u, offset_t e, __global const index_t *adj
    counters[0] += proposals (CAS attempts), counters[1] += recurrent iterations. */
 __kernel __attribute__((reqd_work_group_size(WGS, 1, 1)))
 void gpu_suitor(__global const offset_t *xadj, __global const index_t *adj,
-                __global const float *wt, __global const index_t *src,
-                __global offset_t *suitor_e, __global int *ws,
+                __global const weight_t *wt, __global const index_t *src,
+                __global offset_t *suitor_e, __global wbits_t *ws,
                 __global const index_t *work, index_t n_work, int identity, int slots_in,
                 __global const int *in_counts,
                 __global index_t *out, __global int *out_counts, int slots_out,
@@ -103,7 +105,7 @@ void gpu_suitor(__global const offset_t *xadj, __global const index_t *adj,
     __local index_t next[GROUPS * VPG];
     __local offset_t cand[GROUPS * VPG];
     __local int qlen[GROUPS];
-    __local float red_w[WGS];
+    __local weight_t red_w[WGS];
     __local index_t red_p[WGS];
     __local offset_t red_e[WGS];
     __local int shared_max;
@@ -142,14 +144,14 @@ void gpu_suitor(__global const offset_t *xadj, __global const index_t *adj,
         /* lines 5-7: each vertex of the chunk in turn, its neighbours in parallel */
         for (int i = 0; i < maxlen; ++i) {
             const index_t u = (i < qlen[g]) ? queue[g * VPG + i] : -1;
-            float bw = 0.0f;
+            weight_t bw = 0;
             index_t bp = -1;
             offset_t be = -1;
             if (u >= 0) {
                 const offset_t end = xadj[u + 1];
                 for (offset_t j = xadj[u] + lane; j < end; j += TPV) {
                     const index_t p = adj[j];
-                    const float w = wt[j];
+                    const weight_t w = wt[j];
                     if (BETTER(w, p, bw, bp) && suitor_eligible(w, u, p, ws, suitor_e, wt, src)) {
                         bw = w; bp = p; be = j;
                     }
@@ -283,7 +285,7 @@ __kernel void mate_pairs(__global const offset_t *xadj, __global const index_t *
 
 /* ProcessVertex (Algorithm 2, lines 2-8): candidate[s] = heaviest unmatched neighbour. */
 __kernel void ld_process_vertex(__global const offset_t *xadj, __global const index_t *adj,
-                                __global const float *wt, index_t n,
+                                __global const weight_t *wt, index_t n,
                                 __global const index_t *mate, __global index_t *candidate,
                                 __global int *dirty)
 {
@@ -291,11 +293,11 @@ __kernel void ld_process_vertex(__global const offset_t *xadj, __global const in
         if (!dirty[s]) continue;
         dirty[s] = 0;
         if (mate[s] >= 0) continue;
-        float max_wt = 0.0f;
+        weight_t max_wt = 0;
         index_t max_wt_id = -1;
         for (offset_t j = xadj[s]; j < xadj[s + 1]; ++j) {
             const index_t t = adj[j];
-            const float w = wt[j];
+            const weight_t w = wt[j];
             if (mate[t] < 0 && BETTER(w, t, max_wt, max_wt_id)) {   /* line 5, ties by id */
                 max_wt = w; max_wt_id = t;
             }
@@ -445,7 +447,7 @@ __kernel void bs_pairs(index_t n, __global const offset_t *bptr,
    when d > BS_CHUNK). */
 #define BS_CHUNK 8
 __kernel void bs_propose(__global const offset_t *xadj, __global const index_t *adj,
-                         __global const float *wt, index_t n, __global const int *b,
+                         __global const weight_t *wt, index_t n, __global const int *b,
                          __global const offset_t *bptr, __global const offset_t *slist,
                          __global const int *ssize, __global int *deficit,
                          __global int *active, __global int *prop, __global int *touched,
@@ -457,14 +459,14 @@ __kernel void bs_propose(__global const offset_t *xadj, __global const index_t *
         int made = 0;
         while (d > 0) {
             const int want = min(d, BS_CHUNK);
-            float cw[BS_CHUNK];
+            weight_t cw[BS_CHUNK];
             index_t cp[BS_CHUNK];
             offset_t ce[BS_CHUNK];
             int cnt = 0;
             for (offset_t j = xadj[u]; j < xadj[u + 1]; ++j) {
                 if (prop[j]) continue;
                 const index_t p = adj[j];
-                const float w = wt[j];
+                const weight_t w = wt[j];
                 if (cnt == want && !BETTER(w, p, cw[cnt - 1], cp[cnt - 1])) continue;
                 const int bsz = b[p];
                 if (bsz <= 0) continue;
@@ -494,7 +496,7 @@ __kernel void bs_propose(__global const offset_t *xadj, __global const index_t *
 }
 
 __kernel void bs_accept(__global const offset_t *xadj, __global const index_t *adj,
-                        __global const float *wt, index_t n, __global const int *b,
+                        __global const weight_t *wt, index_t n, __global const int *b,
                         __global const offset_t *bptr, __global offset_t *slist,
                         __global int *ssize, __global int *deficit, __global int *active,
                         __global int *prop, __global int *touched, __global const offset_t *rev)
@@ -509,7 +511,7 @@ __kernel void bs_accept(__global const offset_t *xadj, __global const index_t *a
             const offset_t e = rev[f];
             if (prop[e] != 2) continue;
             const index_t u = adj[f];
-            const float w = wt[f];
+            const weight_t w = wt[f];
             offset_t rejected = -1;       /* edge (p -> x) of the offer that drops out */
             if (sz == bsz) {
                 const offset_t worst = slist[s0 + sz - 1];
@@ -647,7 +649,7 @@ __kernel void marriage_hash_men(__global const offset_t *mptr, __global const in
         if (t - s <= MARRIAGE_SHORT) continue;
         for (offset_t e = s; e < t; ++e) {
             uint slot = marriage_slot(m, mlist[e], cap);
-            while (atomic_cmpxchg(&table[slot], -1, e) != -1)
+            while (OFFSET_ATOMIC(cmpxchg)(&table[slot], -1, e) != -1)
                 if (++slot == cap) slot = 0;
         }
     }

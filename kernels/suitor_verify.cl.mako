@@ -3,8 +3,9 @@
   nothing with the kernels that computed them (pyclmatch/weighted/certificate.py).
   Template values: those of common.cl.mako (mode "ct") and by_rows (the edge passes walk whole
   lists per work-item: CPU devices; see entries in common.cl.mako).
-  The graph: a symmetric CSR ptr/ind with sorted lists and positive float weights w (the
-  device's weights: the order the algorithms compare is the key (w, id), see
+  Template value weight_t ("float" or "double", common.cl.mako): the precision of the weights.
+  The graph: a symmetric CSR ptr/ind with sorted lists and positive weights w (the
+  device's weights, compared in the precision the algorithm compared: the order the algorithms compare is the key (w, id), see
   pyclmatch/weighted/reference.py). An undirected edge is judged once, from its copy (u, p)
   with u < p. out[] (int, filled by the host: 0, but the example slots INT_MAX) is read back
   once.
@@ -35,14 +36,14 @@
    v's mate edge (0 when unmatched: every edge is above it). out[OUT_COUNT] += matched
    vertices. */
 __kernel void wv_mates(index_t n, __global const offset_t *ptr, __global const index_t *ind,
-                       __global const float *w, __global const long *mate, __global float *mw,
+                       __global const weight_t *w, __global const long *mate, __global weight_t *mw,
                        __global int *out)
 {
     int bad = 0, matched = 0;
     index_t ex = INT_MAX;
     FOR_EACH_VERTEX(v, n) {
         const long m = mate[v];
-        float x = 0.0f;
+        weight_t x = 0;
         int b = 0;
         if (m < -1 || m >= n) b = BAD_ID;
         else if (m == v) b = SELF;
@@ -63,15 +64,15 @@ __kernel void wv_mates(index_t n, __global const offset_t *ptr, __global const i
 /* Matching: no edge (u, p) above both u's and p's mate edges, each end's mate ranked by the
    key (w, id) (the greedy matching is the one stable matching under that order). */
 __kernel void wv_blocking(index_t n, offset_t nnz, __global const offset_t *ptr,
-                          __global const index_t *ind, __global const float *w,
-                          __global const long *mate, __global const float *mw,
+                          __global const index_t *ind, __global const weight_t *w,
+                          __global const long *mate, __global const weight_t *mw,
                           __global int *out)
 {
     index_t ex = INT_MAX;
     <%common:entries e="e" i="u" by_rows="${by_rows}">
         const index_t p = ind[e];
         if (p <= u) continue;
-        const float x = w[e];
+        const weight_t x = w[e];
         if (ABOVE(x, p, mw[u], mate[u]) && ABOVE(x, u, mw[p], mate[p])) ex = min(ex, u);
     </%common:entries>
     if (ex != INT_MAX) { atomic_or(&out[OUT_BAD], BLOCKING); atomic_min(&out[OUT_EX_EDGE], ex); }
@@ -80,11 +81,11 @@ __kernel void wv_blocking(index_t n, offset_t nnz, __global const offset_t *ptr,
 /* b-matching, over the k pairs (pairs[2i], pairs[2i+1]) in either order: ends in range and
    distinct, an edge (pos[i] = its position in the smaller end's list, in_m[pos] counts the
    times it is listed), deg[] += 1 at both ends, worst[] = the least weight bits of the
-   matched edges at each end (positive floats order like their bits; INT_MAX: none). */
+   matched edges at each end (positive floats order like their bits: WEIGHT_BITS; WBITS_NONE: none). */
 __kernel void bv_pairs(index_t n, index_t k, __global const offset_t *ptr,
-                       __global const index_t *ind, __global const float *w,
+                       __global const index_t *ind, __global const weight_t *w,
                        __global const long *pairs, __global offset_t *pos,
-                       __global int *in_m, __global int *deg, __global int *worst,
+                       __global int *in_m, __global int *deg, __global wbits_t *worst,
                        __global int *out)
 {
     int bad = 0;
@@ -101,9 +102,9 @@ __kernel void bv_pairs(index_t n, index_t k, __global const offset_t *ptr,
         if (atomic_inc(&in_m[at])) { bad |= TWICE; ex = min(ex, a); }
         atomic_inc(&deg[a]);
         atomic_inc(&deg[c]);
-        const int bits = as_int(w[at]);
-        atomic_min(&worst[a], bits);
-        atomic_min(&worst[c], bits);
+        const wbits_t bits = WEIGHT_BITS(w[at]);
+        WBITS_ATOMIC(min)(&worst[a], bits);
+        WBITS_ATOMIC(min)(&worst[c], bits);
     }
     if (bad) { atomic_or(&out[OUT_BAD], bad); atomic_min(&out[OUT_EX_VERTEX], ex); }
 }
@@ -111,8 +112,8 @@ __kernel void bv_pairs(index_t n, index_t k, __global const offset_t *ptr,
 /* b-matching: worst_p[] = the least partner among the matched edges of weight worst[] at
    each end (the worst matched partner under the key (w, id)). */
 __kernel void bv_partners(index_t n, index_t k, __global const index_t *ind,
-                          __global const float *w, __global const long *pairs,
-                          __global const offset_t *pos, __global const int *worst,
+                          __global const weight_t *w, __global const long *pairs,
+                          __global const offset_t *pos, __global const wbits_t *worst,
                           __global int *worst_p)
 {
     FOR_EACH_VERTEX(i, k) {
@@ -120,7 +121,7 @@ __kernel void bv_partners(index_t n, index_t k, __global const index_t *ind,
         if (at < 0) continue;
         const long x = pairs[2 * (long)i], y = pairs[2 * (long)i + 1];
         const index_t a = (index_t)min(x, y), c = (index_t)max(x, y);
-        const int bits = as_int(w[at]);
+        const wbits_t bits = WEIGHT_BITS(w[at]);
         if (bits == worst[a]) atomic_min(&worst_p[a], c);
         if (bits == worst[c]) atomic_min(&worst_p[c], a);
     }
@@ -130,9 +131,9 @@ __kernel void bv_partners(index_t n, index_t k, __global const index_t *ind,
    no edge outside the b-matching would be taken by both ends (an end takes it when it has
    room, or when the edge is above its worst matched edge in the key order). */
 __kernel void bv_check(index_t n, offset_t nnz, __global const offset_t *ptr,
-                       __global const index_t *ind, __global const float *w,
+                       __global const index_t *ind, __global const weight_t *w,
                        __global const int *b, __global const long *degree,
-                       __global const int *deg, __global const int *worst,
+                       __global const int *deg, __global const wbits_t *worst,
                        __global const int *worst_p, __global const int *in_m,
                        __global int *out)
 {
@@ -147,7 +148,7 @@ __kernel void bv_check(index_t n, offset_t nnz, __global const offset_t *ptr,
     <%common:entries e="e" i="u" by_rows="${by_rows}">
         const index_t p = ind[e];
         if (p <= u || in_m[e]) continue;
-        const int x = as_int(w[e]);
+        const wbits_t x = WEIGHT_BITS(w[e]);
         const int want_u = deg[u] < b[u] || ABOVE(x, p, worst[u], worst_p[u]);
         const int want_p = deg[p] < b[p] || ABOVE(x, u, worst[p], worst_p[p]);
         if (want_u && want_p) ex_e = min(ex_e, u);

@@ -161,10 +161,19 @@ def test_input_forms_agree():
                                       (np.inf, "infinite"), (1e300, "float32")])
 def test_invalid_weights(bad, what):
     u, v, w = np.array([0, 1, 2]), np.array([1, 2, 3]), np.array([1.0, bad, 2.0])
+    # 1e300 is a float64 weight (the default precision) but overflows float32
+    opts = {"precision": "float32"} if what == "float32" else {}
     with pytest.raises(InputError, match=what):
-        weighted_matching((u, v, w), device=DEV)
-    res = weighted_matching((u, v, w), device=DEV, drop_invalid=True)
+        weighted_matching((u, v, w), device=DEV, **opts)
+    res = weighted_matching((u, v, w), device=DEV, drop_invalid=True, **opts)
     assert sorted(map(tuple, res.edges)) == [(0, 1), (2, 3)]
+    if opts:
+        for G in ((u, v, w), sp.csr_matrix((np.r_[w, w], (np.r_[u, v], np.r_[v, u])))):
+            res = weighted_matching(G, device=DEV)
+            assert res.precision == "float64" and res.counters["weights"] == "float64"
+            assert sorted(map(tuple, res.edges)) == [(1, 2)]
+            with pytest.raises(InputError, match="float32"):
+                weighted_matching(G, device=DEV, precision="float32")
 
 
 def test_invalid_weights_sparse():

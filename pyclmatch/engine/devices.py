@@ -292,15 +292,18 @@ class DeviceHandle:
             return out
 
     def exclusive_scan(self, src, dst, total, total_at=0, queue=None):
-        """``dst[i] = src[0] + ... + src[i-1]`` and ``total[total_at]`` = the sum, for int32
-        device arrays (pyopencl's ``GenericScanKernel``, built once per device); no read-back.
-        """
+        """``dst[i] = src[0] + ... + src[i-1]`` and ``total[total_at]`` = the sum, for an int32
+        device array ``src``, summed in the type of ``dst`` and ``total`` (int32, or int64 for
+        64-bit offsets) (pyopencl's ``GenericScanKernel``, built once per device and type);
+        no read-back."""
         from pyopencl.scan import GenericScanKernel
-        knl = self.memoize(("engine", "exclusive scan int32"), lambda: GenericScanKernel(
-            self.context, np.int32,
-            arguments="__global const int *x, __global int *out, __global int *total, "
+        dt = np.dtype(dst.dtype)
+        ct = {"i4": "int", "i8": "long"}[dt.str[1:]]
+        knl = self.memoize(("engine", "exclusive scan", ct), lambda: GenericScanKernel(
+            self.context, dt,
+            arguments=f"__global const int *x, __global {ct} *out, __global {ct} *total, "
                       "int total_at, long n",
-            input_expr="x[i]", scan_expr="a+b", neutral="0",
+            input_expr=f"({ct})x[i]", scan_expr="a+b", neutral="0",
             output_statement="out[i] = prev_item; if (i + 1 == n) total[total_at] = item;"))
         n = int(src.size)
         return knl(src, dst, total, np.int32(total_at), np.int64(n), size=n,
@@ -373,8 +376,13 @@ class PinnedStaging:
         table = self.__dict__.setdefault("_staged", {})
         key = handle.context.int_ptr
         if key not in table and not handle.is_cpu:
-            table[key] = {f: handle.pinned_copy(self._field(f)) for f in self._staged_fields}
+            table[key] = {f: handle.pinned_copy(self._field(f))
+                          for f in self._fields_to_stage(handle)}
         return self
+
+    def _fields_to_stage(self, handle):
+        """The attributes :meth:`stage` pins for ``handle`` (``_staged_fields``)."""
+        return self._staged_fields
 
     def staged(self, handle):
         """The pinned copies staged for ``handle`` (empty dict if none)."""

@@ -161,11 +161,43 @@ def _check_shape(shape):
     return (m, n)
 
 
+#: set to 1 (or "true"/"yes"/"on") to take the 64-bit edge-offset path at every size: the
+#: kernels then run with ``offset_t`` = long on small graphs too (tests of that path)
+FORCE_OFFSET64_ENV = "PYCLMATCH_FORCE_OFFSET64"
+
+
+def force_offset64():
+    """Whether ``PYCLMATCH_FORCE_OFFSET64`` asks for 64-bit edge offsets at every size."""
+    import os
+    return os.environ.get(FORCE_OFFSET64_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
 def index_types(nnz):
-    """OpenCL C types (vertex id, edge offset) and numpy dtypes for a graph with ``nnz`` edges."""
-    if nnz > INDEX_MAX:
+    """OpenCL C types (vertex id, edge offset) and numpy dtypes for a graph with ``nnz`` edges
+    (stored entries): 32-bit offsets up to 2**31-1 entries, 64-bit above, or at every size
+    when ``PYCLMATCH_FORCE_OFFSET64`` is set. Every family takes its offset type from here."""
+    if nnz > INDEX_MAX or force_offset64():
         return ("int", "long"), (np.int32, np.int64)
     return ("int", "int"), (np.int32, np.int32)
+
+
+def offset_type(nnz):
+    """The edge-offset type of :func:`index_types`: ``("int" or "long", numpy dtype)``."""
+    (_, ot), (_, odt) = index_types(nnz)
+    return ot, np.dtype(odt)
+
+
+def require_offset64(handle):
+    """Raise :class:`~pyclmatch.errors.DeviceError` unless ``handle``'s device has the 64-bit
+    atomics (cl_khr_int64_base_atomics and cl_khr_int64_extended_atomics) that the kernels use
+    on 64-bit edge offsets."""
+    ext = handle.device.extensions.split()
+    missing = [e for e in ("cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics")
+               if e not in ext]
+    if missing:
+        from ..errors import DeviceError
+        raise DeviceError(f"device {handle.label} lacks {' and '.join(missing)}, which graphs "
+                          f"above 2**31-1 stored entries (64-bit edge offsets) need")
 
 
 class DeviceBipartite:
@@ -177,8 +209,8 @@ class DeviceBipartite:
     the other side is its transpose, built on the device. ``sorted_side`` names the side
     whose lists are sorted (the user's; the transpose's lists are in no particular order).
     Input the device finds unsorted or with repeated entries is made canonical on the device
-    (``repaired`` is then True). Graphs above 2**31-1 edges take the host conversion and 64-bit
-    offsets.
+    (``repaired`` is then True). Offsets are 32-bit up to 2**31-1 edges and 64-bit above
+    (:func:`index_types`), on the same device path.
     """
 
     def __init__(self, handle, graph, need_csr=False, extra_bytes=0, sched=None):
@@ -200,21 +232,18 @@ class DeviceBipartite:
         self.row_ptr = self.row_ind = None
         self._heavy = {}
         self.repaired = False
-        if self.odt == np.int64:
-            self._upload_host(graph, need_csr)
-            return
         from .intake import (DeviceCompressed, NOT_CANONICAL, canonical_lists,
                              raise_structure_problem)
         n, n_minor = graph.major
         transpose = need_csr or graph.fmt == "csr"
         dc = DeviceCompressed(handle, graph.indptr, graph.indices, n, n_minor,
-                              transpose=transpose, sched=sched)
+                              transpose=transpose, sched=sched, offset_t=self.offset_t)
         bits = dc.problems(sched)
         raise_structure_problem(bits, "the sparse matrix")
         if bits & NOT_CANONICAL:        # sorted and merged on the device, then taken again
             ptr, ind, nnz = canonical_lists(dc, sched)
             dc = DeviceCompressed(handle, ptr, ind, n, n_minor, transpose=transpose,
-                                  sched=sched, nnz=nnz)
+                                  sched=sched, nnz=nnz, offset_t=self.offset_t)
             graph.nnz = nnz
             self.repaired = True
         if graph.fmt == "csr":
@@ -225,18 +254,9 @@ class DeviceBipartite:
             self.col_ptr, self.col_ind = dc.ptr, dc.ind
             self.row_ptr, self.row_ind = dc.t_ptr, dc.t_ind
             self.sorted_side = "cols"
-
-    def _upload_host(self, graph, need_csr):
-        """64-bit offsets: the host's canonical CSC (and CSR) go up as they are."""
-        handle = self.handle
-        csc = graph.csc
-        self.col_ptr = handle.to_device(csc.indptr.astype(self.odt, copy=False))
-        self.col_ind = handle.to_device(csc.indices.astype(self.idt, copy=False))
-        self.sorted_side = "cols"
-        if need_csr:
-            csr = graph.csr
-            self.row_ptr = handle.to_device(csr.indptr.astype(self.odt, copy=False))
-            self.row_ind = handle.to_device(csr.indices.astype(self.idt, copy=False))
+        # on a CPU device the uploaded input may wrap a converted host copy, which stays
+        # referenced while the enqueued transpose reads it
+        self._raw = dc._raw if handle.is_cpu else None
 
     @property
     def sorted_lists(self):

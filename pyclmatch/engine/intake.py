@@ -10,14 +10,17 @@ compiled conversion; input that the device finds unsorted or with repeated entri
 canonical on the device (:func:`canonical_lists`: a radix sort of (list, index) keys and
 pyopencl's ``unique``); the user's arrays are never modified.
 
-Only the 32-bit edge-offset path runs here (up to 2**31-1 stored entries); larger inputs take
-the host conversion of :mod:`pyclmatch.engine.graphs`.
+Edge offsets are 32-bit up to 2**31-1 stored entries and 64-bit above (or at every size with
+``PYCLMATCH_FORCE_OFFSET64``: :func:`pyclmatch.engine.graphs.index_types` picks them); vertex
+ids are 32-bit. Weighted input (:class:`DeviceSymmetric`) is converted on the device to the
+weight type the family compares, float32 or float64.
 """
 import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 
 from ..errors import InputError
+from .graphs import offset_type, require_offset64
 
 TEMPLATE = "intake.cl.mako"
 INDEX_MAX = np.iinfo(np.int32).max
@@ -60,18 +63,25 @@ class DeviceCompressed:
     ``flags``: a device int array (zeroed by the caller) whose first entry receives the flag
     bits, so that a caller's own checks of the same input share the one read-back.
     ``by_rows``: the check walks whole lists per work-item (CPU devices), see
-    ``kernels/common.cl.mako`` (entries).
+    ``kernels/common.cl.mako`` (entries). ``offset_t``/``odt``: the edge-offset type
+    (:func:`~pyclmatch.engine.graphs.index_types` of ``nnz`` unless given) of ``ptr``,
+    ``t_ptr`` and ``t_perm``.
     """
 
     def __init__(self, handle, indptr, indices, n, n_minor, *, transpose=True, perm=False,
-                 sched, phase="upload", nnz=None, flags=None, by_rows=None):
+                 sched, phase="upload", nnz=None, flags=None, by_rows=None, offset_t=None):
         self.handle, self.n, self.n_minor = handle, int(n), int(n_minor)
         nnz = int(indices.size if nnz is None else nnz)
         self.nnz = nnz
         self._given_flags = flags
+        self._raw = None
         self._by_rows = handle.is_cpu if by_rows is None else bool(by_rows)
-        if nnz > INDEX_MAX:
-            raise ValueError("the device intake takes at most 2**31-1 entries")
+        self.offset_t, self.odt = offset_type(nnz) if offset_t is None else (
+            offset_t, np.dtype(np.int64 if offset_t == "long" else np.int32))
+        if self.offset_t == "long":
+            require_offset64(handle)
+        elif nnz > INDEX_MAX:
+            raise ValueError("32-bit offsets hold at most 2**31-1 entries")
         if isinstance(indptr, cla.Array):        # already on the device (canonical_lists)
             self._setup_device(indptr, indices, transpose, perm, sched, phase)
             return
@@ -88,11 +98,14 @@ class DeviceCompressed:
         if indices.dtype != np.int32:      # int64 and unsigned ids are read as int64
             indices = indices.astype(np.int64, copy=False)
         in_t = "int" if indices.dtype == np.int32 else "long"
-        # the offsets are O(n): a host cast where the user's are not int32
-        self.ptr = handle.to_device(indptr.astype(np.int32, copy=False))
+        # the offsets are O(n): a host cast where the user's are not of the offset type
+        self.ptr = handle.to_device(indptr.astype(self.odt, copy=False))
         raw = handle.to_device(indices if nnz else np.zeros(1, indices.dtype))
         self.ind = raw if in_t == "int" else cla.empty(q, max(nnz, 1), np.int32,
                                                         allocator=handle.pool)
+        # (kept: on a CPU device raw wraps host memory, a converted copy when the user's
+        # indices are unsigned, that the enqueued check still reads)
+        self._raw = raw
         self._check(raw, in_t, transpose, perm, sched, phase)
 
     def _setup_device(self, ptr, ind, transpose, perm, sched, phase):
@@ -102,8 +115,8 @@ class DeviceCompressed:
     def _check(self, raw, in_t, transpose, perm, sched, phase):
         """Enqueue the check (and the transpose) of ``self.ptr`` and ``raw``."""
         handle, q, nnz = self.handle, self.handle.queue, self.nnz
-        values = {"index_t": "int", "offset_t": "int", "mode": "ct", "in_index_t": in_t,
-                  "with_perm": bool(perm)}
+        values = {"index_t": "int", "offset_t": self.offset_t, "mode": "ct",
+                  "in_index_t": in_t, "with_perm": bool(perm)}
         if not transpose:
             values["with_counts"] = False      # (the minor degrees serve the transpose only)
         if self._by_rows:
@@ -118,25 +131,31 @@ class DeviceCompressed:
         sched.fill(phase, cnt, 0)
         wg, grid = _grid(handle, max(nnz, self.n))
         sched.launch(phase, handle.kernel(TEMPLATE, "intake_check", **values), grid, wg,
-                     np.int32(self.n), np.int32(self.n_minor), np.int32(nnz), self.ptr.data,
+                     np.int32(self.n), np.int32(self.n_minor), self.odt.type(nnz), self.ptr.data,
                      raw.data, self.ind.data, cnt.data, self._flags.data)
         self.counts = cnt[:self.n_minor]
         self.t_ptr = self.t_ind = self.t_perm = None
         if not transpose:
             return
-        self.t_ptr = cla.empty(q, self.n_minor + 1, np.int32, allocator=handle.pool)
+        odt = self.odt
+        self.t_ptr = cla.empty(q, self.n_minor + 1, odt, allocator=handle.pool)
         sched.fill(phase, self.t_ptr, 0)
-        cursor = cla.empty(q, max(self.n_minor, 1), np.int32, allocator=handle.pool)
+        if self.offset_t == "long":       # per-list counters from 0 (see intake_scatter)
+            cursor = cla.empty(q, max(self.n_minor, 1), np.int32, allocator=handle.pool)
+            sched.fill(phase, cursor, 0)
+        else:
+            cursor = cla.empty(q, max(self.n_minor, 1), odt, allocator=handle.pool)
         if self.n_minor:
             sched.record(phase, handle.exclusive_scan(self.counts, self.t_ptr, self.t_ptr,
                                                       total_at=self.n_minor))
-            sched.record(phase, cl.enqueue_copy(q, cursor.data, self.t_ptr.data,
-                                                byte_count=4 * self.n_minor))
+            if self.offset_t != "long":
+                sched.record(phase, cl.enqueue_copy(q, cursor.data, self.t_ptr.data,
+                                                    byte_count=odt.itemsize * self.n_minor))
         self.t_ind = cla.empty(q, max(nnz, 1), np.int32, allocator=handle.pool)
-        args = [np.int32(self.n), np.int32(self.n_minor), np.int32(nnz), self.ptr.data,
-                self.ind.data, cursor.data, self.t_ind.data]
+        args = [np.int32(self.n), np.int32(self.n_minor), odt.type(nnz), self.ptr.data,
+                self.ind.data, self.t_ptr.data, cursor.data, self.t_ind.data]
         if perm:
-            self.t_perm = cla.empty(q, max(nnz, 1), np.int32, allocator=handle.pool)
+            self.t_perm = cla.empty(q, max(nnz, 1), odt, allocator=handle.pool)
             args.append(self.t_perm.data)
         sched.launch(phase, handle.kernel(TEMPLATE, "intake_scatter", **values), grid, wg,
                      *args)
@@ -153,52 +172,68 @@ VALUE_TYPES = {np.dtype(k): v for k, v in (
     (np.int16, "short"), (np.uint16, "ushort"), (np.int32, "int"), (np.uint32, "uint"),
     (np.int64, "long"), (np.uint64, "ulong"), (np.bool_, "uchar"))}
 #: flags[] slots of DeviceSymmetric (0: the structure bits of intake_check)
-SLOT_STRUCTURE, SLOT_FIRST_BAD, SLOT_BAD, SLOT_DIAG, SLOT_ASYM, SLOT_BALANCE = range(6)
+(SLOT_STRUCTURE, SLOT_FIRST_BAD, SLOT_BAD, SLOT_DIAG, SLOT_ASYM, SLOT_BALANCE,
+ SLOT_INEXACT) = range(7)
+#: OpenCL C names of the weight types a family compares
+WEIGHT_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
 
 
 class ValueReport:
     """What :meth:`DeviceSymmetric.problems` read back: ``structure`` (intake_check's bits),
-    ``bad`` (invalid values off the diagonal) and ``first_bad`` (the least position of one),
-    ``diagonal`` (diagonal entries) and ``asymmetric`` (whether the matrix differs from its
+    ``bad`` (invalid values off the diagonal) and ``first_bad_row`` (the least list holding
+    one), ``diagonal`` (diagonal entries), ``asymmetric`` (whether the matrix differs from its
     transpose: an entry above the diagonal without an equal twin, or not as many entries
-    below the diagonal as above)."""
-    __slots__ = ("structure", "first_bad", "bad", "diagonal", "asymmetric")
+    below the diagonal as above) and ``inexact`` (values the weight type does not hold
+    exactly, counted with ``check_exact``)."""
+    __slots__ = ("structure", "first_bad_row", "bad", "diagonal", "asymmetric", "inexact")
 
     def __init__(self, host):
-        self.structure, self.first_bad, self.bad, self.diagonal = (int(x) for x in host[:4])
+        self.structure, self.first_bad_row, self.bad, self.diagonal = (int(x)
+                                                                       for x in host[:4])
         self.asymmetric = bool(host[SLOT_ASYM] or host[SLOT_BALANCE])
+        self.inexact = int(host[SLOT_INEXACT])
 
 
 def value_type(handle, dtype):
     """The OpenCL C type in which the device reads values of ``dtype`` as they are, or
     ``None`` (the host converts them: float16, or float64 on a device without doubles)."""
     t = VALUE_TYPES.get(np.dtype(dtype))
-    if t == "double" and not handle.device.double_fp_config:
+    if t == "double" and not fp64_supported(handle):
         return None
     return t
+
+
+def fp64_supported(handle):
+    """Whether the device computes in double precision (cl_khr_fp64)."""
+    return bool(handle.device.double_fp_config)
 
 
 class DeviceSymmetric:
     """A square weighted structure (the CSR of a symmetric matrix, or its CSC, which is the
     same arrays) checked and converted on the device: the structure by
     :class:`DeviceCompressed` (no transpose), the values in the same read-back by
-    ``intake_values``: off the diagonal finite and positive (also as float32), equal to their
-    twins' (symmetric), diagonal entries counted; ``w`` = the values as float32 (the uploaded
-    array itself when they are float32 already). :meth:`drop_diagonal` removes the diagonal
-    on the device when there is one (``intake_diagonal_rows``, a scan, ``intake_drop_diagonal``
-    with ``orig``, each kept entry's input position). ``ptr``, ``ind``, ``w``, ``nnz``: the
-    structure as the family uses it; with ``twins``, ``twin`` holds each entry's twin
+    ``intake_values``: off the diagonal finite and positive (also in the weight type
+    ``weight_dtype``, float32 or float64), equal to their twins' (symmetric), diagonal entries
+    counted, and with ``check_exact`` the values the weight type does not hold exactly
+    counted (64-bit integers above 2**53 in float64); ``w`` = the values in the weight type
+    (the uploaded array itself when they are in it already). :meth:`drop_diagonal` removes
+    the diagonal on the device when there is one (``intake_diagonal_rows``, a scan,
+    ``intake_drop_diagonal`` with ``orig``, each kept entry's input position). ``ptr``,
+    ``ind``, ``w``, ``nnz``: the structure as the family uses it (``ptr``, ``orig`` and
+    ``twin`` in the offset type ``odt``); with ``twins``, ``twin`` holds each entry's twin
     position (the reverse edge), found by the symmetry check's searches."""
 
-    def __init__(self, handle, indptr, indices, data, n, *, sched, twins=False,
-                 phase="upload"):
+    def __init__(self, handle, indptr, indices, data, n, *, sched, weight_dtype=np.float32,
+                 twins=False, check_exact=False, phase="upload"):
         q = handle.queue
         self.handle, self.n = handle, int(n)
+        self.wdt = np.dtype(weight_dtype)
+        wt = WEIGHT_TYPES[self.wdt]
         vt = value_type(handle, data.dtype)
         if vt is None:
-            data = data.astype(np.float32)
-            vt = "float"
-        self._flags = cla.empty(q, 6, np.int32, allocator=handle.pool)
+            data = data.astype(self.wdt)
+            vt = wt
+        self._flags = cla.empty(q, 7, np.int32, allocator=handle.pool)
         sched.fill(phase, self._flags, 0)
         sched.fill(phase, self._flags[SLOT_FIRST_BAD:SLOT_FIRST_BAD + 1], INDEX_MAX)
         self.by_rows = handle.is_cpu
@@ -206,17 +241,21 @@ class DeviceSymmetric:
                                    sched=sched, phase=phase, flags=self._flags,
                                    by_rows=self.by_rows)
         self.nnz = self.dc.nnz
+        self.offset_t, self.odt = self.dc.offset_t, self.dc.odt
         self.ptr, self.ind = self.dc.ptr, self.dc.ind
         raw = handle.to_device(data)
-        convert = vt != "float"
-        self.w = (cla.empty(q, max(self.nnz, 1), np.float32, allocator=handle.pool)
+        self._raw = raw      # (the enqueued check reads it; it may wrap a host copy)
+        convert = vt != wt
+        self.w = (cla.empty(q, max(self.nnz, 1), self.wdt, allocator=handle.pool)
                   if convert else raw)
         self.orig = None
-        self.twin = (cla.empty(q, max(self.nnz, 1), np.int32, allocator=handle.pool)
+        self.twin = (cla.empty(q, max(self.nnz, 1), self.odt, allocator=handle.pool)
                      if twins else None)
-        values = {"index_t": "int", "offset_t": "int", "mode": "ct", "in_index_t": "int",
-                  "with_perm": False, "in_value_t": vt, "by_rows": self.by_rows,
-                  "value_is_float": vt in ("double", "float")}
+        self._types = {"index_t": "int", "offset_t": self.offset_t, "mode": "ct",
+                       "in_index_t": "int", "with_perm": False, "by_rows": self.by_rows,
+                       "weight_t": wt}
+        values = dict(self._types, in_value_t=vt, value_is_float=vt in ("double", "float"),
+                      check_exact=bool(check_exact and convert))
         args = [self.twin.data] if twins else []
         if twins:
             values["with_twins"] = True
@@ -224,21 +263,23 @@ class DeviceSymmetric:
         self._wg = wg
         self._grid = min(handle.constant_grid(wg), -(-max(self.nnz, self.n, 1) // wg) * wg)
         sched.launch(phase, handle.kernel(TEMPLATE, "intake_values", **values), self._grid,
-                     wg, np.int32(n), np.int32(self.nnz), self.ptr.data, self.ind.data,
+                     wg, np.int32(n), self.odt.type(self.nnz), self.ptr.data, self.ind.data,
                      raw.data, self.w.data, np.int32(convert), np.int32(1),
                      self._flags.data, *args)
 
     def problems(self, sched, phase="upload"):
         """The checks' findings (:class:`ValueReport`): one blocking read-back."""
-        return ValueReport(sched.read(phase, np.zeros(6, np.int32), self._flags.data))
+        return ValueReport(sched.read(phase, np.zeros(7, np.int32), self._flags.data))
 
     def drop_diagonal(self, sched, diagonal, phase="upload"):
         """Enqueue the removal of the ``diagonal`` entries (the count :meth:`problems`
         reported); ``ptr``, ``ind``, ``w``, ``nnz`` then describe the rest and ``orig`` maps
-        each kept entry to its input position."""
+        each kept entry to its input position. The arrays replaced stay referenced until
+        :meth:`release_inputs` (the enqueued kernels read them; on a CPU device they may wrap
+        host copies, such as offsets converted to 64 bits, that must outlive the reads)."""
         h, q, n = self.handle, self.handle.queue, self.n
-        values = {"index_t": "int", "offset_t": "int", "mode": "ct", "in_index_t": "int",
-                  "with_perm": False, "by_rows": self.by_rows}
+        odt = self.odt
+        values = dict(self._types)
         if self.twin is not None:
             values["with_twins"] = True
         has = cla.empty(q, max(n, 1), np.int32, allocator=h.pool)
@@ -250,20 +291,29 @@ class DeviceSymmetric:
         if n:
             sched.record(phase, h.exclusive_scan(has[:n], shift, shift, total_at=n))
         nnz = self.nnz - int(diagonal)
-        ptr = cla.empty(q, n + 1, np.int32, allocator=h.pool)
+        ptr = cla.empty(q, n + 1, odt, allocator=h.pool)
         ind = cla.empty(q, max(nnz, 1), np.int32, allocator=h.pool)
-        w = cla.empty(q, max(nnz, 1), np.float32, allocator=h.pool)
-        orig = cla.empty(q, max(nnz, 1), np.int32, allocator=h.pool)
+        w = cla.empty(q, max(nnz, 1), self.wdt, allocator=h.pool)
+        orig = cla.empty(q, max(nnz, 1), odt, allocator=h.pool)
         args = []
         if self.twin is not None:
-            twin = cla.empty(q, max(nnz, 1), np.int32, allocator=h.pool)
+            twin = cla.empty(q, max(nnz, 1), odt, allocator=h.pool)
             args = [self.twin.data, twin.data]
         sched.launch(phase, h.kernel(TEMPLATE, "intake_drop_diagonal", **values), self._grid,
-                     self._wg, np.int32(n), np.int32(self.nnz), self.ptr.data, self.ind.data,
+                     self._wg, np.int32(n), odt.type(self.nnz), self.ptr.data, self.ind.data,
                      self.w.data, shift.data, ptr.data, ind.data, w.data, orig.data, *args)
+        self._replaced = (self.ptr, self.ind, self.w, self.twin, has, shift)
         if args:
             self.twin = twin
         self.ptr, self.ind, self.w, self.orig, self.nnz = ptr, ind, w, orig, nnz
+
+    def release_inputs(self):
+        """Finish the queue and drop the input arrays that the kernels enqueued so far read
+        (the uploads and what :meth:`drop_diagonal` replaced): the device graph then holds
+        only ``ptr``, ``ind``, ``w``, ``orig`` and ``twin``."""
+        self.handle.queue.finish()
+        self._replaced = None
+        self._raw = self.dc._raw = None
 
 
 def raise_structure_problem(bits, what="the matrix"):
@@ -285,34 +335,58 @@ def canonical_lists(dc, sched, phase="upload"):
     """The canonical lists of the checked structure ``dc`` (sorted, repeats dropped), built on
     the device: ``(ptr, ind)`` device arrays and the entry count (one read-back). Each entry
     becomes a 64-bit key (list, index); pyopencl's ``RadixSort`` orders the keys over the
-    bits they use and ``unique`` drops repeats."""
+    bits they use and ``unique`` drops repeats (with 64-bit offsets, a scan of 64-bit
+    indices: pyopencl's ``unique`` indexes with 32 bits)."""
     from pyopencl.algorithm import RadixSort, unique
     handle, q = dc.handle, dc.handle.queue
-    n, nnz = dc.n, dc.nnz
+    n, nnz, odt = dc.n, dc.nnz, dc.odt
+    long_ = dc.offset_t == "long"
     minor_bits = max(1, int(dc.n_minor - 1).bit_length())
     major_bits = max(1, int(n - 1).bit_length())
     wg, grid = _grid(handle, nnz)
     values = dict(dc.values, in_index_t="int")
     keys = cla.empty(q, nnz, np.uint64, allocator=handle.pool)
     sched.launch(phase, handle.kernel(TEMPLATE, "intake_keys", **values), grid, wg,
-                 np.int32(n), np.int32(nnz), dc.ptr.data, dc.ind.data, np.int32(minor_bits),
+                 np.int32(n), odt.type(nnz), dc.ptr.data, dc.ind.data, np.int32(minor_bits),
                  keys.data)
-    sort = handle.memoize(("engine", "radix sort uint64"), lambda: RadixSort(
+    sort = handle.memoize(("engine", "radix sort uint64", odt.str), lambda: RadixSort(
         handle.context, "ulong *keys", key_expr="keys[i]", sort_arg_names=["keys"],
-        key_dtype=np.uint64, bits_at_a_time=4))
+        key_dtype=np.uint64, bits_at_a_time=4, index_dtype=odt))
     (keys,), evt = sort(keys, key_bits=minor_bits + major_bits, queue=q,
                         allocator=handle.pool)
     sched.record(phase, evt)
-    keys, count_dev, evt = unique(keys, queue=q)
+    if long_:
+        keys, count_dev, evt = _unique64(handle, keys)
+    else:
+        keys, count_dev, evt = unique(keys, queue=q)
     sched.record(phase, evt)
     count = int(sched.read(phase, np.zeros(1, count_dev.dtype), count_dev.data)[0])
     ind = cla.empty(q, max(count, 1), np.int32, allocator=handle.pool)
     cnt = cla.empty(q, max(n, 1), np.int32, allocator=handle.pool)
     sched.fill(phase, cnt, 0)
     sched.launch(phase, handle.kernel(TEMPLATE, "intake_split", **values), grid, wg,
-                 np.int32(count), keys.data, np.int32(minor_bits), ind.data, cnt.data)
-    ptr = cla.empty(q, n + 1, np.int32, allocator=handle.pool)
+                 odt.type(count), keys.data, np.int32(minor_bits), ind.data, cnt.data)
+    ptr = cla.empty(q, n + 1, odt, allocator=handle.pool)
     sched.fill(phase, ptr, 0)
     if n:
         sched.record(phase, handle.exclusive_scan(cnt[:n], ptr, ptr, total_at=n))
     return ptr, ind, count
+
+
+def _unique64(handle, keys):
+    """pyopencl's ``unique`` of the sorted uint64 device array ``keys`` with 64-bit indices:
+    ``(out, count, event)``, count a one-entry int64 device array."""
+    from pyopencl.scan import GenericScanKernel
+    q = handle.queue
+    knl = handle.memoize(("engine", "unique uint64 long"), lambda: GenericScanKernel(
+        handle.context, np.int64,
+        arguments="__global const ulong *ary, __global ulong *out, __global long *count",
+        input_fetch_exprs=[("ary_im1", "ary", -1), ("ary_i", "ary", 0)],
+        input_expr="(i == 0) || (ary_im1 != ary_i)", scan_expr="a+b", neutral="0",
+        output_statement="if (prev_item != item) out[item - 1] = ary[i]; "
+                         "if (i + 1 == N) *count = item;",
+        index_dtype=np.int64))
+    out = cla.empty(q, keys.size, np.uint64, allocator=handle.pool)
+    count = cla.empty(q, 1, np.int64, allocator=handle.pool)
+    evt = knl(keys, out, count, queue=q)
+    return out, count, evt

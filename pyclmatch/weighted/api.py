@@ -8,7 +8,8 @@ from ..engine.devices import get_device
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from .certificate import DeviceCertificate
-from .graph import WeightedGraph, as_b, as_weighted_graph, weighted_input
+from .graph import (WEIGHT_NAMES, WeightedGraph, as_b, as_weighted_graph, check_precision,
+                    device_fp64, inexact_error, resolve_precision, weighted_input)
 from .reference import verify_b_matching, verify_weighted_matching
 from .suitor import (SUITOR_VARIANTS, BSuitorMatcher, DeviceWeighted, LocallyDominantMatcher,
                      SuitorMatcher)
@@ -72,6 +73,8 @@ class WeightedMatchingResult:
     counters: dict = field(default_factory=dict)
     verified: bool = False
     nodes: list = None
+    #: the precision in which the weights were compared: "float64" or "float32"
+    precision: str = "float64"
 
     @property
     def edges(self):
@@ -110,6 +113,8 @@ class BMatchingResult:
     timings: dict = field(default_factory=dict)
     counters: dict = field(default_factory=dict)
     verified: bool = False
+    #: the precision in which the weights were compared: "float64" or "float32"
+    precision: str = "float64"
 
     @property
     def cardinality(self):
@@ -131,12 +136,23 @@ def _check_verify(verify):
         raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
 
 
-def _device_graph(handle, src, extra, keep, sched, reverse=False):
-    """The graph's device arrays (step ``upload``): a :class:`SparseInput` is taken in and
-    checked on the device (or, where an option needs it, built and checked on the host,
-    step ``prepare``); a prepared :class:`WeightedGraph` is uploaded as it is, or reused from
-    an earlier call that kept it (``keep_on_device=True``: the arrays stay attached to it, one
-    copy per device). Returns ``(device graph, reused)``."""
+def _weight_type(handle, src, precision):
+    """``(dtype, check_exact)``: the weight type the device compares for the input ``src``
+    (a :class:`SparseInput` resolved it already) under ``precision``
+    (:func:`~pyclmatch.weighted.graph.resolve_precision`)."""
+    if isinstance(src, WeightedGraph):
+        return resolve_precision(precision, src.input_dtype, device_fp64(handle))
+    return src.weight_dtype, src.check_exact
+
+
+def _device_graph(handle, src, extra, keep, sched, reverse=False, precision="auto"):
+    """The graph's device arrays (step ``upload``) with the weights in the type of
+    ``precision`` (:func:`_weight_type`): a :class:`SparseInput` is taken in and checked on
+    the device (or, where an option needs it, built and checked on the host, step
+    ``prepare``); a prepared :class:`WeightedGraph` is uploaded as it is, or reused from an
+    earlier call that kept it (``keep_on_device=True``: the arrays stay attached to it, one
+    copy per device and weight type). Returns ``(device graph, reused)``."""
+    wdt, exact = _weight_type(handle, src, precision)
     if not isinstance(src, WeightedGraph):
         with sched.step("upload"):
             dg = DeviceWeighted.from_input(handle, src, sched, extra, reverse)
@@ -146,15 +162,22 @@ def _device_graph(handle, src, extra, keep, sched, reverse=False):
         with sched.step("prepare"):
             src = src.host_graph()
         keep = False
+    if exact and src.inexact:
+        raise inexact_error(src.inexact)
+    with sched.step("prepare"):
+        src = src.in_precision(wdt)     # (float32: refuses or drops what it cannot hold)
+    key = (id(handle), wdt.str)
     cache = getattr(src, "_device_cache", None)
-    dg = cache.get(id(handle)) if cache else None
+    dg = cache.get(key) if cache else None
     reused = dg is not None and dg.handle is handle
     if not reused:
         with sched.step("upload"):
-            dg = DeviceWeighted(handle, src, extra)
+            dg = DeviceWeighted(handle, src, extra, wdt)
             handle.queue.finish()
         if keep:
-            src._device_cache = {id(handle): dg}
+            if src._device_cache is None:
+                src._device_cache = {}
+            src._device_cache[key] = dg
     return dg, reused
 
 
@@ -203,7 +226,7 @@ def prepare_graph(G, *, device=None, **graph_params):
 
 
 def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progress=None,
-                      **params):
+                      precision="auto", **params):
     """Half-approximate maximum-weight matching of a general graph on an OpenCL device.
 
     Parameters
@@ -217,6 +240,14 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
         All return the same matching: the greedy matching (edges by decreasing weight, ties
         by vertex ids), which weighs at least half the optimum.
     device : see :func:`pyclmatch.get_device`.
+    precision : the precision in which weights are compared: ``"auto"`` (default) the user's:
+        float64 weights as float64 on a device with double precision and 64-bit atomics
+        (NVIDIA GPUs, PoCL), float32 ones (and small integers, bool) as float32, other
+        integers as float64 (refused beyond 2**53 unless a precision is given); ``"float64"``;
+        ``"float32"`` (faster on GPUs with slow doubles; weights that differ in float64 may
+        then tie, and the result is the greedy matching of the rounded weights). The result's
+        ``precision`` (and ``counters["weights"]``) says which was used; the verification
+        compares in the same precision.
     verify : ``True`` or ``"device"`` (default): check on the device, by kernels independent
         of the algorithm's (:mod:`pyclmatch.weighted.certificate`), that the result is a
         matching of the graph with no blocking edge, which proves it is the greedy matching;
@@ -238,7 +269,7 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
     ``total`` (the whole call): ``prepare`` (reading the input and device lookup; the host
     graph's checks where they are needed: edge arrays, ``drop_invalid`` with invalid weights,
     ``symmetrize`` with an asymmetric matrix), ``upload`` (host to device with, for a scipy,
-    dense or networkx input, the checks, diagonal removal and float32 conversion on the
+    dense or networkx input, the checks, diagonal removal and weight conversion on the
     device, one read-back; absent when a prepared graph is kept on the device), ``setup``
     (edge tails on the device, once per device graph), ``build`` (program build or cache
     lookup), ``match`` (the
@@ -258,25 +289,30 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
         if "variant" in ap and ap["variant"] != name[7:]:
             raise InputError(f"algorithm {name!r} contradicts variant={ap['variant']!r}")
         ap["variant"] = name[7:]
-    src = weighted_input(G, **gp)
+    precision = check_precision(precision)
     handle = get_device(device)
+    src = weighted_input(G, precision=precision, fp64=device_fp64(handle), **gp)
     label = name if name == "ld" else f"suitor-{ap.get('variant', 'nosync')}"
     sched = Scheduler(handle, progress=progress, label=f"weighted_matching[{label}]")
     sched.wall["prepare"] = time.perf_counter() - t_start
     keep = bool(params.get("keep_on_device", False))
     if src.nnz:
         extra = cls.device_bytes(src, ap.get("vertices_per_group") or 8)
-        dg, reused = _device_graph(handle, src, extra, keep, sched)
+        dg, reused = _device_graph(handle, src, extra, keep, sched, precision=precision)
         g = dg.g
+        wdt = dg.wdt
     else:
         g = src
+        wdt = _weight_type(handle, src, precision)[0]
+    wname = WEIGHT_NAMES[wdt]
     if g.nnz == 0:
         res = WeightedMatchingResult(np.full(g.n, -1, np.int64), 0.0, 0, label, handle.label,
-                                     dict(sched.wall), {}, bool(verify), g.nodes)
+                                     dict(sched.wall), {"weights": wname}, bool(verify),
+                                     g.nodes, wname)
         res.timings["total"] = time.perf_counter() - t_start
         return res
     try:
-        runner = cls(handle, g, **ap)
+        runner = cls(handle, g, **ap, **dg.types)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     with sched.step("build"):
@@ -295,21 +331,21 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
         del mate_d, pair_d                        # back to the pool
     if verify == "host":
         with sched.step("verify"):
-            verify_weighted_matching(_host_graph(g), mate)
+            verify_weighted_matching(_host_graph(g), mate, precision=wname)
     with sched.step("result"):
         # pair_e holds, for v < mate[v] in increasing v, the input position of (v, mate[v]);
         # the weight is summed from it when first asked for
         res = WeightedMatchingResult(mate, _PairWeight(dg.weights, pair_e), card, label,
-                                     handle.label, nodes=g.nodes)
+                                     handle.label, nodes=g.nodes, precision=wname)
         handle.trim_pool()
     res.verified = bool(verify)
     res.timings = _timings(sched, t_start)
-    res.counters = dict(stats, **sched.counters)
+    res.counters = dict(stats, weights=wname, **sched.counters)
     return res
 
 
 def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress=None,
-               **params):
+               precision="auto", **params):
     """Half-approximate maximum-weight b-matching by b-Suitor (Paper II) on an OpenCL device.
 
     ``b`` is an int or a per-vertex integer array (0 allowed). Every vertex v keeps up to b(v)
@@ -323,6 +359,8 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
     includes gathering the pairs on the device, ``kernel:pairs``) and counters. ``verify``:
     as in :func:`weighted_matching` (the device check is the b-Suitor certificate: at most
     b(v) matched edges at v and no edge outside the b-matching that both ends would take).
+    ``precision``: as in :func:`weighted_matching` (the result's ``precision`` and
+    ``counters["weights"]`` say which was used).
     ``params``: the graph options of :func:`weighted_matching`, ``work_group_size``,
     ``batch_rounds``.
     """
@@ -331,24 +369,29 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
         raise InputError(f"unknown algorithm {algorithm!r}; b_matching has 'b-suitor'")
     _check_verify(verify)
     gp, ap = _split_params(params, BSuitorMatcher.params, "b-suitor")
-    src = weighted_input(G, **gp)
-    bb = as_b(b, src.n)
+    precision = check_precision(precision)
     handle = get_device(device)
+    src = weighted_input(G, precision=precision, fp64=device_fp64(handle), **gp)
+    bb = as_b(b, src.n)
     sched = Scheduler(handle, progress=progress, label="b_matching[b-suitor]")
     sched.wall["prepare"] = time.perf_counter() - t_start
     keep = bool(params.get("keep_on_device", False))
     g = src
+    wdt = _weight_type(handle, src, precision)[0]
     if src.nnz and bb.any():
         dg, reused = _device_graph(handle, src, BSuitorMatcher.device_bytes(src, bb), keep,
-                                   sched, reverse=True)
+                                   sched, reverse=True, precision=precision)
         g = dg.g
+        wdt = dg.wdt
+    wname = WEIGHT_NAMES[wdt]
     if g.nnz == 0 or not bb.any():
         t = dict(sched.wall)
         t["total"] = time.perf_counter() - t_start
         return BMatchingResult(np.zeros((0, 2), np.int64), np.zeros(g.n, np.int64), 0.0, bb,
-                               "b-suitor", handle.label, t, {}, bool(verify))
+                               "b-suitor", handle.label, t, {"weights": wname}, bool(verify),
+                               wname)
     try:
-        runner = BSuitorMatcher(handle, g, bb, **ap)
+        runner = BSuitorMatcher(handle, g, bb, **ap, **dg.types)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     with sched.step("build"):
@@ -370,18 +413,18 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
         # pairs (u, v), u < v, in lexicographic order; non-mutual entries (none at the
         # fixpoint) are left out, as their intersection
         edges = handle.download(edges_d[:k]) if k else np.zeros((0, 2), np.int64)
-        pos = handle.download(pair_d[:k]) if k else np.zeros(0, np.int32)
+        pos = handle.download(pair_d[:k]) if k else np.zeros(0, np.int64)
         degree = handle.download(degree_d)
         del edges_d, pair_d, degree_d             # back to the pool
     if verify == "host":
         with sched.step("verify"):
-            verify_b_matching(_host_graph(g), bb, edges)
+            verify_b_matching(_host_graph(g), bb, edges, precision=wname)
     with sched.step("result"):
         # pos: input positions of the pairs (u, v); the weight is summed when first asked for
         res = BMatchingResult(edges, degree, _PairWeight(dg.weights, pos), bb, "b-suitor",
-                              handle.label)
+                              handle.label, precision=wname)
         handle.trim_pool()
     res.verified = bool(verify)
     res.timings = _timings(sched, t_start)
-    res.counters = dict(stats, **sched.counters)
+    res.counters = dict(stats, weights=wname, **sched.counters)
     return res

@@ -29,8 +29,12 @@ class DeviceCertificate:
     def __init__(self, handle, dg):
         self.handle, self.dg = handle, dg
         self.wg = handle.default_work_group_size()
-        self.values = {"index_t": "int", "offset_t": "int", "mode": "ct",
-                       "by_rows": handle.is_cpu}
+        from .suitor import WEIGHT_BITS, WEIGHT_C
+        # the weights in the precision the algorithm compared, the graph's offset type
+        self.wdt, self.bits = dg.wdt, WEIGHT_BITS[dg.wdt]
+        self.ot = dg.odt.type
+        self.values = {"index_t": "int", "offset_t": dg.offset_t, "mode": "ct",
+                       "by_rows": handle.is_cpu, "weight_t": WEIGHT_C[dg.wdt]}
 
     def kernel(self, name):
         return self.handle.kernel(TEMPLATE, name, **self.values)
@@ -52,11 +56,11 @@ class DeviceCertificate:
         dg, n = self.dg, self.dg.g.n
         nnz = dg.g.nnz
         out = self._out(sched, phase)
-        mw = self._empty(n, np.float32)
+        mw = self._empty(n, self.wdt)
         sched.launch(phase, self.kernel("wv_mates"), self._grid(n), self.wg, np.int32(n),
                      dg.xadj.data, dg.adj.data, dg.wt.data, mate.data, mw.data, out.data)
         sched.launch(phase, self.kernel("wv_blocking"), self._grid(nnz), self.wg, np.int32(n),
-                     np.int32(nnz), dg.xadj.data, dg.adj.data, dg.wt.data, mate.data, mw.data,
+                     self.ot(nnz), dg.xadj.data, dg.adj.data, dg.wt.data, mate.data, mw.data,
                      out.data)
         host = sched.read(phase, np.zeros(4, np.int32), out.data)
         _raise(host, "matching")
@@ -72,14 +76,14 @@ class DeviceCertificate:
         h = self.handle
         out = self._out(sched, phase)
         bd = h.to_device(np.ascontiguousarray(b, np.int32))
-        pos = self._empty(k)
+        pos = self._empty(k, dg.odt)
         in_m = self._empty(nnz)
         deg = self._empty(n)
-        worst = self._empty(n)
+        worst = self._empty(n, self.bits)
         worst_p = self._empty(n)
         sched.fill(phase, in_m, 0)
         sched.fill(phase, deg, 0)
-        sched.fill(phase, worst, _NONE)
+        sched.fill(phase, worst, np.iinfo(self.bits).max)     # WBITS_NONE
         sched.fill(phase, worst_p, _NONE)
         if k:
             sched.launch(phase, self.kernel("bv_pairs"), self._grid(k), self.wg, np.int32(n),
@@ -89,7 +93,7 @@ class DeviceCertificate:
                          np.int32(n), np.int32(k), dg.adj.data, dg.wt.data, pairs.data,
                          pos.data, worst.data, worst_p.data)
         sched.launch(phase, self.kernel("bv_check"), self._grid(max(n, nnz)), self.wg,
-                     np.int32(n), np.int32(nnz), dg.xadj.data, dg.adj.data, dg.wt.data,
+                     np.int32(n), self.ot(nnz), dg.xadj.data, dg.adj.data, dg.wt.data,
                      bd.data, degree.data, deg.data, worst.data, worst_p.data, in_m.data,
                      out.data)
         host = sched.read(phase, np.zeros(4, np.int32), out.data)

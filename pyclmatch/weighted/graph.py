@@ -4,12 +4,20 @@
 format and index dtype), a dense array or a networkx graph becomes a :class:`SparseInput`,
 which keeps the user's compressed arrays as they are for the device intake
 (:meth:`pyclmatch.weighted.suitor.DeviceWeighted.from_input`: checks, diagonal removal and
-float32 conversion on the device); ``(u, v, w)`` edge arrays and a prepared
+conversion to the weight type on the device); ``(u, v, w)`` edge arrays and a prepared
 :class:`WeightedGraph` are checked on the host. :func:`as_weighted_graph` builds the host
-:class:`WeightedGraph` of any input: symmetric CSR with sorted int32 neighbour lists, no
-diagonal, float32 weights for the device (the float64 originals are kept for reporting).
+:class:`WeightedGraph` of any input: symmetric CSR with sorted neighbour lists, no diagonal,
+the weights as float64 (and float32 on request).
 Bad input raises :class:`~pyclmatch.errors.InputError` naming the problem, with the same
 message on either path.
+
+The weight type the device compares (:func:`resolve_precision`) is the user's precision:
+``precision="auto"`` (the default) compares float64 weights as float64 (on a device with
+cl_khr_fp64 and 64-bit atomics, else as float32), float32, float16, bool and integers of up
+to 16 bits as float32 (exact), other integers as float64 (exact up to 2**53; 64-bit integers
+beyond that are refused unless a precision is given). ``"float32"`` and ``"float64"``
+compare the weights rounded to that type. The greedy matching is the greedy matching of the
+compared weights: weights that differ in float64 may tie in float32.
 """
 import numpy as np
 import scipy.sparse as sp
@@ -19,31 +27,151 @@ from ..engine.intake import canonical_copy, compressed_parts
 from ..errors import InputError
 
 INDEX_MAX = np.iinfo(np.int32).max
+#: the accepted ``precision`` values (numpy's float32 and float64 dtypes are accepted too)
+PRECISIONS = ("auto", "float64", "float32")
+#: result names of the weight types (``counters["weights"]``)
+WEIGHT_NAMES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64"}
+
+
+def check_precision(precision):
+    """``precision`` as one of :data:`PRECISIONS` (``None`` is ``"auto"``)."""
+    if precision is None:
+        return "auto"
+    if not isinstance(precision, str):
+        try:
+            precision = np.dtype(precision).name
+        except TypeError:
+            precision = repr(precision)
+    p = precision.lower()
+    if p not in PRECISIONS:
+        raise InputError(f"precision must be one of {', '.join(map(repr, PRECISIONS))}, "
+                         f"not {precision!r}")
+    return p
+
+
+def resolve_precision(precision, input_dtype, fp64=True):
+    """The weight type the device compares, ``(dtype, check_exact)``: ``dtype`` float32 or
+    float64 for ``precision`` (see the module docstring) and weights of ``input_dtype`` on a
+    device that computes in double precision (``fp64``) or not; ``check_exact``: the values
+    must be checked to be exact in ``dtype`` (64-bit integers in float64 under ``"auto"``).
+    An explicit ``"float64"`` on a device without doubles raises
+    :class:`~pyclmatch.errors.InputError`."""
+    p = check_precision(precision)
+    f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
+    if p == "float32":
+        return f32, False
+    if p == "float64":
+        if not fp64:
+            raise InputError("precision='float64' needs a device with double precision and "
+                             "64-bit atomics (cl_khr_fp64, cl_khr_int64_extended_atomics); "
+                             "this one has not: pass precision='float32'")
+        return f64, False
+    dt = np.dtype(input_dtype)
+    if dt.kind == "b" or (dt.kind == "f" and dt.itemsize <= 4) or \
+            (dt.kind in "iu" and dt.itemsize <= 2):
+        return f32, False                       # exact in float32
+    if not fp64:
+        return f32, False
+    return f64, dt.kind in "iu" and dt.itemsize == 8
+
+
+def device_fp64(handle):
+    """Whether ``handle``'s device compares float64 weights: cl_khr_fp64 and the 64-bit
+    atomics (cl_khr_int64_extended_atomics) of the kernels' double-precision paths."""
+    from ..engine.intake import fp64_supported
+    return fp64_supported(handle) and \
+        "cl_khr_int64_extended_atomics" in handle.device.extensions.split() and \
+        "cl_khr_int64_base_atomics" in handle.device.extensions.split()
+
+
+def inexact_count(w):
+    """The number of values of the 64-bit integer array ``w`` that float64 does not hold
+    exactly (0 for other dtypes)."""
+    w = np.asarray(w)
+    if w.dtype.kind not in "iu" or w.dtype.itemsize < 8 or not w.size:
+        return 0
+    with np.errstate(invalid="ignore", over="ignore"):
+        return int(np.count_nonzero(w.astype(np.float64).astype(w.dtype) != w))
+
+
+def inexact_error(count):
+    """The :class:`InputError` for ``count`` 64-bit integer weights not exact in float64."""
+    return InputError(f"{count} integer weights exceed 2**53 and are not exact in float64, the "
+                      f"widest weight type of the device; pass precision='float64' to compare "
+                      f"them rounded to the nearest double")
 
 
 class WeightedGraph(PinnedStaging):
     """Undirected weighted graph as a symmetric CSR (each edge stored in both lists).
 
-    ``indptr``/``indices`` (int32, sorted per row), ``w32`` (the float32 weights the device
-    compares), ``w64`` (the input weights), ``n`` vertices, ``m`` undirected edges,
-    ``nodes`` (the networkx node of each vertex id, or ``None``). ``stage(handle)`` keeps
-    page-locked copies of the three CSR arrays for a GPU (:func:`prepare_graph`).
+    ``indptr`` (int32, int64 above 2**31-1 entries)/``indices`` (int32, sorted per row),
+    ``w64`` (the input weights as float64), ``w32`` (as float32, made on first use), ``n``
+    vertices, ``m`` undirected edges, ``nodes`` (the networkx node of each vertex id, or
+    ``None``), ``input_dtype`` (the dtype of the user's weights), ``inexact`` (how many of
+    them float64 does not hold exactly: 64-bit integers above 2**53), ``drop_invalid`` (the
+    option it was built with). ``stage(handle)`` keeps page-locked copies of the CSR arrays
+    for a GPU, the weights in the type the device compares by default (:func:`prepare_graph`).
     """
-    _staged_fields = ("indptr", "indices", "w32")
+    _staged_fields = ("indptr", "indices", "w64")
 
-    def __init__(self, csr, nodes=None):
+    def __init__(self, csr, nodes=None, input_dtype=None, inexact=0, drop_invalid=False):
         csr = csr.tocsr()
         csr.sort_indices()
         self.n = int(csr.shape[0])
-        self.indptr = csr.indptr.astype(np.int32, copy=False)
+        odt = np.int64 if csr.indptr[-1] > INDEX_MAX else np.int32
+        self.indptr = csr.indptr.astype(odt, copy=False)
         self.indices = csr.indices.astype(np.int32, copy=False)
         self.w64 = np.asarray(csr.data, np.float64)
-        self.w32 = self.w64.astype(np.float32)
+        self.input_dtype = np.dtype(input_dtype or csr.data.dtype)
+        self.inexact = int(inexact)
+        self.drop_invalid = bool(drop_invalid)
+        self._w32 = None
         self.nodes = nodes
         self._csr = csr
         self._src = None
         self._rev = None
+        self._in32 = None
         self._device_cache = None      # device arrays kept by keep_on_device=True calls
+
+    @property
+    def w32(self):
+        """The weights as float32 (made once)."""
+        if self._w32 is None:
+            with np.errstate(over="ignore", under="ignore"):
+                self._w32 = self.w64.astype(np.float32)
+        return self._w32
+
+    def weights(self, dtype):
+        """The weights in ``dtype`` (float32 or float64), as the device compares them."""
+        return self.w64 if np.dtype(dtype) == np.float64 else self.w32
+
+    def in_precision(self, dtype):
+        """The graph whose weights are all valid in ``dtype``: this one, or for float32 with
+        weights that round to 0 or overflow, the graph without them (``drop_invalid``, made
+        once) or an :class:`~pyclmatch.errors.InputError` naming the first."""
+        if np.dtype(dtype) == np.float64:
+            return self
+        if self._in32 is None:
+            w = self.w32
+            bad = ~(np.isfinite(w) & (w > 0))
+            if not bad.any():
+                self._in32 = self
+            elif not self.drop_invalid:
+                raise weight_error(self.w64[int(np.flatnonzero(bad)[0])], int(bad.sum()),
+                                   dtype=np.float32)
+            else:
+                A = self._csr.copy()
+                A.data = np.where(bad, 0.0, self.w64)
+                A.eliminate_zeros()
+                self._in32 = WeightedGraph(A, self.nodes, self.input_dtype, self.inexact,
+                                           True)
+        return self._in32
+
+    def _fields_to_stage(self, handle):
+        """The fields :meth:`stage` pins for ``handle``: the CSR arrays and the weights in
+        the type its device compares under ``precision="auto"``."""
+        wt, _ = resolve_precision("auto", self.input_dtype, device_fp64(handle))
+        return ("indptr", "indices", "w64" if wt == np.float64 else "w32")
 
     @property
     def nnz(self):
@@ -60,14 +188,15 @@ class WeightedGraph(PinnedStaging):
             self._src = np.repeat(np.arange(self.n, dtype=np.int32), np.diff(self.indptr))
         return self._src
 
-    def reverse_edges(self):
-        """``rev[e]`` = the position of the reverse copy of directed edge ``e`` (int32,
-        computed once: the CSR -> CSC counting sort of scipy, O(n + m); the lists are sorted
-        and the graph symmetric, so column v of the CSC is row v's list)."""
-        if self._rev is None:
-            M = sp.csr_matrix((np.arange(self.nnz, dtype=np.int32), self.indices, self.indptr),
+    def reverse_edges(self, dtype=np.int32):
+        """``rev[e]`` = the position of the reverse copy of directed edge ``e`` (in the offset
+        type ``dtype``, computed once: the CSR -> CSC counting sort of scipy, O(n + m); the
+        lists are sorted and the graph symmetric, so column v of the CSC is row v's list)."""
+        dtype = np.dtype(dtype)
+        if self._rev is None or self._rev.dtype != dtype:
+            M = sp.csr_matrix((np.arange(self.nnz, dtype=dtype), self.indices, self.indptr),
                               shape=(self.n, self.n))
-            self._rev = np.ascontiguousarray(M.tocsc().data, dtype=np.int32)
+            self._rev = np.ascontiguousarray(M.tocsc().data, dtype=dtype)
         return self._rev
 
     @property
@@ -86,16 +215,29 @@ class WeightedGraph(PinnedStaging):
         return f"<WeightedGraph {self.n} vertices, {self.m} edges>"
 
 
-def _check_weights(w, drop_invalid, where="weights"):
-    """Boolean mask of the entries to keep; raises on invalid weights unless dropping."""
+def invalid_weights(w, dtype=np.float64):
+    """Boolean mask of the weights ``w`` that are not finite and positive, as given and in
+    the weight type ``dtype`` (float32 or float64)."""
+    w = np.asarray(w)
+    if w.dtype.kind in "iub":
+        return ~(w > 0)
+    w = w.astype(np.float64, copy=False)
+    bad = ~np.isfinite(w) | (w <= 0)
+    if np.dtype(dtype) == np.float32:
+        with np.errstate(over="ignore", under="ignore"):
+            w32 = w.astype(np.float32)
+        bad |= ~np.isfinite(w32) | (w32 <= 0)
+    return bad
+
+
+def _check_weights(w, drop_invalid, dtype=np.float64, where="weights"):
+    """Boolean mask of the entries to keep; raises on invalid weights (in the weight type
+    ``dtype``) unless dropping."""
     w = np.asarray(w)
     _check_dtype(w.dtype, where)
-    w = w.astype(np.float64, copy=False)
-    with np.errstate(over="ignore", under="ignore"):
-        w32 = w.astype(np.float32)
-    bad = ~np.isfinite(w) | (w <= 0) | ~np.isfinite(w32) | (w32 <= 0)
+    bad = invalid_weights(w, dtype)
     if bad.any() and not drop_invalid:
-        raise weight_error(w[int(np.flatnonzero(bad)[0])], int(bad.sum()), where)
+        raise weight_error(w[int(np.flatnonzero(bad)[0])], int(bad.sum()), where, dtype)
     return ~bad
 
 
@@ -104,8 +246,9 @@ def _check_dtype(dtype, where="weights"):
         raise InputError(f"{where} must be numeric, got dtype {dtype}")
 
 
-def weight_error(v, count, where="weights"):
-    """The :class:`InputError` for the invalid weight ``v`` (the first of ``count``)."""
+def weight_error(v, count, where="weights", dtype=np.float64):
+    """The :class:`InputError` for the invalid weight ``v`` (the first of ``count``) in the
+    weight type ``dtype``."""
     v = float(v)
     if np.isnan(v):
         what = "NaN"
@@ -117,9 +260,13 @@ def weight_error(v, count, where="weights"):
         what = "negative"
     else:
         what = "out of float32 range"
+    hint = " Pass drop_invalid=True to drop such edges"
+    if np.dtype(dtype) == np.float32:
+        where += " (compared as float32)"
+        hint += " or precision='float64' to compare them as float64"
     return InputError(
         f"{where} must be finite and positive; found a {what} weight ({v!r}) "
-        f"({count} invalid in all). Pass drop_invalid=True to drop such edges.")
+        f"({count} invalid in all).{hint}.")
 
 
 def asymmetry_error(A):
@@ -144,14 +291,19 @@ class SparseInput:
     ``nnz`` (stored entries), ``nodes`` (networkx input), and the graph options. The
     host graph (:meth:`host_graph`) is built on request only: for ``verify="host"`` and for
     the options that need it (``drop_invalid`` with invalid weights, ``symmetrize`` with an
-    asymmetric matrix)."""
+    asymmetric matrix). ``weight_dtype``/``check_exact``: the weight type of ``precision``
+    (:func:`resolve_precision`) on a device with doubles (``fp64``) or not."""
 
-    def __init__(self, A, nodes=None, symmetrize=False, drop_invalid=False):
+    def __init__(self, A, nodes=None, symmetrize=False, drop_invalid=False, precision="auto",
+                 fp64=True):
         self.fmt, self.indptr, self.indices, self.data = compressed_parts(A)
         if self.fmt != A.format:
             A = None                       # the CSR made here holds the same matrix
         self._matrix = A
         _check_dtype(self.data.dtype)
+        self.input_dtype = self.data.dtype
+        self.weight_dtype, self.check_exact = resolve_precision(precision, self.input_dtype,
+                                                                fp64)
         self.n = int(self.indptr.size - 1)
         self.nnz = int(self.indices.size)
         self.nodes = nodes
@@ -178,14 +330,18 @@ class SparseInput:
         """The :class:`WeightedGraph` of the input, checked on the host (built once)."""
         if self._host is None:
             self._host = _from_sparse(self.matrix.tocoo(), self.symmetrize,
-                                      self.drop_invalid, self.nodes)
+                                      self.drop_invalid, self.nodes, self.weight_dtype)
         return self._host
 
 
-def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="weight"):
+def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="weight",
+                   precision="auto", fp64=True):
     """``G`` as the device intake takes it: a :class:`SparseInput` (scipy sparse, dense,
     networkx), or a host-checked :class:`WeightedGraph` (edge arrays, a prepared graph).
-    See :func:`as_weighted_graph` for the accepted inputs and options."""
+    See :func:`as_weighted_graph` for the accepted inputs and options; the weights are
+    checked in the weight type of ``precision`` on a device with doubles (``fp64``) or not
+    (:func:`resolve_precision`)."""
+    opts = {"precision": check_precision(precision), "fp64": bool(fp64)}
     if isinstance(G, WeightedGraph):
         return G
     if _is_networkx(G):
@@ -197,20 +353,20 @@ def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="w
         # (an undirected graph's array holds each edge in both directions already)
         A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=weight, dtype=np.float64,
                                      format="csr")
-        return SparseInput(A, nodes, symmetrize or G.is_directed(), drop_invalid)
+        return SparseInput(A, nodes, symmetrize or G.is_directed(), drop_invalid, **opts)
     if isinstance(G, tuple) and len(G) in (3, 4) and not sp.issparse(G[0]) \
             and np.ndim(G[0]) == 1:
         if len(G) == 4:
             if n is not None:
                 raise InputError("n given twice (in the edge tuple and as n=)")
             n = G[3]
-        return _from_edges(G[0], G[1], G[2], n, drop_invalid)
+        return _from_edges(G[0], G[1], G[2], n, drop_invalid, **opts)
     if sp.issparse(G):
         if len(G.shape) != 2 or G.shape[0] != G.shape[1]:
             raise InputError(f"the matrix must be square (a graph), got shape {G.shape}")
         if G.shape[0] > INDEX_MAX:
             raise InputError(f"{G.shape[0]} vertices exceed the 2**31-1 supported")
-        return SparseInput(G, None, symmetrize, drop_invalid)
+        return SparseInput(G, None, symmetrize, drop_invalid, **opts)
     try:
         arr = np.asarray(G)
     except Exception as exc:
@@ -221,10 +377,11 @@ def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="w
     if arr.dtype.kind == "f" and np.isnan(arr).any() and not drop_invalid:
         raise InputError("the dense matrix contains NaN weights; use 0 for no edge")
     arr = np.where(np.isnan(arr), 0, arr) if arr.dtype.kind == "f" else arr
-    return SparseInput(sp.csr_matrix(arr), None, symmetrize, drop_invalid)
+    return SparseInput(sp.csr_matrix(arr), None, symmetrize, drop_invalid, **opts)
 
 
-def as_weighted_graph(G, *, n=None, symmetrize=False, drop_invalid=False, weight="weight"):
+def as_weighted_graph(G, *, n=None, symmetrize=False, drop_invalid=False, weight="weight",
+                      precision="auto"):
     """Validate ``G`` on the host and return a :class:`WeightedGraph`.
 
     ``G`` may be a symmetric scipy.sparse matrix/array (diagonal ignored, the stored values are
@@ -233,9 +390,12 @@ def as_weighted_graph(G, *, n=None, symmetrize=False, drop_invalid=False, weight
     weight; ``n`` = number of vertices, default max id + 1) or a networkx graph (attribute
     ``weight``, default 1). Weights must be finite and positive (``drop_invalid=True`` drops
     the other edges); asymmetric matrices are refused unless ``symmetrize=True`` (then
-    w(u,v) = max(A[u,v], A[v,u])).
+    w(u,v) = max(A[u,v], A[v,u])). ``precision`` (see :func:`resolve_precision`): the
+    weight type in which the weights must be valid (float32: the float64 weights that
+    overflow or round to 0 there are invalid).
     """
-    g = weighted_input(G, n=n, symmetrize=symmetrize, drop_invalid=drop_invalid, weight=weight)
+    g = weighted_input(G, n=n, symmetrize=symmetrize, drop_invalid=drop_invalid, weight=weight,
+                       precision=precision)
     return g.host_graph() if isinstance(g, SparseInput) else g
 
 
@@ -271,14 +431,18 @@ def _check_n(n, hi):
     return n
 
 
-def _from_edges(u, v, w, n, drop_invalid):
+def _from_edges(u, v, w, n, drop_invalid, precision="auto", fp64=True):
     u, v = _ids("u", u), _ids("v", v)
     w = np.asarray(w)
     if not (u.size == v.size == w.size):
         raise InputError(f"u, v, w differ in length ({u.size}, {v.size}, {w.size})")
     hi = int(max(u.max(), v.max())) + 1 if u.size else 0
     n = _check_n(hi if n is None else n, hi)
-    keep = _check_weights(w, drop_invalid) & (u != v)
+    _check_dtype(w.dtype)
+    input_dtype = w.dtype
+    dtype, _ = resolve_precision(precision, input_dtype, fp64)
+    keep = _check_weights(w, drop_invalid, dtype) & (u != v)
+    inexact = inexact_count(w[keep])
     u, v, w = u[keep], v[keep], np.asarray(w, np.float64)[keep]
     a, b = np.minimum(u, v), np.maximum(u, v)
     key = a * n + b
@@ -297,26 +461,21 @@ def _from_edges(u, v, w, n, drop_invalid):
     a, b = key // n, key % n
     A = sp.coo_matrix((np.concatenate([w, w]), (np.concatenate([a, b]), np.concatenate([b, a]))),
                       shape=(n, n))
-    _check_size(A.nnz)
-    return WeightedGraph(A.tocsr())
+    return WeightedGraph(A.tocsr(), None, input_dtype, 2 * inexact, drop_invalid)
 
 
-def _check_size(nnz):
-    if nnz > INDEX_MAX:
-        raise InputError(f"the graph has {nnz} directed edges; the Suitor family supports up to "
-                         f"2**31-1 (edge indices are 32-bit for the atomics)")
-
-
-def _from_sparse(coo, symmetrize, drop_invalid, nodes):
+def _from_sparse(coo, symmetrize, drop_invalid, nodes, dtype=np.float64):
     n = int(coo.shape[0])
     if n > INDEX_MAX:
         raise InputError(f"{n} vertices exceed the 2**31-1 supported")
     r = np.asarray(coo.row, np.int64)
     c = np.asarray(coo.col, np.int64)
     w = np.asarray(coo.data)
+    input_dtype = w.dtype
     off = r != c
     r, c, w = r[off], c[off], w[off]
-    keep = _check_weights(w, drop_invalid)
+    keep = _check_weights(w, drop_invalid, dtype)
+    inexact = inexact_count(w[keep])
     r, c, w = r[keep], c[keep], np.asarray(w, np.float64)[keep]
     A = sp.csr_matrix((w, (r, c)), shape=(n, n))     # duplicates summed, as scipy does
     A.sum_duplicates()
@@ -330,8 +489,7 @@ def _from_sparse(coo, symmetrize, drop_invalid, nodes):
             raise asymmetry_error(A)
         A = A.maximum(T).tocsr()
         A.sort_indices()
-    _check_size(A.nnz)
-    return WeightedGraph(A, nodes)
+    return WeightedGraph(A, nodes, input_dtype, inexact, drop_invalid)
 
 
 # --------------------------------------------------------------------------- b values

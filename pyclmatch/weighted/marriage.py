@@ -291,17 +291,27 @@ def verify_stable_marriage(inst, wife, husband):
 
 
 class _MarriageDriver:
-    """``cross_lanes``: work-items per woman in the cross-referencing of the lists (1: one
-    work-item walks her whole list, ``marriage_cross``, the faster on CPU devices; a power of
-    two: ``marriage_cross_lanes``, the default of 32 on GPUs, where consecutive work-items
-    then read consecutive entries and a woman's lookups run side by side)."""
+    """The kernels of one instance: ``entries`` (the longer side's list entries) fixes the
+    offset type (:func:`~pyclmatch.engine.graphs.index_types`: 64-bit offsets, list positions
+    and hash slots above 2**31-1 entries). ``cross_lanes``: work-items per woman in the
+    cross-referencing of the lists (1: one work-item walks her whole list, ``marriage_cross``,
+    the faster on CPU devices; a power of two: ``marriage_cross_lanes``, the default of 32 on
+    GPUs, where consecutive work-items then read consecutive entries and a woman's lookups run
+    side by side)."""
 
-    def __init__(self, handle, work_group_size=None, batch_rounds=None, cross_lanes=None):
+    def __init__(self, handle, work_group_size=None, batch_rounds=None, entries=0,
+                 cross_lanes=None):
+        from ..engine.graphs import offset_type, require_offset64
         self.handle = handle
         wg = int(work_group_size or handle.default_work_group_size())
         self.wg = max(1, min(wg, handle.max_work_group_size))
-        self.values = dict(index_t="int", offset_t="int", mode="mt", threads_per_vertex=1,
-                           vertices_per_group=1, work_group_size=self.wg)
+        self.offset_t, self.odt = offset_type(entries)
+        if self.offset_t == "long":
+            require_offset64(handle)
+        # (weight_t: the weighted kernels of the same program, unused here)
+        self.values = dict(index_t="int", offset_t=self.offset_t, mode="mt",
+                           threads_per_vertex=1,
+                           vertices_per_group=1, work_group_size=self.wg, weight_t="float")
         self.batch = int(batch_rounds or (4 if handle.is_cpu else 16))
         lanes = int(cross_lanes or (1 if handle.is_cpu else 32))
         if lanes & (lanes - 1) or lanes > self.wg:
@@ -315,12 +325,14 @@ class _MarriageDriver:
     # -- the instance on the device ---------------------------------------------------------
     def _checker(self, what, src, cast):
         """pyopencl elementwise kernel (memoized per device): ``what`` = "offsets" (monotone)
-        or "ids" (in [0, limit)) over an int32/int64 array, writing int32 copies if ``cast``;
-        any problem sets bad[0]."""
+        or "ids" (in [0, limit)) over an int32/int64 array, writing copies of dtype ``cast``
+        (int32 or int64) if given; any problem sets bad[0]."""
         from pyopencl.elementwise import ElementwiseKernel
-        t = {np.dtype(np.int32): "int", np.dtype(np.int64): "long"}[np.dtype(src)]
-        out = ", __global int *out" if cast else ""
-        body = "out[i] = (int)a[i]; " if cast else ""
+        types = {np.dtype(np.int32): "int", np.dtype(np.int64): "long"}
+        t = types[np.dtype(src)]
+        ct = types[np.dtype(cast)] if cast else None
+        out = f", __global {ct} *out" if cast else ""
+        body = f"out[i] = ({ct})a[i]; " if cast else ""
         if what == "offsets":
             args = f"__global const {t} *a{out}, __global long *bad, long rows"
             body += "if (i < rows && a[i] > a[i + 1]) bad[0] = 1;"
@@ -328,7 +340,7 @@ class _MarriageDriver:
             args = f"__global const {t} *a{out}, __global long *bad, long limit"
             body += "if (a[i] < 0 || a[i] >= limit) bad[0] = 1;"
         return self.handle.memoize(
-            ("marriage check", what, t, cast),
+            ("marriage check", what, t, ct),
             lambda: ElementwiseKernel(self.handle.context, args, body,
                                       name=f"marriage_check_{what}"))
 
@@ -344,7 +356,7 @@ class _MarriageDriver:
 
     def device_instance(self, inst, sched):
         """Upload the four lists as they are, check them and derive what the kernels need:
-        int32 offsets and lists, ``rank_w`` and ``pos_m``. Two small read-backs (the check
+        offsets of the offset type, int32 lists, ``rank_w`` and ``pos_m``. Two small read-backs (the check
         flags, the hash table's size); on a bad instance the host check names the problem
         (:meth:`MarriageInstance.validate` raises its :class:`InputError`)."""
         handle, q = self.handle, self.handle.queue
@@ -356,7 +368,8 @@ class _MarriageDriver:
         with sched.step("upload"):
             raw = {k: inst.upload(handle, k) for k in ("mptr", "mlist", "wptr", "wlist")}
             if host_refs is not None:
-                rank_w, pos_m = (handle.to_device(a) for a in host_refs)
+                rank_w, pos_m = (handle.to_device(host_refs[0]),
+                                 handle.to_device(host_refs[1].astype(self.odt, copy=False)))
         with sched.step("derive"):
             info = cla.zeros(q, 2, np.int64)     # [0]: a check failed, [1]: long entries
             dev = {}
@@ -364,8 +377,9 @@ class _MarriageDriver:
                                            ("wptr", "offsets", nw + 1, nw),
                                            ("mlist", "ids", Lm, nw), ("wlist", "ids", Lw, nm)):
                 a = raw[key]
-                cast = a.dtype != np.int32
-                out = cla.empty(q, size, np.int32, allocator=handle.pool) if cast else a
+                want = self.odt if what == "offsets" else np.dtype(np.int32)
+                cast = want if a.dtype != want else None
+                out = cla.empty(q, size, want, allocator=handle.pool) if cast else a
                 if size and (cast or host_refs is None):
                     knl = self._checker(what, a.dtype, cast)
                     args = (a, out) if cast else (a,)
@@ -382,9 +396,10 @@ class _MarriageDriver:
                 _explain(inst)
             n_long = int(flags[1])
             cap = 2 * n_long + 1 if n_long else 1
-            handle.check_fits({"hash table": cap * 4, "ranks": Lm * 4, "positions": Lw * 4},
-                              what="stable marriage instance")
-            table = cla.empty(q, cap, np.int32, allocator=handle.pool)
+            osz = self.odt.itemsize
+            handle.check_fits({"hash table": cap * osz, "ranks": Lm * 4,
+                               "positions": Lw * osz}, what="stable marriage instance")
+            table = cla.empty(q, cap, self.odt, allocator=handle.pool)
             sched.fill("derive", table, -1)
             if n_long:
                 sched.launch("derive", self.kernel("marriage_hash_men"), nm, self.wg,
@@ -392,7 +407,7 @@ class _MarriageDriver:
                              np.uint32(cap))
             bad = cla.zeros(q, 1, np.int32)
             rank_w = cla.empty(q, max(Lm, 1), np.int32, allocator=handle.pool)
-            pos_m = cla.empty(q, max(Lw, 1), np.int32, allocator=handle.pool)
+            pos_m = cla.empty(q, max(Lw, 1), self.odt, allocator=handle.pool)
             sched.fill("derive", rank_w, -1)
             args = (dev["wptr"].data, dev["wlist"].data, np.int32(nw), dev["mptr"].data,
                     dev["mlist"].data, table.data, np.uint32(cap), rank_w.data, pos_m.data,
@@ -461,7 +476,7 @@ def verify_stable_marriage_device(inst, wife, husband, device=None):
     if wife.dtype.kind not in "iu" or husband.dtype.kind not in "iu":
         raise VerificationError("wife/husband hold an invalid id")
     handle = get_device(device)
-    drv = _MarriageDriver(handle)
+    drv = _MarriageDriver(handle, entries=max(inst.mlist.size, inst.wlist.size))
     sched = Scheduler(handle, label="verify_stable_marriage_device")
     dev = drv.device_instance(inst, sched)
 
@@ -513,7 +528,8 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
         inst = MarriageInstance(men_prefs, women_prefs, n_men, n_women)
     t_prepare = time.perf_counter() - t_start
     handle = get_device(device)
-    drv = _MarriageDriver(handle, work_group_size, batch_rounds)
+    drv = _MarriageDriver(handle, work_group_size, batch_rounds,
+                          max(inst.mlist.size, inst.wlist.size))
     sched = Scheduler(handle, progress=progress, label=f"stable_marriage[{name}]")
     sched.wall["prepare"] = t_prepare
     nm, nw, L = inst.n_men, inst.n_women, inst.entries
@@ -547,8 +563,8 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
             stats["proposals"] = int(sched.read("mcvitie-wilson", np.zeros(1, np.int32),
                                                 count.data)[0])
         else:
-            nextp = cla.empty(q, nm, np.int32)       # each man starts at his list's head
-            cl.enqueue_copy(q, nextp.data, mptr.data, byte_count=nm * 4)
+            nextp = cla.empty(q, nm, drv.odt)        # each man starts at his list's head
+            cl.enqueue_copy(q, nextp.data, mptr.data, byte_count=nm * drv.odt.itemsize)
             counts = [cla.empty(q, 1, np.int32) for _ in range(drv.batch)]
             host = np.zeros(1, np.int32)
             k = drv.kernel("gale_shapley_round")

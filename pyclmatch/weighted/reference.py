@@ -1,55 +1,65 @@
 """Host references and certificate checks of the Suitor family.
 
-Edges are ordered by the key (w, max(u, v), min(u, v)), heaviest first: the weights as float32
-(what the device compares), ties by vertex ids. Seen from one vertex u this is the order of
+Edges are ordered by the key (w, max(u, v), min(u, v)), heaviest first: the weights in the
+precision the device compares (``precision``, see
+:func:`~pyclmatch.weighted.graph.resolve_precision`: by default the user's float64 weights as
+they are), ties by vertex ids. Seen from one vertex u this is the order of
 (w(u, p), p), the tie breaking of the kernels, so the greedy matching under this order is the
 unique stable ("no blocking edge") matching, which is what the verifiers check in O(m).
 """
 import numpy as np
 
 from ..errors import VerificationError
-from .graph import as_b, as_weighted_graph
+from .graph import as_b, as_weighted_graph, resolve_precision
 
 
-def _undirected(g):
+def _graph(G, precision):
+    """The host graph of ``G`` and its weights as compared in ``precision``."""
+    g = as_weighted_graph(G, precision=precision)
+    dtype, _ = resolve_precision(precision, g.input_dtype)
+    g = g.in_precision(dtype)
+    return g, g.weights(dtype)
+
+
+def _undirected(g, w):
     u = g.src.astype(np.int64)
     v = g.indices.astype(np.int64)
     keep = u < v
-    return u[keep], v[keep], g.w32[keep]
+    return u[keep], v[keep], w[keep]
 
 
-def greedy_order(g):
-    """Undirected edges (u < v) by decreasing key: returns arrays u, v, w32."""
-    u, v, w = _undirected(g)
+def greedy_order(g, w=None):
+    """Undirected edges (u < v) by decreasing key: returns arrays u, v, w (``w``: the
+    weights compared, default the graph's float64 weights)."""
+    u, v, w = _undirected(g, g.w64 if w is None else w)
     order = np.lexsort((-u, -v, -w.astype(np.float64)))
     return u[order], v[order], w[order]
 
 
-def greedy_matching_sequential(G):
-    """The sequential greedy matching (plain Python loop: an independent test oracle)."""
-    g = as_weighted_graph(G)
+def greedy_matching_sequential(G, precision="auto"):
+    """The sequential greedy matching (plain Python loop: an independent test oracle), the
+    weights compared in ``precision``."""
+    g, w = _graph(G, precision)
     mate = np.full(g.n, -1, np.int64)
-    for a, b, _ in zip(*greedy_order(g)):
+    for a, b, _ in zip(*greedy_order(g, w)):
         if mate[a] < 0 and mate[b] < 0:
             mate[a], mate[b] = b, a
     return mate
 
 
-def greedy_matching(G):
-    """The greedy matching, vectorized with numpy (locally-dominant rounds).
+def greedy_matching(G, precision="auto"):
+    """The greedy matching, vectorized with numpy (locally-dominant rounds), the weights
+    compared in ``precision``.
 
     Each vertex points to its best remaining neighbour; mutual pointers are locally dominant
     edges of the greedy order and are matched; edges at matched vertices are removed; repeat.
     """
-    g = as_weighted_graph(G)
+    g, w = _graph(G, precision)
     n = g.n
-    # per vertex, best neighbour first: one stable sort of the key (u, -w) over the reversed
-    # CSR (v descending within u), so that equal weights keep v descending; positive float32
-    # weights order like their bit patterns
-    ur = g.src[::-1].astype(np.int64)
-    vr = g.indices[::-1].astype(np.int64)
-    wbits = g.w32[::-1].view(np.uint32).astype(np.int64)
-    order = np.argsort((ur << 32) | (0xFFFFFFFF - wbits), kind="stable")
+    # per vertex, best neighbour first: the key (u, -w, -v)
+    ur = g.src.astype(np.int64)
+    vr = g.indices.astype(np.int64)
+    order = np.lexsort((-vr, -w.astype(np.float64), ur))
     u, v = ur[order], vr[order]
     mate = np.full(n, -1, np.int64)
     cand = np.full(n, -1, np.int64)
@@ -67,13 +77,14 @@ def greedy_matching(G):
     return mate
 
 
-def greedy_b_matching(G, b):
-    """The sequential greedy b-matching: (k, 2) edges (u < v) in greedy order."""
-    g = as_weighted_graph(G)
+def greedy_b_matching(G, b, precision="auto"):
+    """The sequential greedy b-matching: (k, 2) edges (u < v) in greedy order, the weights
+    compared in ``precision``."""
+    g, w = _graph(G, precision)
     b = as_b(b, g.n)
     deg = np.zeros(g.n, np.int64)
     out = []
-    for a, c, _ in zip(*greedy_order(g)):
+    for a, c, _ in zip(*greedy_order(g, w)):
         if deg[a] < b[a] and deg[c] < b[c]:
             deg[a] += 1
             deg[c] += 1
@@ -124,10 +135,11 @@ def _edge_weights(g, a, b, dtype=np.float32):
     return (g.w64 if dtype == np.float64 else g.w32)[pos]
 
 
-def verify_weighted_matching(G, mate):
+def verify_weighted_matching(G, mate, precision="auto"):
     """Check that ``mate`` is a matching of the graph with no blocking edge, which makes it the
-    greedy matching under the key order (unique stable matching). O(m) after one search."""
-    g = as_weighted_graph(G)
+    greedy matching under the key order (unique stable matching), the weights compared in
+    ``precision``. O(m) after one search."""
+    g, wt = _graph(G, precision)
     n = g.n
     mate = np.asarray(mate, np.int64)
     if mate.shape != (n,):
@@ -141,10 +153,10 @@ def verify_weighted_matching(G, mate):
     if (mate[mv] == mv).any():
         raise VerificationError("a vertex is matched to itself")
     mw = np.zeros(n, np.float64)
-    mw[mv] = _edge_weights(g, mv, mate[mv])
+    mw[mv] = _edge_weights(g, mv, mate[mv], wt.dtype)
     u = g.src.astype(np.int64)
     p = g.indices.astype(np.int64)
-    w = g.w32.astype(np.float64)
+    w = wt.astype(np.float64)
     pref_u = (w > mw[u]) | ((w == mw[u]) & (p > mate[u]))
     pref_p = (w > mw[p]) | ((w == mw[p]) & (u > mate[p]))
     block = pref_u & pref_p
@@ -155,10 +167,11 @@ def verify_weighted_matching(G, mate):
     return True
 
 
-def verify_b_matching(G, b, edges):
+def verify_b_matching(G, b, edges, precision="auto"):
     """Check a b-matching (k x 2 edges, each pair once) for validity and for having no
-    blocking edge (both ends would take it), i.e. that it is the greedy b-matching."""
-    g = as_weighted_graph(G)
+    blocking edge (both ends would take it), i.e. that it is the greedy b-matching, the
+    weights compared in ``precision``."""
+    g, wt = _graph(G, precision)
     n = g.n
     b = as_b(b, n)
     E = np.asarray(edges, np.int64).reshape(-1, 2)
@@ -174,7 +187,7 @@ def verify_b_matching(G, b, edges):
     if (deg > b).any():
         k = int(np.flatnonzero(deg > b)[0])
         raise VerificationError(f"vertex {k} has {deg[k]} matched edges but b = {b[k]}")
-    wm = _edge_weights(g, a, c).astype(np.float64)
+    wm = _edge_weights(g, a, c, wt.dtype).astype(np.float64)
     # worst matched partner per vertex under the key (w, partner id)
     du = np.concatenate([a, c])
     dp = np.concatenate([c, a])
@@ -189,7 +202,7 @@ def verify_b_matching(G, b, edges):
     worst_p[du[first]] = dp[first]
     u = g.src.astype(np.int64)
     p = g.indices.astype(np.int64)
-    w = g.w32.astype(np.float64)
+    w = wt.astype(np.float64)
     inM = np.isin(np.minimum(u, p) * n + np.maximum(u, p), key)
     want_u = (deg[u] < b[u]) | (w > worst_w[u]) | ((w == worst_w[u]) & (p > worst_p[u]))
     want_p = (deg[p] < b[p]) | (w > worst_w[p]) | ((w == worst_w[p]) & (u > worst_p[p]))

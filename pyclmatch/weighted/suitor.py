@@ -11,7 +11,10 @@
 * :class:`BSuitorMatcher`: b-Suitor (Paper II) by rounds, sorted suitor lists per vertex.
 
 Each class holds its device handle and specialization values; kernels come from the handle's
-program cache through :meth:`kernel`, keyed by those values.
+program cache through :meth:`kernel`, keyed by those values. Two of them follow the graph: the
+weight type ``weight_t`` (float32 or float64: the precision in which weights are compared, see
+:func:`~pyclmatch.weighted.graph.resolve_precision`) and the edge-offset type ``offset_t``
+(:func:`~pyclmatch.engine.graphs.index_types`: 64-bit above 2**31-1 directed edges).
 """
 import numpy as np
 import pyopencl as cl
@@ -20,6 +23,20 @@ import pyopencl.array as cla
 TEMPLATE = "suitor.cl.mako"
 SUITOR_VARIANTS = ("nosync", "synclb", "syncnolb", "hybrid")
 FOREVER = 1 << 30
+#: OpenCL C names of the weight types, and the integer types of their bits (WEIGHT_BITS)
+WEIGHT_C = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
+WEIGHT_BITS = {np.dtype(np.float32): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.int64)}
+
+
+def graph_types(handle, nnz, weight_dtype):
+    """``(weight dtype, offset_t, offset dtype)`` of a graph of ``nnz`` directed edges compared
+    in ``weight_dtype``; raises :class:`~pyclmatch.errors.DeviceError` when 64-bit offsets
+    are needed and the device lacks their atomics."""
+    from ..engine.graphs import offset_type, require_offset64
+    ot, odt = offset_type(nnz)
+    if ot == "long":
+        require_offset64(handle)
+    return np.dtype(weight_dtype), ot, odt
 
 
 def _pow2_floor(x):
@@ -31,8 +48,12 @@ class _Family:
     """Specialization values and launch geometry shared by the drivers."""
 
     def __init__(self, handle, work_group_size=None, threads_per_vertex=None,
-                 vertices_per_group=None, mode="ct", avg_degree=8.0):
+                 vertices_per_group=None, mode="ct", avg_degree=8.0, weight_dtype=np.float32,
+                 offset_t="int"):
         self.handle = handle
+        self.wdt = np.dtype(weight_dtype)
+        self.offset_t = offset_t
+        self.odt = np.dtype(np.int64 if offset_t == "long" else np.int32)
         wg = int(work_group_size or (128 if not handle.is_cpu else 64))
         wg = _pow2_floor(min(wg, handle.max_work_group_size))
         if threads_per_vertex in (None, "auto"):
@@ -51,13 +72,15 @@ class _Family:
             raise ValueError("vertices_per_group must be >= 1")
         self.wg, self.tpv, self.vpg, self.mode = wg, tpv, vpg, mode
         self.groups_per_wg = wg // tpv
-        local = self.groups_per_wg * (vpg * 12 + 4) + wg * 12 + 4   # gpu_suitor's __local
+        osz, wsz = self.odt.itemsize, self.wdt.itemsize            # gpu_suitor's __local:
+        local = self.groups_per_wg * (vpg * (8 + osz) + 4) + wg * (4 + osz + wsz) + 4
         if local > handle.local_mem:
             raise ValueError(f"vertices_per_group={vpg} with {self.groups_per_wg} groups per "
                              f"work-group needs {local} bytes of local memory; the device has "
                              f"{handle.local_mem}")
-        self.values = dict(index_t="int", offset_t="int", mode=mode, threads_per_vertex=tpv,
-                           vertices_per_group=vpg, work_group_size=wg)
+        self.values = dict(index_t="int", offset_t=offset_t, mode=mode, threads_per_vertex=tpv,
+                           vertices_per_group=vpg, work_group_size=wg,
+                           weight_t=WEIGHT_C[self.wdt])
         self.ct_items = handle.constant_grid(wg)
 
     def kernel(self, name):
@@ -90,16 +113,20 @@ class IntakeGraph:
 
 class DeviceWeighted:
     """A weighted graph on the device: ``xadj``/``adj`` (symmetric CSR, sorted lists), ``wt``
-    (float32 weights), and, computed on the device by :meth:`setup` and kept with the arrays
-    (``keep_on_device`` reuses all of them), the edge tails ``src`` and for b-Suitor the
-    reverse edges ``rev``. ``g`` describes the graph (``n``, ``nnz``, ``nodes``): a
-    :class:`~pyclmatch.weighted.graph.WeightedGraph` uploaded as it is, or an
-    :class:`IntakeGraph` (:meth:`from_input`). ``weights``: the input's weights (host) at the
-    positions ``orig`` maps the device's edges to (``None``: the same positions)."""
+    (the weights in the type ``wdt`` the family compares, float32 or float64), and, computed
+    on the device by :meth:`setup` and kept with the arrays (``keep_on_device`` reuses all of
+    them), the edge tails ``src`` and for b-Suitor the reverse edges ``rev``. ``g`` describes
+    the graph (``n``, ``nnz``, ``nodes``): a :class:`~pyclmatch.weighted.graph.WeightedGraph`
+    uploaded as it is, or an :class:`IntakeGraph` (:meth:`from_input`). ``weights``: the
+    input's weights (host) at the positions ``orig`` maps the device's edges to (``None``: the
+    same positions). ``offset_t``/``odt``: the edge-offset type of ``xadj``, ``rev``,
+    ``orig`` (:func:`graph_types`)."""
 
-    def __init__(self, handle, g, extra_bytes=None):
-        need = {"row offsets": (g.n + 1) * 4, "adjacency": g.nnz * 4, "weights": g.nnz * 4,
-                "edge tails": g.nnz * 4}
+    def __init__(self, handle, g, extra_bytes=None, weight_dtype=np.float32):
+        self.wdt, self.offset_t, self.odt = graph_types(handle, g.nnz, weight_dtype)
+        osz, wsz = self.odt.itemsize, self.wdt.itemsize
+        need = {"row offsets": (g.n + 1) * osz, "adjacency": g.nnz * 4,
+                "weights": g.nnz * wsz, "edge tails": g.nnz * 4}
         need.update(extra_bytes or {})
         handle.check_fits(need, what="weighted graph")
         self.g = g
@@ -110,17 +137,24 @@ class DeviceWeighted:
         if isinstance(g, IntakeGraph):
             return                            # (from_input fills the arrays)
         # (from the pinned copies made by prepare_graph(device=...) when there are some)
-        self.xadj = g.upload(handle, "indptr")
+        self.xadj = (g.upload(handle, "indptr") if g.indptr.dtype == self.odt
+                     else handle.to_device(g.indptr.astype(self.odt)))
         self.adj = g.upload(handle, "indices")
-        self.wt = g.upload(handle, "w32")
+        self.wt = g.upload(handle, "w64" if self.wdt == np.float64 else "w32")
         self.weights = g.w64
+
+    @property
+    def types(self):
+        """The specialization values the graph fixes: ``weight_dtype``, ``offset_t``."""
+        return {"weight_dtype": self.wdt, "offset_t": self.offset_t}
 
     @classmethod
     def from_input(cls, handle, src, sched, extra_bytes=None, reverse=False):
         """Take a :class:`~pyclmatch.weighted.graph.SparseInput` in on the device
         (:class:`~pyclmatch.engine.intake.DeviceSymmetric`, one read-back): the structure,
-        the weights (finite, positive, also as float32) and the symmetry are checked there,
-        the diagonal is dropped there when there is one, the weights become float32 there;
+        the weights (finite, positive, also in the weight type ``src.weight_dtype``, and
+        exact there where ``src.check_exact``) and the symmetry are checked there, the
+        diagonal is dropped there when there is one, the weights are converted there;
         with ``reverse``, the reverse edges ``rev`` come from the symmetry check's searches.
         Unsorted lists or repeated entries are made canonical on the host (a copy) first.
         Returns a device graph, or ``None`` when the input needs the host graph
@@ -128,22 +162,32 @@ class DeviceWeighted:
         raises :class:`~pyclmatch.errors.InputError` with the host checks' messages."""
         from ..engine.intake import (DeviceSymmetric, NOT_CANONICAL,
                                      raise_structure_problem)
-        from .graph import asymmetry_error, weight_error
-        if src.nnz > np.iinfo(np.int32).max:
-            return None                      # (the host graph refuses it by name)
+        from .graph import asymmetry_error, inexact_error, invalid_weights, weight_error
+        wdt = src.weight_dtype
+        # the uploads besides the device graph: indices that are not int32 (converted
+        # there), weights that are not of the weight type (converted there)
         need = {"input indices": src.nnz * 8 if src.indices.dtype != np.int32 else 0,
-                "input weights": src.nnz * src.data.dtype.itemsize}
+                "input weights": src.nnz * src.data.dtype.itemsize
+                if src.data.dtype != wdt else 0}
         need.update(extra_bytes or {})
-        self = cls(handle, IntakeGraph(src, src.nnz), need)
+        self = cls(handle, IntakeGraph(src, src.nnz), need, wdt)
         while True:
             ds = DeviceSymmetric(handle, src.indptr, src.indices, src.data, src.n,
-                                 sched=sched, twins=reverse)
+                                 sched=sched, twins=reverse, weight_dtype=wdt,
+                                 check_exact=src.check_exact)
             rep = ds.problems(sched)
             raise_structure_problem(rep.structure, "the sparse matrix")
             if rep.bad:
                 if src.drop_invalid:
                     return None
-                raise weight_error(src.data[rep.first_bad], rep.bad)
+                # the first invalid value off the diagonal in the first row holding one
+                r = rep.first_bad_row
+                lo, hi = int(src.indptr[r]), int(src.indptr[r + 1])
+                bad = invalid_weights(src.data[lo:hi], wdt) & (src.indices[lo:hi] != r)
+                raise weight_error(src.data[lo + int(np.flatnonzero(bad)[0])], rep.bad,
+                                   dtype=wdt)
+            if rep.inexact:
+                raise inexact_error(rep.inexact)
             if not rep.structure & NOT_CANONICAL:
                 break
             src.make_canonical()
@@ -153,21 +197,24 @@ class DeviceWeighted:
             raise asymmetry_error(src.matrix)
         if rep.diagonal:
             ds.drop_diagonal(sched, rep.diagonal)
+        ds.release_inputs()
         self.g = IntakeGraph(src, ds.nnz)
         self.xadj, self.adj, self.wt, self.orig = ds.ptr, ds.ind, ds.w, ds.orig
+        self.offset_t, self.odt = ds.offset_t, ds.odt
         self.rev = ds.twin
         self.weights = src.data
         return self
 
     def input_positions(self, pos):
-        """Map the device edge positions ``pos`` (int32 device array, -1 = none) to the
-        input's, in place (a no-op unless the diagonal was dropped)."""
+        """Map the device edge positions ``pos`` (device array of the offset type, -1 =
+        none) to the input's, in place (a no-op unless the diagonal was dropped)."""
         if self.orig is None:
             return pos
         from pyopencl.elementwise import ElementwiseKernel
         h = self.handle
-        knl = h.memoize(("weighted", "input positions"), lambda: ElementwiseKernel(
-            h.context, "int *pos, int *orig",
+        ct = self.offset_t
+        knl = h.memoize(("weighted", "input positions", ct), lambda: ElementwiseKernel(
+            h.context, f"{ct} *pos, {ct} *orig",
             "if (pos[i] >= 0) pos[i] = orig[pos[i]]", "input_positions"))
         if pos.size:
             knl(pos, self.orig, queue=h.queue)
@@ -187,12 +234,12 @@ class DeviceWeighted:
                 and hasattr(self.g, "reverse_edges"):
             # a CPU device is the host: scipy's O(m) counting sort beats binary searches,
             # and the result (kept with the graph) is wrapped, not copied
-            self.rev = self.handle.to_device(self.g.reverse_edges())
+            self.rev = self.handle.to_device(self.g.reverse_edges(self.odt))
         elif reverse and self.rev is None:
             m = self.g.nnz
-            self.rev = f.empty(max(1, m))
+            self.rev = f.empty(max(1, m), self.odt)
             sched.launch("setup", f.kernel("reverse_edges"), min(f.ct_items, m), f.wg,
-                         self.xadj.data, self.adj.data, self.src.data, np.int32(m),
+                         self.xadj.data, self.adj.data, self.src.data, self.odt.type(m),
                          self.rev.data)
             did = True
         return did
@@ -206,10 +253,10 @@ class SuitorMatcher(_Family):
 
     def __init__(self, handle, g, variant="nosync", vertices_per_group=None,
                  work_group_size=None, threads_per_vertex=None, lb_rounds=4,
-                 batch_rounds=None):
+                 batch_rounds=None, weight_dtype=np.float32, offset_t="int"):
         avg = g.nnz / max(1, g.n)
         super().__init__(handle, work_group_size, threads_per_vertex, vertices_per_group,
-                         "ct", avg)
+                         "ct", avg, weight_dtype, offset_t)
         variant = (variant or "nosync").lower()
         if variant not in SUITOR_VARIANTS:
             raise ValueError(f"unknown Suitor variant {variant!r}; choose one of "
@@ -222,7 +269,7 @@ class SuitorMatcher(_Family):
     @staticmethod
     def device_bytes(g, vpg=8):
         slots = (-(-g.n // vpg)) * vpg
-        return {"suitor edges": g.n * 4, "ws": g.n * 4, "mate": g.n * 8, "pair edges": g.n * 4,
+        return {"suitor edges": g.n * 8, "ws": g.n * 8, "mate": g.n * 8, "pair edges": g.n * 8,
                 "work lists": 2 * slots * 4, "group counts": 2 * (slots // vpg + 1) * 4}
 
     def build(self):
@@ -238,8 +285,8 @@ class SuitorMatcher(_Family):
         vpg = self.vpg
         n_groups = -(-n // vpg)
         slots = n_groups * vpg
-        suitor_e = self.empty(n, np.int32)
-        ws = self.empty(n, np.int32)
+        suitor_e = self.empty(n, self.odt)
+        ws = self.empty(n, WEIGHT_BITS[self.wdt])
         sched.fill("init", suitor_e, -1)
         sched.fill("init", ws, 0)
         self._bufs = [self.empty(slots, np.int32), self.empty(slots, np.int32)]
@@ -287,7 +334,7 @@ class SuitorMatcher(_Family):
         else:
             self._nosync(n, 1, stats, bound)
         mate = self.empty(n, np.int64)
-        pair_e = self.empty(n, np.int32)
+        pair_e = self.empty(n, self.odt)
         sched.launch("mates", self.kernel("suitor_mates"), self.gsize(n), self.wg,
                      suitor_e.data, dg.src.data, np.int32(n), mate.data, pair_e.data,
                      counters.data)
@@ -349,15 +396,17 @@ class LocallyDominantMatcher(_Family):
 
     params = ("work_group_size", "batch_rounds")
 
-    def __init__(self, handle, g, work_group_size=None, batch_rounds=None):
-        super().__init__(handle, work_group_size, 8, 8, "ct")
+    def __init__(self, handle, g, work_group_size=None, batch_rounds=None,
+                 weight_dtype=np.float32, offset_t="int"):
+        super().__init__(handle, work_group_size, 8, 8, "ct", weight_dtype=weight_dtype,
+                         offset_t=offset_t)
         self.g = g
         self.batch = int(batch_rounds or (2 if handle.is_cpu else 4))
 
     @staticmethod
     def device_bytes(g, vpg=8):
         return {"mate": g.n * 4, "candidate": g.n * 4, "dirty": g.n * 4, "newly": g.n * 4,
-                "mate (64-bit)": g.n * 8, "pair edges": g.n * 4}
+                "mate (64-bit)": g.n * 8, "pair edges": g.n * 8}
 
     def build(self):
         for name in ("edge_sources", "ld_process_vertex", "ld_match", "ld_mark",
@@ -396,7 +445,7 @@ class LocallyDominantMatcher(_Family):
             if sched.read("ld", host, counts[-1].data)[0] == 0:
                 break
         mate64 = self.empty(n, np.int64)
-        pair_e = self.empty(n, np.int32)
+        pair_e = self.empty(n, self.odt)
         cnt = counts[0]
         sched.fill("mates", cnt, 0)
         sched.launch("mates", self.kernel("mate_pairs"), gs, self.wg, dg.xadj.data,
@@ -414,8 +463,10 @@ class BSuitorMatcher(_Family):
 
     params = ("work_group_size", "batch_rounds")
 
-    def __init__(self, handle, g, b, work_group_size=None, batch_rounds=None):
-        super().__init__(handle, work_group_size, 8, 8, "ct")
+    def __init__(self, handle, g, b, work_group_size=None, batch_rounds=None,
+                 weight_dtype=np.float32, offset_t="int"):
+        super().__init__(handle, work_group_size, 8, 8, "ct", weight_dtype=weight_dtype,
+                         offset_t=offset_t)
         self.g, self.b = g, np.ascontiguousarray(b, dtype=np.int32)
         self.batch = int(batch_rounds or (2 if handle.is_cpu else 4))
         self.total_b = int(np.sum(b, dtype=np.int64))
@@ -424,9 +475,10 @@ class BSuitorMatcher(_Family):
 
     @staticmethod
     def device_bytes(g, b):
-        return {"reverse edges": g.nnz * 4, "proposals": g.nnz * 4,
-                "suitor lists": int(np.sum(b, dtype=np.int64)) * 4, "b": g.n * 4,
-                "list offsets": (g.n + 1) * 4, "state": 4 * g.n * 4,
+        osz = 8 if g.nnz > np.iinfo(np.int32).max else 4
+        return {"reverse edges": g.nnz * osz, "proposals": g.nnz * 4,
+                "suitor lists": int(np.sum(b, dtype=np.int64)) * osz, "b": g.n * 4,
+                "list offsets": (g.n + 1) * osz, "state": 4 * g.n * 4,
                 "degree": g.n * 8, "pair counts": 2 * g.n * 4}
 
     def build(self):
@@ -435,8 +487,8 @@ class BSuitorMatcher(_Family):
             self.kernel(name)
 
     def exclusive_scan(self, sched, phase, src, dst, n, total):
-        """dst[i] = src[0] + ... + src[i-1] (int32, n entries), total[0] = the sum
-        (the engine's pyopencl scan; no read-back)."""
+        """dst[i] = src[0] + ... + src[i-1] (int32 ``src``, n entries, summed in the type of
+        ``dst``), total[0] = the sum (the engine's pyopencl scan; no read-back)."""
         evt = self.handle.exclusive_scan(src[:n], dst[:n], total)
         sched.record(phase, evt)
 
@@ -449,10 +501,10 @@ class BSuitorMatcher(_Family):
         gs = self.gsize(n)
         bd = self.empty(n)
         cl.enqueue_copy(q, bd.data, self.b, is_blocking=False)
-        bptr = self.empty(n, np.int32)
-        btot = self.empty(1, np.int32)
+        bptr = self.empty(n, self.odt)
+        btot = self.empty(1, self.odt)
         self.exclusive_scan(sched, "init", bd, bptr, n, btot)
-        slist = self.empty(max(1, self.total_b), np.int32)
+        slist = self.empty(max(1, self.total_b), self.odt)
         ssize = self.empty(n, np.int32)
         deficit = self.empty(n, np.int32)
         active = self.empty(n, np.int32)
@@ -485,7 +537,7 @@ class BSuitorMatcher(_Family):
 
     def pairs(self, dg, sched):
         """The matched pairs on the device: returns (edges int64 (k, 2) device array, pair
-        edges int32 (k,), degree int64 (n,), k, non-mutual entries); one read-back of
+        edges (k,) in the offset type, degree int64 (n,), k, non-mutual entries); one read-back of
         (k, non-mutual) to size the output."""
         q = self.handle.queue
         n = self.g.n
@@ -502,7 +554,7 @@ class BSuitorMatcher(_Family):
         self.exclusive_scan(sched, "pairs", own, at, n, info)     # info[0] = k
         k, bad = (int(x) for x in sched.read("pairs", np.zeros(2, np.int32), info.data))
         edges = self.empty((max(1, k), 2), np.int64)
-        pair_e = self.empty(max(1, k), np.int32)
+        pair_e = self.empty(max(1, k), self.odt)
         if k:
             sched.launch("pairs", self.kernel("bs_pairs"), gs, wg, nn, bptr.data, slist.data,
                          ssize.data, dg.adj.data, prop.data, own.data, at.data, edges.data,
