@@ -331,7 +331,7 @@ class DeviceLouvain:
             host_flags = np.zeros(NFLAGS, np.int32)
             k64 = self._empty(n, np.float64)
             src = self._empty(max(nnz, 1), np.int32)
-            memb = cla.arange(q, n0, dtype=np.int32, allocator=self.handle.pool)
+            memb = h.arange(n0, np.int32, queue=q)
             q.finish()
 
         def f64(slot):

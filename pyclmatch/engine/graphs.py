@@ -7,7 +7,6 @@ copy); :class:`DeviceBipartite` checks it and builds the other side on the devic
 Bad input raises :class:`~pyclmatch.errors.InputError` naming the problem.
 """
 import numpy as np
-import pyopencl.array as cla
 import scipy.sparse as sp
 
 from ..errors import InputError
@@ -268,12 +267,11 @@ class DeviceBipartite:
             ptr = self.row_ptr
         else:
             raise ValueError(f"side must be 'cols' or 'rows', not {side!r}")
-        from pyopencl.algorithm import copy_if
         q = self.handle.queue
         vertices, count = None, 0
         if ptr.size > 1:
-            ids = cla.arange(q, ptr.size - 1, dtype=self.idt)
-            out, count_dev, _ = copy_if(
+            ids = self.handle.arange(ptr.size - 1, self.idt, queue=q)
+            out, count_dev, _ = self.handle.copy_if(
                 ids, "xadj[ary[i] + 1] - xadj[ary[i]] > threshold",
                 extra_args=[("xadj", ptr), ("threshold", self.odt.type(threshold))], queue=q)
             count = int(count_dev.get())

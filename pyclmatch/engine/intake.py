@@ -286,7 +286,7 @@ def canonical_lists(dc, sched, phase="upload"):
     the device: ``(ptr, ind)`` device arrays and the entry count (one read-back). Each entry
     becomes a 64-bit key (list, index); pyopencl's ``RadixSort`` orders the keys over the
     bits they use and ``unique`` drops repeats."""
-    from pyopencl.algorithm import RadixSort, unique
+    from pyopencl.algorithm import RadixSort
     handle, q = dc.handle, dc.handle.queue
     n, nnz = dc.n, dc.nnz
     minor_bits = max(1, int(dc.n_minor - 1).bit_length())
@@ -303,7 +303,7 @@ def canonical_lists(dc, sched, phase="upload"):
     (keys,), evt = sort(keys, key_bits=minor_bits + major_bits, queue=q,
                         allocator=handle.pool)
     sched.record(phase, evt)
-    keys, count_dev, evt = unique(keys, queue=q)
+    keys, count_dev, evt = handle.unique(keys, queue=q)
     sched.record(phase, evt)
     count = int(sched.read(phase, np.zeros(1, count_dev.dtype), count_dev.data)[0])
     ind = cla.empty(q, max(count, 1), np.int32, allocator=handle.pool)
