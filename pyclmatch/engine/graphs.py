@@ -94,13 +94,19 @@ class BipartiteGraph:
         return f"<BipartiteGraph {self.n_rows} rows x {self.n_cols} cols, {self.nnz} edges>"
 
 
-def as_bipartite(A, shape=None):
+def as_bipartite(A, shape=None, fits=None):
     """Validate ``A`` and return a :class:`BipartiteGraph`.
 
     ``A`` may be a scipy.sparse matrix/array (any format; its pattern is the edge set, explicit
     zeros included), a dense 2-D array-like (nonzeros are edges), or edge arrays ``(rows, cols)``
     with ``shape`` (default: one more than the largest id on each side).
+
+    ``fits(n_rows, n_cols, nnz, host, index_bytes)``, when given, is called with the declared
+    sizes before anything proportional to them is allocated (``host``: the bytes of the host
+    conversion this input needs, ``index_bytes``: the itemsize of the indices that go to the
+    device); it raises when the call cannot fit (:func:`pyclmatch.engine.limits.check`).
     """
+    fits = fits or (lambda *args: None)
     if isinstance(A, BipartiteGraph):
         return A
     if isinstance(A, tuple) and len(A) in (2, 3) and not sp.issparse(A[0]) \
@@ -121,16 +127,21 @@ def as_bipartite(A, shape=None):
             raise InputError(f"row index {int(rows.max())} out of range for {shape[0]} rows")
         if cols.size and cols.max() >= shape[1]:
             raise InputError(f"column index {int(cols.max())} out of range for {shape[1]} columns")
+        fits(shape[0], shape[1], rows.size,
+             {"CSR of the edge arrays": (shape[0] + 1) * 8 + rows.size * 25}, 4)
         return BipartiteGraph(structural_csr(rows, cols, shape))
     if sp.issparse(A):
         if len(A.shape) != 2:
             raise InputError(f"the matrix must be 2-D, got shape {A.shape}")
-        _check_shape(A.shape)
+        nr, nc = _check_shape(A.shape)
         if A.format not in ("csr", "csc"):
+            fits(nr, nc, A.nnz, {"CSR conversion": (nr + 1) * 8 + A.nnz * 16}, 4)
             A = A.tocsr()       # (scipy's compiled conversion; duplicates stay for the device)
         if A.indices.dtype.kind not in "iu" or A.indptr.dtype.kind not in "iu":
             raise InputError(f"the sparse matrix's index arrays must be integers, got "
                              f"{A.indices.dtype} / {A.indptr.dtype}")
+        fits(nr, nc, int(A.indptr[-1]) if A.indptr.size else 0, {},
+             A.indices.dtype.itemsize)
         return BipartiteGraph(A)
     try:
         arr = np.asarray(A)
@@ -143,7 +154,8 @@ def as_bipartite(A, shape=None):
         raise InputError(f"the matrix must be 2-D, got {arr.ndim}-D input of shape {arr.shape}")
     if arr.dtype.kind == "f" and np.isnan(arr).any():
         raise InputError("the dense matrix contains NaN; use 0 for no edge")
-    _check_shape(arr.shape)
+    nr, nc = _check_shape(arr.shape)
+    fits(nr, nc, int(np.count_nonzero(arr)), {}, 4)
     r, c = np.nonzero(arr)
     return BipartiteGraph(structural_csr(r, c, arr.shape))
 

@@ -4,11 +4,12 @@ import time
 
 import numpy as np
 
+from ..engine import limits
 from ..engine.devices import get_device
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from .certificate import DeviceCertificate
-from .graph import WeightedGraph, as_b, as_weighted_graph, weighted_input
+from .graph import WeightedGraph, _check_size, as_b, as_weighted_graph, weighted_input
 from .reference import verify_b_matching, verify_weighted_matching
 from .suitor import (SUITOR_VARIANTS, BSuitorMatcher, DeviceWeighted, LocallyDominantMatcher,
                      SuitorMatcher)
@@ -124,6 +125,26 @@ def _split_params(params, allowed, name):
     gp = {k: params[k] for k in _GRAPH_PARAMS if k in params and k != "keep_on_device"}
     ap = {k: params[k] for k in allowed if k in params}
     return gp, ap
+
+
+def _fitter(handle, what, b=None):
+    """The declared-size check of ``what`` (:func:`weighted_input`'s ``fits``): the
+    family's footprint (:func:`~pyclmatch.engine.limits.weighted_footprint`; with ``b``, the
+    b-Suitor lists of ``sum(b)`` suitors) against the device and the host."""
+    def fits(n, nnz, host):
+        _check_size(nnz)
+        b_total = None
+        if b is not None:
+            try:
+                b_total = int(b) * n if np.ndim(b) == 0 else int(np.sum(b, dtype=np.int64))
+            except (TypeError, ValueError, OverflowError):
+                b_total = n                        # (invalid b: as_b names the problem)
+        dev, need = limits.weighted_footprint(n, nnz, b=b_total)
+        if b is not None:
+            need["b"] = n * 8
+        limits.check(handle, what, limits.sizes_text(n, nnz=nnz, entries="stored entries"),
+                     dev, dict(need, **host))
+    return fits
 
 
 def _check_verify(verify):
@@ -258,8 +279,8 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
         if "variant" in ap and ap["variant"] != name[7:]:
             raise InputError(f"algorithm {name!r} contradicts variant={ap['variant']!r}")
         ap["variant"] = name[7:]
-    src = weighted_input(G, **gp)
     handle = get_device(device)
+    src = weighted_input(G, fits=_fitter(handle, "weighted_matching"), **gp)
     label = name if name == "ld" else f"suitor-{ap.get('variant', 'nosync')}"
     sched = Scheduler(handle, progress=progress, label=f"weighted_matching[{label}]")
     sched.wall["prepare"] = time.perf_counter() - t_start
@@ -331,9 +352,9 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
         raise InputError(f"unknown algorithm {algorithm!r}; b_matching has 'b-suitor'")
     _check_verify(verify)
     gp, ap = _split_params(params, BSuitorMatcher.params, "b-suitor")
-    src = weighted_input(G, **gp)
-    bb = as_b(b, src.n)
     handle = get_device(device)
+    src = weighted_input(G, fits=_fitter(handle, "b_matching", b), **gp)
+    bb = as_b(b, src.n)
     sched = Scheduler(handle, progress=progress, label="b_matching[b-suitor]")
     sched.wall["prepare"] = time.perf_counter() - t_start
     keep = bool(params.get("keep_on_device", False))

@@ -182,17 +182,25 @@ class SparseInput:
         return self._host
 
 
-def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="weight"):
+def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="weight",
+                   fits=None):
     """``G`` as the device intake takes it: a :class:`SparseInput` (scipy sparse, dense,
     networkx), or a host-checked :class:`WeightedGraph` (edge arrays, a prepared graph).
-    See :func:`as_weighted_graph` for the accepted inputs and options."""
+    See :func:`as_weighted_graph` for the accepted inputs and options. ``fits(n, nnz, host)``,
+    when given, is called with the declared sizes (vertices, stored entries, the bytes of the
+    host conversion this input needs) before anything proportional to them is allocated
+    (:func:`pyclmatch.engine.limits.check`)."""
+    fits = fits or (lambda *args: None)
     if isinstance(G, WeightedGraph):
+        fits(G.n, G.nnz, {})
         return G
     if _is_networkx(G):
         import networkx as nx
         if G.is_directed() and not symmetrize:
             raise InputError("the networkx graph is directed; pass symmetrize=True to use the "
                              "heavier of the two directions, or convert it with to_undirected()")
+        fits(G.number_of_nodes(), 2 * G.number_of_edges(),
+             {"scipy conversion": G.number_of_nodes() * 8 + 2 * G.number_of_edges() * 24})
         nodes = list(G.nodes())
         # (an undirected graph's array holds each edge in both directions already)
         A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=weight, dtype=np.float64,
@@ -204,12 +212,15 @@ def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="w
             if n is not None:
                 raise InputError("n given twice (in the edge tuple and as n=)")
             n = G[3]
-        return _from_edges(G[0], G[1], G[2], n, drop_invalid)
+        return _from_edges(G[0], G[1], G[2], n, drop_invalid, fits)
     if sp.issparse(G):
         if len(G.shape) != 2 or G.shape[0] != G.shape[1]:
             raise InputError(f"the matrix must be square (a graph), got shape {G.shape}")
         if G.shape[0] > INDEX_MAX:
             raise InputError(f"{G.shape[0]} vertices exceed the 2**31-1 supported")
+        conv = {} if G.format in ("csr", "csc") else \
+            {"CSR conversion": (G.shape[0] + 1) * 8 + G.nnz * 16}
+        fits(int(G.shape[0]), int(G.nnz), conv)
         return SparseInput(G, None, symmetrize, drop_invalid)
     try:
         arr = np.asarray(G)
@@ -221,6 +232,7 @@ def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="w
     if arr.dtype.kind == "f" and np.isnan(arr).any() and not drop_invalid:
         raise InputError("the dense matrix contains NaN weights; use 0 for no edge")
     arr = np.where(np.isnan(arr), 0, arr) if arr.dtype.kind == "f" else arr
+    fits(arr.shape[0], int(np.count_nonzero(arr)), {})
     return SparseInput(sp.csr_matrix(arr), None, symmetrize, drop_invalid)
 
 
@@ -271,13 +283,15 @@ def _check_n(n, hi):
     return n
 
 
-def _from_edges(u, v, w, n, drop_invalid):
+def _from_edges(u, v, w, n, drop_invalid, fits=None):
     u, v = _ids("u", u), _ids("v", v)
     w = np.asarray(w)
     if not (u.size == v.size == w.size):
         raise InputError(f"u, v, w differ in length ({u.size}, {v.size}, {w.size})")
     hi = int(max(u.max(), v.max())) + 1 if u.size else 0
     n = _check_n(hi if n is None else n, hi)
+    if fits:
+        fits(n, 2 * u.size, {"CSR of the edge arrays": (n + 1) * 8 + u.size * 64})
     keep = _check_weights(w, drop_invalid) & (u != v)
     u, v, w = u[keep], v[keep], np.asarray(w, np.float64)[keep]
     a, b = np.minimum(u, v), np.maximum(u, v)
