@@ -131,9 +131,10 @@ def _as_symmetric_csr(G, check_symmetric=True, check_values=True, fits=None):
             arr = np.asarray(G)
         except Exception as exc:
             raise InputError(f"cannot read {type(G).__name__} as a graph: {exc}") from None
-        if arr.dtype == object or arr.ndim != 2:
-            raise InputError("louvain needs a symmetric scipy.sparse matrix, a 2-D array or a "
-                             f"networkx graph, not {type(G).__name__}")
+        if arr.dtype.kind not in "biufc" or arr.ndim != 2:
+            raise InputError("louvain needs a symmetric scipy.sparse matrix, a 2-D numeric "
+                             f"array or a networkx graph, not {type(G).__name__} of dtype "
+                             f"{arr.dtype} and shape {arr.shape}")
         fits(arr.shape[0], int(np.count_nonzero(arr)), {})
         A = sp.csr_matrix(arr)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
@@ -148,6 +149,12 @@ def _as_symmetric_csr(G, check_symmetric=True, check_values=True, fits=None):
     fits(int(A.shape[0]), int(A.nnz), {} if A.format == "csr" else
          {"CSR conversion": (A.shape[0] + 1) * 8 + A.nnz * (8 + A.dtype.itemsize)})
     A = sp.csr_matrix(A) if not isinstance(A, sp.csr_matrix) else A
+    if A.indptr.size != A.shape[0] + 1 or A.indptr[0] != 0 or \
+            A.indptr[-1] != A.indices.size or A.indices.size != A.data.size:
+        raise InputError(f"the sparse matrix's arrays disagree: indptr of length "
+                         f"{A.indptr.size} from {A.indptr[0] if A.indptr.size else None} to "
+                         f"{A.indptr[-1] if A.indptr.size else None}, {A.indices.size} "
+                         f"indices, {A.data.size} values for {A.shape[0]} rows")
     if A.dtype.kind == "b":
         A = sp.csr_matrix(A, dtype=np.int8)
     if A.shape[0] > np.iinfo(np.int32).max or A.nnz > np.iinfo(np.int32).max:

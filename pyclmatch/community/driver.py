@@ -99,6 +99,16 @@ class InputProblem(Exception):
 DEFAULT_WG = {"gpu": 128, "cpu": 32}
 
 
+def _as_int32(a, what):
+    """``a`` as int32 for the device, which checks the values' range itself; a wider array
+    is checked here first, so that a value past int32 is refused instead of wrapped."""
+    if a.dtype != np.int32 and a.size and (a.min() < np.iinfo(np.int32).min
+                                           or a.max() > np.iinfo(np.int32).max):
+        raise InputError(f"the sparse matrix holds an {what} out of range of its shape "
+                         f"(negative or too large)")
+    return a.astype(np.int32, copy=False)
+
+
 class DeviceLouvain:
     """The Louvain kernels of one device, specialized for ``wtype`` ("float" or "int")."""
 
@@ -323,8 +333,8 @@ class DeviceLouvain:
         # their first array) reuse its buffers instead of creating and releasing them
         with sched.step("upload"):
             # (copies, not wraps, on CPU devices: the level-0 buffers are the driver's own)
-            vertices = h.to_device(indptr.astype(np.int32, copy=False), read_only=False)
-            edges = h.to_device(indices.astype(np.int32, copy=False), read_only=False)
+            vertices = h.to_device(_as_int32(indptr, "offset"), read_only=False)
+            edges = h.to_device(_as_int32(indices, "index"), read_only=False)
             raw = h.to_device(data, read_only=False)
             flags = self._empty(NFLAGS, np.int32)
             self._zero(sched, "upload", flags)

@@ -226,9 +226,10 @@ def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="w
         arr = np.asarray(G)
     except Exception as exc:
         raise InputError(f"cannot read {type(G).__name__} as a weighted graph: {exc}") from None
-    if arr.dtype == object or arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
-        raise InputError(f"cannot read {type(G).__name__} as a weighted graph: expected a "
-                         f"square matrix, (u, v, w) edge arrays or a networkx graph")
+    if arr.dtype.kind not in "biuf" or arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
+        raise InputError(f"cannot read {type(G).__name__} of dtype {arr.dtype} and shape "
+                         f"{arr.shape} as a weighted graph: expected a square numeric matrix, "
+                         f"(u, v, w) edge arrays or a networkx graph")
     if arr.dtype.kind == "f" and np.isnan(arr).any() and not drop_invalid:
         raise InputError("the dense matrix contains NaN weights; use 0 for no edge")
     arr = np.where(np.isnan(arr), 0, arr) if arr.dtype.kind == "f" else arr
