@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 import scipy.sparse as sp
 
 import pyclmatch
@@ -177,3 +178,70 @@ def test_bad_marriage(device, men, women, words):
     with pytest.raises(InputError, match=words or None):
         pyclmatch.stable_marriage(men, women, device=device)
     assert all(np.array_equal(a, b) for a, b in zip(arrays, before))
+
+
+# -- random compressed arrays: an answer exactly when the arrays are valid ---------------------
+
+def _valid(indptr, indices, n):
+    """scipy's view: the entries are indices[:indptr[-1]] (storage past it is ignored)."""
+    p = np.asarray(indptr)
+    i = np.asarray(indices)[:max(p[-1], 0)]
+    return bool(p[0] == 0 and 0 <= p[-1] <= len(indices) and np.all(np.diff(p) >= 0)
+                and np.all((i >= 0) & (i < n)))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_random_compressed_arrays(device, data):
+    """Random (often invalid) indptr/indices (int32 or int64, CSR or CSC): every family raises
+    InputError exactly when the arrays are not a valid compressed matrix of the shape (or, for the symmetric families, not symmetric),
+    otherwise answers; the arrays are never modified."""
+    n = data.draw(st.integers(1, 5), "n")
+    nnz = data.draw(st.integers(0, 8), "nnz")
+    wide = data.draw(st.booleans(), "int64 indices")
+    ids = st.integers(-2, n + 1)
+    if wide:
+        ids = ids | st.sampled_from([2 ** 31, 2 ** 32 + 1, -2 ** 33])
+    indices = np.array(data.draw(st.lists(ids, min_size=nnz, max_size=nnz), "indices"),
+                       np.int64 if wide else np.int32)
+    fmt = data.draw(st.sampled_from([sp.csr_matrix, sp.csc_matrix]), "format")
+    if data.draw(st.booleans(), "plausible indptr"):
+        cuts = sorted(data.draw(st.lists(st.integers(0, nnz), min_size=n - 1, max_size=n - 1)))
+        indptr = np.array([0, *cuts, nnz], np.int32)
+    else:
+        indptr = np.array(data.draw(st.lists(st.integers(-1, nnz + 1), min_size=n + 1,
+                                             max_size=n + 1), "indptr"), np.int32)
+    try:
+        A = fmt((np.ones(nnz), indices, indptr), shape=(n, n))
+    except (ValueError, OverflowError):
+        assume(False)                        # (scipy refuses these itself)
+    keep = (A.indptr.copy(), A.indices.copy(), A.data.copy())
+    valid = _valid(indptr, indices, n)
+    symmetric = False
+    if valid:
+        e = int(indptr[-1])
+        B = fmt((np.ones(e), indices[:e].copy(), indptr.copy()), shape=(n, n))
+        B.sum_duplicates()
+        symmetric = (abs(B - B.T)).nnz == 0
+    calls = [  # (name, call, whether it must answer)
+        ("maximum_matching", lambda: pyclmatch.maximum_matching(A, device=device), valid),
+        ("maximum_matching host", lambda: pyclmatch.maximum_matching(
+            A, device=device, verify="host"), valid),
+        ("weighted_matching", lambda: pyclmatch.weighted_matching(A, device=device),
+         valid and symmetric),
+        ("weighted_matching symmetrize", lambda: pyclmatch.weighted_matching(
+            A, device=device, symmetrize=True), valid),
+        ("b_matching", lambda: pyclmatch.b_matching(A, 2, device=device), valid and symmetric),
+        ("prepare_graph", lambda: pyclmatch.prepare_graph(A), valid and symmetric),
+        ("louvain", lambda: pyclmatch.louvain(A, device=device), valid and symmetric),
+        ("louvain seed", lambda: pyclmatch.louvain(A, device=device, seed=1),
+         valid and symmetric),
+    ]
+    for name, call, ok in calls:
+        if ok:
+            call()
+        else:
+            with pytest.raises(InputError):
+                call()
+        assert all(np.array_equal(a, b) for a, b in zip(keep, (A.indptr, A.indices, A.data))), \
+            name

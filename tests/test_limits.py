@@ -69,6 +69,9 @@ CASES = {
     "b-matching, one edge (COO)": (
         lambda d, _: pyclmatch.b_matching(_huge_coo(sym=True), 2, device=d),
         DeviceMemoryError, BIG),
+    "prepare_graph, one edge (COO)": (
+        lambda d, _: pyclmatch.prepare_graph(_huge_coo(sym=True)),
+        HostMemoryError, BIG, "host graph"),
     "louvain, empty": (
         lambda d, empty: pyclmatch.louvain(empty, device=d),
         HostMemoryError, BIG, "membership"),

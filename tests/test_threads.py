@@ -1,7 +1,7 @@
 """Calls from several threads on one device: same answers as serial calls, and quiet.
 
-Each thread runs the three families (maximum_matching, weighted_matching, louvain) on one
-device, in a different order per thread, twice. One set of threads shares the session's
+Each thread runs every family (maximum_matching, weighted_matching, louvain, b_matching,
+stable_marriage) on one device, in a different order per thread, twice. One set of threads shares the session's
 device handle (programs already built); another starts from a fresh handle of the same device,
 so that the threads build the programs and create their kernels concurrently. No warning may
 be recorded (pyopencl's RepeatedKernelRetrieval and CompilerWarning included).
@@ -47,17 +47,28 @@ def _call(family, graphs, device):
         r = pyclmatch.weighted_matching(W, device=device)
         assert r.verified
         return r.mate.tolist()
+    if family == "b_matching":
+        r = pyclmatch.b_matching(W, 2, device=device)
+        assert r.verified
+        return r.edges.tolist()
+    if family == "stable_marriage":
+        r = pyclmatch.stable_marriage(MARRIAGE, device=device)
+        assert r.verified
+        return r.wife.tolist()
     r = pyclmatch.louvain(P, device=device, deterministic=True)
     return r.membership.tolist(), r.modularity
 
 
-FAMILIES = ("maximum_matching", "weighted_matching", "louvain")
+FAMILIES = ("maximum_matching", "weighted_matching", "louvain", "b_matching",
+            "stable_marriage")
+MARRIAGE = pyclmatch.easy_instance(300, seed=2)
 
 
 def _worker(k, graphs, device, barrier):
     barrier.wait()                  # start together: the first calls overlap
     out = []
-    order = FAMILIES[k % 3:] + FAMILIES[:k % 3]
+    k %= len(FAMILIES)
+    order = FAMILIES[k:] + FAMILIES[:k]
     for _ in range(2):
         for fam in order:
             out.append((fam, _call(fam, graphs, device)))

@@ -9,6 +9,7 @@ import pyopencl.array as cla
 from ..engine import limits
 from ..engine.devices import get_device
 from ..engine.graphs import as_bipartite, DeviceBipartite
+from ..engine.intake import check_no_entries
 from ..engine.scheduler import Scheduler
 from ..errors import InputError
 from .certificate import DeviceCertificate, KonigCover, verify_matching
@@ -194,6 +195,7 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     alg_params = {k: v for k, v in params.items() if k in factory.params}
     nr, nc = graph.shape
     if graph.nnz == 0:   # nothing to launch: every vertex is unmatched, the cover is empty
+        check_no_entries(graph.indptr)
         rm, cm = np.full(nr, -1, np.int32), np.full(nc, -1, np.int32)
         res = MatchingResult(rm, cm, 0, 0, KonigCover(np.zeros(0, np.int32),
                              np.zeros(0, np.int32)), name, init, handle.label)

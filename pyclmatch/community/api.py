@@ -34,6 +34,7 @@ import scipy.sparse as sp
 
 from ..engine import limits
 from ..engine.devices import get_device
+from ..engine.intake import check_compressed_host, check_no_entries, checked_csr
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from .driver import (BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, DeviceLouvain, InputProblem,
@@ -148,7 +149,16 @@ def _as_symmetric_csr(G, check_symmetric=True, check_values=True, fits=None):
                          "supported")
     fits(int(A.shape[0]), int(A.nnz), {} if A.format == "csr" else
          {"CSR conversion": (A.shape[0] + 1) * 8 + A.nnz * (8 + A.dtype.itemsize)})
+    if A.format == "csc":
+        # a symmetric matrix's CSC arrays are its CSR (an asymmetric one is refused either
+        # way); scipy's conversion would trust the unchecked indices
+        A = sp.csr_matrix((A.data, A.indices, A.indptr), shape=A.shape)
+    elif A.format != "csr":
+        A = checked_csr(A)
     A = sp.csr_matrix(A) if not isinstance(A, sp.csr_matrix) else A
+    end = int(A.indptr[-1]) if A.indptr.size else 0
+    if 0 <= end < A.indices.size:             # storage past indptr[-1]: not entries (scipy)
+        A = sp.csr_matrix((A.data[:end], A.indices[:end], A.indptr), shape=A.shape)
     if A.indptr.size != A.shape[0] + 1 or A.indptr[0] != 0 or \
             A.indptr[-1] != A.indices.size or A.indices.size != A.data.size:
         raise InputError(f"the sparse matrix's arrays disagree: indptr of length "
@@ -160,6 +170,8 @@ def _as_symmetric_csr(G, check_symmetric=True, check_values=True, fits=None):
     if A.shape[0] > np.iinfo(np.int32).max or A.nnz > np.iinfo(np.int32).max:
         raise InputError("graphs with more than 2**31-1 vertices or stored entries are not "
                          "supported")
+    if check_values or _known_canonical(A) is False:
+        check_compressed_host(A.indptr, A.indices, A.shape[1])   # (before scipy's routines)
     if check_values:
         A = _canonical(A)
         _check_values_host(A)
@@ -491,6 +503,7 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
     perm = None
     A_in = A
     if seed is not None:
+        check_compressed_host(A.indptr, A.indices, n)         # (before scipy's indexing)
         perm = np.random.default_rng(seed).permutation(n)
         A = A[perm][:, perm].tocsr()
         A.sort_indices()
@@ -499,6 +512,7 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
     dl = None
     for _attempt in range(3):
         if A.nnz == 0:       # no edges (or only zero weights): every vertex alone, Q = 0
+            check_no_entries(A.indptr)
             memb = np.arange(n, dtype=np.int64)
             counters["input_edges"] = 0
             return LouvainResult(memb, 0.0, 0.0, n, [memb.copy()] if return_levels else [],

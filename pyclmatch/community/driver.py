@@ -352,7 +352,7 @@ class DeviceLouvain:
 
         # the input, checked and converted on the device (one read-back)
         self._launch(sched, "input", f"input_stats_{rt}", self._rgrid(n), gw, np.int32(n),
-                     vertices.data, edges.data, raw.data, k64.data, src.data, flags.data)
+                     np.int32(nnz), vertices.data, edges.data, raw.data, k64.data, src.data, flags.data)
         self._copy_to_flags(sum_d(k64, queue=q), flags, SLOT_M2)
         sched.read("input", host_flags, flags.data)
         bits = int(host_flags[FLAG_BAD])

@@ -58,6 +58,8 @@ class BipartiteGraph:
         self.indptr, self.indices = A.indptr, A.indices
         self.n_rows, self.n_cols = (int(x) for x in A.shape)
         self.nnz = int(A.indptr[-1]) if A.indptr.size else 0
+        if 0 <= self.nnz < self.indices.size:   # storage past indptr[-1]: not entries (scipy)
+            self.indices = self.indices[:self.nnz]
         self._host = {}
 
     @property
@@ -69,8 +71,9 @@ class BipartiteGraph:
         M = self._host.get(fmt)
         if M is None:
             cls = sp.csr_matrix if self.fmt == "csr" else sp.csc_matrix
-            A = cls((np.ones(self.indices.size, np.int8), self.indices, self.indptr),
-                    shape=self.shape)
+            # (copies: scipy's sum_duplicates works in place, and the arrays are the user's)
+            A = cls((np.ones(self.indices.size, np.int8), self.indices.copy(),
+                     self.indptr.copy()), shape=self.shape)
             A.sum_duplicates()
             A.data[:] = 1
             M = A.asformat(fmt)
@@ -136,7 +139,8 @@ def as_bipartite(A, shape=None, fits=None):
         nr, nc = _check_shape(A.shape)
         if A.format not in ("csr", "csc"):
             fits(nr, nc, A.nnz, {"CSR conversion": (nr + 1) * 8 + A.nnz * 16}, 4)
-            A = A.tocsr()       # (scipy's compiled conversion; duplicates stay for the device)
+            from .intake import checked_csr     # (duplicates stay for the device)
+            A = checked_csr(A)
         if A.indices.dtype.kind not in "iu" or A.indptr.dtype.kind not in "iu":
             raise InputError(f"the sparse matrix's index arrays must be integers, got "
                              f"{A.indices.dtype} / {A.indptr.dtype}")

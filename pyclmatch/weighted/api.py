@@ -6,10 +6,12 @@ import numpy as np
 
 from ..engine import limits
 from ..engine.devices import get_device
+from ..engine.intake import check_no_entries
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from .certificate import DeviceCertificate
-from .graph import WeightedGraph, _check_size, as_b, as_weighted_graph, weighted_input
+from .graph import (SparseInput, WeightedGraph, _check_size, as_b, as_weighted_graph,
+                    weighted_input)
 from .reference import verify_b_matching, verify_weighted_matching
 from .suitor import (SUITOR_VARIANTS, BSuitorMatcher, DeviceWeighted, LocallyDominantMatcher,
                      SuitorMatcher)
@@ -292,6 +294,8 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
     else:
         g = src
     if g.nnz == 0:
+        if isinstance(g, SparseInput):
+            check_no_entries(g.indptr)
         res = WeightedMatchingResult(np.full(g.n, -1, np.int64), 0.0, 0, label, handle.label,
                                      dict(sched.wall), {}, bool(verify), g.nodes)
         res.timings["total"] = time.perf_counter() - t_start
@@ -364,6 +368,8 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
                                    sched, reverse=True)
         g = dg.g
     if g.nnz == 0 or not bb.any():
+        if g.nnz == 0 and isinstance(g, SparseInput):
+            check_no_entries(g.indptr)
         t = dict(sched.wall)
         t["total"] = time.perf_counter() - t_start
         return BMatchingResult(np.zeros((0, 2), np.int64), np.zeros(g.n, np.int64), 0.0, bb,

@@ -153,7 +153,16 @@ class SparseInput:
         self._matrix = A
         _check_dtype(self.data.dtype)
         self.n = int(self.indptr.size - 1)
+        end = int(self.indptr[-1]) if self.indptr.size else 0
+        if 0 <= end < self.indices.size:      # storage past indptr[-1]: not entries (scipy)
+            self.indices, self.data = self.indices[:end], self.data[:end]
+            self._matrix = None                # (rebuilt over the entries when needed)
         self.nnz = int(self.indices.size)
+        if self.indptr.size and (self.indptr[0] != 0 or end != self.nnz
+                                 or self.data.size != self.nnz):
+            raise InputError(f"indptr must run from 0 to the number of stored entries "
+                             f"({self.nnz}), got {self.indptr[0]} .. {self.indptr[-1]} "
+                             f"({self.data.size} values)")
         self.nodes = nodes
         self.symmetrize, self.drop_invalid = bool(symmetrize), bool(drop_invalid)
         self._host = None
@@ -177,6 +186,8 @@ class SparseInput:
     def host_graph(self):
         """The :class:`WeightedGraph` of the input, checked on the host (built once)."""
         if self._host is None:
+            from ..engine.intake import check_compressed_host
+            check_compressed_host(self.indptr, self.indices, self.n)   # (scipy trusts them)
             self._host = _from_sparse(self.matrix.tocoo(), self.symmetrize,
                                       self.drop_invalid, self.nodes)
         return self._host
@@ -248,8 +259,19 @@ def as_weighted_graph(G, *, n=None, symmetrize=False, drop_invalid=False, weight
     the other edges); asymmetric matrices are refused unless ``symmetrize=True`` (then
     w(u,v) = max(A[u,v], A[v,u])).
     """
-    g = weighted_input(G, n=n, symmetrize=symmetrize, drop_invalid=drop_invalid, weight=weight)
+    g = weighted_input(G, n=n, symmetrize=symmetrize, drop_invalid=drop_invalid, weight=weight,
+                       fits=_host_fits)
     return g.host_graph() if isinstance(g, SparseInput) else g
+
+
+def _host_fits(n, nnz, host):
+    """The declared-size check of a host-side preparation: the host graph (CSR, float64
+    weights, the symmetric copy) within the host's budget."""
+    from ..engine import limits
+    _check_size(nnz)
+    limits.check(None, "as_weighted_graph", limits.sizes_text(n, nnz=nnz,
+                                                              entries="stored entries"),
+                 host=dict(host, **{"host graph": (n + 1) * 8 + nnz * 24}))
 
 
 def _is_networkx(G):
