@@ -31,7 +31,7 @@ import threading
 import numpy as np
 import pyopencl as cl
 
-from ..errors import DeviceError, DeviceMemoryError, HostMemoryError
+from ..errors import DeviceError
 from .programs import build_program, quiet_build
 
 _TYPE_NAMES = (("gpu", cl.device_type.GPU), ("accelerator", cl.device_type.ACCELERATOR),
@@ -392,20 +392,10 @@ class DeviceHandle:
                    queue=queue or self.queue)
 
     def check_fits(self, buffers, what="graph"):
-        """Raise :class:`DeviceMemoryError` unless every buffer (name -> bytes) fits."""
-        total = 0
-        for name, nbytes in buffers.items():
-            total += int(nbytes)
-            if nbytes > self.max_alloc:
-                raise DeviceMemoryError(
-                    f"the {what} is too large for device {self.label}: buffer {name!r} needs "
-                    f"{_fmt_bytes(nbytes)} but the device's max allocation "
-                    f"(CL_DEVICE_MAX_MEM_ALLOC_SIZE) is {_fmt_bytes(self.max_alloc)}")
-        if total > self.global_mem:
-            raise DeviceMemoryError(
-                f"the {what} is too large for device {self.label}: it needs "
-                f"{_fmt_bytes(total)} of device memory but the device has "
-                f"{_fmt_bytes(self.global_mem)} (CL_DEVICE_GLOBAL_MEM_SIZE)")
+        """Raise :class:`DeviceMemoryError` unless every buffer (name -> bytes) fits
+        (:func:`pyclmatch.engine.limits.check`)."""
+        from .limits import check
+        check(self, f"the {what}", "", device=buffers)
 
     def default_work_group_size(self):
         """256 on GPUs (the papers' block size); 64 on CPU devices (fewer, fatter work-items)."""

@@ -95,19 +95,20 @@ def check(handle, what, sizes, device=None, host=None):
     (``{name: bytes}`` or ``{name: (count, bytes each)}``) exceeds the device's largest
     allocation or all of them its global memory; :class:`HostMemoryError` when ``host`` exceeds
     :func:`host_budget`. ``what`` names the call, ``sizes`` the input's sizes (both in the
-    message). ``handle`` may be ``None`` (host only: the readers)."""
+    message; ``sizes`` may be empty). ``handle`` may be ``None`` (host only: the readers)."""
+    what = f"{what} of {sizes}" if sizes else what
     if device and handle is not None:
         total, largest = _total(device)
         big = max(device, key=lambda k: int((device[k][1] if isinstance(device[k], tuple)
                                              else device[k])))
         if largest > handle.max_alloc:
             raise DeviceMemoryError(
-                f"{what} of {sizes} does not fit device {handle.label}: buffer {big!r} needs "
+                f"{what} does not fit device {handle.label}: buffer {big!r} needs "
                 f"{_fmt_bytes(largest)} but the device's max allocation "
                 f"(CL_DEVICE_MAX_MEM_ALLOC_SIZE) is {_fmt_bytes(handle.max_alloc)}")
         if total > handle.global_mem:
             raise DeviceMemoryError(
-                f"{what} of {sizes} does not fit device {handle.label}: it needs "
+                f"{what} does not fit device {handle.label}: it needs "
                 f"{_fmt_bytes(total)} of device memory ({_listing(device)}, ...) but the "
                 f"device has {_fmt_bytes(handle.global_mem)} (CL_DEVICE_GLOBAL_MEM_SIZE)")
     if host:
@@ -115,7 +116,7 @@ def check(handle, what, sizes, device=None, host=None):
         budget = host_budget()
         if total > budget:
             raise HostMemoryError(
-                f"{what} of {sizes} needs {_fmt_bytes(total)} of host memory "
+                f"{what} needs {_fmt_bytes(total)} of host memory "
                 f"({_listing(host)}) but a call may use {_fmt_bytes(budget)} "
                 f"({HOST_FRACTION:.0%} of the {_fmt_bytes(host_available())} available)")
 
