@@ -39,7 +39,8 @@ _EXT_FORMAT = {
     ".snap": "snap",
 }
 
-_DECOMPRESS = {".gz": gzip.decompress, ".bz2": bz2.decompress, ".xz": lzma.decompress}
+_DECOMPRESS = {".gz": gzip.GzipFile, ".bz2": bz2.BZ2File, ".xz": lzma.LZMAFile}
+_CHUNK = 1 << 24
 
 _MAX_ID = np.iinfo(np.int32).max - 1      # integer ids are used as indices (shape = max id + 1)
 
@@ -129,17 +130,30 @@ def _decompress(raw, name):
     else:
         base = lower
         if raw[:2] == b"\x1f\x8b":
-            fn = gzip.decompress
+            fn = gzip.GzipFile
         elif raw[:3] == b"BZh" and raw[4:10] == b"1AY&SY":
-            fn = bz2.decompress
+            fn = bz2.BZ2File
         elif raw[:6] == b"\xfd7zXZ\x00":
-            fn = lzma.decompress
+            fn = lzma.LZMAFile
         else:
             return raw, base
+    from .engine import limits
+    budget = limits.host_budget() // 2     # (the chunks and their join)
+    parts, size = [], 0
     try:
-        return fn(raw), base
+        with fn(fileobj=_io.BytesIO(raw)) if fn is gzip.GzipFile else fn(_io.BytesIO(raw)) as f:
+            while True:
+                chunk = f.read(_CHUNK)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > budget:             # (a decompression bomb, or too large a file)
+                    limits.check(None, "read_graph", f"{name} (compressed {len(raw):,} bytes)",
+                                 host={"decompressed text (so far)": 2 * size})
+                parts.append(chunk)
     except (OSError, EOFError, ValueError, lzma.LZMAError) as e:
         raise InputError(f"{name}: cannot decompress the file: {e}") from e
+    return b"".join(parts), base
 
 
 def _has_mm_banner(data):

@@ -147,3 +147,15 @@ def test_capacity_is_where_the_check_flips(device):
     limits.check(device, "x", "", limits.bipartite_footprint(n, n, m)[0])
     with pytest.raises(DeviceMemoryError):
         limits.check(device, "x", "", limits.bipartite_footprint(n + 1, n + 1, m + 8)[0])
+
+
+def test_decompression_bomb_refused(tmp_path, monkeypatch):
+    """A small compressed file that decompresses past the host's budget is refused while it
+    is being decompressed, not after."""
+    import gzip
+    p = tmp_path / "bomb.mtx.gz"
+    p.write_bytes(gzip.compress(MTX.encode() + b"3 3 1\n" + b" " * (64 << 20), 9))
+    monkeypatch.setattr(limits, "host_available", lambda: 64 << 20)
+    err = _refused(lambda: pyclmatch.read_graph(p), HostMemoryError, "bomb.mtx.gz",
+                   "decompressed")
+    assert "compressed" in str(err)
