@@ -111,6 +111,7 @@ def as_bipartite(A, shape=None, fits=None):
     """
     fits = fits or (lambda *args: None)
     if isinstance(A, BipartiteGraph):
+        fits(A.n_rows, A.n_cols, A.nnz, {}, A.indices.dtype.itemsize)
         return A
     if isinstance(A, tuple) and len(A) in (2, 3) and not sp.issparse(A[0]) \
             and np.ndim(A[0]) == 1:
