@@ -207,7 +207,7 @@ inline long row_sum_l(long x, __local long *red, int lid, int lane)
 
 % for rt, is_float in RAW_TYPES:
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void input_stats_${rt}(index_t n, __global const offset_t *vertices,
+void input_stats_${rt}(index_t n, offset_t nnz, __global const offset_t *vertices,
                        __global const index_t *edges, __global const ${rt} *raw,
                        __global double *k64, __global index_t *src, __global int *flags)
 {
@@ -219,9 +219,11 @@ void input_stats_${rt}(index_t n, __global const offset_t *vertices,
          base += (index_t)get_num_groups(0) * (WG / RL)) {
         const index_t i = base + lid / RL;
         const int active = i < n;
-        const offset_t start = active ? vertices[i] : 0;
-        const offset_t end = active ? vertices[i + 1] : 0;
-        if (end < start) bad |= BAD_RANGE;
+        offset_t start = active ? vertices[i] : 0;
+        offset_t end = active ? vertices[i + 1] : 0;
+        /* offsets out of order or outside 0..nnz: flagged, and the row is skipped, so that
+           no read or write leaves the arrays before the host sees the flag */
+        if (end < start || start < 0 || end > nnz) { bad |= BAD_RANGE; start = end = 0; }
         if (lane == 0 && end - start > maxdeg) maxdeg = (int)(end - start);
         double s = 0.0;
         for (offset_t e = start + lane; e < end; e += RL) {

@@ -7,7 +7,7 @@ Main entry points: :func:`maximum_matching` (exact bipartite), :func:`maximum_bi
 for the benchmark graphs.
 """
 from .errors import (PyclmatchError, InputError, DeviceError, DeviceMemoryError,
-                     KernelBuildError, IterationLimitError, VerificationError)
+                     HostMemoryError, KernelBuildError, IterationLimitError, VerificationError)
 from .engine.devices import get_device, list_devices, describe_devices
 from .bipartite import (maximum_matching, maximum_bipartite_matching, MatchingResult,
                         KonigCover, verify_matching, AUGMENTING_VARIANTS)
@@ -22,7 +22,7 @@ __version__ = "0.1.0"
 __all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "KonigCover",
            "verify_matching", "read_graph", "get_device", "list_devices", "describe_devices",
            "AUGMENTING_VARIANTS", "PyclmatchError", "InputError", "DeviceError",
-           "DeviceMemoryError", "KernelBuildError", "IterationLimitError",
+           "DeviceMemoryError", "HostMemoryError", "KernelBuildError", "IterationLimitError",
            "VerificationError", "weighted_matching", "b_matching", "stable_marriage",
            "prepare_graph", "easy_instance", "hard_instance", "MarriageInstance", "louvain",
            "modularity", "generators"]

@@ -21,6 +21,8 @@ def cmd_devices(args):
         print(f"wrote {folder}; make it active with:\n  {export}")
         return 0
     rows = describe_devices()
+    if args.limits:
+        return _print_limits(rows)
     diag = diagnose_icd()
     usable = [r for r in rows if r["usable"]]
     rc = 0 if usable or not args.check else 1
@@ -49,6 +51,21 @@ def cmd_devices(args):
     elif not any(r["type"] == "gpu" for r in rows):
         print("\nno GPU: no NVIDIA OpenCL driver (libnvidia-opencl.so.1) on this machine")
     return rc
+
+
+def _print_limits(rows):
+    """The largest graphs each family's declared-size check accepts on each usable device."""
+    from .engine.devices import get_device
+    from .engine.limits import limits_table
+    for r in rows:
+        if not r["usable"]:
+            continue
+        h = get_device(r["index"])
+        print(f"{h.label}: global {_fmt_mem(h.global_mem)}, max alloc {_fmt_mem(h.max_alloc)}")
+        print("  family             degree  vertices (per side)  stored entries")
+        for fam, d, n, m in limits_table(h):
+            print(f"  {fam:<18} {d:>6}  {n:>19,}  {m:>14,}")
+    return 0
 
 
 def cmd_match(args):
@@ -86,6 +103,9 @@ def build_parser():
                         "(default ~/.cache/pyclmatch/opencl-vendors)")
     d.add_argument("--check", action="store_true",
                    help="exit 1 unless at least one device can build kernels")
+    d.add_argument("--limits", action="store_true",
+                   help="the largest graphs (vertices, stored entries) each family accepts "
+                        "on each device (the declared-size checks, pyclmatch.engine.limits)")
     d.set_defaults(func=cmd_devices)
     from .bipartite import INITS
     m = sub.add_parser("match", help="maximum bipartite matching of a matrix file")

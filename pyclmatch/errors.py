@@ -19,7 +19,14 @@ class DeviceError(PyclmatchError):
 
 
 class DeviceMemoryError(PyclmatchError, MemoryError):
-    """The graph does not fit into the device's memory (names the limit and the device)."""
+    """The graph does not fit into the device's memory (names the sizes, the bytes needed,
+    the limit and the device)."""
+
+
+class HostMemoryError(DeviceMemoryError):
+    """The input needs more host memory than is available (names the sizes, the bytes needed
+    and what the host has). A :class:`DeviceMemoryError`, so that one ``except`` clause
+    covers both limits."""
 
 
 class KernelBuildError(PyclmatchError):

@@ -39,7 +39,8 @@ _EXT_FORMAT = {
     ".snap": "snap",
 }
 
-_DECOMPRESS = {".gz": gzip.decompress, ".bz2": bz2.decompress, ".xz": lzma.decompress}
+_DECOMPRESS = {".gz": gzip.GzipFile, ".bz2": bz2.BZ2File, ".xz": lzma.LZMAFile}
+_CHUNK = 1 << 24
 
 _MAX_ID = np.iinfo(np.int32).max - 1      # integer ids are used as indices (shape = max id + 1)
 
@@ -129,17 +130,30 @@ def _decompress(raw, name):
     else:
         base = lower
         if raw[:2] == b"\x1f\x8b":
-            fn = gzip.decompress
+            fn = gzip.GzipFile
         elif raw[:3] == b"BZh" and raw[4:10] == b"1AY&SY":
-            fn = bz2.decompress
+            fn = bz2.BZ2File
         elif raw[:6] == b"\xfd7zXZ\x00":
-            fn = lzma.decompress
+            fn = lzma.LZMAFile
         else:
             return raw, base
+    from .engine import limits
+    budget = limits.host_budget() // 2     # (the chunks and their join)
+    parts, size = [], 0
     try:
-        return fn(raw), base
+        with fn(fileobj=_io.BytesIO(raw)) if fn is gzip.GzipFile else fn(_io.BytesIO(raw)) as f:
+            while True:
+                chunk = f.read(_CHUNK)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > budget:             # (a decompression bomb, or too large a file)
+                    limits.check(None, "read_graph", f"{name} (compressed {len(raw):,} bytes)",
+                                 host={"decompressed text (so far)": 2 * size})
+                parts.append(chunk)
     except (OSError, EOFError, ValueError, lzma.LZMAError) as e:
         raise InputError(f"{name}: cannot decompress the file: {e}") from e
+    return b"".join(parts), base
 
 
 def _has_mm_banner(data):
@@ -290,6 +304,7 @@ def _read_mtx(data, name):
         raise InputError(f"{name}: malformed Matrix Market banner {banner!r} (expected "
                          f"'%%MatrixMarket matrix <coordinate|array> <field> <symmetry>')")
     field = banner[3]
+    _check_mtx_sizes(data, name, banner)
     try:
         M = scipy.io.mmread(_io.BytesIO(data))
     except Exception as e:       # scipy raises ValueError, RuntimeError, OverflowError, ...
@@ -299,6 +314,57 @@ def _read_mtx(data, name):
     if field == b"pattern":
         A.data = np.ones(A.nnz, np.int8)
     return A
+
+
+def _check_mtx_sizes(data, name, banner):
+    """The size line's declared sizes, checked before scipy allocates for them: dimensions
+    within pyclmatch's int32 vertex ids, an entry count that the matrix and the bytes that
+    follow can hold (an entry line holds at least one character and one separator per field),
+    and the arrays of the read (coordinates, values, the CSR) within the host's budget
+    (:func:`pyclmatch.engine.limits.check`)."""
+    from .engine import limits
+    pos, end = 0, len(data)
+    while pos < end:                        # skip the banner, comments and blank lines
+        nl = data.find(b"\n", pos)
+        nl = end if nl < 0 else nl
+        line = data[pos:nl].strip()
+        pos = nl + 1
+        if line and not line.startswith(b"%"):
+            break
+    else:
+        raise InputError(f"{name}: the Matrix Market file has no size line")
+    coordinate = banner[2] == b"coordinate"
+    words = line.split()
+    want = 3 if coordinate else 2
+    if len(words) != want or not all(w.isdigit() for w in words):
+        raise InputError(f"{name}: malformed Matrix Market size line {line[:80]!r} (expected "
+                         f"{want} non-negative integers: rows cols"
+                         f"{' entries' if coordinate else ''})")
+    rows, cols = int(words[0]), int(words[1])
+    for what, v in (("rows", rows), ("columns", cols)):
+        if v > _MAX_ID + 1:
+            raise InputError(f"{name}: the size line declares {v:,} {what}; pyclmatch's vertex "
+                             f"ids are int32 (at most {_MAX_ID + 1:,} per side)")
+    symmetric = banner[4] != b"general" if len(banner) > 4 else False
+    cells = rows * (rows + 1) // 2 if symmetric and rows == cols else rows * cols
+    fields = {b"pattern": 0, b"complex": 2}.get(banner[3], 1) + (2 if coordinate else 0)
+    entries = int(words[2]) if coordinate else cells
+    after = max(0, end - pos)
+    if entries > cells:
+        raise InputError(f"{name}: the size line declares {entries:,} entries but a "
+                         f"{rows:,} x {cols:,}{' symmetric' if symmetric else ''} matrix has "
+                         f"{cells:,} positions")
+    if entries * 2 * max(fields, 1) > after + 1:
+        raise InputError(f"{name}: the size line declares {entries:,} "
+                         f"{'entries' if coordinate else 'values'} but only {after:,} bytes "
+                         f"follow it (room for at most {(after + 1) // (2 * max(fields, 1)):,}): "
+                         f"the file is truncated or the size line is wrong")
+    stored = entries * (2 if symmetric else 1)
+    host = {"coordinates and values": stored * 24, "CSR": (rows + 1) * 8 + stored * 16}
+    if not coordinate:
+        host["dense array"] = rows * cols * 8
+    limits.check(None, "read_graph", f"{name} ({rows:,} x {cols:,}, {entries:,} entries)",
+                 host=host)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -440,6 +506,9 @@ def _read_snap(data, name):
                              f"large (integer ids are used as indices, so the graph would have "
                              f"max id + 1 vertices)")
         n = int(ids.max()) + 1
+        from .engine import limits
+        limits.check(None, "read_graph", f"{name} ({n:,} vertices, {ids.size // 2:,} edges)",
+                     host={"CSR": (n + 1) * 8 + ids.size * 16})
     else:
         # string labels, numbered in order of first appearance
         names = np.array(tok.words(id_tok))

@@ -1,12 +1,15 @@
 """Public API of exact maximum-cardinality bipartite matching."""
 from dataclasses import dataclass, field
+import functools
 import time
 
 import numpy as np
 import pyopencl.array as cla
 
+from ..engine import limits
 from ..engine.devices import get_device
 from ..engine.graphs import as_bipartite, DeviceBipartite
+from ..engine.intake import check_no_entries
 from ..engine.scheduler import Scheduler
 from ..errors import InputError
 from .certificate import DeviceCertificate, KonigCover, verify_matching
@@ -170,10 +173,10 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     if verify not in (True, False, "device", "host"):
         raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
     shape = params.pop("shape", None)
-    graph = as_bipartite(A, shape=shape)
     if init not in INITS:
         raise InputError(f"unknown init {init!r}; choose one of {', '.join(INITS)}")
     handle = get_device(device)
+    graph = as_bipartite(A, shape=shape, fits=functools.partial(_fits, handle))
     from ..engine.tuning import tuned_params   # per-user autotune cache (PYCLMATCH_TUNING=off)
     tuned = tuned_params(handle, "bipartite")
     if algorithm == "auto" and tuned.get("algorithm") in _ALGORITHMS:
@@ -192,6 +195,7 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     alg_params = {k: v for k, v in params.items() if k in factory.params}
     nr, nc = graph.shape
     if graph.nnz == 0:   # nothing to launch: every vertex is unmatched, the cover is empty
+        check_no_entries(graph.indptr)
         rm, cm = np.full(nr, -1, np.int32), np.full(nc, -1, np.int32)
         res = MatchingResult(rm, cm, 0, 0, KonigCover(np.zeros(0, np.int32),
                              np.zeros(0, np.int32)), name, init, handle.label)
@@ -269,6 +273,13 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     res.timings["total"] = time.perf_counter() - t_call
     res.counters = dict(stats, **sched.counters)
     return res
+
+
+def _fits(handle, n_rows, n_cols, nnz, host, index_bytes):
+    """The declared-size check of :func:`maximum_matching` (before any allocation)."""
+    dev, host_need = limits.bipartite_footprint(n_rows, n_cols, nnz, index_bytes)
+    limits.check(handle, "maximum_matching", limits.sizes_text(n_rows, n_cols, nnz), dev,
+                 dict(host_need, **host))
 
 
 def _count_kernel(handle, dtype):

@@ -19,7 +19,6 @@ import warnings
 
 import numpy as np
 import pyopencl.array as cla
-from pyopencl.algorithm import copy_if
 
 from .api import register_algorithm
 
@@ -58,8 +57,8 @@ class PothenFanMatcher:
         nr, nc = int(g.n_rows), int(g.n_cols)
         cp, ci = self.dg.col_ptr.data, self.dg.col_ind.data
         host = np.zeros(3, np.int32)
-        ids = cla.arange(q, nc, dtype=np.int32)
-        un, count, _ = copy_if(ids, "cm[ary[i]] == -1", extra_args=[("cm", cmatch)], queue=q)
+        ids = h.arange(nc, np.int32, queue=q)
+        un, count, _ = h.copy_if(ids, "cm[ary[i]] == -1", extra_args=[("cm", cmatch)], queue=q)
         n_un = int(sched.read("ppf", host[:1], count.data)[0])
         visited = cla.zeros(q, max(nr, 1), np.int32)
         lookahead = self.dg.col_ptr[:nc].copy(queue=q)
@@ -94,7 +93,7 @@ class PothenFanMatcher:
                 break
             sched.report("ppf", iteration=it, paths=stats["paths"])
             if 4 * found >= n_un:                     # drop the matched columns from the list
-                un, count, _ = copy_if(un[:n_un], "ary[i] >= 0", queue=q)
+                un, count, _ = h.copy_if(un[:n_un], "ary[i] >= 0", queue=q)
                 n_un = int(sched.read("ppf", host[:1], count.data)[0])
         stats["ppf_iterations"] = it
         sched.launch("complete", self.kernel("complete_matching"), min(nr, T), self.wg,

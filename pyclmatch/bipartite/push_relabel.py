@@ -30,7 +30,6 @@ import math
 
 import numpy as np
 import pyopencl.array as cla
-from pyopencl.algorithm import copy_if
 
 from ..errors import InputError, IterationLimitError
 from .api import register_algorithm
@@ -105,14 +104,14 @@ class PushRelabelMatcher:
         compaction with pyopencl's copy_if; returns (device array, count device array)."""
         q = self.handle.queue
         nc = self.dg.graph.n_cols
-        ids = cla.arange(q, nc, dtype=np.int32)
+        ids = self.handle.arange(nc, np.int32, queue=q)
         if psi_c is None:
-            out, count, _ = copy_if(ids, "cm[ary[i]] == -1", extra_args=[("cm", cmatch)],
-                                    queue=q)
+            out, count, _ = self.handle.copy_if(ids, "cm[ary[i]] == -1",
+                                                extra_args=[("cm", cmatch)], queue=q)
         else:
-            out, count, _ = copy_if(ids, "cm[ary[i]] < 0 && ps[ary[i]] < inf",
-                                    extra_args=[("cm", cmatch), ("ps", psi_c),
-                                                ("inf", np.int32(inf))], queue=q)
+            out, count, _ = self.handle.copy_if(ids, "cm[ary[i]] < 0 && ps[ary[i]] < inf",
+                                                extra_args=[("cm", cmatch), ("ps", psi_c),
+                                                            ("inf", np.int32(inf))], queue=q)
         return out, count
 
     # -- global relabel (Algorithm 4) ---------------------------------------------------------
@@ -201,7 +200,7 @@ class PushRelabelMatcher:
                                  np.int32(n_act), rmatch.data, cmatch.data, iA.data,
                                  np.int32(loop), flags.data, act_count.data,
                                  np.int32(ACTIVE_HISTORY))
-                    Ac, count, _ = copy_if(Ac, "ary[i] != -1", queue=q)  # G-PR-SHRKRNL
+                    Ac, count, _ = self.handle.copy_if(Ac, "ary[i] != -1", queue=q)  # SHRKRNL
                     n_act = int(sched.read("shrink", host[:1], count.data)[0])
                     stats["shrinks"] += 1
                     shrink = False

@@ -32,7 +32,9 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from ..engine import limits
 from ..engine.devices import get_device
+from ..engine.intake import check_compressed_host, check_no_entries, checked_csr
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from .driver import (BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, DeviceLouvain, InputProblem,
@@ -94,7 +96,7 @@ class LouvainResult:
         return e / t if t > 0 else float("nan")
 
 
-def _as_symmetric_csr(G, check_symmetric=True, check_values=True):
+def _as_symmetric_csr(G, check_symmetric=True, check_values=True, fits=None):
     """Validate ``G`` and return ``(csr, nodes or None, symmetry_checked)``. The data keeps its
     dtype (bool becomes int8). With ``check_symmetric=False`` the (costly, O(nnz) transpose)
     symmetry test is left to the device, which checks every entry's twin before running
@@ -103,7 +105,10 @@ def _as_symmetric_csr(G, check_symmetric=True, check_values=True):
     explicit zeros stay and a matrix not known to be canonical (sorted indices, no duplicates:
     scipy's cached flag) is passed as it is; the device checks all of it and the caller
     repairs or rejects the matrix (:func:`_repair`). Otherwise the result is canonical, with
-    no explicit zeros and valid weights."""
+    no explicit zeros and valid weights. ``fits(n, nnz, host)``, when given, is called with
+    the declared sizes before any conversion proportional to them
+    (:func:`pyclmatch.engine.limits.check`)."""
+    fits = fits or (lambda *args: None)
     nodes = None
     try:
         import networkx as nx
@@ -114,6 +119,8 @@ def _as_symmetric_csr(G, check_symmetric=True, check_values=True):
         if G.is_directed():
             raise InputError("louvain needs an undirected graph; got a directed networkx graph "
                              "(use G.to_undirected() if the direction does not matter)")
+        fits(G.number_of_nodes(), 2 * G.number_of_edges(),
+             {"scipy conversion": G.number_of_nodes() * 8 + 2 * G.number_of_edges() * 24})
         nodes = list(G.nodes)
         A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight="weight", dtype=np.float64,
                                      format="csr")
@@ -125,9 +132,11 @@ def _as_symmetric_csr(G, check_symmetric=True, check_values=True):
             arr = np.asarray(G)
         except Exception as exc:
             raise InputError(f"cannot read {type(G).__name__} as a graph: {exc}") from None
-        if arr.dtype == object or arr.ndim != 2:
-            raise InputError("louvain needs a symmetric scipy.sparse matrix, a 2-D array or a "
-                             f"networkx graph, not {type(G).__name__}")
+        if arr.dtype.kind not in "biufc" or arr.ndim != 2:
+            raise InputError("louvain needs a symmetric scipy.sparse matrix, a 2-D numeric "
+                             f"array or a networkx graph, not {type(G).__name__} of dtype "
+                             f"{arr.dtype} and shape {arr.shape}")
+        fits(arr.shape[0], int(np.count_nonzero(arr)), {})
         A = sp.csr_matrix(arr)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise InputError(f"the adjacency matrix must be square, got shape {A.shape}")
@@ -135,12 +144,34 @@ def _as_symmetric_csr(G, check_symmetric=True, check_values=True):
         raise InputError("complex edge weights are not supported")
     if A.dtype.kind not in "biuf":
         raise InputError(f"edge weights must be numbers, got dtype {A.dtype}")
+    if A.shape[0] > np.iinfo(np.int32).max or A.nnz > np.iinfo(np.int32).max:
+        raise InputError("graphs with more than 2**31-1 vertices or stored entries are not "
+                         "supported")
+    fits(int(A.shape[0]), int(A.nnz), {} if A.format == "csr" else
+         {"CSR conversion": (A.shape[0] + 1) * 8 + A.nnz * (8 + A.dtype.itemsize)})
+    if A.format == "csc":
+        # a symmetric matrix's CSC arrays are its CSR (an asymmetric one is refused either
+        # way); scipy's conversion would trust the unchecked indices
+        A = sp.csr_matrix((A.data, A.indices, A.indptr), shape=A.shape)
+    elif A.format != "csr":
+        A = checked_csr(A)
     A = sp.csr_matrix(A) if not isinstance(A, sp.csr_matrix) else A
+    end = int(A.indptr[-1]) if A.indptr.size else 0
+    if 0 <= end < A.indices.size:             # storage past indptr[-1]: not entries (scipy)
+        A = sp.csr_matrix((A.data[:end], A.indices[:end], A.indptr), shape=A.shape)
+    if A.indptr.size != A.shape[0] + 1 or A.indptr[0] != 0 or \
+            A.indptr[-1] != A.indices.size or A.indices.size != A.data.size:
+        raise InputError(f"the sparse matrix's arrays disagree: indptr of length "
+                         f"{A.indptr.size} from {A.indptr[0] if A.indptr.size else None} to "
+                         f"{A.indptr[-1] if A.indptr.size else None}, {A.indices.size} "
+                         f"indices, {A.data.size} values for {A.shape[0]} rows")
     if A.dtype.kind == "b":
         A = sp.csr_matrix(A, dtype=np.int8)
     if A.shape[0] > np.iinfo(np.int32).max or A.nnz > np.iinfo(np.int32).max:
         raise InputError("graphs with more than 2**31-1 vertices or stored entries are not "
                          "supported")
+    if check_values or _known_canonical(A) is False:
+        check_compressed_host(A.indptr, A.indices, A.shape[1])   # (before scipy's routines)
     if check_values:
         A = _canonical(A)
         _check_values_host(A)
@@ -444,7 +475,17 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
     """
     t_start = time.perf_counter()
     mode = _verify_mode(verify)
-    A, nodes, sym_checked = _as_symmetric_csr(G, check_symmetric=False, check_values=False)
+    handle = get_device(device)
+
+    def fits(n, nnz, host):
+        dev, need = limits.louvain_footprint(n, nnz)
+        if seed is not None:
+            need["seed's permuted copy"] = n * 16 + nnz * 16
+        limits.check(handle, "louvain", limits.sizes_text(n, nnz=nnz, entries="stored entries"),
+                     dev, dict(need, **host))
+
+    A, nodes, sym_checked = _as_symmetric_csr(G, check_symmetric=False, check_values=False,
+                                              fits=fits)
     n = A.shape[0]
     res = float(resolution)
     if not math.isfinite(res) or res < 0:
@@ -459,10 +500,10 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
     stop = _stop_rule(threshold)
     if moves not in ("up-down", "paper"):
         raise InputError(f"moves must be 'up-down' or 'paper', not {moves!r}")
-    handle = get_device(device)
     perm = None
     A_in = A
     if seed is not None:
+        check_compressed_host(A.indptr, A.indices, n)         # (before scipy's indexing)
         perm = np.random.default_rng(seed).permutation(n)
         A = A[perm][:, perm].tocsr()
         A.sort_indices()
@@ -471,6 +512,7 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
     dl = None
     for _attempt in range(3):
         if A.nnz == 0:       # no edges (or only zero weights): every vertex alone, Q = 0
+            check_no_entries(A.indptr)
             memb = np.arange(n, dtype=np.int64)
             counters["input_edges"] = 0
             return LouvainResult(memb, 0.0, 0.0, n, [memb.copy()] if return_levels else [],

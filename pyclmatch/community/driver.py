@@ -99,6 +99,16 @@ class InputProblem(Exception):
 DEFAULT_WG = {"gpu": 128, "cpu": 32}
 
 
+def _as_int32(a, what):
+    """``a`` as int32 for the device, which checks the values' range itself; a wider array
+    is checked here first, so that a value past int32 is refused instead of wrapped."""
+    if a.dtype != np.int32 and a.size and (a.min() < np.iinfo(np.int32).min
+                                           or a.max() > np.iinfo(np.int32).max):
+        raise InputError(f"the sparse matrix holds an {what} out of range of its shape "
+                         f"(negative or too large)")
+    return a.astype(np.int32, copy=False)
+
+
 class DeviceLouvain:
     """The Louvain kernels of one device, specialized for ``wtype`` ("float" or "int")."""
 
@@ -323,15 +333,15 @@ class DeviceLouvain:
         # their first array) reuse its buffers instead of creating and releasing them
         with sched.step("upload"):
             # (copies, not wraps, on CPU devices: the level-0 buffers are the driver's own)
-            vertices = h.to_device(indptr.astype(np.int32, copy=False), read_only=False)
-            edges = h.to_device(indices.astype(np.int32, copy=False), read_only=False)
+            vertices = h.to_device(_as_int32(indptr, "offset"), read_only=False)
+            edges = h.to_device(_as_int32(indices, "index"), read_only=False)
             raw = h.to_device(data, read_only=False)
             flags = self._empty(NFLAGS, np.int32)
             self._zero(sched, "upload", flags)
             host_flags = np.zeros(NFLAGS, np.int32)
             k64 = self._empty(n, np.float64)
             src = self._empty(max(nnz, 1), np.int32)
-            memb = cla.arange(q, n0, dtype=np.int32, allocator=self.handle.pool)
+            memb = h.arange(n0, np.int32, queue=q)
             q.finish()
 
         def f64(slot):
@@ -342,7 +352,7 @@ class DeviceLouvain:
 
         # the input, checked and converted on the device (one read-back)
         self._launch(sched, "input", f"input_stats_{rt}", self._rgrid(n), gw, np.int32(n),
-                     vertices.data, edges.data, raw.data, k64.data, src.data, flags.data)
+                     np.int32(nnz), vertices.data, edges.data, raw.data, k64.data, src.data, flags.data)
         self._copy_to_flags(sum_d(k64, queue=q), flags, SLOT_M2)
         sched.read("input", host_flags, flags.data)
         bits = int(host_flags[FLAG_BAD])

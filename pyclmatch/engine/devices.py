@@ -12,7 +12,17 @@
 
 Handles are cached per device: the context, the profiling queue, built programs and memoized
 kernels live on the handle, so nothing is rebuilt for a second call.
+
+Threads: calls from several threads may share one handle. Programs are built once (under a
+lock) and shared; kernel objects are per thread (an OpenCL kernel object holds its arguments,
+and setting them from two threads at once is the one race the OpenCL API leaves to the
+caller); the pyopencl helpers memoized per device (scans, sorts, reductions, the memory pool)
+and pyopencl's own per-context kernels (``copy_if``, ``unique``, ``arange``) are called under
+the handle's lock, which covers their argument setting and enqueueing only. Every thread
+enqueues on the handle's one in-order queue, so a pooled buffer that one call releases is
+reused by another only after the commands that used it.
 """
+import contextlib
 import glob
 import os
 import subprocess
@@ -21,8 +31,8 @@ import threading
 import numpy as np
 import pyopencl as cl
 
-from ..errors import DeviceError, DeviceMemoryError
-from .programs import build_program
+from ..errors import DeviceError
+from .programs import build_program, quiet_build
 
 _TYPE_NAMES = (("gpu", cl.device_type.GPU), ("accelerator", cl.device_type.ACCELERATOR),
                ("cpu", cl.device_type.CPU))
@@ -52,7 +62,8 @@ def compiler_problem(dev):
     if key not in _probe_results:
         try:
             ctx = cl.Context([dev])
-            cl.Program(ctx, _PROBE_SRC).build()
+            with quiet_build(f"{dev.name.strip()}: compiler probe"):
+                cl.Program(ctx, _PROBE_SRC).build()
             _probe_results[key] = None
         except cl.Error as exc:
             _probe_results[key] = _compiler_hint(dev, str(exc))
@@ -99,7 +110,9 @@ class DeviceHandle:
 
     Families ask the handle for kernels by template and specialization values
     (:meth:`kernel`), for memoized pyopencl helpers (:meth:`memoize`: reductions, scans,
-    elementwise kernels) and whether buffers fit (:meth:`check_fits`).
+    elementwise kernels) and whether a call's buffers fit (:meth:`check_fits`, with the
+    estimates of :mod:`pyclmatch.engine.limits`). Safe to share between threads (see the
+    module docstring).
     """
 
     def __init__(self, device, context=None, index=None):
@@ -118,7 +131,11 @@ class DeviceHandle:
         self.max_alloc = device.max_mem_alloc_size
         self._programs = {}
         self._memo = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()          # builds and memoized objects
+        self._stage_lock = threading.Lock()     # the page-locked transfer stages
+        self._shared = threading.RLock()        # calls of shared pyopencl kernel objects
+        self._thread = threading.local()        # per-thread kernel objects
+        self._warm = set()                      # pyopencl per-context helpers built already
 
     def __repr__(self):
         idx = f"{self.index[0]}:{self.index[1]} " if self.index else ""
@@ -145,22 +162,35 @@ class DeviceHandle:
         return prog
 
     def kernel(self, template, name, **values):
-        """Kernel ``name`` of ``template`` specialized with ``values`` (memoized object)."""
-        key = ("kernel", template, name, tuple(sorted(values.items())))
-        knl = self._memo.get(key)
+        """Kernel ``name`` of ``template`` specialized with ``values``: the calling thread's
+        kernel object, memoized per (thread, program, name). The program is built once and
+        shared; each thread gets its own ``cl.Kernel`` of it, so that two threads never set
+        the arguments of one kernel object at once."""
+        cache = self._thread.__dict__.setdefault("kernels", {})
+        key = (template, name, tuple(sorted(values.items())))
+        knl = cache.get(key)
         if knl is None:
-            knl = getattr(self.program(template, **values), name)
-            self._memo[key] = knl
+            try:
+                knl = cl.Kernel(self.program(template, **values), name)
+            except cl.LogicError as exc:
+                raise AttributeError(f"template {template!r} has no kernel {name!r}: "
+                                     f"{exc}") from None
+            cache[key] = knl
         return knl
 
     def memoize(self, key, factory):
-        """Return ``factory()`` built once per device for ``key`` (pyopencl helpers)."""
+        """Return ``factory()`` built once per device for ``key`` (pyopencl helpers: scans,
+        sorts, reductions, elementwise kernels; the pool), behind the handle's lock: the
+        returned object's calls are serialized (:class:`Serialized`) because such a helper
+        sets the arguments of its own kernel objects at each call. A call only enqueues, so
+        the lock is held for microseconds. Built quietly (:func:`~.programs.quiet_build`)."""
         obj = self._memo.get(key)
         if obj is None:
             with self._lock:
                 obj = self._memo.get(key)
                 if obj is None:
-                    obj = factory()
+                    with quiet_build(f"{self.label}: {key}"):
+                        obj = Serialized(factory(), self._shared, f"{self.label}: {key}")
                     self._memo[key] = obj
         return obj
 
@@ -168,7 +198,9 @@ class DeviceHandle:
     def pool(self):
         """The device's memory pool (pyopencl ``MemoryPool``), shared by every family: the
         buffers of one call go back to it when the call drops them and the next call reuses
-        them instead of allocating (and, on CPU devices, page-faulting) hundreds of MB."""
+        them instead of allocating (and, on CPU devices, page-faulting) hundreds of MB.
+        Allocations hold the handle's lock (:meth:`memoize`); a buffer is released to the
+        pool by its owner's thread and reused on the same in-order queue."""
         from pyopencl.tools import ImmediateAllocator, MemoryPool
         return self.memoize(("engine", "pool"),
                             lambda: MemoryPool(ImmediateAllocator(self.queue)))
@@ -177,9 +209,46 @@ class DeviceHandle:
         """Free the pool's unused blocks when they hold more than ``keep_fraction`` of the
         device's memory (``0``: always), so allocations outside the pool are not starved."""
         pool = self.pool
-        held = getattr(pool, "managed_bytes", 0) - getattr(pool, "active_bytes", 0)
-        if keep_fraction <= 0 or held > keep_fraction * self.global_mem:
-            pool.free_held()
+        with self._shared:
+            held = getattr(pool, "managed_bytes", 0) - getattr(pool, "active_bytes", 0)
+            if keep_fraction <= 0 or held > keep_fraction * self.global_mem:
+                pool.free_held()
+
+    # -- pyopencl's per-context kernels, called under the handle's lock --------------------
+    @contextlib.contextmanager
+    def _shared_call(self, key):
+        """Hold the lock of shared kernel objects; the first call of ``key`` builds (quietly)."""
+        with self._shared:
+            if key in self._warm:
+                yield
+                return
+            with quiet_build(f"{self.label}: {key[0]}"):
+                yield
+            self._warm.add(key)
+
+    def copy_if(self, ary, predicate, extra_args=(), queue=None):
+        """``pyopencl.algorithm.copy_if`` (its kernels are pyopencl's, one per context and
+        predicate, shared by every thread): ``(out, count device array, event)``."""
+        from pyopencl.algorithm import copy_if
+        key = ("copy_if", ary.dtype.str, predicate,
+               tuple((n, getattr(v, "dtype", type(v)).__str__()) for n, v in extra_args))
+        with self._shared_call(key):
+            return copy_if(ary, predicate, extra_args=list(extra_args),
+                           queue=queue or self.queue)
+
+    def unique(self, ary, queue=None):
+        """``pyopencl.algorithm.unique`` of the sorted device array ``ary``:
+        ``(out, count device array, event)``."""
+        from pyopencl.algorithm import unique
+        with self._shared_call(("unique", ary.dtype.str)):
+            return unique(ary, queue=queue or self.queue)
+
+    def arange(self, n, dtype=np.int32, queue=None, allocator=None):
+        """``pyopencl.array.arange(0, n)`` on this device."""
+        import pyopencl.array as cla
+        with self._shared_call(("arange", np.dtype(dtype).str)):
+            return cla.arange(queue or self.queue, int(n), dtype=dtype,
+                              allocator=allocator or self.pool)
 
     def pinned_copy(self, host):
         """A page-locked host copy of ``host`` for fast repeated uploads to this device.
@@ -234,7 +303,7 @@ class DeviceHandle:
             return cla.to_device(self.queue, host, allocator=self.pool, async_=True)
         dev = cla.empty(self.queue, host.shape, host.dtype, allocator=self.pool)
         src = host.reshape(-1).view(np.uint8)
-        with self._lock:
+        with self._stage_lock:
             # two stages used in turn: the copies into one overlap the DMA out of the other
             self._stage_turn = turn = 1 - getattr(self, "_stage_turn", 0)
             stage, pending = self._memo.pop(("engine", "upload stage", turn), (None, None))
@@ -275,7 +344,7 @@ class DeviceHandle:
         if not staged or not arr.flags.forc or arr.nbytes == 0:
             host = arr.get()
             return host if host.dtype == dtype else host.astype(dtype)
-        with self._lock:
+        with self._stage_lock:
             stage = self._memo.pop(("engine", "download stage"), None)
             if stage is None or stage.nbytes < arr.nbytes:
                 del stage                       # free the old buffer before the new one
@@ -326,20 +395,10 @@ class DeviceHandle:
                    queue=queue or self.queue)
 
     def check_fits(self, buffers, what="graph"):
-        """Raise :class:`DeviceMemoryError` unless every buffer (name -> bytes) fits."""
-        total = 0
-        for name, nbytes in buffers.items():
-            total += int(nbytes)
-            if nbytes > self.max_alloc:
-                raise DeviceMemoryError(
-                    f"the {what} is too large for device {self.label}: buffer {name!r} needs "
-                    f"{_fmt_bytes(nbytes)} but the device's max allocation "
-                    f"(CL_DEVICE_MAX_MEM_ALLOC_SIZE) is {_fmt_bytes(self.max_alloc)}")
-        if total > self.global_mem:
-            raise DeviceMemoryError(
-                f"the {what} is too large for device {self.label}: it needs "
-                f"{_fmt_bytes(total)} of device memory but the device has "
-                f"{_fmt_bytes(self.global_mem)} (CL_DEVICE_GLOBAL_MEM_SIZE)")
+        """Raise :class:`DeviceMemoryError` unless every buffer (name -> bytes) fits
+        (:func:`pyclmatch.engine.limits.check`)."""
+        from .limits import check
+        check(self, f"the {what}", "", device=buffers)
 
     def default_work_group_size(self):
         """256 on GPUs (the papers' block size); 64 on CPU devices (fewer, fatter work-items)."""
@@ -399,6 +458,34 @@ class PinnedStaging:
         state = dict(self.__dict__)
         state["_staged"] = {}
         return state
+
+
+class Serialized:
+    """A pyopencl object shared by the threads of a device (a helper kernel, the memory pool)
+    whose calls hold ``lock``: such helpers set the arguments of their own kernel objects at
+    each call, which two threads must not do at once. The first call of each keyword form is
+    quiet (pyopencl builds some helpers, e.g. ``ElementwiseKernel``, on first call).
+    Attributes are the object's."""
+    __slots__ = ("_obj", "_lock", "_what", "_forms")
+
+    def __init__(self, obj, lock, what=""):
+        self._obj, self._lock, self._what, self._forms = obj, lock, what, set()
+
+    def __call__(self, *args, **kwargs):
+        form = tuple(sorted(kwargs))
+        with self._lock:
+            if form in self._forms:
+                return self._obj(*args, **kwargs)
+            with quiet_build(self._what):
+                out = self._obj(*args, **kwargs)
+            self._forms.add(form)
+            return out
+
+    def __getattr__(self, name):
+        return getattr(self._obj, name)
+
+    def __repr__(self):
+        return f"<serialized {self._obj!r}>"
 
 
 _copy_pool = None

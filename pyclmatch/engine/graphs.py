@@ -7,7 +7,6 @@ copy); :class:`DeviceBipartite` checks it and builds the other side on the devic
 Bad input raises :class:`~pyclmatch.errors.InputError` naming the problem.
 """
 import numpy as np
-import pyopencl.array as cla
 import scipy.sparse as sp
 
 from ..errors import InputError
@@ -59,6 +58,8 @@ class BipartiteGraph:
         self.indptr, self.indices = A.indptr, A.indices
         self.n_rows, self.n_cols = (int(x) for x in A.shape)
         self.nnz = int(A.indptr[-1]) if A.indptr.size else 0
+        if 0 <= self.nnz < self.indices.size:   # storage past indptr[-1]: not entries (scipy)
+            self.indices = self.indices[:self.nnz]
         self._host = {}
 
     @property
@@ -70,8 +71,9 @@ class BipartiteGraph:
         M = self._host.get(fmt)
         if M is None:
             cls = sp.csr_matrix if self.fmt == "csr" else sp.csc_matrix
-            A = cls((np.ones(self.indices.size, np.int8), self.indices, self.indptr),
-                    shape=self.shape)
+            # (copies: scipy's sum_duplicates works in place, and the arrays are the user's)
+            A = cls((np.ones(self.indices.size, np.int8), self.indices.copy(),
+                     self.indptr.copy()), shape=self.shape)
             A.sum_duplicates()
             A.data[:] = 1
             M = A.asformat(fmt)
@@ -95,14 +97,21 @@ class BipartiteGraph:
         return f"<BipartiteGraph {self.n_rows} rows x {self.n_cols} cols, {self.nnz} edges>"
 
 
-def as_bipartite(A, shape=None):
+def as_bipartite(A, shape=None, fits=None):
     """Validate ``A`` and return a :class:`BipartiteGraph`.
 
     ``A`` may be a scipy.sparse matrix/array (any format; its pattern is the edge set, explicit
     zeros included), a dense 2-D array-like (nonzeros are edges), or edge arrays ``(rows, cols)``
     with ``shape`` (default: one more than the largest id on each side).
+
+    ``fits(n_rows, n_cols, nnz, host, index_bytes)``, when given, is called with the declared
+    sizes before anything proportional to them is allocated (``host``: the bytes of the host
+    conversion this input needs, ``index_bytes``: the itemsize of the indices that go to the
+    device); it raises when the call cannot fit (:func:`pyclmatch.engine.limits.check`).
     """
+    fits = fits or (lambda *args: None)
     if isinstance(A, BipartiteGraph):
+        fits(A.n_rows, A.n_cols, A.nnz, {}, A.indices.dtype.itemsize)
         return A
     if isinstance(A, tuple) and len(A) in (2, 3) and not sp.issparse(A[0]) \
             and np.ndim(A[0]) == 1:
@@ -122,16 +131,22 @@ def as_bipartite(A, shape=None):
             raise InputError(f"row index {int(rows.max())} out of range for {shape[0]} rows")
         if cols.size and cols.max() >= shape[1]:
             raise InputError(f"column index {int(cols.max())} out of range for {shape[1]} columns")
+        fits(shape[0], shape[1], rows.size,
+             {"CSR of the edge arrays": (shape[0] + 1) * 8 + rows.size * 25}, 4)
         return BipartiteGraph(structural_csr(rows, cols, shape))
     if sp.issparse(A):
         if len(A.shape) != 2:
             raise InputError(f"the matrix must be 2-D, got shape {A.shape}")
-        _check_shape(A.shape)
+        nr, nc = _check_shape(A.shape)
         if A.format not in ("csr", "csc"):
-            A = A.tocsr()       # (scipy's compiled conversion; duplicates stay for the device)
+            fits(nr, nc, A.nnz, {"CSR conversion": (nr + 1) * 8 + A.nnz * 16}, 4)
+            from .intake import checked_csr     # (duplicates stay for the device)
+            A = checked_csr(A)
         if A.indices.dtype.kind not in "iu" or A.indptr.dtype.kind not in "iu":
             raise InputError(f"the sparse matrix's index arrays must be integers, got "
                              f"{A.indices.dtype} / {A.indptr.dtype}")
+        fits(nr, nc, int(A.indptr[-1]) if A.indptr.size else 0, {},
+             A.indices.dtype.itemsize)
         return BipartiteGraph(A)
     try:
         arr = np.asarray(A)
@@ -144,7 +159,8 @@ def as_bipartite(A, shape=None):
         raise InputError(f"the matrix must be 2-D, got {arr.ndim}-D input of shape {arr.shape}")
     if arr.dtype.kind == "f" and np.isnan(arr).any():
         raise InputError("the dense matrix contains NaN; use 0 for no edge")
-    _check_shape(arr.shape)
+    nr, nc = _check_shape(arr.shape)
+    fits(nr, nc, int(np.count_nonzero(arr)), {}, 4)
     r, c = np.nonzero(arr)
     return BipartiteGraph(structural_csr(r, c, arr.shape))
 
@@ -288,12 +304,11 @@ class DeviceBipartite:
             ptr = self.row_ptr
         else:
             raise ValueError(f"side must be 'cols' or 'rows', not {side!r}")
-        from pyopencl.algorithm import copy_if
         q = self.handle.queue
         vertices, count = None, 0
         if ptr.size > 1:
-            ids = cla.arange(q, ptr.size - 1, dtype=self.idt)
-            out, count_dev, _ = copy_if(
+            ids = self.handle.arange(ptr.size - 1, self.idt, queue=q)
+            out, count_dev, _ = self.handle.copy_if(
                 ids, "xadj[ary[i] + 1] - xadj[ary[i]] > threshold",
                 extra_args=[("xadj", ptr), ("threshold", self.odt.type(threshold))], queue=q)
             count = int(count_dev.get())

@@ -33,12 +33,47 @@ NOT_CANONICAL = UNSORTED | DUPLICATE
 def compressed_parts(A):
     """``(fmt, indptr, indices, data)`` of a scipy sparse matrix or array without copying
     a CSR or CSC (``fmt`` is ``"csr"`` or ``"csc"``); other formats become a CSR through
-    scipy's compiled conversion (duplicates are kept: the device finds them)."""
+    scipy's compiled conversion (:func:`checked_csr`; duplicates are kept: the device finds
+    them)."""
     fmt = A.format
     if fmt not in ("csr", "csc"):
-        A = A.tocsr()
+        A = checked_csr(A)
         fmt = "csr"
     return fmt, A.indptr, A.indices, A.data
+
+
+def check_compressed_host(indptr, indices, n_minor, what="the sparse matrix"):
+    """The structure checks of the device intake, on the host (O(n + nnz), no copy): for
+    host paths that hand the user's compressed arrays to scipy's compiled routines, which
+    trust them (a decreasing indptr or an index out of range makes them write outside their
+    arrays). Raises the intake's :class:`InputError`."""
+    nnz = int(indices.size)
+    if indptr.size == 0 or indptr[0] != 0 or indptr[-1] != nnz:
+        raise InputError(f"{what}'s indptr must run from 0 to the number of stored entries "
+                         f"({nnz})")
+    if indptr.size > 1 and np.any(indptr[1:] < indptr[:-1]):
+        raise_structure_problem(BAD_PTR, what)
+    if nnz and (indices.min() < 0 or indices.max() >= n_minor):
+        raise_structure_problem(BAD_RANGE, what)
+
+
+def checked_csr(A, what="the sparse matrix"):
+    """A CSR of the sparse matrix ``A`` through scipy's conversion, after the checks that
+    conversion leaves out: a CSR is returned as it is; a CSC is checked as compressed arrays
+    (:func:`check_compressed_host`); any other format's coordinates (COO's ``row``/``col``,
+    which the caller may have changed after scipy's check at construction) must lie in the
+    shape."""
+    if A.format == "csr":
+        return A
+    if A.format == "csc":
+        check_compressed_host(A.indptr, A.indices, A.shape[0], what)
+        return A.tocsr()
+    C = A if A.format == "coo" else A.tocoo()
+    rows, cols = C.coords if hasattr(C, "coords") else (C.row, C.col)
+    for ids, bound in ((rows, A.shape[0]), (cols, A.shape[1])):
+        if ids.size and (ids.min() < 0 or ids.max() >= bound):
+            raise_structure_problem(BAD_RANGE, what)
+    return C.tocsr()
 
 
 def canonical_copy(A):
@@ -325,6 +360,13 @@ def raise_structure_problem(bits, what="the matrix"):
                          f"large)")
 
 
+def check_no_entries(indptr, what="the sparse matrix"):
+    """The structure check of a matrix without entries, which no device pass sees (the
+    families answer it on the host): its indptr must be all zeros. O(n), no copy."""
+    if indptr.size and np.any(indptr):
+        raise InputError(f"{what}'s indptr decreases: it is not a valid compressed matrix")
+
+
 def _grid(handle, n):
     """(work-group size, global size) of a strided pass over ``n`` items."""
     wg = handle.default_work_group_size()
@@ -337,7 +379,7 @@ def canonical_lists(dc, sched, phase="upload"):
     becomes a 64-bit key (list, index); pyopencl's ``RadixSort`` orders the keys over the
     bits they use and ``unique`` drops repeats (with 64-bit offsets, a scan of 64-bit
     indices: pyopencl's ``unique`` indexes with 32 bits)."""
-    from pyopencl.algorithm import RadixSort, unique
+    from pyopencl.algorithm import RadixSort
     handle, q = dc.handle, dc.handle.queue
     n, nnz, odt = dc.n, dc.nnz, dc.odt
     long_ = dc.offset_t == "long"
@@ -358,7 +400,7 @@ def canonical_lists(dc, sched, phase="upload"):
     if long_:
         keys, count_dev, evt = _unique64(handle, keys)
     else:
-        keys, count_dev, evt = unique(keys, queue=q)
+        keys, count_dev, evt = handle.unique(keys, queue=q)
     sched.record(phase, evt)
     count = int(sched.read(phase, np.zeros(1, count_dev.dtype), count_dev.data)[0])
     ind = cla.empty(q, max(count, 1), np.int32, allocator=handle.pool)

@@ -5,14 +5,27 @@ template is rendered with the values it is specialized for (work-group size, CT/
 index type, BFS variant, ...). The rendered source is memoized per (template, values); the built
 program per (device, template, values) lives on the :class:`~pyclmatch.engine.DeviceHandle`, and
 pyopencl's own binary cache keeps built programs on disk between processes.
+
+Builds are quiet: what a compiler prints about a successful build (NVIDIA's driver says
+something about most) goes to the logger ``"pyclmatch"`` at DEBUG level instead of pyopencl's
+``CompilerWarning`` (:func:`quiet_build`); ``PYOPENCL_COMPILER_OUTPUT=1`` shows it as pyopencl
+would.
 """
+import contextlib
 import functools
+import logging
 import os
+import threading
+import time
+import warnings
 
 import pyopencl as cl
 from mako.lookup import TemplateLookup
 
 from ..errors import KernelBuildError
+
+log = logging.getLogger("pyclmatch")
+log.addHandler(logging.NullHandler())
 
 
 def _kernel_dir():
@@ -60,10 +73,72 @@ def render_template(template, **values):
         raise
 
 
+#: warnings pyopencl raises about our own builds and kernel objects
+_BUILD_WARNINGS = tuple(c for c in (getattr(cl, "CompilerWarning", None),
+                                    getattr(cl, "RepeatedKernelRetrieval", None)) if c)
+_quiet_lock = threading.RLock()
+
+
+def _compiler_output_requested():
+    """Whether the user asked pyopencl to show compiler output (``PYOPENCL_COMPILER_OUTPUT``)."""
+    return os.environ.get("PYOPENCL_COMPILER_OUTPUT", "").strip().lower() in (
+        "1", "true", "yes", "on", "y", "t")
+
+
+@contextlib.contextmanager
+def quiet_build(what):
+    """Run pyclmatch's own OpenCL builds (templates, pyopencl helpers) without pyopencl's
+    ``CompilerWarning`` ("Non-empty compiler output", which NVIDIA's compiler triggers on
+    most builds): the warnings raised inside are caught, the compiler's words are logged by
+    logger ``"pyclmatch"`` at DEBUG, and shown as warnings only when
+    ``PYOPENCL_COMPILER_OUTPUT`` asks for them. Every other warning raised meanwhile (by any
+    thread: Python's warning filters are process-wide) is shown after the block, as it would
+    have been. No filter outlives the block, and the user's own code is never filtered.
+    The blocks are serialized (one process-wide lock) so that they nest properly."""
+    caught = []
+    with _quiet_lock:
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                for cat in _BUILD_WARNINGS:     # (recorded, never raised: even under "error")
+                    warnings.filterwarnings("always", category=cat)
+                yield
+        finally:
+            _pass_on(caught, what)
+
+
+def _pass_on(caught, what):
+    """Log the build warnings among ``caught``; show the others (and the build warnings when
+    ``PYOPENCL_COMPILER_OUTPUT`` asks for them)."""
+    show = _compiler_output_requested()
+    for w in caught:
+        ours = issubclass(w.category, _BUILD_WARNINGS)
+        if ours:
+            log.debug("%s: %s", what, w.message)
+        if not ours or show:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno, w.file,
+                                 w.line)
+
+
 def build_program(context, device_name, template, values, options=()):
-    """Render and build ``template`` for ``context``; a failure raises :class:`KernelBuildError`."""
+    """Render and build ``template`` for ``context``; a failure raises :class:`KernelBuildError`.
+    The build is quiet (:func:`quiet_build`); its time and anything the compiler said are
+    logged at DEBUG."""
     src = render_template(template, **values)
+    what = f"{device_name}: {template} {values}"
+    t0 = time.perf_counter()
     try:
-        return cl.Program(context, src).build(options=list(options))
+        with quiet_build(what):
+            prg = cl.Program(context, src).build(options=list(options))
     except cl.Error as exc:
         raise KernelBuildError(template, values, device_name, str(exc)) from None
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("%s: built in %.3f s", what, time.perf_counter() - t0)
+        for dev in context.devices:
+            try:
+                said = prg.get_build_info(dev, cl.program_build_info.LOG) or ""
+            except cl.Error:
+                said = ""
+            if said.strip():
+                log.debug("%s: compiler output on %s:\n%s", what, dev.name.strip(),
+                          said.strip())
+    return prg

@@ -4,12 +4,15 @@ import time
 
 import numpy as np
 
+from ..engine import limits
 from ..engine.devices import get_device
+from ..engine.intake import check_no_entries
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from .certificate import DeviceCertificate
-from .graph import (WEIGHT_NAMES, WeightedGraph, as_b, as_weighted_graph, check_precision,
-                    device_fp64, inexact_error, resolve_precision, weighted_input)
+from .graph import (WEIGHT_NAMES, SparseInput, WeightedGraph, as_b,
+                    as_weighted_graph, check_precision, device_fp64, inexact_error,
+                    resolve_precision, weighted_input)
 from .reference import verify_b_matching, verify_weighted_matching
 from .suitor import (SUITOR_VARIANTS, BSuitorMatcher, DeviceWeighted, LocallyDominantMatcher,
                      SuitorMatcher)
@@ -129,6 +132,25 @@ def _split_params(params, allowed, name):
     gp = {k: params[k] for k in _GRAPH_PARAMS if k in params and k != "keep_on_device"}
     ap = {k: params[k] for k in allowed if k in params}
     return gp, ap
+
+
+def _fitter(handle, what, b=None):
+    """The declared-size check of ``what`` (:func:`weighted_input`'s ``fits``): the
+    family's footprint (:func:`~pyclmatch.engine.limits.weighted_footprint`; with ``b``, the
+    b-Suitor lists of ``sum(b)`` suitors) against the device and the host."""
+    def fits(n, nnz, host):
+        b_total = None
+        if b is not None:
+            try:
+                b_total = int(b) * n if np.ndim(b) == 0 else int(np.sum(b, dtype=np.int64))
+            except (TypeError, ValueError, OverflowError):
+                b_total = n                        # (invalid b: as_b names the problem)
+        dev, need = limits.weighted_footprint(n, nnz, b=b_total)
+        if b is not None:
+            need["b"] = n * 8
+        limits.check(handle, what, limits.sizes_text(n, nnz=nnz, entries="stored entries"),
+                     dev, dict(need, **host))
+    return fits
 
 
 def _check_verify(verify):
@@ -291,7 +313,8 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
         ap["variant"] = name[7:]
     precision = check_precision(precision)
     handle = get_device(device)
-    src = weighted_input(G, precision=precision, fp64=device_fp64(handle), **gp)
+    src = weighted_input(G, precision=precision, fp64=device_fp64(handle),
+                         fits=_fitter(handle, "weighted_matching"), **gp)
     label = name if name == "ld" else f"suitor-{ap.get('variant', 'nosync')}"
     sched = Scheduler(handle, progress=progress, label=f"weighted_matching[{label}]")
     sched.wall["prepare"] = time.perf_counter() - t_start
@@ -306,6 +329,8 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
         wdt = _weight_type(handle, src, precision)[0]
     wname = WEIGHT_NAMES[wdt]
     if g.nnz == 0:
+        if isinstance(g, SparseInput):
+            check_no_entries(g.indptr)
         res = WeightedMatchingResult(np.full(g.n, -1, np.int64), 0.0, 0, label, handle.label,
                                      dict(sched.wall), {"weights": wname}, bool(verify),
                                      g.nodes, wname)
@@ -371,7 +396,8 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
     gp, ap = _split_params(params, BSuitorMatcher.params, "b-suitor")
     precision = check_precision(precision)
     handle = get_device(device)
-    src = weighted_input(G, precision=precision, fp64=device_fp64(handle), **gp)
+    src = weighted_input(G, precision=precision, fp64=device_fp64(handle),
+                         fits=_fitter(handle, "b_matching", b), **gp)
     bb = as_b(b, src.n)
     sched = Scheduler(handle, progress=progress, label="b_matching[b-suitor]")
     sched.wall["prepare"] = time.perf_counter() - t_start
@@ -385,6 +411,8 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
         wdt = dg.wdt
     wname = WEIGHT_NAMES[wdt]
     if g.nnz == 0 or not bb.any():
+        if g.nnz == 0 and isinstance(g, SparseInput):
+            check_no_entries(g.indptr)
         t = dict(sched.wall)
         t["total"] = time.perf_counter() - t_start
         return BMatchingResult(np.zeros((0, 2), np.int64), np.zeros(g.n, np.int64), 0.0, bb,

@@ -305,7 +305,16 @@ class SparseInput:
         self.weight_dtype, self.check_exact = resolve_precision(precision, self.input_dtype,
                                                                 fp64)
         self.n = int(self.indptr.size - 1)
+        end = int(self.indptr[-1]) if self.indptr.size else 0
+        if 0 <= end < self.indices.size:      # storage past indptr[-1]: not entries (scipy)
+            self.indices, self.data = self.indices[:end], self.data[:end]
+            self._matrix = None                # (rebuilt over the entries when needed)
         self.nnz = int(self.indices.size)
+        if self.indptr.size and (self.indptr[0] != 0 or end != self.nnz
+                                 or self.data.size != self.nnz):
+            raise InputError(f"indptr must run from 0 to the number of stored entries "
+                             f"({self.nnz}), got {self.indptr[0]} .. {self.indptr[-1]} "
+                             f"({self.data.size} values)")
         self.nodes = nodes
         self.symmetrize, self.drop_invalid = bool(symmetrize), bool(drop_invalid)
         self._host = None
@@ -329,26 +338,35 @@ class SparseInput:
     def host_graph(self):
         """The :class:`WeightedGraph` of the input, checked on the host (built once)."""
         if self._host is None:
+            from ..engine.intake import check_compressed_host
+            check_compressed_host(self.indptr, self.indices, self.n)   # (scipy trusts them)
             self._host = _from_sparse(self.matrix.tocoo(), self.symmetrize,
                                       self.drop_invalid, self.nodes, self.weight_dtype)
         return self._host
 
 
 def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="weight",
-                   precision="auto", fp64=True):
+                   precision="auto", fp64=True, fits=None):
     """``G`` as the device intake takes it: a :class:`SparseInput` (scipy sparse, dense,
     networkx), or a host-checked :class:`WeightedGraph` (edge arrays, a prepared graph).
     See :func:`as_weighted_graph` for the accepted inputs and options; the weights are
     checked in the weight type of ``precision`` on a device with doubles (``fp64``) or not
-    (:func:`resolve_precision`)."""
+    (:func:`resolve_precision`). ``fits(n, nnz, host)``, when given, is called with the
+    declared sizes (vertices, stored entries, the bytes of the host conversion this input
+    needs) before anything proportional to them is allocated
+    (:func:`pyclmatch.engine.limits.check`)."""
     opts = {"precision": check_precision(precision), "fp64": bool(fp64)}
+    fits = fits or (lambda *args: None)
     if isinstance(G, WeightedGraph):
+        fits(G.n, G.nnz, {})
         return G
     if _is_networkx(G):
         import networkx as nx
         if G.is_directed() and not symmetrize:
             raise InputError("the networkx graph is directed; pass symmetrize=True to use the "
                              "heavier of the two directions, or convert it with to_undirected()")
+        fits(G.number_of_nodes(), 2 * G.number_of_edges(),
+             {"scipy conversion": G.number_of_nodes() * 8 + 2 * G.number_of_edges() * 24})
         nodes = list(G.nodes())
         # (an undirected graph's array holds each edge in both directions already)
         A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=weight, dtype=np.float64,
@@ -360,23 +378,28 @@ def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="w
             if n is not None:
                 raise InputError("n given twice (in the edge tuple and as n=)")
             n = G[3]
-        return _from_edges(G[0], G[1], G[2], n, drop_invalid, **opts)
+        return _from_edges(G[0], G[1], G[2], n, drop_invalid, fits=fits, **opts)
     if sp.issparse(G):
         if len(G.shape) != 2 or G.shape[0] != G.shape[1]:
             raise InputError(f"the matrix must be square (a graph), got shape {G.shape}")
         if G.shape[0] > INDEX_MAX:
             raise InputError(f"{G.shape[0]} vertices exceed the 2**31-1 supported")
+        conv = {} if G.format in ("csr", "csc") else \
+            {"CSR conversion": (G.shape[0] + 1) * 8 + G.nnz * 16}
+        fits(int(G.shape[0]), int(G.nnz), conv)
         return SparseInput(G, None, symmetrize, drop_invalid, **opts)
     try:
         arr = np.asarray(G)
     except Exception as exc:
         raise InputError(f"cannot read {type(G).__name__} as a weighted graph: {exc}") from None
-    if arr.dtype == object or arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
-        raise InputError(f"cannot read {type(G).__name__} as a weighted graph: expected a "
-                         f"square matrix, (u, v, w) edge arrays or a networkx graph")
+    if arr.dtype.kind not in "biuf" or arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
+        raise InputError(f"cannot read {type(G).__name__} of dtype {arr.dtype} and shape "
+                         f"{arr.shape} as a weighted graph: expected a square numeric matrix, "
+                         f"(u, v, w) edge arrays or a networkx graph")
     if arr.dtype.kind == "f" and np.isnan(arr).any() and not drop_invalid:
         raise InputError("the dense matrix contains NaN weights; use 0 for no edge")
     arr = np.where(np.isnan(arr), 0, arr) if arr.dtype.kind == "f" else arr
+    fits(arr.shape[0], int(np.count_nonzero(arr)), {})
     return SparseInput(sp.csr_matrix(arr), None, symmetrize, drop_invalid, **opts)
 
 
@@ -395,8 +418,18 @@ def as_weighted_graph(G, *, n=None, symmetrize=False, drop_invalid=False, weight
     overflow or round to 0 there are invalid).
     """
     g = weighted_input(G, n=n, symmetrize=symmetrize, drop_invalid=drop_invalid, weight=weight,
-                       precision=precision)
+                       precision=precision, fits=_host_fits)
     return g.host_graph() if isinstance(g, SparseInput) else g
+
+
+def _host_fits(n, nnz, host):
+    """The declared-size check of a host-side preparation: the host graph (CSR, float64
+    weights, the symmetric copy) within the host's budget."""
+    from ..engine import limits
+    _check_size(nnz)
+    limits.check(None, "as_weighted_graph", limits.sizes_text(n, nnz=nnz,
+                                                              entries="stored entries"),
+                 host=dict(host, **{"host graph": (n + 1) * 8 + nnz * 24}))
 
 
 def _is_networkx(G):
@@ -431,13 +464,15 @@ def _check_n(n, hi):
     return n
 
 
-def _from_edges(u, v, w, n, drop_invalid, precision="auto", fp64=True):
+def _from_edges(u, v, w, n, drop_invalid, precision="auto", fp64=True, fits=None):
     u, v = _ids("u", u), _ids("v", v)
     w = np.asarray(w)
     if not (u.size == v.size == w.size):
         raise InputError(f"u, v, w differ in length ({u.size}, {v.size}, {w.size})")
     hi = int(max(u.max(), v.max())) + 1 if u.size else 0
     n = _check_n(hi if n is None else n, hi)
+    if fits:
+        fits(n, 2 * u.size, {"CSR of the edge arrays": (n + 1) * 8 + u.size * 64})
     _check_dtype(w.dtype)
     input_dtype = w.dtype
     dtype, _ = resolve_precision(precision, input_dtype, fp64)
