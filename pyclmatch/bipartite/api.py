@@ -81,7 +81,7 @@ def algorithms():
 class _AugmentingRunner(AugmentingPathMatcher):
     needs_csr = False
     params = ("work_group_size", "ct_work_items", "batch_levels", "heavy_degree",
-              "heavy_groups")
+              "heavy_groups", "one_group_edges")
 
     def __init__(self, handle, dgraph, name, **params):
         driver, wr, mode = parse_variant(name)
@@ -114,7 +114,7 @@ def resolve_algorithm(algorithm, handle, graph=None):
     return name
 
 
-INIT_PARAMS = ("ks_rounds", "heavy_degree", "heavy_groups")
+INIT_PARAMS = ("ks_rounds", "heavy_degree", "heavy_groups", "one_group_edges")
 
 
 def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, verify=True,
@@ -216,7 +216,8 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     runner = factory(handle, dg, name, **alg_params)
     certifier = runner if name in AUGMENTING_VARIANTS else _AugmentingRunner(
         handle, dg, CERTIFICATE_VARIANT,
-        **{k: params[k] for k in ("heavy_degree", "heavy_groups") if k in params})
+        **{k: params[k] for k in ("heavy_degree", "heavy_groups", "one_group_edges")
+           if k in params})
     with sched.step("upload"):   # heavy-vertex lists: once per device graph, before any build
         initm.prepare(init)
         for r in ([runner] if certifier is runner else [runner, certifier]):
@@ -241,7 +242,7 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         sched.fill("init", rmatch.data, -1)
         sched.fill("init", cmatch.data, -1)
         initm.run(init, rmatch, cmatch, sched)
-        init_card = int(_count_matched(handle, cmatch).get())
+        init_card = int(sched.get("init", _count_matched(handle, cmatch)))
     with sched.step("augment"):
         bfs_array, stats = runner.run(rmatch, cmatch, sched)
         q.finish()
@@ -267,7 +268,7 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     res.verified = bool(verify)
     res.timings = sched.timings()
     res.timings["total"] = time.perf_counter() - t_call
-    res.counters = dict(stats, **sched.counters)
+    res.counters = dict(stats, **sched.call_counters())
     return res
 
 

@@ -119,6 +119,9 @@ class DeviceHandle:
         self._programs = {}
         self._memo = {}
         self._lock = threading.Lock()
+        #: blocking device-to-host reads through this handle (``download``, ``read_back``,
+        #: :meth:`Scheduler.read`): a Scheduler reports the difference over its call
+        self.readbacks = 0
 
     def __repr__(self):
         idx = f"{self.index[0]}:{self.index[1]} " if self.index else ""
@@ -270,6 +273,7 @@ class DeviceHandle:
         ``arr.get()`` (``staged=True`` or ``False`` forces the choice; ``arr`` must be
         contiguous to be staged)."""
         dtype = np.dtype(dtype or arr.dtype)
+        self.readbacks += 1
         if staged is None:
             staged = not self.is_cpu and arr.nbytes >= self.DOWNLOAD_STAGE_MIN
         if not staged or not arr.flags.forc or arr.nbytes == 0:
