@@ -164,6 +164,55 @@ def bench_louvain(name, A, handle, repeat):
     return rec
 
 
+def one_group_sweep(handle, families, repeat, quick):
+    """Whole call and device seconds with and without the one-work-group path
+    (``one_group_edges`` = 1e9 vs 0) on generated graphs of growing size: where the crossover
+    lies on this device, per graph class."""
+    G = generators
+    sizes = {"uniform": [1 << k for k in range(8, 17)], "kron": list(range(6, 14)),
+             "delaunay": list(range(8, 16)), "grid": [16, 32, 64, 96, 128, 192, 256]}
+    if quick:
+        sizes = {"uniform": [1 << 8, 1 << 11], "kron": [7, 10], "delaunay": [9, 12],
+                 "grid": [24, 64]}
+    graphs = [(f"uniform-{n}-d4", G.uniform(n, 4)) for n in sizes["uniform"]]
+    graphs += [(f"kron-{s}", G.kron(s)) for s in sizes["kron"]]
+    graphs += [(f"delaunay-{s}", G.delaunay(s)) for s in sizes["delaunay"]]
+    graphs += [(f"grid-{s}", G.grid(s)) for s in sizes["grid"]]
+    graphs += [(n + "-rcp", G.permuted(A)) for n, A in graphs
+               if n.startswith(("uniform", "delaunay"))]
+    out = []
+    for name, A in graphs:
+        A = sp.csr_matrix(A)
+        for fam in families:
+            rec = {"graph": name, "nnz": int(A.nnz), "family": fam}
+            for key, og in (("one_group", 10 ** 12), ("grid", 0)):
+                pyclmatch.maximum_matching(A, algorithm=fam, device=handle, one_group_edges=og)
+                runs = [pyclmatch.maximum_matching(A, algorithm=fam, device=handle,
+                                                   one_group_edges=og) for _ in range(repeat)]
+                rec[key + "_call_s"] = med([r.timings["total"] for r in runs])
+                rec[key + "_device_s"] = med([r.device_seconds for r in runs])
+            out.append(rec)
+            print(f"{name} {fam} nnz {rec['nnz']}: one group {rec['one_group_call_s'] * 1e3:.2f}"
+                  f" ms, grid {rec['grid_call_s'] * 1e3:.2f} ms", file=sys.stderr, flush=True)
+    return out
+
+
+def write_sweep(out, meta, recs):
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "one_group.json"), "w") as fh:
+        json.dump({"meta": meta, "sweep": recs}, fh, indent=1)
+    L = [f"# One work-group vs grid path: {meta['device']}", "", f"- command: `{meta['command']}`",
+         "", "| graph | nnz | family | one group call ms | grid call ms | one group device ms"
+         " | grid device ms | grid/one group (call) |", "|---|---|---|---|---|---|---|---|"]
+    for r in sorted(recs, key=lambda r: (r["family"], r["nnz"])):
+        L.append(f"| {r['graph']} | {r['nnz']} | {r['family']} | "
+                 f"{r['one_group_call_s'] * 1e3:.2f} | {r['grid_call_s'] * 1e3:.2f} | "
+                 f"{r['one_group_device_s'] * 1e3:.2f} | {r['grid_device_s'] * 1e3:.2f} | "
+                 f"{r['grid_call_s'] / r['one_group_call_s']:.2f} |")
+    with open(os.path.join(out, "one_group.md"), "w") as fh:
+        fh.write("\n".join(L) + "\n")
+
+
 def profile(records, names, xs=(1, 1.1, 1.3, 1.5, 2, 3, 5, 10)):
     rows = {}
     for f in names:
@@ -237,6 +286,10 @@ def main(argv=None):
                     help="comma-separated exact families (default: every registered one)")
     ap.add_argument("--no-shared", action="store_true")
     ap.add_argument("--no-louvain", action="store_true")
+    ap.add_argument("--one-group-sweep", default=None, metavar="FAMILIES",
+                    help="also sweep graph sizes with and without the one-work-group path "
+                         "for these comma-separated families (one_group.md)")
+    ap.add_argument("--sweep-only", action="store_true")
     args = ap.parse_args(argv)
     handle = pyclmatch.get_device(args.device)
     families = (args.families.split(",") if args.families
@@ -247,6 +300,11 @@ def main(argv=None):
                 datetime.timezone.utc).isoformat(timespec="seconds"),
             "command": "python3 " + " ".join(sys.argv), "repeat": args.repeat,
             "host": f"{platform.node()} ({os.cpu_count()} CPUs)"}
+    if args.one_group_sweep:
+        write_sweep(args.out, meta, one_group_sweep(handle, args.one_group_sweep.split(","),
+                                                    args.repeat, args.quick))
+        if args.sweep_only:
+            return
     mrecs, lrecs = [], []
     for name, A in graphs:
         t = time.perf_counter()

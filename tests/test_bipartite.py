@@ -29,8 +29,10 @@ def check(A, res):
 @pytest.mark.parametrize("variant", AUGMENTING_VARIANTS)
 @pytest.mark.parametrize("init", INITS)
 def test_structured(variant, init, device):
+    """The large-graph path (a launch per step; tests/test_one_group.py has the other)."""
     for name, A in CASES:
-        res = pyclmatch.maximum_matching(A, algorithm=variant, init=init, device=device)
+        res = pyclmatch.maximum_matching(A, algorithm=variant, init=init, device=device,
+                                         one_group_edges=0)
         check(A, res)
 
 

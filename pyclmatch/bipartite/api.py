@@ -28,6 +28,9 @@ class MatchingResult:
     timings: dict = field(default_factory=dict)
     counters: dict = field(default_factory=dict)
     verified: bool = False
+    #: with ``algorithm="auto"``: what was chosen and why (``algorithm``, ``rule``, ``reason``,
+    #: ``features``, ``profile``; see :mod:`pyclmatch.bipartite.choice`), else ``None``
+    choice: dict = None
 
     @property
     def phases(self):
@@ -57,7 +60,8 @@ class MatchingResult:
                 "initial_cardinality": self.initial_cardinality,
                 "cardinality": self.cardinality, "verified": self.verified,
                 "algorithm": self.algorithm, "init": self.init, "device": self.device,
-                "timings": dict(self.timings), "counters": dict(self.counters)}
+                "timings": dict(self.timings), "counters": dict(self.counters),
+                "choice": self.choice}
 
 
 # --------------------------------------------------------------------------- registry
@@ -127,9 +131,10 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         Rows are one side, columns the other (rectangular allowed). The sparsity pattern is
         the edge set: explicit zeros count as edges and duplicates are merged, as in scipy.
     algorithm : str
-        ``"auto"`` (the best measured default for the device type: APFB with GPUBFS-WR in
-        MT mode on GPUs, parallel Pothen-Fan on CPU devices; see
-        :mod:`pyclmatch.bipartite.choice` for the rule and the benchmarks behind it) or
+        ``"auto"`` (chosen from the graph's size and degree dispersion and the device's
+        profile: APFB in one work-group for small graphs, parallel Pothen-Fan for meshes on CPU
+        devices, APFB with GPUBFS-WR otherwise; ``res.choice`` says which rule and why, and
+        :mod:`pyclmatch.bipartite.choice` gives the rule and the benchmarks behind it) or
         a name from :func:`algorithms`: the eight variants
         ``{apfb|apsb}-{gpubfs|gpubfs-wr}-{ct|mt}`` of paper 000 (APFB/APsB drivers, GPUBFS
         (Algorithm 2) or GPUBFS-WR (Algorithm 4) BFS kernels, constant-grid (CT) or
@@ -151,7 +156,9 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         of GPUBFS/GPUBFS-WR: vertices of degree > ``heavy_degree`` are processed by a whole
         work-group, by at most ``heavy_groups`` groups per launch; a negative ``heavy_degree``
         turns it off; defaults in :func:`~pyclmatch.bipartite.augmenting.default_heavy_degree`),
-        and
+        ``one_group_edges`` (graphs with at most this many edges run APFB/APsB whole in one
+        work-group, one launch; 0 = never; default from the device profile of
+        :mod:`pyclmatch.bipartite.choice`), and
         ``shape`` for edge arrays. Values stored by ``examples/autotune.py`` for this device
         (:mod:`pyclmatch.engine.tuning`) are the defaults: with ``algorithm="auto"`` the tuned
         variant, and for the tuned variant its tuned parameters the caller did not pass
@@ -176,9 +183,14 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     handle = get_device(device)
     from ..engine.tuning import tuned_params   # per-user autotune cache (PYCLMATCH_TUNING=off)
     tuned = tuned_params(handle, "bipartite")
-    if algorithm == "auto" and tuned.get("algorithm") in _ALGORITHMS:
-        algorithm = tuned["algorithm"]
-    name = resolve_algorithm(algorithm, handle, graph)
+    choice = None
+    if (algorithm or "auto").lower() == "auto":   # features + device profile (choice.py)
+        from .choice import choose
+        choice = choose(handle, graph)
+        name = choice["algorithm"]
+        params.setdefault("one_group_edges", choice["one_group_edges"])
+    else:
+        name = resolve_algorithm(algorithm, handle, graph)
     factory = _ALGORITHMS[name]
     if tuned.get("algorithm") == name:   # tuned values are defaults for what was not passed
         for k, v in tuned.items():
@@ -194,7 +206,7 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     if graph.nnz == 0:   # nothing to launch: every vertex is unmatched, the cover is empty
         rm, cm = np.full(nr, -1, np.int32), np.full(nc, -1, np.int32)
         res = MatchingResult(rm, cm, 0, 0, KonigCover(np.zeros(0, np.int32),
-                             np.zeros(0, np.int32)), name, init, handle.label)
+                             np.zeros(0, np.int32)), name, init, handle.label, choice=choice)
         res.verified = bool(verify)
         res.timings = {"total": time.perf_counter() - t_call}
         return res
@@ -260,7 +272,8 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         rm, cm, cover = cert.download(rmatch, cmatch, sched)
     if not on_device:
         card = int(np.count_nonzero(cm >= 0))
-    res = MatchingResult(rm, cm, card, init_card, cover, name, init, handle.label)
+    res = MatchingResult(rm, cm, card, init_card, cover, name, init, handle.label,
+                         choice=choice)
     sched.report("done", final=True, cardinality=res.cardinality)
     if verify == "host":
         with sched.step("verify"):

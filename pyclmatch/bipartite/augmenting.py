@@ -50,21 +50,17 @@ def default_heavy_degree(handle, work_group_size):
     return -1 if handle.is_cpu else 64
 
 
-#: graphs with at most this many edges run APFB/APsB whole in one work-group
-#: (``apfb_one_group``: one launch and one read-back instead of a launch per BFS level and a
-#: read-back per batch of levels), per device type; see :func:`default_one_group_edges`
-ONE_GROUP_EDGES = {"gpu": 1 << 15, "cpu": 1 << 14}
-
-
 def default_one_group_edges(handle):
-    """The largest graph (edges) that runs in one work-group by default (0: never).
+    """The largest graph (edges) that runs APFB/APsB whole in one work-group by default (0:
+    never): the device profile's ``one_group_edges`` (:mod:`pyclmatch.bipartite.choice`).
 
     One work-group runs on one compute unit (an SM of a GPU, a core under PoCL), so the path
     trades the device's width for the launches and read-backs it saves: it wins while a BFS
     level's work per work-item stays below a launch and a read-back (measured crossovers:
     benchmarks/results/small-h100 and small-pocl, ``bench_small.py --one-group-sweep``).
     """
-    return ONE_GROUP_EDGES["cpu" if handle.is_cpu else "gpu"]
+    from .choice import device_profile
+    return int(device_profile(handle)[0]["one_group_edges"])
 
 
 def one_group_size(handle):
