@@ -18,6 +18,7 @@
   no-op, and in APsB a level after the one that found a path returns at once.
 </%doc>
 <%namespace name="common" file="common.cl.mako"/>
+<%namespace name="initial" file="bipartite_init.cl.mako"/>
 <%include file="common.cl.mako"/>
 <%
     heavy = int(context.get('heavy_degree', -1)) >= 0
@@ -212,14 +213,18 @@ ${fix_matching_cols_loop()}
   the large path ends a launch, and the flags the host reads there live in local memory.
   Every branch around a barrier depends on values all work-items read from local memory
   between two barriers, so it is uniform over the group.
+  It starts with the initial matching (init_kind), likewise from bipartite_init.cl.mako's loops.
   out[0] = phases, out[1] = BFS levels used, out[2] = deepest BFS, out[3] = 1 if a bound
-  was exceeded (the host raises IterationLimitError).
+  was exceeded (the host raises IterationLimitError), out[4] = the initial cardinality.
 </%doc>
 __kernel void apfb_one_group(__global int *bfs_array, __global const offset_t *cxadj,
                              __global const index_t *cadj, index_t nr, index_t nc,
                              volatile __global index_t *rmatch,
                              volatile __global index_t *cmatch,
-                             __global index_t *predecessor, __global int *out
+                             __global index_t *predecessor, __global int *out,
+                             int init_kind, int ks_rounds,
+                             __global const offset_t *rxadj, __global const index_t *radj,
+                             __global index_t *cdeg, __global index_t *rdeg
 % if wr:
                              , __global index_t *root
 % endif
@@ -228,6 +233,50 @@ __kernel void apfb_one_group(__global int *bfs_array, __global const offset_t *c
     __local int flags[2];
     const index_t max_phases = min(nr, nc) + 2;
     int phases = 0, levels = 0, max_depth = 0, exceeded = 0;
+    /* The initial matching (bipartite_init.cl.mako's loops, a barrier per launch of the
+       large path): init_kind 2 = Karp-Sipser rounds then the cheap pass, 1 = the cheap pass,
+       0 = none. rxadj/radj/cdeg/rdeg are read by Karp-Sipser only. */
+    for (int round = 0; init_kind == 2 && round < ks_rounds; ++round) {
+        if (get_local_id(0) == 0) flags[0] = 0;
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        {   __global const offset_t *xadj = cxadj; __global const index_t *adj = cadj;
+            const index_t n = nc; volatile __global index_t *mine = cmatch;
+            volatile __global index_t *other = rmatch; __global index_t *deg = cdeg;
+${initial.ks_degrees_loop("FOR_EACH_VERTEX")}
+        }
+        {   __global const offset_t *xadj = rxadj; __global const index_t *adj = radj;
+            const index_t n = nr; volatile __global index_t *mine = rmatch;
+            volatile __global index_t *other = cmatch; __global index_t *deg = rdeg;
+${initial.ks_degrees_loop("FOR_EACH_VERTEX")}
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        {   __global const offset_t *xadj = cxadj; __global const index_t *adj = cadj;
+            const index_t n = nc; volatile __global index_t *mine = cmatch;
+            volatile __global index_t *other = rmatch; __global const index_t *deg = cdeg;
+${initial.ks_match_deg1_loop("FOR_EACH_VERTEX")}
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        {   __global const offset_t *xadj = rxadj; __global const index_t *adj = radj;
+            const index_t n = nr; volatile __global index_t *mine = rmatch;
+            volatile __global index_t *other = cmatch; __global const index_t *deg = rdeg;
+${initial.ks_match_deg1_loop("FOR_EACH_VERTEX")}
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+${initial.ks_match_mindeg_loop("FOR_EACH_VERTEX")}
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        const int made = flags[0];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (made == 0) break;
+    }
+    if (init_kind > 0) {
+${initial.cheap_match_loop("FOR_EACH_VERTEX")}
+    }
+    if (get_local_id(0) == 0) flags[1] = 0;
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    FOR_EACH_VERTEX(c, nc)                        /* the initial matching's cardinality */
+        if (cmatch[c] >= 0) atomic_inc(&flags[1]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) out[4] = flags[1];
     for (;;) {
         if (get_local_id(0) == 0) { flags[0] = 0; flags[1] = 0; }
 ${init_bfs_array_loop()}

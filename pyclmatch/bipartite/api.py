@@ -242,21 +242,28 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     with sched.step("build"):
         runner.build()
         certifier.build()
-        if init != "none":
+        if init != "none" and not (name in AUGMENTING_VARIANTS and runner.one_group):
             initm.kernel("cheap_match")
         _count_kernel(handle, dg.idt)
         cert = DeviceCertificate(handle, dg)
         cert.build()
     q = handle.queue
+    one_group = name in AUGMENTING_VARIANTS and runner.one_group
     with sched.step("init"):
         rmatch = cla.empty(q, nr, dg.idt)
         cmatch = cla.empty(q, nc, dg.idt)
         sched.fill("init", rmatch.data, -1)
         sched.fill("init", cmatch.data, -1)
-        initm.run(init, rmatch, cmatch, sched)
-        init_card = int(sched.get("init", _count_matched(handle, cmatch)))
+        if not one_group:
+            initm.run(init, rmatch, cmatch, sched)
+            init_card = int(sched.get("init", _count_matched(handle, cmatch)))
     with sched.step("augment"):
-        bfs_array, stats = runner.run(rmatch, cmatch, sched)
+        if one_group:   # the initial matching's rounds run in the same launch
+            bfs_array, stats = runner.run_one_group(rmatch, cmatch, sched, init,
+                                                    params.get("ks_rounds", 32))
+            init_card = stats.pop("initial_cardinality")
+        else:
+            bfs_array, stats = runner.run(rmatch, cmatch, sched)
         q.finish()
     if bfs_array is None:
         with sched.step("certificate"):

@@ -248,20 +248,33 @@ class AugmentingPathMatcher(_Launcher):
                      "fix_matching_cols"):
             self.kernel(name)
 
-    def run_one_group(self, rmatch, cmatch, sched):
-        """Algorithm 1 whole in one work-group (``apfb_one_group``): one launch, one read-back
-        of its counters. Same results as :meth:`run` (the same loops, barriers for launches)."""
+    #: init_kind of apfb_one_group per initial matching
+    ONE_GROUP_INIT = {"none": 0, "cheap": 1, "karp-sipser": 2}
+
+    def run_one_group(self, rmatch, cmatch, sched, init="none", ks_rounds=32):
+        """Algorithm 1 whole in one work-group (``apfb_one_group``), after the initial matching
+        ``init`` (its rounds in the same launch): one launch, one read-back of its counters.
+        Same results as :class:`InitialMatcher` then :meth:`run` (the same loops, barriers
+        for launches); the stats hold ``initial_cardinality``."""
         q, g, it = self.handle.queue, self.dg.graph, self.dg.idt.type
         nr, nc = int(g.n_rows), int(g.n_cols)
         bfs_array = cla.empty(q, nc, np.int32)
         predecessor = cla.empty(q, nr, self.dg.idt)
-        out = cla.empty(q, 4, np.int32)
+        out = cla.empty(q, 5, np.int32)
+        kind = self.ONE_GROUP_INIT[init]
+        if kind == 2:
+            rows = (self.dg.row_ptr.data, self.dg.row_ind.data,
+                    cla.empty(q, nc, self.dg.idt).data, cla.empty(q, nr, self.dg.idt).data)
+        else:   # not read: any buffers of the right kinds
+            rows = (self.dg.col_ptr.data, self.dg.col_ind.data, predecessor.data,
+                    predecessor.data)
         extra = (cla.empty(q, nc, self.dg.idt).data,) if self.wr else ()
         wg = one_group_size(self.handle)
         sched.launch("one-group", self.one_group_kernel(), wg, wg, bfs_array.data,
                      self.dg.col_ptr.data, self.dg.col_ind.data, it(nr), it(nc), rmatch.data,
-                     cmatch.data, predecessor.data, out.data, *extra)
-        host = sched.read("one-group", np.zeros(4, np.int32), out.data)
+                     cmatch.data, predecessor.data, out.data, np.int32(kind),
+                     np.int32(ks_rounds), *rows, *extra)
+        host = sched.read("one-group", np.zeros(5, np.int32), out.data)
         if host[3]:
             raise IterationLimitError(
                 f"the one-group APFB exceeded its bound of {min(nr, nc) + 2} phases or "
@@ -269,7 +282,7 @@ class AugmentingPathMatcher(_Launcher):
                 f"(please report this graph)")
         stats = {"phases": int(host[0]), "bfs_levels": int(host[1]),
                  "bfs_levels_launched": int(host[1]), "max_bfs_depth": int(host[2]),
-                 "one_group": 1}
+                 "one_group": 1, "initial_cardinality": int(host[4])}
         return bfs_array, stats
 
     def run(self, rmatch, cmatch, sched):
@@ -280,7 +293,9 @@ class AugmentingPathMatcher(_Launcher):
         (the König cover is built from it).
         """
         if self.one_group:
-            return self.run_one_group(rmatch, cmatch, sched)
+            stats = self.run_one_group(rmatch, cmatch, sched)
+            stats[1].pop("initial_cardinality")
+            return stats
         q = self.handle.queue
         g = self.dg.graph
         nr, nc = np.int32(g.n_rows), np.int32(g.n_cols)

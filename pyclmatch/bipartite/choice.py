@@ -30,7 +30,8 @@ tuning cache on top, see below):
    under 1e5 edges (benchmarks/results/small-pocl).
 3. Otherwise ``large_family``: on CPU devices ``"apfb-gpubfs-wr-mt"``, 1.4x to 1.8x ahead of
    PPF on uniform random (dispersion 1.0) and Kronecker graphs (dispersion > 100) of the medium
-   suite (uniform 1M x 1M d4 on PoCL: PPF 5.7 s, G-PR 1.37 s, APFB-CT 1.53 s, issue 15); on GPUs
+   suite, and on uniform 1M x 1M d4 (issue 15's case; 2-core PoCL, device seconds: APFB-MT
+   1.80, G-PR 2.29, APFB-CT 3.00, PPF 7.89, which the previous device-type rule chose); on GPUs
    ``"apfb-gpubfs-wr-mt"``, the fastest family or within 1.25x of it on 8 of 8 reference
    graphs on the H100 (benchmarks/results/families-h100), where G-PR was 1.3x to 12x slower
    and PPF 2.7x to 6x slower on uniform and Delaunay graphs.
@@ -75,6 +76,9 @@ EVIDENCE = [
      {"apfb-gpubfs-wr-mt": 0.1480, "apfb-gpubfs-wr-ct": 0.2117, "gpr": 0.2015, "ppf": 0.2649}),
     ("cpu", "uniform-256K-d4-rcp", {"edges": 1048567, "dispersion": 1.0, "max_degree": 16},
      {"apfb-gpubfs-wr-mt": 0.0771, "apfb-gpubfs-wr-ct": 0.1194, "gpr": 0.1244, "ppf": 0.1395}),
+    # issue 15's case (PoCL, 2 cores, device seconds, best of 2; the old rule chose PPF)
+    ("cpu", "uniform-1M-d4", {"edges": 4194291, "dispersion": 1.0, "max_degree": 17},
+     {"apfb-gpubfs-wr-mt": 1.796, "apfb-gpubfs-wr-ct": 3.000, "gpr": 2.289, "ppf": 7.893}),
     ("cpu", "kron-17", {"edges": 3728080, "dispersion": 898.6, "max_degree": 15768},
      {"apfb-gpubfs-wr-mt": 0.0257, "apfb-gpubfs-wr-ct": 0.0354, "gpr": 0.0522, "ppf": 0.0352}),
     ("cpu", "kron-17-rcp", {"edges": 3728080, "dispersion": 898.6, "max_degree": 15768},
