@@ -259,7 +259,9 @@ def write(out, meta, mrecs, lrecs, families):
             L.append(f"| {f} | " + " | ".join(f"{y:.2f}" for y in v) + " |")
         L += ["", "auto's reasons:", ""]
         for m in mrecs:
-            L.append(f"- {m['graph']}: {m['families']['auto']['choice']}")
+            c = m["families"]["auto"]["choice"] or {}
+            L.append(f"- {m['graph']}: {c.get('algorithm')} (rule {c.get('rule')}: "
+                     f"{c.get('reason')})")
     if lrecs:
         L += ["", "## louvain (whole call ms) vs NetworKit PLM", "",
               "| graph | edges | louvain | Q | launches | read-backs | PLM | Q(PLM) |",
