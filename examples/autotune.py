@@ -9,6 +9,11 @@ verified) and stores it with :func:`pyclmatch.engine.tuning.store`.  Later
 ``pyclmatch.maximum_matching(..., algorithm="auto")`` calls on the same device use it by default
 (``PYCLMATCH_TUNING=off`` disables, ``PYCLMATCH_TUNING=/path.json`` relocates the cache).
 
+Then it measures the device's crossover of the one-work-group path (APFB whole in one
+work-group against a launch per step, whole calls on uniform, Kronecker, Delaunay and grid
+graphs of growing size) and stores the largest size below which the one group won on every
+class as the ``"auto"`` profile's ``one_group_edges`` (:mod:`pyclmatch.bipartite.choice`).
+
     python examples/autotune.py --device cpu --quick
     python examples/autotune.py --device gpu --suite medium
 """
@@ -33,6 +38,8 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="fewer configurations (~30 s on PoCL)")
     ap.add_argument("--dry-run", action="store_true", help="do not store the result")
+    ap.add_argument("--no-one-group", action="store_true",
+                    help="skip the one-work-group crossover measurement")
     args = ap.parse_args(argv)
     h = pyclmatch.get_device(args.device)
     graphs = [(n, as_bipartite(A)) for n, A in generators.suite(size=args.suite)]
@@ -72,6 +79,41 @@ def main(argv=None):
     if not args.dry_run:
         path = tuning.store(h, "bipartite", best, {"gmean_device_s": gm, "suite": args.suite})
         print(f"stored in {path}" if path else "PYCLMATCH_TUNING=off: not stored")
+    if not args.no_one_group:
+        edges = one_group_crossover(h, args.repeat, args.quick)
+        print(f"one_group_edges: {edges}")
+        if not args.dry_run:
+            tuning.store(h, "auto", {"one_group_edges": edges})
+
+
+def one_group_crossover(h, repeat, quick):
+    """The largest edge count below which APFB in one work-group took no longer than the
+    per-step launches (whole call, median of ``repeat``) on every graph class measured."""
+    exps = range(10, 16) if quick else range(10, 19)
+    classes = {"uniform": lambda e: generators.uniform(max(e // 4, 2), 4),
+               "kron": lambda e: generators.kron(max(int(np.log2(max(e // 16, 2))), 2)),
+               "delaunay": lambda e: generators.delaunay(max(int(np.log2(max(e // 6, 2))), 3)),
+               "grid": lambda e: generators.grid(max(int((e / 2.8) ** 0.5), 4))}
+    best = 0
+    for k in exps:
+        wins = True
+        for name, make in classes.items():
+            A = make(1 << k)
+            t = {}
+            for og in (0, 1 << 40):
+                pyclmatch.maximum_matching(A, device=h, algorithm="apfb-gpubfs-wr-mt",
+                                           one_group_edges=og)
+                t[og] = statistics.median(
+                    pyclmatch.maximum_matching(A, device=h, algorithm="apfb-gpubfs-wr-mt",
+                                               one_group_edges=og).timings["total"]
+                    for _ in range(repeat))
+            print(f"{name} ~2^{k} edges: one group {t[1 << 40] * 1e3:.2f} ms, launches "
+                  f"{t[0] * 1e3:.2f} ms", file=sys.stderr)
+            wins &= t[1 << 40] <= t[0]
+        if not wins:
+            break
+        best = 1 << k
+    return best
 
 
 if __name__ == "__main__":

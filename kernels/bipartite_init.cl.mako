@@ -24,6 +24,82 @@
     EACH = "FOR_EACH_LIGHT_VERTEX" if heavy else "FOR_EACH_VERTEX"
 %>\
 
+<%doc>
+  The light loop of each kernel (FOR_EACH_VERTEX / FOR_EACH_LIGHT_VERTEX over the vertices a
+  work-item owns) is a def, called by its kernel and by apfb_one_group
+  (bipartite_bfs.cl.mako), which runs the same rounds in one work-group.
+</%doc>
+<%def name="cheap_match_loop(each)">
+    ${each}(c, nc) {
+        if (cmatch[c] != -1) continue;
+% if int(context.get('heavy_degree', -1)) >= 0:
+        if (IS_HEAVY(cxadj[c + 1] - cxadj[c])) continue;         /* the heavy tier's */
+% endif
+        for (offset_t j = cxadj[c]; j < cxadj[c + 1]; ++j) {
+            index_t r = cadj[j];
+            if (rmatch[r] == -1 && atomic_cmpxchg(&rmatch[r], -1, c) == -1) {
+                cmatch[c] = r;
+                break;
+            }
+        }
+    }
+</%def>
+<%def name="ks_degrees_loop(each)">
+    ${each}(v, n) {
+% if int(context.get('heavy_degree', -1)) >= 0:
+        if (IS_HEAVY(xadj[v + 1] - xadj[v])) continue;           /* the heavy tier's */
+% endif
+        index_t d = 0;
+        if (mine[v] == -1)
+            for (offset_t j = xadj[v]; j < xadj[v + 1]; ++j)
+                d += other[adj[j]] == -1;
+        deg[v] = d;
+    }
+</%def>
+<%def name="ks_match_deg1_loop(each)">
+    ${each}(v, n) {
+        if (deg[v] != 1 || mine[v] != -1) continue;
+% if int(context.get('heavy_degree', -1)) >= 0:
+        if (IS_HEAVY(xadj[v + 1] - xadj[v])) continue;           /* the heavy tier's */
+% endif
+        for (offset_t j = xadj[v]; j < xadj[v + 1]; ++j) {
+            index_t u = adj[j];
+            if (other[u] == -1) {
+                if (atomic_cmpxchg(&other[u], -1, v) == -1) {
+                    mine[v] = u;
+                    atomic_inc(&flags[0]);
+                }
+                break;
+            }
+        }
+    }
+</%def>
+<%def name="ks_match_mindeg_loop(each)">
+    ${each}(c, nc) {
+        if (cmatch[c] != -1) continue;
+% if int(context.get('heavy_degree', -1)) >= 0:
+        if (IS_HEAVY(cxadj[c + 1] - cxadj[c])) continue;         /* the heavy tier's */
+% endif
+        for (int attempt = 0; attempt < 4; ++attempt) {
+            index_t best = -1, best_deg = 0;
+            for (offset_t j = cxadj[c]; j < cxadj[c + 1]; ++j) {
+                index_t r = cadj[j];
+                if (rmatch[r] != -1) continue;
+                index_t d = rdeg[r];
+                if (best < 0 || d < best_deg || (d == best_deg && r < best)) {
+                    best = r; best_deg = d;
+                }
+            }
+            if (best < 0) break;
+            if (atomic_cmpxchg(&rmatch[best], -1, c) == -1) {
+                cmatch[c] = best;
+                atomic_inc(&flags[0]);
+                break;
+            }
+        }
+    }
+</%def>
+
 __kernel void cheap_match(__global const offset_t *cxadj, __global const index_t *cadj,
                           index_t nc, __global index_t *rmatch,
                           __global index_t *cmatch${HEAVY_PARAMS})
@@ -55,19 +131,7 @@ __kernel void cheap_match(__global const offset_t *cxadj, __global const index_t
         return;
     }
 % endif
-    ${EACH}(c, nc) {
-        if (cmatch[c] != -1) continue;
-% if heavy:
-        if (IS_HEAVY(cxadj[c + 1] - cxadj[c])) continue;         /* the heavy tier's */
-% endif
-        for (offset_t j = cxadj[c]; j < cxadj[c + 1]; ++j) {
-            index_t r = cadj[j];
-            if (rmatch[r] == -1 && atomic_cmpxchg(&rmatch[r], -1, c) == -1) {
-                cmatch[c] = r;
-                break;
-            }
-        }
-    }
+${cheap_match_loop(EACH)}
 }
 
 /* Residual degree: free neighbours of each free vertex (0 for matched vertices). */
@@ -87,16 +151,7 @@ __kernel void ks_degrees(__global const offset_t *xadj, __global const index_t *
         return;
     }
 % endif
-    ${EACH}(v, n) {
-% if heavy:
-        if (IS_HEAVY(xadj[v + 1] - xadj[v])) continue;           /* the heavy tier's */
-% endif
-        index_t d = 0;
-        if (mine[v] == -1)
-            for (offset_t j = xadj[v]; j < xadj[v + 1]; ++j)
-                d += other[adj[j]] == -1;
-        deg[v] = d;
-    }
+${ks_degrees_loop(EACH)}
 }
 
 /* Rule 1 for the vertices of one side: a free vertex with one free neighbour takes it.
@@ -128,22 +183,7 @@ __kernel void ks_match_deg1(__global const offset_t *xadj, __global const index_
         return;
     }
 % endif
-    ${EACH}(v, n) {
-        if (deg[v] != 1 || mine[v] != -1) continue;
-% if heavy:
-        if (IS_HEAVY(xadj[v + 1] - xadj[v])) continue;           /* the heavy tier's */
-% endif
-        for (offset_t j = xadj[v]; j < xadj[v + 1]; ++j) {
-            index_t u = adj[j];
-            if (other[u] == -1) {
-                if (atomic_cmpxchg(&other[u], -1, v) == -1) {
-                    mine[v] = u;
-                    atomic_inc(&flags[0]);
-                }
-                break;
-            }
-        }
-    }
+${ks_match_deg1_loop(EACH)}
 }
 
 /* Rule 2 (min-degree form): a free column claims its free row of least residual degree
@@ -181,27 +221,5 @@ __kernel void ks_match_mindeg(__global const offset_t *cxadj, __global const ind
         return;
     }
 % endif
-    ${EACH}(c, nc) {
-        if (cmatch[c] != -1) continue;
-% if heavy:
-        if (IS_HEAVY(cxadj[c + 1] - cxadj[c])) continue;         /* the heavy tier's */
-% endif
-        for (int attempt = 0; attempt < 4; ++attempt) {
-            index_t best = -1, best_deg = 0;
-            for (offset_t j = cxadj[c]; j < cxadj[c + 1]; ++j) {
-                index_t r = cadj[j];
-                if (rmatch[r] != -1) continue;
-                index_t d = rdeg[r];
-                if (best < 0 || d < best_deg || (d == best_deg && r < best)) {
-                    best = r; best_deg = d;
-                }
-            }
-            if (best < 0) break;
-            if (atomic_cmpxchg(&rmatch[best], -1, c) == -1) {
-                cmatch[c] = best;
-                atomic_inc(&flags[0]);
-                break;
-            }
-        }
-    }
+${ks_match_mindeg_loop(EACH)}
 }

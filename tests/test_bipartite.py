@@ -29,8 +29,10 @@ def check(A, res):
 @pytest.mark.parametrize("variant", AUGMENTING_VARIANTS)
 @pytest.mark.parametrize("init", INITS)
 def test_structured(variant, init, device):
+    """The large-graph path (a launch per step; tests/test_one_group.py has the other)."""
     for name, A in CASES:
-        res = pyclmatch.maximum_matching(A, algorithm=variant, init=init, device=device)
+        res = pyclmatch.maximum_matching(A, algorithm=variant, init=init, device=device,
+                                         one_group_edges=0)
         check(A, res)
 
 
@@ -82,7 +84,8 @@ def test_heavy_vertices(variant, init, heavy_degree, device):
     program build per variant, seconds each on a cold PoCL cache.)"""
     for name, A in HEAVY_CASES:
         res = pyclmatch.maximum_matching(A, algorithm=variant, init=init, device=device,
-                                         heavy_degree=heavy_degree, work_group_size=8)
+                                         heavy_degree=heavy_degree, work_group_size=8,
+                                         one_group_edges=0)
         check(A, res)
         cols = int((np.diff(A.tocsc().indptr) > heavy_degree).sum())
         assert res.counters["heavy_cols"] == cols, name
@@ -101,7 +104,7 @@ def test_random_power_law_heavy(A, variant, init, wg, heavy_groups, device):
     values and group sizes: PoCL compiles every kernel once per group size.)"""
     check(A, pyclmatch.maximum_matching(A, algorithm=variant, init=init, device=device,
                                         heavy_degree=3, work_group_size=wg,
-                                        heavy_groups=heavy_groups))
+                                        heavy_groups=heavy_groups, one_group_edges=0))
 
 
 def test_heavy_geometry(device):

@@ -179,3 +179,25 @@ def test_download_staged_and_plain_agree():
     first = h.download(ds, staged=True)
     h.download(db, staged=True)                 # grows the stage: earlier results stay intact
     assert np.array_equal(first, small)
+
+
+def test_every_family_counts_launches_and_readbacks(device):
+    """res.counters of every family holds the launches and the blocking read-backs of the
+    call (the Scheduler's counts plus every download through the handle)."""
+    import numpy as np
+    import scipy.sparse as sp
+    import pyclmatch
+    A = sp.random(40, 40, density=0.1, format="csr", random_state=3)
+    A.data[:] = np.arange(1, A.nnz + 1)
+    S = (A + A.T).tocsr()
+    S.setdiag(0)
+    S.eliminate_zeros()
+    results = [pyclmatch.maximum_matching(A, device=device),
+               pyclmatch.maximum_matching(A, algorithm="gpr", device=device),
+               pyclmatch.weighted_matching(S, device=device),
+               pyclmatch.b_matching(S, 2, device=device),
+               pyclmatch.louvain(S, device=device),
+               pyclmatch.stable_marriage(pyclmatch.easy_instance(30, seed=1), device=device)]
+    for res in results:
+        c = res.counters
+        assert c["launches"] > 0 and c["readbacks"] > 0, (type(res).__name__, c)

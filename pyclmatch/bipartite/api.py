@@ -31,6 +31,9 @@ class MatchingResult:
     timings: dict = field(default_factory=dict)
     counters: dict = field(default_factory=dict)
     verified: bool = False
+    #: with ``algorithm="auto"``: what was chosen and why (``algorithm``, ``rule``, ``reason``,
+    #: ``features``, ``profile``; see :mod:`pyclmatch.bipartite.choice`), else ``None``
+    choice: dict = None
 
     @property
     def phases(self):
@@ -60,7 +63,8 @@ class MatchingResult:
                 "initial_cardinality": self.initial_cardinality,
                 "cardinality": self.cardinality, "verified": self.verified,
                 "algorithm": self.algorithm, "init": self.init, "device": self.device,
-                "timings": dict(self.timings), "counters": dict(self.counters)}
+                "timings": dict(self.timings), "counters": dict(self.counters),
+                "choice": self.choice}
 
 
 # --------------------------------------------------------------------------- registry
@@ -84,7 +88,7 @@ def algorithms():
 class _AugmentingRunner(AugmentingPathMatcher):
     needs_csr = False
     params = ("work_group_size", "ct_work_items", "batch_levels", "heavy_degree",
-              "heavy_groups")
+              "heavy_groups", "one_group_edges")
 
     def __init__(self, handle, dgraph, name, **params):
         driver, wr, mode = parse_variant(name)
@@ -117,7 +121,7 @@ def resolve_algorithm(algorithm, handle, graph=None):
     return name
 
 
-INIT_PARAMS = ("ks_rounds", "heavy_degree", "heavy_groups")
+INIT_PARAMS = ("ks_rounds", "heavy_degree", "heavy_groups", "one_group_edges")
 
 
 def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, verify=True,
@@ -130,9 +134,10 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         Rows are one side, columns the other (rectangular allowed). The sparsity pattern is
         the edge set: explicit zeros count as edges and duplicates are merged, as in scipy.
     algorithm : str
-        ``"auto"`` (the best measured default for the device type: APFB with GPUBFS-WR in
-        MT mode on GPUs, parallel Pothen-Fan on CPU devices; see
-        :mod:`pyclmatch.bipartite.choice` for the rule and the benchmarks behind it) or
+        ``"auto"`` (chosen from the graph's size and degree dispersion and the device's
+        profile: APFB in one work-group for small graphs, parallel Pothen-Fan for meshes on CPU
+        devices, APFB with GPUBFS-WR otherwise; ``res.choice`` says which rule and why, and
+        :mod:`pyclmatch.bipartite.choice` gives the rule and the benchmarks behind it) or
         a name from :func:`algorithms`: the eight variants
         ``{apfb|apsb}-{gpubfs|gpubfs-wr}-{ct|mt}`` of paper 000 (APFB/APsB drivers, GPUBFS
         (Algorithm 2) or GPUBFS-WR (Algorithm 4) BFS kernels, constant-grid (CT) or
@@ -154,7 +159,9 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         of GPUBFS/GPUBFS-WR: vertices of degree > ``heavy_degree`` are processed by a whole
         work-group, by at most ``heavy_groups`` groups per launch; a negative ``heavy_degree``
         turns it off; defaults in :func:`~pyclmatch.bipartite.augmenting.default_heavy_degree`),
-        and
+        ``one_group_edges`` (graphs with at most this many edges run APFB/APsB whole in one
+        work-group, one launch; 0 = never; default from the device profile of
+        :mod:`pyclmatch.bipartite.choice`), and
         ``shape`` for edge arrays. Values stored by ``examples/autotune.py`` for this device
         (:mod:`pyclmatch.engine.tuning`) are the defaults: with ``algorithm="auto"`` the tuned
         variant, and for the tuned variant its tuned parameters the caller did not pass
@@ -179,9 +186,14 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     graph = as_bipartite(A, shape=shape, fits=functools.partial(_fits, handle))
     from ..engine.tuning import tuned_params   # per-user autotune cache (PYCLMATCH_TUNING=off)
     tuned = tuned_params(handle, "bipartite")
-    if algorithm == "auto" and tuned.get("algorithm") in _ALGORITHMS:
-        algorithm = tuned["algorithm"]
-    name = resolve_algorithm(algorithm, handle, graph)
+    choice = None
+    if (algorithm or "auto").lower() == "auto":   # features + device profile (choice.py)
+        from .choice import choose
+        choice = choose(handle, graph)
+        name = choice["algorithm"]
+        params.setdefault("one_group_edges", choice["one_group_edges"])
+    else:
+        name = resolve_algorithm(algorithm, handle, graph)
     factory = _ALGORITHMS[name]
     if tuned.get("algorithm") == name:   # tuned values are defaults for what was not passed
         for k, v in tuned.items():
@@ -198,7 +210,7 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         check_no_entries(graph.indptr)
         rm, cm = np.full(nr, -1, np.int32), np.full(nc, -1, np.int32)
         res = MatchingResult(rm, cm, 0, 0, KonigCover(np.zeros(0, np.int32),
-                             np.zeros(0, np.int32)), name, init, handle.label)
+                             np.zeros(0, np.int32)), name, init, handle.label, choice=choice)
         res.verified = bool(verify)
         res.timings = {"total": time.perf_counter() - t_call}
         return res
@@ -220,7 +232,8 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     runner = factory(handle, dg, name, **alg_params)
     certifier = runner if name in AUGMENTING_VARIANTS else _AugmentingRunner(
         handle, dg, CERTIFICATE_VARIANT,
-        **{k: params[k] for k in ("heavy_degree", "heavy_groups") if k in params})
+        **{k: params[k] for k in ("heavy_degree", "heavy_groups", "one_group_edges")
+           if k in params})
     with sched.step("upload"):   # heavy-vertex lists: once per device graph, before any build
         initm.prepare(init)
         for r in ([runner] if certifier is runner else [runner, certifier]):
@@ -233,21 +246,28 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     with sched.step("build"):
         runner.build()
         certifier.build()
-        if init != "none":
+        if init != "none" and not (name in AUGMENTING_VARIANTS and runner.one_group):
             initm.kernel("cheap_match")
         _count_kernel(handle, dg.idt)
         cert = DeviceCertificate(handle, dg)
         cert.build()
     q = handle.queue
+    one_group = name in AUGMENTING_VARIANTS and runner.one_group
     with sched.step("init"):
         rmatch = cla.empty(q, nr, dg.idt)
         cmatch = cla.empty(q, nc, dg.idt)
         sched.fill("init", rmatch.data, -1)
         sched.fill("init", cmatch.data, -1)
-        initm.run(init, rmatch, cmatch, sched)
-        init_card = int(_count_matched(handle, cmatch).get())
+        if not one_group:
+            initm.run(init, rmatch, cmatch, sched)
+            init_card = int(sched.get("init", _count_matched(handle, cmatch)))
     with sched.step("augment"):
-        bfs_array, stats = runner.run(rmatch, cmatch, sched)
+        if one_group:   # the initial matching's rounds run in the same launch
+            bfs_array, stats = runner.run_one_group(rmatch, cmatch, sched, init,
+                                                    params.get("ks_rounds", 32))
+            init_card = stats.pop("initial_cardinality")
+        else:
+            bfs_array, stats = runner.run(rmatch, cmatch, sched)
         q.finish()
     if bfs_array is None:
         with sched.step("certificate"):
@@ -263,7 +283,8 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         rm, cm, cover = cert.download(rmatch, cmatch, sched)
     if not on_device:
         card = int(np.count_nonzero(cm >= 0))
-    res = MatchingResult(rm, cm, card, init_card, cover, name, init, handle.label)
+    res = MatchingResult(rm, cm, card, init_card, cover, name, init, handle.label,
+                         choice=choice)
     sched.report("done", final=True, cardinality=res.cardinality)
     if verify == "host":
         with sched.step("verify"):
@@ -271,7 +292,7 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     res.verified = bool(verify)
     res.timings = sched.timings()
     res.timings["total"] = time.perf_counter() - t_call
-    res.counters = dict(stats, **sched.counters)
+    res.counters = dict(stats, **sched.call_counters())
     return res
 
 

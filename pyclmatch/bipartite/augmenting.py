@@ -50,6 +50,24 @@ def default_heavy_degree(handle, work_group_size):
     return -1 if handle.is_cpu else 64
 
 
+def default_one_group_edges(handle):
+    """The largest graph (edges) that runs APFB/APsB whole in one work-group by default (0:
+    never): the device profile's ``one_group_edges`` (:mod:`pyclmatch.bipartite.choice`).
+
+    One work-group runs on one compute unit (an SM of a GPU, a core under PoCL), so the path
+    trades the device's width for the launches and read-backs it saves: it wins while a BFS
+    level's work per work-item stays below a launch and a read-back (measured crossovers:
+    benchmarks/results/small-h100 and small-pocl, ``bench_small.py --one-group-sweep``).
+    """
+    from .choice import device_profile
+    return int(device_profile(handle)[0]["one_group_edges"])
+
+
+def one_group_size(handle):
+    """Work-items of the one work-group: the device's largest group, at most 1024."""
+    return int(min(handle.max_work_group_size, 1024))
+
+
 #: the smallest work-group that gets a heavy tier: a smaller group gains next to nothing from
 #: cooperating, and PoCL compiles groups of 1-2 work-items by full replication
 #: (POCL_FULL_REPLICATION_THRESHOLD), which crashes on the heavy kernels (PoCL 3.1)
@@ -87,7 +105,7 @@ class _Launcher:
         self.heavy_degree = (default_heavy_degree(handle, self.wg) if heavy_degree is None
                              else max(-1, int(heavy_degree)))
         self.heavy_group_cap = max(1, int(heavy_groups or self.ct_items // self.wg))
-        self.tiers = {}
+        self.tiers, self._heavy_args = {}, {}
 
     def global_size(self, n):
         return min(self.ct_items, int(n)) if self.mode == "ct" else int(n)
@@ -96,7 +114,7 @@ class _Launcher:
         """Find the heavy vertices of ``sides`` (once per device graph); returns the
         ``heavy_degree`` template value: the threshold if a side has heavy vertices, else -1
         (the kernels are then rendered without heavy tier and launched as before)."""
-        self.tiers = {}
+        self.tiers, self._heavy_args = {}, {}
         if self.heavy_degree < 0 or self.wg < HEAVY_MIN_GROUP:
             return -1
         for side in sides:
@@ -109,17 +127,22 @@ class _Launcher:
 
     def launch(self, sched, phase, kernel, side, n, *args):
         """Launch ``kernel`` over ``n`` vertices of ``side``; with heavy tiers, the heavy
-        groups of that side come first in the grid and the heavy arguments last."""
+        groups of that side come first in the grid and the heavy arguments last (built once
+        per side and reused by every launch)."""
         if not self.tiers:
             return sched.launch(phase, kernel, self.global_size(n), self.wg, *args)
-        tier = self.tiers.get(side)
-        if tier is None:     # this side has no heavy vertex: an empty tier (any list will do)
-            tier = HeavyTier(next(iter(self.tiers.values())).vertices, 0, 0, 1)
+        pre = self._heavy_args.get(side)
+        if pre is None:
+            tier = self.tiers.get(side)
+            if tier is None:  # this side has no heavy vertex: an empty tier (any list will do)
+                tier = HeavyTier(next(iter(self.tiers.values())).vertices, 0, 0, 1)
+            pre = (tier.groups * self.wg,
+                   (tier.vertices.data, np.int32(tier.count), np.int32(tier.groups),
+                    np.int32(tier.batch),
+                    cl.LocalMemory(4 * (3 * self.wg + 1))))   # scratch: int index_t
+            self._heavy_args[side] = pre
         light = -(-self.global_size(n) // self.wg) * self.wg
-        return sched.launch(phase, kernel, tier.groups * self.wg + light, self.wg, *args,
-                            tier.vertices.data, np.int32(tier.count), np.int32(tier.groups),
-                            np.int32(tier.batch),
-                            cl.LocalMemory(4 * (3 * self.wg + 1)))   # scratch: int index_t
+        return sched.launch(phase, kernel, pre[0] + light, self.wg, *args, *pre[1])
 
 
 class InitialMatcher(_Launcher):
@@ -187,9 +210,13 @@ class AugmentingPathMatcher(_Launcher):
 
     def __init__(self, handle, dgraph, driver="apfb", wr=True, mode="ct",
                  work_group_size=None, ct_work_items=None, batch_levels=None,
-                 heavy_degree=None, heavy_groups=None):
+                 heavy_degree=None, heavy_groups=None, one_group_edges=None):
         super().__init__(handle, mode, work_group_size, ct_work_items, heavy_degree,
                          heavy_groups)
+        limit = (default_one_group_edges(handle) if one_group_edges is None
+                 else int(one_group_edges))
+        #: the whole algorithm in one work-group (one launch): graphs of <= limit edges
+        self.one_group = 0 < dgraph.graph.nnz <= limit
         if driver not in DRIVERS:
             raise ValueError(f"driver must be 'apfb' or 'apsb', not {driver!r}")
         self.dg, self.driver, self.wr = dgraph, driver, bool(wr)
@@ -199,16 +226,64 @@ class AugmentingPathMatcher(_Launcher):
                            heavy_degree=-1)
 
     def prepare(self):
-        """Heavy columns for GPUBFS / GPUBFS-WR (the only kernel that walks adjacency)."""
-        self.values["heavy_degree"] = self.prepare_heavy(self.dg, ("cols",))
+        """Heavy columns for GPUBFS / GPUBFS-WR (the only kernel that walks adjacency); the
+        one-group path has no heavy tier (the group strides over the columns)."""
+        if not self.one_group:
+            self.values["heavy_degree"] = self.prepare_heavy(self.dg, ("cols",))
 
     def kernel(self, name):
         return self.handle.kernel(BFS_TEMPLATE, name, **self.values)
 
+    def one_group_kernel(self):
+        """``apfb_one_group`` of this variant (rendered in CT mode without heavy tier, as the
+        group strides over every vertex)."""
+        return self.handle.kernel(BFS_TEMPLATE, "apfb_one_group",
+                                  **dict(self.values, mode="ct", heavy_degree=-1))
+
     def build(self):
+        if self.one_group:
+            self.one_group_kernel()
+            return
         for name in ("init_bfs_array", "gpubfs", "alternate", "fix_matching_rows",
                      "fix_matching_cols"):
             self.kernel(name)
+
+    #: init_kind of apfb_one_group per initial matching
+    ONE_GROUP_INIT = {"none": 0, "cheap": 1, "karp-sipser": 2}
+
+    def run_one_group(self, rmatch, cmatch, sched, init="none", ks_rounds=32):
+        """Algorithm 1 whole in one work-group (``apfb_one_group``), after the initial matching
+        ``init`` (its rounds in the same launch): one launch, one read-back of its counters.
+        Same results as :class:`InitialMatcher` then :meth:`run` (the same loops, barriers
+        for launches); the stats hold ``initial_cardinality``."""
+        q, g, it = self.handle.queue, self.dg.graph, self.dg.idt.type
+        nr, nc = int(g.n_rows), int(g.n_cols)
+        bfs_array = cla.empty(q, nc, np.int32)
+        predecessor = cla.empty(q, nr, self.dg.idt)
+        out = cla.empty(q, 5, np.int32)
+        kind = self.ONE_GROUP_INIT[init]
+        if kind == 2:
+            rows = (self.dg.row_ptr.data, self.dg.row_ind.data,
+                    cla.empty(q, nc, self.dg.idt).data, cla.empty(q, nr, self.dg.idt).data)
+        else:   # not read: any buffers of the right kinds
+            rows = (self.dg.col_ptr.data, self.dg.col_ind.data, predecessor.data,
+                    predecessor.data)
+        extra = (cla.empty(q, nc, self.dg.idt).data,) if self.wr else ()
+        wg = one_group_size(self.handle)
+        sched.launch("one-group", self.one_group_kernel(), wg, wg, bfs_array.data,
+                     self.dg.col_ptr.data, self.dg.col_ind.data, it(nr), it(nc), rmatch.data,
+                     cmatch.data, predecessor.data, out.data, np.int32(kind),
+                     np.int32(ks_rounds), *rows, *extra)
+        host = sched.read("one-group", np.zeros(5, np.int32), out.data)
+        if host[3]:
+            raise IterationLimitError(
+                f"the one-group APFB exceeded its bound of {min(nr, nc) + 2} phases or "
+                f"{nc + 1} BFS levels on {self.handle.label}; stopped instead of hanging "
+                f"(please report this graph)")
+        stats = {"phases": int(host[0]), "bfs_levels": int(host[1]),
+                 "bfs_levels_launched": int(host[1]), "max_bfs_depth": int(host[2]),
+                 "one_group": 1, "initial_cardinality": int(host[4])}
+        return bfs_array, stats
 
     def run(self, rmatch, cmatch, sched):
         """Augment until no augmenting path exists; returns (bfs_array, stats).
@@ -217,6 +292,10 @@ class AugmentingPathMatcher(_Launcher):
         with a value >= L0 are those reachable from unmatched columns by alternating paths
         (the König cover is built from it).
         """
+        if self.one_group:
+            stats = self.run_one_group(rmatch, cmatch, sched)
+            stats[1].pop("initial_cardinality")
+            return stats
         q = self.handle.queue
         g = self.dg.graph
         nr, nc = np.int32(g.n_rows), np.int32(g.n_cols)

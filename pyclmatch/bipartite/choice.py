@@ -1,35 +1,239 @@
-"""The rule behind ``maximum_matching(algorithm="auto")``.
+"""The rule behind ``maximum_matching(algorithm="auto")``: cheap graph features and the device's
+profile choose the family.
 
-``choose_algorithm(handle, graph)`` returns a registered algorithm name:
+Features (:func:`features`, O(n) on the host from the index pointer the user's matrix already
+has): ``edges``, ``rows``, ``cols``, ``max_degree``, ``dispersion`` (variance / mean of the
+degrees of the side the matrix stores: about 1 for uniform random graphs, whose degrees are
+Poisson, at most ~0.3 for meshes and grids, far above 1 for power-law graphs; unlike the
+coefficient of variation it does not drift with the average degree) and ``shape``
+(rows / cols). Every result says what was chosen and why: ``res.algorithm`` and ``res.choice``
+(``{"algorithm", "rule", "reason", "features", "profile"}``).
 
-* GPUs, accelerators and other non-CPU devices: ``"apfb-gpubfs-wr-mt"`` (APFB driver,
-  GPUBFS-WR kernel, one vertex per work-item). On the H100, reference suite with and without
-  RCP (benchmarks/results/families-h100/results.md), it was the fastest family or within 1.25x of it
-  on 8 of 8 graphs. G-PR (all three variants) was 1.3x to 12x slower on every graph: its
-  launch count grows with the length of the augmenting paths (Delaunay meshes). PPF was best on
-  kron-21 and grid-2048 by at most 1.25x but 2.7x to 6x slower on uniform random graphs and
-  Delaunay meshes, where DFS paths outgrow the per-work-item stacks of thousands of
-  concurrent searches.
-* CPU devices (PoCL): ``"ppf"`` (parallel Pothen-Fan, paper 001, with the fairness of
-  Pothen-Fan+). It finds all augmenting paths of an iteration inside one launch, so it pays a
-  read-back per iteration (a handful per graph) where APFB pays one per batch of BFS levels.
-  On 2-core PoCL, medium suite with and without RCP
-  (benchmarks/results/families-pocl-medium/results.md), it was 2.7x to 7x faster than APFB on
-  Delaunay meshes and grids and within 2x of the best family on every graph (the weak cases:
-  uniform random and Kronecker graphs, 1.4x to 1.8x behind APFB/GPUBFS-WR/MT), which APFB, 7x
-  behind on grid-512, is not.
+The rule, per device profile (:data:`PROFILES`; :func:`device_profile` applies the per-device
+tuning cache on top, see below):
 
-``init_deficiency`` and graph statistics did not separate the cases better than the device
-type on these suites (PPF's bad case, random expanders, and its good cases, meshes, have the
-same degrees and initial deficiencies), so the rule uses the device type only; the signature
-keeps the graph for a refined rule.
+1. ``edges <= one_group_edges``: ``small_family``, which runs APFB whole in one work-group
+   (``apfb_one_group``: one launch and one read-back for the whole augmentation, see
+   :mod:`pyclmatch.bipartite.augmenting`). PoCL, 2 cores
+   (benchmarks/results/small-pocl/one_group.md, whole call medians, one group vs the
+   per-level launches of the same family): 1.1x to 1.9x faster on uniform, Kronecker, Delaunay
+   and grid graphs from 626 to 45K edges, even from 65K to 100K, slower above (0.5x on
+   grid-256, 183K edges). The PoCL medium-suite runs of PPF (the CPU's large-graph family)
+   took 2 to 8 ms of device time on such graphs where the one group took 1 to 3 ms. GPUs: the
+   same bound until a sweep on the device (``bench_small.py --one-group-sweep``) moves it;
+   one SM walks the graph, so the bound is where a level's work per work-item reaches a
+   launch plus a read-back.
+2. CPU devices, ``dispersion <= mesh_dispersion`` or ``edges < ppf_edges``: ``"ppf"``
+   (parallel Pothen-Fan). On 2-core PoCL, medium suite with and without RCP
+   (benchmarks/results/families-pocl-medium), PPF was 2.7x to 7x faster than APFB on Delaunay
+   meshes (dispersion 0.30) and grids (0.30) and the best device time on most shared graphs
+   under 1e5 edges (benchmarks/results/small-pocl).
+3. Otherwise ``large_family``: on CPU devices ``"apfb-gpubfs-wr-mt"``, 1.4x to 1.8x ahead of
+   PPF on uniform random (dispersion 1.0) and Kronecker graphs (dispersion > 100) of the medium
+   suite, and on uniform 1M x 1M d4 (issue 15's case; 2-core PoCL, device seconds: APFB-MT
+   1.80, G-PR 2.29, APFB-CT 3.00, PPF 7.89, which the previous device-type rule chose); on GPUs
+   ``"apfb-gpubfs-wr-mt"``, the fastest family or within 1.25x of it on 8 of 8 reference
+   graphs on the H100 (benchmarks/results/families-h100), where G-PR was 1.3x to 12x slower
+   and PPF 2.7x to 6x slower on uniform and Delaunay graphs.
+
+The initial matching's deficiency is not a feature: it is known only after the initial
+matching, which depends on the family's thread mode, and it did not separate PPF's bad cases
+(random expanders) from its good ones (meshes), which have the same deficiencies.
+
+:data:`EVIDENCE` lists the measured graphs behind the thresholds (features and device seconds
+per family); ``tests/test_choice.py`` checks that the rule keeps choosing, on each of them, a
+family within :data:`TOLERANCE` of the best on :data:`SHARE` of them and within
+:data:`WORST` on all, so a threshold cannot move without its data (one known miss: kron-12 on PoCL,
+PPF 1.7x behind APFB-CT).
+
+Per-device profile: ``examples/autotune.py`` stores a tuned ``"bipartite"`` entry
+(``algorithm`` and its parameters) in the tuning cache (:mod:`pyclmatch.engine.tuning`); that
+tuned algorithm replaces the rule (rule 0; APFB/APsB variants still run graphs up to
+``one_group_edges`` in one work-group). An ``"auto"``
+entry of the cache may override any key of :data:`PROFILES` for the device.
 """
+import numpy as np
 
-#: the choice per device type
-RULE = {"cpu": "ppf", "gpu": "apfb-gpubfs-wr-mt", "accelerator": "apfb-gpubfs-wr-mt",
-        "other": "apfb-gpubfs-wr-mt"}
+#: shipped defaults per device type ("cpu" for CPU devices such as PoCL, "gpu" for the rest)
+PROFILES = {
+    "cpu": {"one_group_edges": 1 << 15, "small_family": "apfb-gpubfs-wr-ct",
+            "mesh_dispersion": 0.5, "ppf_edges": 1 << 17, "mesh_family": "ppf",
+            "large_family": "apfb-gpubfs-wr-mt"},
+    "gpu": {"one_group_edges": 1 << 15, "small_family": "apfb-gpubfs-wr-mt",
+            "mesh_dispersion": None, "ppf_edges": 0, "mesh_family": "ppf",
+            "large_family": "apfb-gpubfs-wr-mt"},
+}
+
+#: the issue's criterion, held on EVIDENCE per device type: the rule's family within TOLERANCE
+#: of the best on at least SHARE of the graphs, and within WORST of it on every one
+TOLERANCE, SHARE, WORST = 1.3, 0.9, 2.0
+
+#: measured graphs behind the thresholds: (device, graph, features, {family: device seconds})
+#: (PoCL: families-pocl-medium/results.md and small-pocl/one_group.md; H100:
+#: families-h100/results.md). "apfb-one-group" is apfb-gpubfs-wr-ct run in one work-group.
+EVIDENCE = [
+    ("cpu", "uniform-256K-d4", {"edges": 1048567, "dispersion": 1.0, "max_degree": 16},
+     {"apfb-gpubfs-wr-mt": 0.1480, "apfb-gpubfs-wr-ct": 0.2117, "gpr": 0.2015, "ppf": 0.2649}),
+    ("cpu", "uniform-256K-d4-rcp", {"edges": 1048567, "dispersion": 1.0, "max_degree": 16},
+     {"apfb-gpubfs-wr-mt": 0.0771, "apfb-gpubfs-wr-ct": 0.1194, "gpr": 0.1244, "ppf": 0.1395}),
+    # issue 15's case (PoCL, 2 cores, device seconds, best of 2; the old rule chose PPF)
+    ("cpu", "uniform-1M-d4", {"edges": 4194291, "dispersion": 1.0, "max_degree": 17},
+     {"apfb-gpubfs-wr-mt": 1.796, "apfb-gpubfs-wr-ct": 3.000, "gpr": 2.289, "ppf": 7.893}),
+    ("cpu", "kron-17", {"edges": 3728080, "dispersion": 898.6, "max_degree": 15768},
+     {"apfb-gpubfs-wr-mt": 0.0257, "apfb-gpubfs-wr-ct": 0.0354, "gpr": 0.0522, "ppf": 0.0352}),
+    ("cpu", "kron-17-rcp", {"edges": 3728080, "dispersion": 898.6, "max_degree": 15768},
+     {"apfb-gpubfs-wr-mt": 0.0279, "apfb-gpubfs-wr-ct": 0.0349, "gpr": 0.0840, "ppf": 0.0451}),
+    ("cpu", "delaunay-17", {"edges": 786362, "dispersion": 0.30, "max_degree": 18},
+     {"apfb-gpubfs-wr-mt": 0.0564, "apfb-gpubfs-wr-ct": 0.0774, "gpr": 0.2046, "ppf": 0.0210}),
+    ("cpu", "delaunay-17-rcp", {"edges": 786362, "dispersion": 0.30, "max_degree": 18},
+     {"apfb-gpubfs-wr-mt": 0.1050, "apfb-gpubfs-wr-ct": 0.1141, "gpr": 0.3090, "ppf": 0.0413}),
+    ("cpu", "grid-512", {"edges": 731672, "dispersion": 0.30, "max_degree": 4},
+     {"apfb-gpubfs-wr-mt": 0.1933, "apfb-gpubfs-wr-ct": 0.3177, "gpr": 0.2241, "ppf": 0.0270}),
+    ("cpu", "grid-512-rcp", {"edges": 731672, "dispersion": 0.30, "max_degree": 4},
+     {"apfb-gpubfs-wr-mt": 0.0956, "apfb-gpubfs-wr-ct": 0.1451, "gpr": 0.2274, "ppf": 0.0368}),
+    # small graphs, PoCL (whole-call ms / 1e3; the one-group column from one_group.md, the
+    # others from the same machine's bench_small run, noisy host: medians of 3)
+    ("cpu", "grid-96", {"edges": 25532, "dispersion": 0.3122, "max_degree": 4},
+     {"apfb-one-group": 0.00628, "apfb-gpubfs-wr-ct": 0.01559, "ppf": 0.01346}),
+    ("cpu", "kron-10", {"edges": 21002, "dispersion": 77.70, "max_degree": 471},
+     {"apfb-one-group": 0.00279, "apfb-gpubfs-wr-ct": 0.00620, "ppf": 0.00823}),
+    ("cpu", "uniform-8192-d4", {"edges": 32761, "dispersion": 1.0176, "max_degree": 13},
+     {"apfb-one-group": 0.00536, "apfb-gpubfs-wr-ct": 0.01320, "ppf": 0.01187}),
+    ("cpu", "delaunay-12", {"edges": 24520, "dispersion": 0.3213, "max_degree": 12},
+     {"apfb-one-group": 0.00404, "apfb-gpubfs-wr-ct": 0.01379, "ppf": 0.00796}),
+    # 32K to 131K edges, PoCL: device seconds (bench_small.py --device cpu --repeat 3, before
+    # the one-group path; the files of shared/data/graphs and generated graphs)
+    ("cpu", "4elt.graph", {"edges": 91756, "dispersion": 0.0559, "max_degree": 10},
+     {"apfb-gpubfs-wr-mt": 0.03591, "apfb-gpubfs-wr-ct": 0.04833, "gpr": 0.03963, "ppf": 0.00495}),
+    ("cpu", "PGPgiantcompo.graph", {"edges": 48632, "dispersion": 14.33, "max_degree": 205},
+     {"apfb-gpubfs-wr-mt": 0.00604, "apfb-gpubfs-wr-ct": 0.00581, "gpr": 0.00641, "ppf": 0.0029}),
+    ("cpu", "WormNet.v3", {"edges": 78736, "dispersion": 39.04, "max_degree": 247},
+     {"apfb-gpubfs-wr-mt": 0.01472, "apfb-gpubfs-wr-ct": 0.01467, "gpr": 0.00729, "ppf": 0.00501}),
+    ("cpu", "bayer10.mtx", {"edges": 94926, "dispersion": 7.855, "max_degree": 27},
+     {"apfb-gpubfs-wr-mt": 0.03547, "apfb-gpubfs-wr-ct": 0.03276, "gpr": 0.04432, "ppf": 0.00512}),
+    ("cpu", "bcsstk13.mtx", {"edges": 83883, "dispersion": 12.42, "max_degree": 95},
+     {"apfb-gpubfs-wr-mt": 0.0064, "apfb-gpubfs-wr-ct": 0.00583, "gpr": 0.00481, "ppf": 0.0024}),
+    ("cpu", "ca-condmat-cc1", {"edges": 91342, "dispersion": 17.64, "max_degree": 272},
+     {"apfb-gpubfs-wr-mt": 0.00451, "apfb-gpubfs-wr-ct": 0.00672, "gpr": 0.01592, "ppf": 0.00502}),
+    ("cpu", "facebook_combined", {"edges": 88234, "dispersion": 69.27, "max_degree": 1043},
+     {"apfb-gpubfs-wr-mt": 0.01538, "apfb-gpubfs-wr-ct": 0.01494, "gpr": 0.03568, "ppf": 0.00882}),
+    ("cpu", "rajat01.mtx", {"edges": 43250, "dispersion": 117.8, "max_degree": 1442},
+     {"apfb-gpubfs-wr-mt": 0.01587, "apfb-gpubfs-wr-ct": 0.00641, "gpr": 0.01377, "ppf": 0.00758}),
+    ("cpu", "uniform-16384-d3", {"edges": 49146, "dispersion": 1.010, "max_degree": 14},
+     {"apfb-gpubfs-wr-mt": 0.02701, "apfb-gpubfs-wr-ct": 0.03363, "gpr": 0.07416, "ppf": 0.02539}),
+    ("cpu", "uniform-16384-d3-rcp", {"edges": 49146, "dispersion": 1.010, "max_degree": 14},
+     {"apfb-gpubfs-wr-mt": 0.05743, "apfb-gpubfs-wr-ct": 0.04434, "gpr": 0.06284, "ppf": 0.02422}),
+    ("cpu", "kron-12", {"edges": 97194, "dispersion": 168.7, "max_degree": 1336},
+     {"apfb-gpubfs-wr-mt": 0.0062, "apfb-gpubfs-wr-ct": 0.00448, "gpr": 0.0148, "ppf": 0.00779}),
+    ("cpu", "kron-12-rcp", {"edges": 97194, "dispersion": 168.7, "max_degree": 1336},
+     {"apfb-gpubfs-wr-mt": 0.00938, "apfb-gpubfs-wr-ct": 0.0078, "gpr": 0.01283, "ppf": 0.00926}),
+    ("cpu", "delaunay-14", {"edges": 98256, "dispersion": 0.3078, "max_degree": 16},
+     {"apfb-gpubfs-wr-mt": 0.01198, "apfb-gpubfs-wr-ct": 0.01986, "gpr": 0.01554, "ppf": 0.0054}),
+    ("cpu", "delaunay-14-rcp", {"edges": 98256, "dispersion": 0.3078, "max_degree": 16},
+     {"apfb-gpubfs-wr-mt": 0.01583, "apfb-gpubfs-wr-ct": 0.00735, "gpr": 0.01851, "ppf": 0.00587}),
+    ("cpu", "grid-150", {"edges": 62584, "dispersion": 0.3011, "max_degree": 4},
+     {"apfb-gpubfs-wr-mt": 0.02226, "apfb-gpubfs-wr-ct": 0.02154, "gpr": 0.02758, "ppf": 0.00461}),
+    ("cpu", "grid-150-rcp", {"edges": 62584, "dispersion": 0.3011, "max_degree": 4},
+     {"apfb-gpubfs-wr-mt": 0.01284, "apfb-gpubfs-wr-ct": 0.02639, "gpr": 0.05372, "ppf": 0.00807}),
+    # H100, reference suite (families-h100/results.md, device seconds; the GPU rule reads
+    # the size only: dispersion None where it was not measured)
+    ("gpu", "kron-21", {"edges": 63538872, "dispersion": None, "max_degree": None},
+     {"apfb-gpubfs-wr-ct": 0.0275, "apfb-gpubfs-wr-mt": 0.027, "gpr": 0.0454, "ppf": 0.0253}),
+    ("gpu", "kron-21-rcp", {"edges": 63538872, "dispersion": None, "max_degree": None},
+     {"apfb-gpubfs-wr-ct": 0.0279, "apfb-gpubfs-wr-mt": 0.0277, "gpr": 0.0406, "ppf": 0.0261}),
+    ("gpu", "uniform-4M-d4", {"edges": 16777206, "dispersion": 1.0, "max_degree": None},
+     {"apfb-gpubfs-wr-ct": 0.0547, "apfb-gpubfs-wr-mt": 0.0534, "gpr": 0.1125, "ppf": 0.3134}),
+    ("gpu", "uniform-4M-d4-rcp", {"edges": 16777206, "dispersion": 1.0, "max_degree": None},
+     {"apfb-gpubfs-wr-ct": 0.0551, "apfb-gpubfs-wr-mt": 0.0515, "gpr": 0.1047, "ppf": 0.3231}),
+    ("gpu", "delaunay-21", {"edges": 12582834, "dispersion": 0.3, "max_degree": None},
+     {"apfb-gpubfs-wr-ct": 0.0578, "apfb-gpubfs-wr-mt": 0.0539, "gpr": 0.6685, "ppf": 0.2414}),
+    ("gpu", "delaunay-21-rcp", {"edges": 12582834, "dispersion": 0.3, "max_degree": None},
+     {"apfb-gpubfs-wr-ct": 0.0916, "apfb-gpubfs-wr-mt": 0.0868, "gpr": 0.7806, "ppf": 0.2309}),
+    ("gpu", "grid-2048", {"edges": 11741556, "dispersion": 0.3, "max_degree": None},
+     {"apfb-gpubfs-wr-ct": 0.0562, "apfb-gpubfs-wr-mt": 0.0526, "gpr": 0.1764, "ppf": 0.042}),
+    ("gpu", "grid-2048-rcp", {"edges": 11741556, "dispersion": 0.3, "max_degree": None},
+     {"apfb-gpubfs-wr-ct": 0.0491, "apfb-gpubfs-wr-mt": 0.045, "gpr": 0.1326, "ppf": 0.0467}),
+]
+
+
+def _degrees(graph):
+    ptr = np.asarray(graph.indptr)
+    return np.diff(ptr).astype(np.float64) if ptr.size > 1 else np.zeros(0)
+
+
+def features(graph):
+    """The cheap features of ``graph`` (a :class:`~pyclmatch.engine.graphs.BipartiteGraph`)."""
+    deg = _degrees(graph)
+    mean = float(deg.mean()) if deg.size else 0.0
+    return {"edges": int(graph.nnz), "rows": int(graph.n_rows), "cols": int(graph.n_cols),
+            "max_degree": int(deg.max()) if deg.size else 0,
+            "dispersion": round(float(deg.var()) / mean, 4) if mean > 0 else 0.0,
+            "shape": round(graph.n_rows / graph.n_cols, 4) if graph.n_cols else 0.0}
+
+
+def device_profile(handle):
+    """(profile dict, source): the shipped defaults of the device type, with the keys of the
+    tuning cache's ``"auto"`` entry for this device on top (:mod:`pyclmatch.engine.tuning`)."""
+    from ..engine.tuning import tuned_params
+    prof = dict(PROFILES["cpu" if handle.type == "cpu" else "gpu"])
+    source = f"shipped {'cpu' if handle.type == 'cpu' else 'gpu'} defaults"
+    over = {k: v for k, v in tuned_params(handle, "auto").items() if k in prof}
+    if over:
+        prof.update(over)
+        source += " + tuning cache (auto)"
+    return prof, source
+
+
+def rule(feat, prof, device_type, tuned_algorithm=None):
+    """(algorithm, rule number, reason) for features ``feat`` under profile ``prof``."""
+    e = feat["edges"]
+    if tuned_algorithm:
+        return tuned_algorithm, 0, ("the algorithm examples/autotune.py stored for this "
+                                    "device (APFB/APsB still run graphs of <= "
+                                    f"{prof['one_group_edges']} edges in one work-group)")
+    if e == 0:
+        return prof["small_family"], 1, "no edges: nothing to launch"
+    if e <= prof["one_group_edges"]:
+        return prof["small_family"], 1, (f"{e} edges <= one_group_edges "
+                                         f"{prof['one_group_edges']}: APFB in one work-group")
+    if device_type == "cpu":
+        md = prof.get("mesh_dispersion")
+        if md is not None and feat["dispersion"] <= md:
+            return prof["mesh_family"], 2, (f"degree dispersion {feat['dispersion']} <= {md} "
+                                            f"(mesh-like) on a CPU device")
+        if e < prof.get("ppf_edges", 0):
+            return prof["mesh_family"], 2, (f"{e} edges < ppf_edges {prof['ppf_edges']} "
+                                            f"on a CPU device")
+    return prof["large_family"], 3, (f"{e} edges, degree dispersion {feat['dispersion']}, "
+                                     f"max degree {feat['max_degree']}: the large-graph family "
+                                     f"of this device")
+
+
+def _tuned_algorithm(handle):
+    from ..engine.tuning import tuned_params
+    from .api import algorithms
+    alg = tuned_params(handle, "bipartite").get("algorithm")
+    return alg if alg in algorithms() else None
+
+
+def choose(handle, graph):
+    """The choice of ``"auto"`` on ``handle`` for ``graph`` (a
+    :class:`~pyclmatch.engine.graphs.BipartiteGraph` or anything
+    :func:`~pyclmatch.engine.graphs.as_bipartite` takes), as recorded in ``res.choice``."""
+    from ..engine.graphs import BipartiteGraph, as_bipartite
+    if not isinstance(graph, BipartiteGraph):
+        graph = as_bipartite(graph)
+    feat = features(graph)
+    prof, source = device_profile(handle)
+    dtype = "cpu" if handle.type == "cpu" else "gpu"
+    alg, number, reason = rule(feat, prof, dtype, _tuned_algorithm(handle))
+    return {"algorithm": alg, "rule": number, "reason": reason, "features": feat,
+            "profile": source, "one_group_edges": prof["one_group_edges"]}
 
 
 def choose_algorithm(handle, graph=None, init_deficiency=None):
-    """The algorithm ``"auto"`` runs on ``handle`` (see the module docstring for the data)."""
-    return RULE.get(handle.type, RULE["other"])
+    """The algorithm ``"auto"`` runs on ``handle`` for ``graph`` (module docstring); without a
+    graph, the device's large-graph family."""
+    if graph is None:
+        return _tuned_algorithm(handle) or device_profile(handle)[0]["large_family"]
+    return choose(handle, graph)["algorithm"]

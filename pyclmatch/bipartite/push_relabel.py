@@ -264,7 +264,8 @@ class PushRelabelMatcher:
                 Ap = Ac.copy(queue=q)
         stats["pr_launches"] = loop
         n_hist = min(loop, ACTIVE_HISTORY)
-        stats["active_columns"] = act_count[:n_hist].get().tolist() if n_hist else []
+        stats["active_columns"] = (sched.get("push-relabel", act_count[:n_hist]).tolist()
+                                   if n_hist else [])
         return bfs_array, stats
 
 

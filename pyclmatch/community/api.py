@@ -574,7 +574,7 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
     timings["prepare"] = t_prepared - t_start      # host validation and weight conversion
     timings["total"] = time.perf_counter() - t_start
     counters.update(stats)
-    counters.update(sched.counters)
+    counters.update(sched.call_counters())
     return LouvainResult(memb, q_checked, q_dev, k, levels, res, bool(deterministic),
                          handle.label, nodes, timings, counters)
 

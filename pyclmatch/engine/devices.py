@@ -137,6 +137,17 @@ class DeviceHandle:
         self._thread = threading.local()        # per-thread kernel objects
         self._warm = set()                      # pyopencl per-context helpers built already
 
+    @property
+    def readbacks(self):
+        """Blocking device-to-host reads through this handle by the calling thread
+        (``download``, ``read_back``, :meth:`Scheduler.read`): a Scheduler reports the
+        difference over its call, which other threads' calls do not disturb."""
+        return getattr(self._thread, "readbacks", 0)
+
+    @readbacks.setter
+    def readbacks(self, value):
+        self._thread.readbacks = value
+
     def __repr__(self):
         idx = f"{self.index[0]}:{self.index[1]} " if self.index else ""
         return f"<pyclmatch device {idx}{self.name!r} ({self.type}, {self.platform_name})>"
@@ -339,6 +350,7 @@ class DeviceHandle:
         ``arr.get()`` (``staged=True`` or ``False`` forces the choice; ``arr`` must be
         contiguous to be staged)."""
         dtype = np.dtype(dtype or arr.dtype)
+        self.readbacks += 1
         if staged is None:
             staged = not self.is_cpu and arr.nbytes >= self.DOWNLOAD_STAGE_MIN
         if not staged or not arr.flags.forc or arr.nbytes == 0:

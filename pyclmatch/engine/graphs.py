@@ -311,7 +311,7 @@ class DeviceBipartite:
             out, count_dev, _ = self.handle.copy_if(
                 ids, "xadj[ary[i] + 1] - xadj[ary[i]] > threshold",
                 extra_args=[("xadj", ptr), ("threshold", self.odt.type(threshold))], queue=q)
-            count = int(count_dev.get())
+            count = int(self.handle.download(count_dev))
             if count:
                 vertices = out[:count].copy(queue=q)
         hit = self._heavy[key] = HeavyList(vertices, count, int(threshold))

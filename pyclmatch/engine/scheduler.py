@@ -47,6 +47,7 @@ class Scheduler:
         self.progress = progress
         self.label = label
         self._last_progress = 0.0
+        self._readbacks0 = handle.readbacks
 
     # -- launching -------------------------------------------------------------------------
     def launch(self, phase, kernel, global_size, local_size, *args):
@@ -70,6 +71,12 @@ class Scheduler:
         scan or ``copy_if`` returned) in ``phase``."""
         if evt is not None:
             self._events.append((phase, evt))
+            try:
+                kind = evt.command_type
+            except cl.Error:
+                kind = None
+            self.counters["launches" if kind == cl.command_type.NDRANGE_KERNEL
+                          else "copies"] += 1
         return evt
 
     def fill(self, phase, buf, value, dtype=np.int32):
@@ -91,7 +98,15 @@ class Scheduler:
         t0 = time.perf_counter()
         cl.enqueue_copy(self.queue, host, buf, src_offset=offset, is_blocking=True)
         self.wall["readback"] += time.perf_counter() - t0
-        self.counters["readbacks"] += 1
+        self.handle.readbacks += 1
+        return host
+
+    def get(self, phase, arr):
+        """Blocking read of the device array ``arr`` (a counted round trip, timed under
+        ``readback``), as a new numpy array."""
+        t0 = time.perf_counter()
+        host = self.handle.download(arr)
+        self.wall["readback"] += time.perf_counter() - t0
         return host
 
     def finish(self):
@@ -135,6 +150,16 @@ class Scheduler:
                   file=sys.stderr, flush=True)
 
     # -- results ----------------------------------------------------------------------------
+    def call_counters(self):
+        """The counters of this call: ``launches`` (kernels enqueued through :meth:`launch`,
+        and those :meth:`record`-ed, e.g. the last kernel of a pyopencl scan), ``copies``,
+        ``readbacks`` (every blocking device-to-host read on the handle since this scheduler
+        was made: :meth:`read`, :meth:`get`, ``DeviceHandle.download``) and the drivers' own."""
+        out = dict(self.counters)
+        out["launches"] = out.get("launches", 0)
+        out["readbacks"] = self.handle.readbacks - self._readbacks0
+        return out
+
     def kernel_times(self):
         """Device seconds per phase from the profiling events (waits for the queue)."""
         self.queue.finish()

@@ -365,7 +365,7 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
         handle.trim_pool()
     res.verified = bool(verify)
     res.timings = _timings(sched, t_start)
-    res.counters = dict(stats, weights=wname, **sched.counters)
+    res.counters = dict(stats, weights=wname, **sched.call_counters())
     return res
 
 
@@ -454,5 +454,5 @@ def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress
         handle.trim_pool()
     res.verified = bool(verify)
     res.timings = _timings(sched, t_start)
-    res.counters = dict(stats, weights=wname, **sched.counters)
+    res.counters = dict(stats, weights=wname, **sched.call_counters())
     return res

@@ -600,7 +600,7 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
     res.verified = bool(verify)
     res.timings = sched.timings()
     res.timings["total"] = time.perf_counter() - t_start
-    res.counters = dict(stats, **sched.counters)
+    res.counters = dict(stats, **sched.call_counters())
     return res
 
 

@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Small graphs (under 1e5 edges): whole calls against the host libraries, and ``auto``
+against every exact family.
+
+For each graph (the files of shared/data/graphs with fewer than ``--max-edges`` entries, read
+as patterns, and generated suite graphs: uniform random, Kronecker, Delaunay and grid meshes at
+several small sizes, each also with random row/column permutations = RCP):
+
+* ``maximum_matching`` whole call (``verify=True``, the default: from the user's scipy CSR in
+  memory to verified numpy answers, programs built beforehand) for ``auto`` and for every
+  registered exact family, with its device seconds (``res.device_seconds``), launches and
+  read-backs (``res.counters``); ``auto``'s choice and reason (``res.choice``);
+* scipy's ``maximum_bipartite_matching`` (Hopcroft-Karp, one core) on the same CSR;
+* ``louvain`` whole call on the symmetric files against NetworKit's PLM (all host threads)
+  when ``networkit`` is importable.
+
+The summary gives, per graph, the medians side by side, the ratio of ``auto`` to the best exact
+family (the issue's 1.3x criterion: the fraction of graphs within 1.3x, the worst ratio) and a
+performance profile of the families and ``auto`` (whole-call time).
+
+    python3 benchmarks/bench_small.py --device cpu --quick --out /tmp/small-pocl
+    python3 benchmarks/bench_small.py --device gpu --out benchmarks/results/small-h100
+"""
+import argparse
+import datetime
+import glob
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+import pyclmatch  # noqa: E402
+from pyclmatch import generators  # noqa: E402
+
+GRAPH_DIRS = [os.path.join(HERE, "..", "..", "shared", "data", "graphs"),
+              "/work/shared/data/graphs"]
+
+
+def med(xs):
+    return float(statistics.median(xs)) if xs else None
+
+
+def timed(fn, repeat):
+    out, ts = None, []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        ts.append(time.perf_counter() - t)
+    return out, med(ts)
+
+
+def shared_graphs(max_edges):
+    """(name, csr) of the shared files with at most ``max_edges`` stored entries."""
+    from pyclmatch.io import read_graph
+    folder = next((d for d in GRAPH_DIRS if os.path.isdir(d)), None)
+    if folder is None:
+        return []
+    out = []
+    for path in sorted(glob.glob(os.path.join(folder, "*"))):
+        if path.endswith(".tsv") or os.path.isdir(path):
+            continue
+        try:
+            A = read_graph(path)
+        except Exception as exc:      # a format the reader does not take: say so, go on
+            print(f"skip {os.path.basename(path)}: {exc}", file=sys.stderr)
+            continue
+        A = sp.csr_matrix(A)
+        if A.nnz <= max_edges:
+            A.data = np.ones_like(A.data, dtype=np.float64)
+            out.append((os.path.basename(path), A))
+    return out
+
+
+def generated_graphs(quick):
+    sizes = {"uniform": [(1 << 10, 4), (1 << 13, 4), (1 << 14, 3)],
+             "kron": [8, 10, 12], "delaunay": [10, 12, 14], "grid": [32, 96, 150]}
+    if quick:
+        sizes = {"uniform": [(1 << 10, 4), (1 << 13, 4)], "kron": [8, 11],
+                 "delaunay": [10, 13], "grid": [32, 100]}
+    gs = []
+    for n, d in sizes["uniform"]:
+        gs.append((f"uniform-{n}-d{d}", generators.uniform(n, d)))
+    for s in sizes["kron"]:
+        gs.append((f"kron-{s}", generators.kron(s)))
+    for s in sizes["delaunay"]:
+        gs.append((f"delaunay-{s}", generators.delaunay(s)))
+    for s in sizes["grid"]:
+        gs.append((f"grid-{s}", generators.grid(s)))
+    out = []
+    for name, A in gs:
+        A = sp.csr_matrix(A)
+        out.append((name, A))
+        out.append((name + "-rcp", sp.csr_matrix(generators.permuted(A))))
+    return out
+
+
+def bench_matching(name, A, handle, families, repeat):
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+    rec = {"graph": name, "rows": A.shape[0], "cols": A.shape[1], "nnz": int(A.nnz)}
+    ref, rec["scipy_s"] = timed(lambda: maximum_bipartite_matching(A, perm_type="column"),
+                                repeat)
+    rec["scipy_cardinality"] = int(np.count_nonzero(ref >= 0))
+    rec["families"] = {}
+    for fam in ["auto"] + families:
+        warm = pyclmatch.maximum_matching(A, algorithm=fam, device=handle)   # builds, verifies
+        if warm.cardinality != rec["scipy_cardinality"]:
+            raise AssertionError(f"{name} {fam}: {warm.cardinality} != scipy's "
+                                 f"{rec['scipy_cardinality']}")
+        runs = [pyclmatch.maximum_matching(A, algorithm=fam, device=handle)
+                for _ in range(repeat)]
+        r = runs[-1]
+        rec["families"][fam] = {
+            "call_s": med([x.timings["total"] for x in runs]),
+            "device_s": med([x.device_seconds for x in runs]),
+            "algorithm": r.algorithm, "launches": r.counters.get("launches"),
+            "readbacks": r.counters.get("readbacks"),
+            "choice": getattr(r, "choice", None)}
+    exact = {f: v["call_s"] for f, v in rec["families"].items() if f != "auto"}
+    best = min(exact, key=exact.get)
+    rec["best"] = best
+    rec["auto_over_best"] = rec["families"]["auto"]["call_s"] / exact[best]
+    return rec
+
+
+def bench_louvain(name, A, handle, repeat):
+    try:
+        import networkit as nk
+    except ImportError:
+        nk = None
+    S = sp.csr_matrix(A)
+    if S.shape[0] != S.shape[1] or (S != S.T).nnz:
+        return None
+    S.setdiag(0)
+    S.eliminate_zeros()
+    rec = {"graph": name, "vertices": S.shape[0], "edges": int(S.nnz // 2)}
+    pyclmatch.louvain(S, device=handle)          # warm-up, verified
+    runs = [pyclmatch.louvain(S, device=handle, verify=False) for _ in range(repeat)]
+    rec["louvain_s"] = med([r.timings["total"] for r in runs])
+    rec["louvain_modularity"] = float(runs[-1].modularity)
+    rec["louvain_launches"] = runs[-1].counters.get("launches")
+    rec["louvain_readbacks"] = runs[-1].counters.get("readbacks")
+    if nk is not None:
+        coo = sp.triu(S).tocoo()
+        G = nk.graph.Graph(S.shape[0], weighted=False)
+        for u, v in zip(coo.row.tolist(), coo.col.tolist()):
+            G.addEdge(u, v)
+        ts, q = [], None
+        for _ in range(repeat):
+            t = time.perf_counter()
+            part = nk.community.detectCommunities(G, algo=nk.community.PLM(G, refine=False),
+                                                  inspect=False)
+            ts.append(time.perf_counter() - t)
+            q = nk.community.Modularity().getQuality(part, G)
+        rec["plm_s"], rec["plm_modularity"] = med(ts), float(q)
+        rec["plm_threads"] = nk.getMaxNumberOfThreads()
+    return rec
+
+
+def one_group_sweep(handle, families, repeat, quick):
+    """Whole call and device seconds with and without the one-work-group path
+    (``one_group_edges`` = 1e9 vs 0) on generated graphs of growing size: where the crossover
+    lies on this device, per graph class."""
+    G = generators
+    sizes = {"uniform": [1 << k for k in range(8, 17)], "kron": list(range(6, 14)),
+             "delaunay": list(range(8, 16)), "grid": [16, 32, 64, 96, 128, 192, 256]}
+    if quick:
+        sizes = {"uniform": [1 << 8, 1 << 11], "kron": [7, 10], "delaunay": [9, 12],
+                 "grid": [24, 64]}
+    graphs = [(f"uniform-{n}-d4", G.uniform(n, 4)) for n in sizes["uniform"]]
+    graphs += [(f"kron-{s}", G.kron(s)) for s in sizes["kron"]]
+    graphs += [(f"delaunay-{s}", G.delaunay(s)) for s in sizes["delaunay"]]
+    graphs += [(f"grid-{s}", G.grid(s)) for s in sizes["grid"]]
+    graphs += [(n + "-rcp", G.permuted(A)) for n, A in graphs
+               if n.startswith(("uniform", "delaunay"))]
+    out = []
+    for name, A in graphs:
+        A = sp.csr_matrix(A)
+        for fam in families:
+            rec = {"graph": name, "nnz": int(A.nnz), "family": fam}
+            for key, og in (("one_group", 10 ** 12), ("grid", 0)):
+                pyclmatch.maximum_matching(A, algorithm=fam, device=handle, one_group_edges=og)
+                runs = [pyclmatch.maximum_matching(A, algorithm=fam, device=handle,
+                                                   one_group_edges=og) for _ in range(repeat)]
+                rec[key + "_call_s"] = med([r.timings["total"] for r in runs])
+                rec[key + "_device_s"] = med([r.device_seconds for r in runs])
+            out.append(rec)
+            print(f"{name} {fam} nnz {rec['nnz']}: one group {rec['one_group_call_s'] * 1e3:.2f}"
+                  f" ms, grid {rec['grid_call_s'] * 1e3:.2f} ms", file=sys.stderr, flush=True)
+    return out
+
+
+def write_sweep(out, meta, recs):
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "one_group.json"), "w") as fh:
+        json.dump({"meta": meta, "sweep": recs}, fh, indent=1)
+    L = [f"# One work-group vs grid path: {meta['device']}", "", f"- command: `{meta['command']}`",
+         "", "| graph | nnz | family | one group call ms | grid call ms | one group device ms"
+         " | grid device ms | grid/one group (call) |", "|---|---|---|---|---|---|---|---|"]
+    for r in sorted(recs, key=lambda r: (r["family"], r["nnz"])):
+        L.append(f"| {r['graph']} | {r['nnz']} | {r['family']} | "
+                 f"{r['one_group_call_s'] * 1e3:.2f} | {r['grid_call_s'] * 1e3:.2f} | "
+                 f"{r['one_group_device_s'] * 1e3:.2f} | {r['grid_device_s'] * 1e3:.2f} | "
+                 f"{r['grid_call_s'] / r['one_group_call_s']:.2f} |")
+    with open(os.path.join(out, "one_group.md"), "w") as fh:
+        fh.write("\n".join(L) + "\n")
+
+
+def profile(records, names, xs=(1, 1.1, 1.3, 1.5, 2, 3, 5, 10)):
+    rows = {}
+    for f in names:
+        r = [m["families"][f]["call_s"] / min(v["call_s"] for k, v in m["families"].items()
+                                              if k != "auto") for m in records]
+        rows[f] = [sum(1 for x in r if x <= t * (1 + 1e-9)) / len(r) for t in xs]
+    return list(xs), rows
+
+
+def write(out, meta, mrecs, lrecs, families):
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "results.json"), "w") as fh:
+        json.dump({"meta": meta, "matching": mrecs, "louvain": lrecs}, fh, indent=1)
+    L = [f"# Small graphs: {meta['device']}", "", f"- date: {meta['date']}",
+         f"- command: `{meta['command']}`", f"- host: {meta['host']}",
+         f"- medians of {meta['repeat']} runs after a verified warm-up; whole call = from the "
+         f"scipy CSR in memory to verified numpy answers (verify=True)", "",
+         "## maximum_matching (whole call ms; device ms in parentheses)", "",
+         "| graph | nnz | scipy | auto (chose) | " + " | ".join(families)
+         + " | best | auto/best | call/scipy |",
+         "|" + "---|" * (7 + len(families))]
+    for m in mrecs:
+        F = m["families"]
+        cells = [f"{F[f]['call_s'] * 1e3:.2f} ({F[f]['device_s'] * 1e3:.2f})" for f in families]
+        a = F["auto"]
+        L.append(f"| {m['graph']} | {m['nnz']} | {m['scipy_s'] * 1e3:.2f} | "
+                 f"{a['call_s'] * 1e3:.2f} ({a['algorithm']}) | " + " | ".join(cells)
+                 + f" | {m['best']} | {m['auto_over_best']:.2f} | "
+                 f"{a['call_s'] / m['scipy_s']:.2f} |")
+    if mrecs:
+        ratios = [m["auto_over_best"] for m in mrecs]
+        L += ["", f"- auto within 1.3x of the best exact family on "
+              f"{sum(r <= 1.3 for r in ratios)}/{len(ratios)} graphs "
+              f"({100 * sum(r <= 1.3 for r in ratios) / len(ratios):.0f}%), worst "
+              f"{max(ratios):.2f}x", f"- auto's whole call no slower than scipy on "
+              f"{sum(m['families']['auto']['call_s'] <= m['scipy_s'] for m in mrecs)}"
+              f"/{len(mrecs)} graphs", "",
+              "Performance profile (whole call; fraction of graphs within x of the best exact "
+              "family):", ""]
+        xs, rows = profile(mrecs, ["auto"] + families)
+        L.append("| family | " + " | ".join(f"x={x}" for x in xs) + " |")
+        L.append("|" + "---|" * (len(xs) + 1))
+        for f, v in rows.items():
+            L.append(f"| {f} | " + " | ".join(f"{y:.2f}" for y in v) + " |")
+        L += ["", "auto's reasons:", ""]
+        for m in mrecs:
+            c = m["families"]["auto"]["choice"] or {}
+            L.append(f"- {m['graph']}: {c.get('algorithm')} (rule {c.get('rule')}: "
+                     f"{c.get('reason')})")
+    if lrecs:
+        L += ["", "## louvain (whole call ms) vs NetworKit PLM", "",
+              "| graph | edges | louvain | Q | launches | read-backs | PLM | Q(PLM) |",
+              "|---|---|---|---|---|---|---|---|"]
+        for r in lrecs:
+            plm = f"{r['plm_s'] * 1e3:.2f} | {r['plm_modularity']:.4f}" if "plm_s" in r \
+                else "- | -"
+            L.append(f"| {r['graph']} | {r['edges']} | {r['louvain_s'] * 1e3:.2f} | "
+                     f"{r['louvain_modularity']:.4f} | {r['louvain_launches']} | "
+                     f"{r['louvain_readbacks']} | {plm} |")
+    with open(os.path.join(out, "results.md"), "w") as fh:
+        fh.write("\n".join(L) + "\n")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--device", default=None)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--max-edges", type=float, default=1e5)
+    ap.add_argument("--quick", action="store_true", help="fewer generated graphs")
+    ap.add_argument("--families", default=None,
+                    help="comma-separated exact families (default: every registered one)")
+    ap.add_argument("--no-shared", action="store_true")
+    ap.add_argument("--no-louvain", action="store_true")
+    ap.add_argument("--one-group-sweep", default=None, metavar="FAMILIES",
+                    help="also sweep graph sizes with and without the one-work-group path "
+                         "for these comma-separated families (one_group.md)")
+    ap.add_argument("--sweep-only", action="store_true")
+    args = ap.parse_args(argv)
+    handle = pyclmatch.get_device(args.device)
+    families = (args.families.split(",") if args.families
+                else list(pyclmatch.bipartite.algorithms()))
+    graphs = ([] if args.no_shared else shared_graphs(args.max_edges)) \
+        + generated_graphs(args.quick)
+    meta = {"device": handle.label, "date": datetime.datetime.now(
+                datetime.timezone.utc).isoformat(timespec="seconds"),
+            "command": "python3 " + " ".join(sys.argv), "repeat": args.repeat,
+            "host": f"{platform.node()} ({os.cpu_count()} CPUs)"}
+    if args.one_group_sweep:
+        write_sweep(args.out, meta, one_group_sweep(handle, args.one_group_sweep.split(","),
+                                                    args.repeat, args.quick))
+        if args.sweep_only:
+            return
+    mrecs, lrecs = [], []
+    for name, A in graphs:
+        t = time.perf_counter()
+        mrecs.append(bench_matching(name, A, handle, families, args.repeat))
+        if not args.no_louvain and not name.startswith(("uniform", "kron", "delaunay",
+                                                        "grid")):
+            r = bench_louvain(name, A, handle, args.repeat)
+            if r:
+                lrecs.append(r)
+        m = mrecs[-1]
+        print(f"{name}: nnz {m['nnz']} scipy {m['scipy_s'] * 1e3:.2f} ms, auto "
+              f"{m['families']['auto']['call_s'] * 1e3:.2f} ms "
+              f"({m['families']['auto']['algorithm']}), best {m['best']} "
+              f"{m['families'][m['best']]['call_s'] * 1e3:.2f} ms "
+              f"[{time.perf_counter() - t:.1f} s]", file=sys.stderr, flush=True)
+        write(args.out, meta, mrecs, lrecs, families)
+    write(args.out, meta, mrecs, lrecs, families)
+    print(os.path.join(args.out, "results.md"))
+
+
+if __name__ == "__main__":
+    main()

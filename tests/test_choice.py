@@ -1,0 +1,94 @@
+"""``algorithm="auto"``: the documented rule against the data behind it, and a valid family
+for every device type and graph shape."""
+import types
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import pyclmatch
+from pyclmatch.bipartite import algorithms
+from pyclmatch.bipartite import choice
+from pyclmatch.engine.graphs import as_bipartite
+
+
+def _time_of(chosen, prof, times, feat):
+    """Seconds of the chosen family on an evidence row (the one-group column when the rule
+    sends the graph to one work-group)."""
+    if feat["edges"] <= prof["one_group_edges"] and "apfb-one-group" in times:
+        return times["apfb-one-group"]
+    assert chosen in times, f"no measurement of {chosen} on this evidence row"
+    return times[chosen]
+
+
+@pytest.mark.parametrize("dtype", ["cpu", "gpu"])
+def test_rule_against_its_evidence(dtype):
+    """On the measured graphs of choice.EVIDENCE the rule's family is within TOLERANCE of the
+    best on SHARE of them and within WORST on all: moving a threshold of PROFILES (or the rule)
+    without new data fails here."""
+    prof = choice.PROFILES[dtype]
+    ratios = {}
+    for dev, name, feat, times in choice.EVIDENCE:
+        if dev != dtype:
+            continue
+        chosen, _, _ = choice.rule(feat, prof, dtype)
+        assert chosen in algorithms(), chosen
+        ratios[name] = _time_of(chosen, prof, times, feat) / min(times.values())
+    assert len(ratios) >= 8
+    within = sum(r <= choice.TOLERANCE for r in ratios.values()) / len(ratios)
+    assert within >= choice.SHARE, ratios
+    assert max(ratios.values()) <= choice.WORST, ratios
+
+
+def test_each_threshold_has_data_on_both_sides():
+    """Every CPU threshold separates evidence rows (a threshold beyond all data is a guess)."""
+    rows = [feat for dev, _, feat, _ in choice.EVIDENCE if dev == "cpu"]
+    prof = choice.PROFILES["cpu"]
+    for key, feature in (("one_group_edges", "edges"), ("ppf_edges", "edges"),
+                         ("mesh_dispersion", "dispersion")):
+        vals = [f[feature] for f in rows if f[feature] is not None]
+        assert min(vals) <= prof[key] < max(vals), key
+
+
+def _fake_handle(kind):
+    return types.SimpleNamespace(type=kind, platform_name="test", name=f"fake {kind}",
+                                 device=None, is_cpu=kind == "cpu")
+
+
+@pytest.mark.parametrize("kind", ["cpu", "gpu", "accelerator", "other"])
+def test_valid_family_for_every_device_type_and_shape(kind, monkeypatch):
+    monkeypatch.setenv("PYCLMATCH_TUNING", "off")
+    hub = sp.lil_matrix((3000, 3000))
+    hub[0, :] = 1
+    hub[:, 0] = 1
+    shapes = [sp.csr_matrix((0, 0)), sp.csr_matrix((5, 9)),
+              sp.random(40, 7000, density=0.001, format="csr", random_state=1),
+              sp.random(9000, 30, density=0.01, format="csr", random_state=2),
+              hub.tocsr(), pyclmatch.generators.grid(300), pyclmatch.generators.kron(13)]
+    h = _fake_handle(kind)
+    for A in shapes:
+        c = choice.choose(h, as_bipartite(A))
+        assert c["algorithm"] in algorithms()
+        assert c["rule"] in (1, 2, 3) and c["reason"] and c["features"]["edges"] == A.nnz
+
+
+def test_tuning_cache_overrides_profile(tmp_path, monkeypatch, device):
+    from pyclmatch.engine import tuning
+    monkeypatch.setenv("PYCLMATCH_TUNING", str(tmp_path / "t.json"))
+    tuning.store(device, "auto", {"one_group_edges": 7})
+    prof, source = choice.device_profile(device)
+    assert prof["one_group_edges"] == 7 and "tuning cache" in source
+
+
+def test_result_says_what_auto_chose(device, monkeypatch):
+    monkeypatch.setenv("PYCLMATCH_TUNING", "off")
+    hub = sp.lil_matrix((50, 60))
+    hub[0, :] = 1
+    hub[:, 3] = 1
+    for A in (sp.csr_matrix((0, 4)), hub.tocsr(), sp.random(30, 80, density=0.05,
+                                                            format="csr", random_state=0)):
+        res = pyclmatch.maximum_matching(A, device=device)
+        assert res.choice["algorithm"] == res.algorithm
+        assert res.summary()["choice"]["reason"]
+        explicit = pyclmatch.maximum_matching(A, algorithm=res.algorithm, device=device)
+        assert explicit.choice is None and explicit.cardinality == res.cardinality
