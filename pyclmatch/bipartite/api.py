@@ -183,7 +183,7 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         return res
     sched = Scheduler(handle, progress=progress, label=f"maximum_matching[{name}]")
     m = match_on_device(handle, graph, name, factory, init, params, sched)
-    dg, rmatch, cmatch, cert, stats = m.dg, m.rmatch, m.cmatch, m.cert, m.stats
+    rmatch, cmatch, cert, stats = m.rmatch, m.cmatch, m.cert, m.stats
     init_card = m.init_cardinality
     on_device = verify is True or verify == "device"
     if on_device:
@@ -195,6 +195,12 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
         card = int(np.count_nonzero(cm >= 0))
     res = MatchingResult(rm, cm, card, init_card, cover, name, init, handle.label)
     sched.report("done", final=True, cardinality=res.cardinality)
+    return finish_result(res, graph, verify, sched, t_call, stats)
+
+
+def finish_result(res, graph, verify, sched, t_call, stats):
+    """The common end of a call: the host verification when asked for, ``verified``,
+    ``timings`` (``total`` = the whole call since ``t_call``) and ``counters``."""
     if verify == "host":
         with sched.step("verify"):
             res.verify(graph)

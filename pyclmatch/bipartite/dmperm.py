@@ -365,7 +365,7 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
         ``kernel:<phase>`` device times) and ``counters`` (SCC rounds and passes, block
         levels, launches, read-backs).
     """
-    from .api import _resolve, match_on_device, _count_matched
+    from .api import _resolve, match_on_device, finish_result
     t_call = time.perf_counter()
     if verify not in (True, False, "device", "host"):
         raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
@@ -419,14 +419,7 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
     res = DMDecomposition(hp.astype(np.int32, copy=False), hq.astype(np.int32, copy=False),
                           r, s, rr, cc, int(cc[4] - cc[1]), (nr, nc), rm, cm, handle.label,
                           name)
-    if verify == "host":
-        with sched.step("verify"):
-            res.verify(graph)
-    res.verified = bool(verify)
-    res.timings = sched.timings()
-    res.timings["total"] = time.perf_counter() - t_call
-    res.counters = dict(m.stats, **sched.counters)
-    return res
+    return finish_result(res, graph, verify, sched, t_call, m.stats)
 
 
 def block_triangular_form(A, **kwargs):
