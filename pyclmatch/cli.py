@@ -1,4 +1,4 @@
-"""Command line: ``pyclmatch devices | match``."""
+"""Command line: ``pyclmatch devices | match | dmperm | bench``."""
 import argparse
 import json
 import sys
@@ -93,6 +93,69 @@ def cmd_match(args):
     return 0
 
 
+def cmd_dmperm(args):
+    from . import dulmage_mendelsohn, read_graph
+    from .engine.graphs import as_bipartite
+    graph = as_bipartite(read_graph(args.file))
+    d = dulmage_mendelsohn(graph, algorithm=args.algorithm, device=args.device,
+                           verify="host" if args.host_verify else not args.no_verify,
+                           progress=args.progress or None)
+    info = dict(d.summary(), file=args.file, edges=graph.nnz,
+                rr=d.rr.tolist(), cc=d.cc.tolist())
+    if args.plot:
+        plot_dmperm(graph.csr, d, args.plot)
+        info["plot"] = args.plot
+    if args.json:
+        print(json.dumps(info, indent=2, default=str))
+        return 0
+    sizes = info["coarse"]
+    print(f"file:                 {args.file}")
+    print(f"rows x cols, entries: {info['rows']} x {info['cols']}, {info['edges']}")
+    print(f"device, matching:     {d.device}, {d.algorithm}")
+    print(f"structural rank:      {d.structural_rank}")
+    for part in ("horizontal", "square", "vertical"):
+        print(f"{part + ' part:':<22}{sizes[part][0]} x {sizes[part][1]}")
+    print(f"fine blocks:          {info['blocks']} ({info['square_blocks']} in the square "
+          f"part, largest {info['largest_square_block']})")
+    print(f"verified:             {'yes' if d.verified else 'no'}")
+    print(f"total time (s):       {d.timings['total']:.6f}")
+    if args.plot:
+        print(f"plot:                 {args.plot}")
+    return 0
+
+
+def plot_dmperm(csr, d, path, max_points=2_000_000):
+    """The pattern of ``A[p][:, q]`` with the fine blocks outlined (MATLAB's ``spy`` after
+    ``dmperm``), written to ``path`` with matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.patches import Rectangle
+    except ImportError:
+        raise PyclmatchError("--plot needs matplotlib (pip install matplotlib)") from None
+    import numpy as np
+    B = csr[d.p][:, d.q].tocoo()
+    keep = slice(None) if B.nnz <= max_points else \
+        np.random.default_rng(0).choice(B.nnz, max_points, replace=False)
+    m, n = csr.shape
+    fig, ax = plt.subplots(figsize=(7, 7 * max(m, 1) / max(n, 1) if n else 7))
+    ax.scatter(B.col[keep], B.row[keep], s=max(0.05, min(4.0, 2e4 / max(B.nnz, 1))),
+               marker="s", color="k", linewidths=0)
+    for k in range(d.nblocks):
+        r0, r1, c0, c1 = d.r[k], d.r[k + 1], d.s[k], d.s[k + 1]
+        ax.add_patch(Rectangle((c0 - 0.5, r0 - 0.5), c1 - c0, r1 - r0, fill=False,
+                               edgecolor="tab:red", linewidth=0.8))
+    for k in (1, 2, 3):
+        ax.axhline(d.rr[k] - 0.5, color="tab:blue", linewidth=0.5, linestyle=":")
+        ax.axvline(d.cc[k] - 0.5, color="tab:blue", linewidth=0.5, linestyle=":")
+    ax.set_xlim(-0.5, n - 0.5)
+    ax.set_ylim(m - 0.5, -0.5)
+    ax.set_title(f"A[p][:, q]: structural rank {d.structural_rank}, {d.nblocks} blocks")
+    fig.savefig(path, dpi=150, bbox_inches="tight")
+    plt.close(fig)
+
+
 def build_parser():
     p = argparse.ArgumentParser(prog="pyclmatch", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
@@ -118,6 +181,20 @@ def build_parser():
     m.add_argument("--no-verify", action="store_true")
     m.add_argument("--progress", action="store_true")
     m.set_defaults(func=cmd_match)
+    dm = sub.add_parser("dmperm", help="Dulmage-Mendelsohn decomposition / block triangular "
+                                       "form of a matrix file")
+    dm.add_argument("file", help="Matrix Market (.mtx, .mtx.gz), METIS .graph or edge list")
+    dm.add_argument("--algorithm", default="auto", help="maximum matching algorithm")
+    dm.add_argument("--device", default=None,
+                    help="auto, gpu, cpu, P:D or a name substring (default $PYCLMATCH_DEVICE)")
+    dm.add_argument("--json", action="store_true")
+    dm.add_argument("--plot", metavar="PNG", help="write the permuted pattern with the blocks "
+                                                 "outlined (matplotlib)")
+    dm.add_argument("--host-verify", action="store_true",
+                    help="verify on the host (scipy), irreducibility of the blocks included")
+    dm.add_argument("--no-verify", action="store_true")
+    dm.add_argument("--progress", action="store_true")
+    dm.set_defaults(func=cmd_dmperm)
     add_bench_commands(sub)
     return p
 

@@ -6,8 +6,11 @@ from .api import (maximum_matching, maximum_bipartite_matching, MatchingResult, 
 from .augmenting import AUGMENTING_VARIANTS, INITS
 from . import push_relabel, pothen_fan   # register "gpr*" (paper 003) and "ppf" (paper 001)
 from .choice import choose_algorithm
+from .dmperm import (dulmage_mendelsohn, block_triangular_form, structural_rank,
+                     DMDecomposition, BlockTriangularForm)
 
 __all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "KonigCover",
            "register_algorithm", "algorithms",
            "verify_matching", "AUGMENTING_VARIANTS", "INITS",
-           "choose_algorithm"]
+           "choose_algorithm", "dulmage_mendelsohn", "block_triangular_form",
+           "structural_rank", "DMDecomposition", "BlockTriangularForm"]

@@ -180,10 +180,56 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     if verify not in (True, False, "device", "host"):
         raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
     shape = params.pop("shape", None)
-    if init not in INITS:
-        raise InputError(f"unknown init {init!r}; choose one of {', '.join(INITS)}")
     handle = get_device(device)
     graph = as_bipartite(A, shape=shape, fits=functools.partial(_fits, handle))
+    name, factory, params, choice = _resolve(handle, graph, algorithm, init, params)
+    nr, nc = graph.shape
+    if graph.nnz == 0:   # nothing to launch: every vertex is unmatched, the cover is empty
+        check_no_entries(graph.indptr)
+        rm, cm = np.full(nr, -1, np.int32), np.full(nc, -1, np.int32)
+        res = MatchingResult(rm, cm, 0, 0, KonigCover(np.zeros(0, np.int32),
+                             np.zeros(0, np.int32)), name, init, handle.label, choice=choice)
+        res.verified = bool(verify)
+        res.timings = {"total": time.perf_counter() - t_call}
+        return res
+    sched = Scheduler(handle, progress=progress, label=f"maximum_matching[{name}]")
+    m = match_on_device(handle, graph, name, factory, init, params, sched)
+    rmatch, cmatch, cert, stats = m.rmatch, m.cmatch, m.cert, m.stats
+    init_card = m.init_cardinality
+    on_device = verify is True or verify == "device"
+    if on_device:
+        with sched.step("verify"):
+            card = cert.verify(rmatch, cmatch, sched)
+    with sched.step("download"):
+        rm, cm, cover = cert.download(rmatch, cmatch, sched)
+    if not on_device:
+        card = int(np.count_nonzero(cm >= 0))
+    res = MatchingResult(rm, cm, card, init_card, cover, name, init, handle.label,
+                         choice=choice)
+    sched.report("done", final=True, cardinality=res.cardinality)
+    return finish_result(res, graph, verify, sched, t_call, stats)
+
+
+def finish_result(res, graph, verify, sched, t_call, stats):
+    """The common end of a call: the host verification when asked for, ``verified``,
+    ``timings`` (``total`` = the whole call since ``t_call``) and ``counters``."""
+    if verify == "host":
+        with sched.step("verify"):
+            res.verify(graph)
+    res.verified = bool(verify)
+    res.timings = sched.timings()
+    res.timings["total"] = time.perf_counter() - t_call
+    res.counters = dict(stats, **sched.call_counters())
+    return res
+
+
+def _resolve(handle, graph, algorithm, init, params):
+    """The algorithm's name and factory, the parameters (tuned defaults added) and ``auto``'s
+    choice record (None for a named algorithm) for a call of :func:`maximum_matching`;
+    raises :class:`InputError` on unknown names."""
+    params = dict(params)
+    if init not in INITS:
+        raise InputError(f"unknown init {init!r}; choose one of {', '.join(INITS)}")
     from ..engine.tuning import tuned_params   # per-user autotune cache (PYCLMATCH_TUNING=off)
     tuned = tuned_params(handle, "bipartite")
     choice = None
@@ -204,23 +250,37 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
     if unknown:
         raise InputError(f"unknown parameter(s) {', '.join(sorted(unknown))} for {name}; "
                          f"accepted: {', '.join(sorted(allowed))}")
+    return name, factory, params, choice
+
+
+@dataclass
+class DeviceMatching:
+    """A maximum matching left on the device by :func:`match_on_device`: the device graph,
+    the match arrays, the last alternating BFS from the unmatched columns (``bfs_array``:
+    values >= 2 mark the columns it reached, and are their BFS levels), the König cover
+    (flags enqueued in ``cert``), the initial cardinality and the algorithm's counters."""
+    dg: DeviceBipartite
+    rmatch: cla.Array
+    cmatch: cla.Array
+    bfs_array: cla.Array
+    cert: DeviceCertificate
+    init_cardinality: int
+    stats: dict
+
+
+def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=False):
+    """Upload ``graph`` and compute a maximum matching and its König cover flags on the device
+    (the body of :func:`maximum_matching`, shared with the Dulmage-Mendelsohn decomposition);
+    nothing is verified or downloaded here. ``need_csr`` uploads the row lists too."""
     alg_params = {k: v for k, v in params.items() if k in factory.params}
     nr, nc = graph.shape
-    if graph.nnz == 0:   # nothing to launch: every vertex is unmatched, the cover is empty
-        check_no_entries(graph.indptr)
-        rm, cm = np.full(nr, -1, np.int32), np.full(nc, -1, np.int32)
-        res = MatchingResult(rm, cm, 0, 0, KonigCover(np.zeros(0, np.int32),
-                             np.zeros(0, np.int32)), name, init, handle.label, choice=choice)
-        res.verified = bool(verify)
-        res.timings = {"total": time.perf_counter() - t_call}
-        return res
-    sched = Scheduler(handle, progress=progress, label=f"maximum_matching[{name}]")
     extra = {"rmatch": nr * 4, "cmatch": nc * 4,
              "Karp-Sipser degrees": (nr + nc) * 4 if init == "karp-sipser" else 0}
     extra.update(factory.device_bytes(graph, name))
     with sched.step("upload"):
         dg = DeviceBipartite(handle, graph, extra_bytes=extra, sched=sched,
-                             need_csr=(init == "karp-sipser" or factory.needs_csr))
+                             need_csr=(need_csr or init == "karp-sipser"
+                                       or factory.needs_csr))
     mode = alg_params.get("mode") or (parse_variant(name)[2] if name in AUGMENTING_VARIANTS
                                       else "ct")
     initm = InitialMatcher(handle, dg, mode=mode,
@@ -275,25 +335,7 @@ def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, ve
             stats["cover_phases"] = cstats["phases"]
             q.finish()
     cert.cover(rmatch, cmatch, bfs_array, sched)
-    on_device = verify is True or verify == "device"
-    if on_device:
-        with sched.step("verify"):
-            card = cert.verify(rmatch, cmatch, sched)
-    with sched.step("download"):
-        rm, cm, cover = cert.download(rmatch, cmatch, sched)
-    if not on_device:
-        card = int(np.count_nonzero(cm >= 0))
-    res = MatchingResult(rm, cm, card, init_card, cover, name, init, handle.label,
-                         choice=choice)
-    sched.report("done", final=True, cardinality=res.cardinality)
-    if verify == "host":
-        with sched.step("verify"):
-            res.verify(graph)
-    res.verified = bool(verify)
-    res.timings = sched.timings()
-    res.timings["total"] = time.perf_counter() - t_call
-    res.counters = dict(stats, **sched.call_counters())
-    return res
+    return DeviceMatching(dg, rmatch, cmatch, bfs_array, cert, init_card, stats)
 
 
 def _fits(handle, n_rows, n_cols, nnz, host, index_bytes):

@@ -329,3 +329,35 @@ class HeavyList:
 
     def __repr__(self):
         return f"<HeavyList {self.count} vertices of degree > {self.threshold}>"
+
+
+class TransposedBipartite:
+    """A :class:`DeviceBipartite` seen with rows and columns swapped (the graph of ``A.T``),
+    sharing its buffers: the drivers that walk column lists (the alternating BFS) then walk
+    the rows' lists. The device graph must hold its row lists (``need_csr=True``)."""
+
+    def __init__(self, dgraph):
+        if dgraph.row_ptr is None:
+            raise ValueError("the row adjacency was not uploaded (need_csr=False)")
+        self.base, self.handle = dgraph, dgraph.handle
+        g = dgraph.graph
+        self.graph = _Shape(g.n_cols, g.n_rows, g.nnz)
+        self.col_ptr, self.col_ind = dgraph.row_ptr, dgraph.row_ind
+        self.row_ptr, self.row_ind = dgraph.col_ptr, dgraph.col_ind
+        self.idt, self.odt = dgraph.idt, dgraph.odt
+        self.index_t, self.offset_t = dgraph.index_t, dgraph.offset_t
+        self.type_values = dgraph.type_values
+
+    def heavy(self, side, threshold):
+        return self.base.heavy({"cols": "rows", "rows": "cols"}[side], threshold)
+
+
+class _Shape:
+    __slots__ = ("n_rows", "n_cols", "nnz")
+
+    def __init__(self, n_rows, n_cols, nnz):
+        self.n_rows, self.n_cols, self.nnz = n_rows, n_cols, nnz
+
+    @property
+    def shape(self):
+        return (self.n_rows, self.n_cols)

@@ -1,0 +1,331 @@
+<%doc>
+  Dulmage-Mendelsohn decomposition on the device (pyclmatch/bipartite/dmperm.py).
+
+  Coarse decomposition (Dulmage & Mendelsohn 1958; the sets and their order as CSparse's
+  cs_dmperm, Davis, "Direct Methods for Sparse Linear Systems", SIAM 2006, ch. 7): from a maximum
+  matching and the two alternating BFS of the matching's certificate (bfs_c: from the unmatched
+  columns over the column lists; bfs_r: from the unmatched rows over the row lists; values >= L0
+  are reached vertices and their BFS levels) every column falls in C0 (unmatched), C1 (matched,
+  reached from C0), C3 (matched to a row reached from the unmatched rows) or C2 (the rest,
+  the square part); every row in R1, R2, R3 (the mates of C1, C2, C3) or R0 (unmatched).
+
+  Fine decomposition: the strongly connected components of the square part's column graph
+  through the matching (u -> v when the mate row of u has an entry in column v), by the
+  Multistep method of Slota, Rajamanickam and Madduri ("BFS and coloring-based parallel
+  algorithms for strongly connected components and related problems", IPDPS 2014) without its
+  single FW-BW step: rounds of trimming (McLendon, Hendrickson, Plimpton, Rauchwerger, J. Parallel
+  Distrib. Comput. 2005: a vertex without an in- or out-neighbour in its part is an SCC of its
+  own) and of coloring (Orzan, PhD thesis 2004: every vertex takes the largest id that reaches
+  it, by max-label propagation; a vertex c keeping its own colour is a root and SCC(c) is what
+  reaches c within colour c, by a backward propagation; the other vertices of colour c form a
+  part of the next round). Every propagation is pull-based and in place (each work-item writes
+  only its own vertex), repeated by the host until a pass changes nothing.
+
+  Block order: the longest-path level of each SCC in the condensation (lev[comp] = 1 + the
+  largest level of an SCC with an edge into it), by the same repeated relaxation (atomic_max);
+  sorting the columns by (coarse set, level, component) gives A[p][:, q] block upper
+  triangular, because every edge between two components goes to a strictly larger level.
+
+  Template values: those of common.cl.mako (mode "ct").
+  Arrays: cp/ci column lists (CSC: rows of each column), rp/ri row lists (CSR), rmatch[nr],
+  cmatch[nc]; part[nc] (coarse set of each column: 0..3 = C0..C3); comp[nc] (-2: not in C2,
+  -1: C2 and not yet assigned, >= 0: the id of the component's root column); group[nc] (the
+  part of the current round), color[nc], mark[nc] (uchar), lev[nc] (indexed by component id),
+  flags[2] (int, set by kernels, zeroed and read by the host).
+</%doc>
+<%include file="common.cl.mako"/>
+#define L0 2
+#define UNASSIGNED (-1)
+#define OUTSIDE (-2)
+
+/* Coarse set of each column (C0 = 0, C1 = 1, C2 = 2, C3 = 3) and the SCC state of C2.
+   flags[0] |= 1 when a column lies in both C1 and C3, which no maximum matching allows. */
+__kernel void coarse_parts(index_t nc, __global const index_t *cmatch,
+                           __global const int *bfs_c, __global const int *bfs_r,
+                           __global uchar *part, __global index_t *comp,
+                           __global index_t *group, __global int *flags,
+                           __global int *counts)
+{
+    FOR_EACH_VERTEX(c, nc) {
+        const index_t r = cmatch[c];
+        uchar p;
+        if (r < 0) p = 0;
+        else {
+            const int h = bfs_c[c] >= L0, v = bfs_r[r] >= L0;
+            if (h && v) flags[0] |= 1;
+            p = h ? 1 : v ? 3 : 2;
+        }
+        part[c] = p;
+        comp[c] = p == 2 ? UNASSIGNED : OUTSIDE;
+        group[c] = 0;
+        atomic_inc(&counts[p]);
+    }
+}
+
+/* Trimming: an unassigned column without an unassigned in-neighbour or out-neighbour of its
+   group is a component of its own. Out-neighbours of c: the columns of row cmatch[c];
+   in-neighbours: the mates of the rows of column c. */
+__kernel void scc_trim(index_t nc, __global const offset_t *cp, __global const index_t *ci,
+                       __global const offset_t *rp, __global const index_t *ri,
+                       __global const index_t *rmatch, __global const index_t *cmatch,
+                       __global index_t *comp, __global const index_t *group,
+                       __global int *flags)
+{
+    FOR_EACH_VERTEX(c, nc) {
+        if (comp[c] != UNASSIGNED) continue;
+        const index_t g = group[c];
+        int has_in = 0, has_out = 0;
+        for (offset_t e = cp[c]; e < cp[c + 1] && !has_in; ++e) {
+            const index_t u = rmatch[ci[e]];
+            has_in = u >= 0 && u != c && comp[u] == UNASSIGNED && group[u] == g;
+        }
+        if (has_in) {
+            const index_t r = cmatch[c];
+            for (offset_t e = rp[r]; e < rp[r + 1] && !has_out; ++e) {
+                const index_t v = ri[e];
+                has_out = v != c && comp[v] == UNASSIGNED && group[v] == g;
+            }
+        }
+        if (!has_in || !has_out) { comp[c] = c; flags[0] = 1; }
+    }
+}
+
+/* Coloring, start: every unassigned column takes its own id. */
+__kernel void scc_color_init(index_t nc, __global const index_t *comp,
+                             __global index_t *color, __global int *flags)
+{
+    FOR_EACH_VERTEX(c, nc)
+        if (comp[c] == UNASSIGNED) { color[c] = c; flags[1] = 1; }
+}
+
+/* Coloring, forward max-label propagation (pull): the largest colour of an unassigned
+   in-neighbour of the same group. */
+__kernel void scc_color(index_t nc, __global const offset_t *cp, __global const index_t *ci,
+                        __global const index_t *rmatch, __global const index_t *comp,
+                        __global const index_t *group, __global index_t *color,
+                        __global int *flags)
+{
+    FOR_EACH_VERTEX(c, nc) {
+        if (comp[c] != UNASSIGNED) continue;
+        const index_t g = group[c];
+        const index_t mine = color[c];
+        index_t best = mine;
+        for (offset_t e = cp[c]; e < cp[c + 1]; ++e) {
+            const index_t u = rmatch[ci[e]];
+            if (u >= 0 && comp[u] == UNASSIGNED && group[u] == g) best = max(best, color[u]);
+        }
+        if (best > mine) { color[c] = best; flags[0] = 1; }
+    }
+}
+
+/* Coloring, the roots: mark[c] = (c keeps its own colour). */
+__kernel void scc_roots(index_t nc, __global const index_t *comp,
+                        __global const index_t *color, __global uchar *mark)
+{
+    FOR_EACH_VERTEX(c, nc)
+        mark[c] = comp[c] == UNASSIGNED && color[c] == c;
+}
+
+/* Coloring, backward propagation from the roots within each colour (pull over the
+   out-neighbours): c reaches its colour's root. */
+__kernel void scc_back(index_t nc, __global const offset_t *rp, __global const index_t *ri,
+                       __global const index_t *cmatch, __global const index_t *comp,
+                       __global const index_t *color, __global uchar *mark,
+                       __global int *flags)
+{
+    FOR_EACH_VERTEX(c, nc) {
+        if (comp[c] != UNASSIGNED || mark[c]) continue;
+        const index_t k = color[c], r = cmatch[c];
+        for (offset_t e = rp[r]; e < rp[r + 1]; ++e) {
+            const index_t v = ri[e];
+            if (mark[v] && comp[v] == UNASSIGNED && color[v] == k) {
+                mark[c] = 1; flags[0] = 1; break;
+            }
+        }
+    }
+}
+
+/* Coloring, end of a round: the marked columns form the component of their colour's root;
+   the others form the part of their colour for the next round. */
+__kernel void scc_assign(index_t nc, __global index_t *comp, __global index_t *group,
+                         __global const index_t *color, __global const uchar *mark)
+{
+    FOR_EACH_VERTEX(c, nc) {
+        if (comp[c] != UNASSIGNED) continue;
+        if (mark[c]) comp[c] = color[c];
+        else group[c] = color[c];
+    }
+}
+
+/* Longest-path levels of the condensation (pull): lev[comp[c]] >= 1 + lev[comp[u]] for every
+   in-neighbour u of c in another component. */
+__kernel void block_levels(index_t nc, __global const offset_t *cp, __global const index_t *ci,
+                           __global const index_t *rmatch, __global const index_t *comp,
+                           __global int *lev, __global int *flags, __global int *stats)
+{
+    FOR_EACH_VERTEX(c, nc) {
+        const index_t k = comp[c];
+        if (k < 0) continue;
+        int best = -1;
+        for (offset_t e = cp[c]; e < cp[c + 1]; ++e) {
+            const index_t u = rmatch[ci[e]];
+            if (u < 0) continue;
+            const index_t ku = comp[u];
+            if (ku >= 0 && ku != k) best = max(best, lev[ku] + 1);
+        }
+        if (best > lev[k]) {
+            atomic_max(&lev[k], best);
+            atomic_max(&stats[4], best);      /* the largest level */
+            flags[0] = 1;
+        }
+    }
+}
+
+/* Sort keys of the columns: (coarse set, level, component), packed as
+   part * (levels * nc) + level * nc + component (C0, C1, C3: part only; the stable sort
+   keeps them in increasing order). */
+__kernel void column_keys(index_t nc, __global const uchar *part,
+                          __global const index_t *comp, __global const int *lev,
+                          long levels, __global ulong *keys, __global index_t *ids)
+{
+    FOR_EACH_VERTEX(c, nc) {
+        const uchar p = part[c];
+        ulong key = (ulong)p * (ulong)levels * (ulong)nc;
+        if (p == 2) {
+            const index_t k = comp[c];
+            key += (ulong)lev[k] * (ulong)nc + (ulong)k;
+        }
+        keys[c] = key;
+        ids[c] = c;
+    }
+}
+
+/* Row order: the mates of the matched columns in their order q[start..start+n), then the
+   unmatched rows (listed by the caller). */
+__kernel void mate_rows(index_t n, index_t start, __global const index_t *q,
+                        __global const index_t *cmatch, __global index_t *p)
+{
+    FOR_EACH_VERTEX(k, n)
+        p[k] = cmatch[q[start + k]];
+}
+
+/* flags of the unmatched rows (R0) */
+__kernel void unmatched(index_t n, __global const index_t *mate, __global uchar *flags)
+{
+    FOR_EACH_VERTEX(v, n)
+        flags[v] = mate[v] < 0;
+}
+
+/* Fine block starts of the square part: flags[k] for position cc2 + k where the component
+   changes. */
+__kernel void block_starts(index_t n, index_t start, __global const index_t *q,
+                           __global const index_t *comp, __global uchar *starts)
+{
+    FOR_EACH_VERTEX(k, n)
+        starts[k] = k == 0 || comp[q[start + k]] != comp[q[start + k - 1]];
+}
+
+/* ------------------------------------------------------------------ certificate
+   Checks of the answer (p, q and the block boundaries) against the input and the matching,
+   independent of how it was computed; bits or-ed into bad[0]. */
+#define BAD_PERM 1        /* p or q is not a permutation */
+#define BAD_DIAG 2        /* a matched pair is not on the diagonal of its part */
+#define BAD_LOWER 4       /* an entry below the block diagonal */
+#define BAD_REACH 8       /* a vertex of the horizontal/vertical part without a witness */
+
+/* Block of every position k of p (or q): 0 for the horizontal part (h = 1 when it exists)
+   before lo, the fine block holding k (starts[] relative to lo, by binary search) in
+   [lo, hi), the vertical part after. */
+__kernel void position_blocks(index_t n, index_t lo, index_t hi, int h,
+                              __global const index_t *starts, index_t nstarts,
+                              __global int *block_at)
+{
+    FOR_EACH_VERTEX(k, n) {
+        int b;
+        if (k < lo) b = 0;
+        else if (k >= hi) b = h + nstarts;
+        else {
+            index_t a = 0, z = nstarts;      /* first start > k - lo */
+            while (a < z) {
+                const index_t mid = a + (z - a) / 2;
+                if (starts[mid] <= k - lo) a = mid + 1; else z = mid;
+            }
+            b = h + a - 1;
+        }
+        block_at[k] = b;
+    }
+}
+
+/* Inverse permutation and block of every row or column from its position: blk_of[perm[k]] =
+   block_at[k], seen[perm[k]] counts hits (each must be hit once). */
+__kernel void scatter_blocks(index_t n, __global const index_t *perm,
+                             __global const int *block_at, __global int *blk_of,
+                             __global int *seen, __global int *bad)
+{
+    FOR_EACH_VERTEX(k, n) {
+        const index_t v = perm[k];
+        if (v < 0 || v >= n) { atomic_or(bad, BAD_PERM); continue; }
+        if (atomic_inc(&seen[v]) != 0) atomic_or(bad, BAD_PERM);
+        blk_of[v] = block_at[k];
+    }
+}
+
+/* Every entry (i, j) has block(row i) <= block(column j): A[p][:, q] is block upper
+   triangular. */
+__kernel void check_upper(index_t nr, __global const offset_t *rp, __global const index_t *ri,
+                          __global const int *rblk, __global const int *cblk,
+                          __global int *bad)
+{
+    int b = 0;
+    FOR_EACH_VERTEX(i, nr) {
+        const int bi = rblk[i];
+        for (offset_t e = rp[i]; e < rp[i + 1]; ++e)
+            if (cblk[ri[e]] < bi) b = BAD_LOWER;
+    }
+    if (b) atomic_or(bad, b);
+}
+
+/* The matched columns q[k], k >= first, sit on the diagonal: p[k - first] = cmatch[q[k]] (and
+   rmatch agrees); the first columns are unmatched, the rows after the matched ones too. */
+__kernel void check_diagonal(index_t nc, index_t nr, index_t first, index_t card,
+                             __global const index_t *p, __global const index_t *q,
+                             __global const index_t *rmatch, __global const index_t *cmatch,
+                             __global int *bad)
+{
+    int b = 0;
+    FOR_EACH_VERTEX(k, nc) {
+        const index_t c = q[k], r = cmatch[c];
+        if (k < first) { if (r >= 0) b = BAD_DIAG; }
+        else if (r < 0 || p[k - first] != r || rmatch[r] != c) b = BAD_DIAG;
+    }
+    FOR_EACH_VERTEX(k, nr - card)
+        if (rmatch[p[card + k]] >= 0) b = BAD_DIAG;
+    if (b) atomic_or(bad, b);
+}
+
+/* Reachability witness of the horizontal part (or, on the transposed lists, the vertical
+   part): the columns at positions [lo, hi) of q are exactly those with level[c] >= L0, and
+   every matched one has, in its mate row's list, a column with a smaller level >= L0, so that
+   it is reached from an unmatched column by an alternating path. */
+__kernel void check_reach(index_t nc, index_t lo, index_t hi, __global const index_t *q,
+                          __global const int *level, __global const index_t *cmatch,
+                          __global const offset_t *rp, __global const index_t *ri,
+                          __global int *bad)
+{
+    int b = 0;
+    FOR_EACH_VERTEX(k, nc) {
+        const index_t c = q[k];
+        const int lc = level[c];
+        const int inside = k >= lo && k < hi;
+        if (inside != (lc >= L0)) { b = BAD_REACH; continue; }
+        if (!inside || cmatch[c] < 0) continue;
+        const index_t r = cmatch[c];
+        int ok = 0;
+        for (offset_t e = rp[r]; e < rp[r + 1] && !ok; ++e) {
+            const int l = level[ri[e]];
+            ok = l >= L0 && l < lc;
+        }
+        if (!ok) b = BAD_REACH;
+    }
+    if (b) atomic_or(bad, b);
+}

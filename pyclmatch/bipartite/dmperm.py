@@ -1,0 +1,539 @@
+"""Dulmage-Mendelsohn decomposition, block triangular form and structural rank on the device.
+
+The decomposition that sparse direct solvers and the structural analysis of DAE systems are
+built on (MATLAB's ``dmperm``, CSparse's ``cs_dmperm``, SuiteSparse's BTF), computed from the
+maximum matching and the alternating BFS of its König certificate (:func:`maximum_matching`'s
+device path), plus the strongly connected components of the square part and their order
+(``kernels/dmperm.cl.mako``: Multistep trimming and coloring, Slota, Rajamanickam and Madduri,
+IPDPS 2014, and longest-path levels of the condensation). Conventions follow ``cs_dmperm``:
+
+* ``A[p][:, q]`` is block upper triangular;
+* ``rr`` and ``cc`` (five boundaries each) split the rows into R1, R2, R3, R0 and the columns
+  into C0, C1, C2, C3: the horizontal (under-determined) part is ``A[p[rr[0]:rr[1]]]`` by
+  ``q[cc[0]:cc[2]]``, the square (well-determined) part rows ``rr[1]:rr[2]`` by columns
+  ``cc[2]:cc[3]``, the vertical (over-determined) part rows ``rr[2]:rr[4]`` by columns
+  ``cc[3]:cc[4]``; C0 are the unmatched columns, R0 the unmatched rows;
+* ``r`` and ``s`` (``nblocks + 1`` boundaries each) are the fine blocks: the horizontal part as
+  one block when it is not empty, the square part's irreducible blocks, the vertical part as
+  one block when it is not empty; the matched entries lie on the diagonal of each part.
+"""
+from dataclasses import dataclass, field
+import functools
+import time
+
+import numpy as np
+import pyopencl as cl
+import pyopencl.array as cla
+
+from ..engine.devices import get_device
+from ..engine.graphs import as_bipartite, TransposedBipartite
+from ..engine.scheduler import Scheduler
+from ..errors import InputError, IterationLimitError, VerificationError
+from .augmenting import AugmentingPathMatcher, AUGMENTING_VARIANTS
+
+TEMPLATE = "dmperm.cl.mako"
+BAD_PERM, BAD_DIAG, BAD_LOWER, BAD_REACH = 1, 2, 4, 8
+_BAD_TEXT = {BAD_PERM: "p or q is not a permutation",
+             BAD_DIAG: "a matched pair is off the diagonal of its part",
+             BAD_LOWER: "an entry lies below the block diagonal",
+             BAD_REACH: "the horizontal or vertical part is not the set of vertices reachable "
+                        "from the unmatched ones"}
+
+
+@dataclass
+class DMDecomposition:
+    """Result of :func:`dulmage_mendelsohn` (int32 arrays, ``cs_dmperm``'s conventions; see the
+    module docstring). ``row_match``/``col_match``: the maximum matching it was built from."""
+    p: np.ndarray
+    q: np.ndarray
+    r: np.ndarray
+    s: np.ndarray
+    rr: np.ndarray
+    cc: np.ndarray
+    structural_rank: int
+    shape: tuple
+    row_match: np.ndarray
+    col_match: np.ndarray
+    device: str = ""
+    algorithm: str = ""
+    timings: dict = field(default_factory=dict)
+    counters: dict = field(default_factory=dict)
+    verified: bool = False
+
+    @property
+    def nblocks(self):
+        """Number of fine blocks (horizontal and vertical parts included when not empty)."""
+        return int(self.r.size - 1)
+
+    @property
+    def square_blocks(self):
+        """``(start, stop)`` of rows and columns of the square part's irreducible blocks (the
+        same offsets index ``p`` from ``start_row`` and ``q`` from ``start_col``): a list of
+        ``(row_start, row_stop, col_start, col_stop)``."""
+        lo = 1 if self.cc[2] > 0 else 0
+        hi = self.nblocks - (1 if self.rr[2] < self.shape[0] else 0)
+        return [(int(self.r[k]), int(self.r[k + 1]), int(self.s[k]), int(self.s[k + 1]))
+                for k in range(lo, hi)]
+
+    def coarse_sizes(self):
+        """Rows x columns of the horizontal, square and vertical parts."""
+        rr, cc = self.rr, self.cc
+        return {"horizontal": (int(rr[1] - rr[0]), int(cc[2] - cc[0])),
+                "square": (int(rr[2] - rr[1]), int(cc[3] - cc[2])),
+                "vertical": (int(rr[4] - rr[2]), int(cc[4] - cc[3]))}
+
+    def verify(self, A):
+        """Check the decomposition against ``A`` on the host (numpy, scipy.sparse.csgraph):
+        ``p``, ``q`` are permutations, the matching lies on the diagonal of each part,
+        ``A[p][:, q]`` is block upper triangular, the horizontal and vertical parts are the
+        vertices reachable by alternating paths from the unmatched columns and rows, and every
+        square block is irreducible (strongly connected); raises
+        :class:`~pyclmatch.errors.VerificationError` otherwise."""
+        verify_decomposition(as_bipartite(A), self)
+        self.verified = True
+        return True
+
+    def summary(self):
+        sizes = self.coarse_sizes()
+        sq = self.square_blocks
+        return {"rows": int(self.shape[0]), "cols": int(self.shape[1]),
+                "structural_rank": self.structural_rank, "coarse": sizes,
+                "blocks": self.nblocks, "square_blocks": len(sq),
+                "largest_square_block": max((b[1] - b[0] for b in sq), default=0),
+                "verified": self.verified, "device": self.device,
+                "algorithm": self.algorithm, "timings": dict(self.timings),
+                "counters": dict(self.counters)}
+
+
+class BlockTriangularForm(tuple):
+    """``(p, q, blocks)`` of :func:`block_triangular_form`, with the decomposition it came
+    from as ``.decomposition``."""
+
+    def __new__(cls, p, q, blocks, decomposition):
+        self = super().__new__(cls, (p, q, blocks))
+        self.decomposition = decomposition
+        return self
+
+    p = property(lambda self: self[0])
+    q = property(lambda self: self[1])
+    blocks = property(lambda self: self[2])
+
+
+# --------------------------------------------------------------------------- device driver
+class _DeviceDM:
+    """The kernels of ``dmperm.cl.mako`` on one device graph with its maximum matching."""
+
+    def __init__(self, handle, dg, sched):
+        self.handle, self.dg, self.sched = handle, dg, sched
+        self.values = dict(dg.type_values, mode="ct")
+        self.wg = handle.default_work_group_size()
+        self.batch_max = 8 if handle.is_cpu else 32
+        self.nr, self.nc = dg.graph.shape
+
+    def k(self, name):
+        return self.handle.kernel(TEMPLATE, name, **self.values)
+
+    def grid(self, n):
+        return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
+
+    def launch(self, phase, name, n, *args):
+        self.sched.launch(phase, self.k(name), self.grid(n), self.wg, *args)
+
+    def empty(self, n, dtype):
+        return cla.empty(self.handle.queue, max(int(n), 1), dtype, allocator=self.handle.pool)
+
+    def until_stable(self, phase, flags, host, step, what):
+        """Repeat ``step()`` (one pass) in growing batches until a batch leaves ``flags[0]``
+        zero; returns the passes run (raises rather than loop past ``nc + 2`` passes)."""
+        batch, passes = 1, 0
+        while True:
+            self.sched.fill(phase, flags[:1], 0)
+            for _ in range(batch):
+                step()
+            passes += batch
+            self.sched.read(phase, host, flags.data)
+            if host[0] == 0:
+                return passes
+            if passes > self.nc + 2 + batch:
+                raise IterationLimitError(f"dulmage_mendelsohn: {what} ran past {passes} "
+                                          f"passes on {self.handle.label}; stopped instead "
+                                          f"of hanging (please report this graph)")
+            batch = min(2 * batch, self.batch_max)
+
+    def reach(self, rmatch, cmatch, side):
+        """The alternating BFS from the unmatched columns (``side="cols"``) or rows
+        (``"rows"``: the same kernels on the transposed lists) of the maximum matching, as the
+        certificate's BFS (:data:`~pyclmatch.bipartite.api.CERTIFICATE_VARIANT`): returns its
+        level array over that side (>= L0: reached, and the BFS level)."""
+        g = self.dg if side == "cols" else TransposedBipartite(self.dg)
+        bfs = AugmentingPathMatcher(self.handle, g, driver="apfb", wr=True, mode="ct")
+        bfs.prepare()
+        levels, stats = (bfs.run(rmatch, cmatch, self.sched) if side == "cols"
+                         else bfs.run(cmatch, rmatch, self.sched))
+        if stats["phases"]:
+            raise VerificationError("an augmenting path was found: the matching was not "
+                                    "maximum")
+        self.sched.counters[f"bfs_levels_{side}"] = stats["bfs_levels"]
+        return levels
+
+    def coarse(self, rmatch, cmatch, bfs_c, bfs_r, flags):
+        nc = self.nc
+        self.part = self.empty(nc, np.uint8)
+        self.comp = self.empty(nc, self.dg.idt)
+        self.group = self.empty(nc, self.dg.idt)
+        self.stats = self.empty(5, np.int32)
+        self.sched.fill("coarse", self.stats, 0)
+        self.sched.fill("coarse", flags, 0)
+        self.launch("coarse", "coarse_parts", nc, np.int32(nc), cmatch.data, bfs_c.data,
+                    bfs_r.data, self.part.data, self.comp.data, self.group.data, flags.data,
+                    self.stats.data)
+
+    def scc(self, rmatch, cmatch, flags, host):
+        """Strongly connected components of the square part (``comp``: root column id)."""
+        nc, dg, sched = np.int32(self.nc), self.dg, self.sched
+        cp, ci, rp, ri = dg.col_ptr.data, dg.col_ind.data, dg.row_ptr.data, dg.row_ind.data
+        color = self.empty(self.nc, dg.idt)
+        mark = self.empty(self.nc, np.uint8)
+        comp, group = self.comp.data, self.group.data
+        rounds = trim_passes = color_passes = back_passes = 0
+        while True:
+            rounds += 1
+            if rounds > self.nc + 1:
+                raise IterationLimitError("dulmage_mendelsohn: SCC rounds ran past the "
+                                          "number of columns; stopped instead of hanging")
+            trim_passes += self.until_stable(
+                "scc", flags, host, lambda: self.launch(
+                    "scc", "scc_trim", nc, nc, cp, ci, rp, ri, rmatch.data, cmatch.data,
+                    comp, group, flags.data), "trimming")
+            sched.fill("scc", flags, 0)
+            self.launch("scc", "scc_color_init", nc, nc, comp, color.data, flags.data)
+            color_passes += self.until_stable(
+                "scc", flags, host, lambda: self.launch(
+                    "scc", "scc_color", nc, nc, cp, ci, rmatch.data, comp, group,
+                    color.data, flags.data), "coloring")
+            if host[1] == 0:          # nothing left unassigned
+                break
+            self.launch("scc", "scc_roots", nc, nc, comp, color.data, mark.data)
+            back_passes += self.until_stable(
+                "scc", flags, host, lambda: self.launch(
+                    "scc", "scc_back", nc, nc, rp, ri, cmatch.data, comp, color.data,
+                    mark.data, flags.data), "backward propagation")
+            self.launch("scc", "scc_assign", nc, nc, comp, group, color.data, mark.data)
+        sched.counters.update(scc_rounds=rounds, trim_passes=trim_passes,
+                              color_passes=color_passes, backward_passes=back_passes)
+
+    def order(self, rmatch, cmatch, flags, host):
+        """Levels of the condensation, then the column order ``q`` (a stable radix sort of
+        the keys (coarse set, level, component)), the row order ``p`` and the fine block
+        starts; returns ``(p, q, starts, nstarts, counts)`` (device arrays, host counts)."""
+        nc, nr, dg, sched, h = self.nc, self.nr, self.dg, self.sched, self.handle
+        lev = self.empty(nc, np.int32)
+        sched.fill("order", lev, 0)
+        passes = self.until_stable("order", flags, host, lambda: self.launch(
+            "order", "block_levels", nc, np.int32(nc), dg.col_ptr.data, dg.col_ind.data,
+            rmatch.data, self.comp.data, lev.data, flags.data, self.stats.data),
+            "block levels")
+        st = sched.read("order", np.zeros(5, np.int32), self.stats.data)
+        counts, levels = st[:4].astype(np.int64), int(st[4]) + 1
+        sched.counters.update(level_passes=passes, block_levels=levels)
+        keys = self.empty(nc, np.uint64)
+        ids = self.empty(nc, np.int32)
+        self.launch("order", "column_keys", nc, np.int32(nc), self.part.data, self.comp.data,
+                    lev.data, np.int64(levels), keys.data, ids.data)
+        bits = max(1, int(4 * levels * nc).bit_length())
+        (_, q), evt = _radix_sort(h)(keys[:nc], ids[:nc], key_bits=bits, queue=h.queue,
+                                   allocator=h.pool)
+        sched.record("order", evt)
+        card = int(counts[1] + counts[2] + counts[3])
+        first = int(counts[0])
+        p = self.empty(nr, np.int32)
+        self.launch("order", "mate_rows", card, np.int32(card), np.int32(first), q.data,
+                    cmatch.data, p.data)
+        total = self.empty(2, np.int32)
+        sched.fill("order", total, 0)
+        if nr > card:
+            rflags = self.empty(nr, np.uint8)
+            self.launch("order", "unmatched", nr, np.int32(nr), rmatch.data, rflags.data)
+            r0 = self.empty(nr, np.int32)
+            sched.record("order", h.flatnonzero(rflags[:nr], r0, total, 0))
+            sched.record("order", cl.enqueue_copy(h.queue, p.data, r0.data,
+                                                  byte_count=4 * (nr - card),
+                                                  dst_offset=4 * card))
+        n2 = int(counts[2])
+        starts = self.empty(n2, np.int32)
+        if n2:
+            sflags = self.empty(n2, np.uint8)
+            self.launch("order", "block_starts", n2, np.int32(n2),
+                        np.int32(first + counts[1]), q.data, self.comp.data, sflags.data)
+            sched.record("order", h.flatnonzero(sflags[:n2], starts, total, 1))
+        tot = sched.read("order", np.zeros(2, np.int32), total.data)
+        return p, q, starts, int(tot[1]), counts
+
+    def verify(self, rmatch, cmatch, bfs_c, bfs_r, p, q, starts, nstarts, rr, cc, bad):
+        """The device certificate of the answer: permutations, matched diagonal, block upper
+        triangular form and the reachability witnesses of the horizontal and vertical
+        parts. Raises :class:`VerificationError` naming what failed."""
+        nr, nc, dg, sched = self.nr, self.nc, self.dg, self.sched
+        i32 = np.int32
+        h = i32(1 if cc[2] > 0 else 0)
+        sched.fill("verify", bad, 0)
+        blk = {}
+        for side, n, perm, lo, hi in (("rows", nr, p, rr[1], rr[2]),
+                                      ("cols", nc, q, cc[2], cc[3])):
+            at, of, seen = (self.empty(n, np.int32) for _ in range(3))
+            sched.fill("verify", seen, 0)
+            self.launch("verify", "position_blocks", n, i32(n), i32(lo), i32(hi), h,
+                        starts.data, i32(nstarts), at.data)
+            self.launch("verify", "scatter_blocks", n, i32(n), perm.data, at.data, of.data,
+                        seen.data, bad.data)
+            blk[side] = of
+        self.launch("verify", "check_upper", nr, i32(nr), dg.row_ptr.data, dg.row_ind.data,
+                    blk["rows"].data, blk["cols"].data, bad.data)
+        card = int(cc[4] - cc[1])
+        self.launch("verify", "check_diagonal", max(nc, nr), i32(nc), i32(nr), i32(cc[1]),
+                    i32(card), p.data, q.data, rmatch.data, cmatch.data, bad.data)
+        self.launch("verify", "check_reach", nc, i32(nc), i32(0), i32(cc[2]), q.data,
+                    bfs_c.data, cmatch.data, dg.row_ptr.data, dg.row_ind.data, bad.data)
+        self.launch("verify", "check_reach", nr, i32(nr), i32(rr[2]), i32(nr), p.data,
+                    bfs_r.data, rmatch.data, dg.col_ptr.data, dg.col_ind.data, bad.data)
+        b = int(sched.read("verify", np.zeros(1, np.int32), bad.data)[0])
+        for bit, text in _BAD_TEXT.items():
+            if b & bit:
+                raise VerificationError(f"Dulmage-Mendelsohn certificate: {text}")
+
+
+def _radix_sort(handle):
+    from pyopencl.algorithm import RadixSort
+    return handle.memoize(("dmperm", "radix sort u64 -> int32"), lambda: RadixSort(
+        handle.context, "__global ulong *keys, __global int *ids", key_expr="keys[i]",
+        sort_arg_names=["keys", "ids"], key_dtype=np.uint64, bits_at_a_time=4))
+
+
+def _boundaries(counts, nr, nc, starts):
+    """``rr``, ``cc``, ``r``, ``s`` from the column sets' sizes and the square part's block
+    starts (relative to its first position), laid out as ``cs_dmperm`` does."""
+    c0, c1, c2, c3 = (int(x) for x in counts)
+    cc = np.array([0, c0, c0 + c1, c0 + c1 + c2, nc], np.int32)
+    rr = np.array([0, c1, c1 + c2, c1 + c2 + c3, nr], np.int32)
+    first = [(0, 0)] if cc[2] > 0 else []                  # the horizontal part
+    first += [(int(rr[1]) + int(x), int(cc[2]) + int(x)) for x in starts]
+    if rr[2] < nr:
+        first.append((int(rr[2]), int(cc[3])))             # the vertical part
+    r = np.array([a for a, _ in first] + [nr], np.int32)
+    s = np.array([b for _, b in first] + [nc], np.int32)
+    return rr, cc, r, s
+
+
+def _trivial(graph, handle, name, t_call):
+    """No edge: every column in C0, every row in R0 (no launch)."""
+    nr, nc = graph.shape
+    counts = np.array([nc, 0, 0, 0])
+    rr, cc, r, s = _boundaries(counts, nr, nc, np.zeros(0, np.int32))
+    return DMDecomposition(np.arange(nr, dtype=np.int32), np.arange(nc, dtype=np.int32), r, s,
+                           rr, cc, 0, (nr, nc), np.full(nr, -1, np.int32),
+                           np.full(nc, -1, np.int32), handle.label, name,
+                           {"total": time.perf_counter() - t_call}, {})
+
+
+def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", verify=True,
+                       progress=None, **params):
+    """Dulmage-Mendelsohn decomposition of the pattern of ``A`` on an OpenCL device.
+
+    Parameters
+    ----------
+    A : scipy.sparse matrix/array, dense array-like, or ``(rows, cols)`` edge arrays
+        Any shape; the pattern is what counts (explicit zeros are entries, as in scipy).
+    device : see :func:`pyclmatch.get_device`.
+    algorithm, init, params : the maximum matching's (:func:`pyclmatch.maximum_matching`).
+    verify : True, "device", "host" or False
+        ``True`` (= ``"device"``): the matching's König certificate and the decomposition's
+        certificate are checked by device kernels independent of the algorithm (``p`` and
+        ``q`` are permutations, the matched entries lie on the diagonal of each part, no entry
+        below the block diagonal, every vertex of the horizontal and vertical parts reached by
+        an alternating path from an unmatched one with a BFS-level witness); the
+        irreducibility of the square blocks is not re-proved there. ``"host"`` checks all of
+        it, irreducibility included, with numpy and scipy.sparse.csgraph
+        (:meth:`DMDecomposition.verify`). ``False``: no check.
+
+    Returns
+    -------
+    DMDecomposition
+        ``p``, ``q`` (``A[p][:, q]`` block upper triangular), ``r``, ``s`` (fine block
+        boundaries), ``rr``, ``cc`` (coarse boundaries, five each), ``structural_rank``,
+        the matching, ``timings`` (seconds: ``total`` = the whole call; upload, build, init,
+        augment, coarse (the BFS from the unmatched rows and the coarse sets), scc, order
+        (levels of the condensation, the sort of the columns), verify, download, and
+        ``kernel:<phase>`` device times) and ``counters`` (SCC rounds and passes, block
+        levels, launches, read-backs).
+    """
+    from .api import _fits, _resolve, match_on_device, finish_result
+    t_call = time.perf_counter()
+    if verify not in (True, False, "device", "host"):
+        raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
+    handle = get_device(device)
+    graph = as_bipartite(A, shape=params.pop("shape", None),
+                         fits=functools.partial(_fits, handle))
+    name, factory, params, _ = _resolve(handle, graph, algorithm, init, params)
+    nr, nc = graph.shape
+    if graph.nnz == 0:
+        res = _trivial(graph, handle, name, t_call)
+        res.verified = bool(verify)
+        return res
+    sched = Scheduler(handle, progress=progress, label=f"dulmage_mendelsohn[{name}]")
+    m = match_on_device(handle, graph, name, factory, init, params, sched, need_csr=True)
+    on_device = verify is True or verify == "device"
+    if on_device:
+        with sched.step("verify"):
+            m.cert.verify(m.rmatch, m.cmatch, sched)
+    dm = _DeviceDM(handle, m.dg, sched)
+    flags = cla.empty(handle.queue, 2, np.int32, allocator=handle.pool)
+    host = np.zeros(2, np.int32)
+    with sched.step("build"):
+        for kn in ("coarse_parts", "scc_trim", "scc_color_init", "scc_color", "scc_roots",
+                   "scc_back", "scc_assign", "block_levels", "column_keys", "mate_rows",
+                   "unmatched", "block_starts"):
+            dm.k(kn)
+        _radix_sort(handle)
+    with sched.step("coarse"):
+        # the matching's last BFS holds levels only in the augmenting-path family; the other
+        # families' reached flags give no witness, so the BFS is run again for them
+        bfs_c = m.bfs_array if name in AUGMENTING_VARIANTS else dm.reach(m.rmatch, m.cmatch,
+                                                                         "cols")
+        bfs_r = dm.reach(m.rmatch, m.cmatch, "rows")
+        dm.coarse(m.rmatch, m.cmatch, bfs_c, bfs_r, flags)
+    with sched.step("scc"):
+        dm.scc(m.rmatch, m.cmatch, flags, host)
+    with sched.step("order"):
+        sched.fill("order", flags, 0)
+        p, q, starts, nstarts, counts = dm.order(m.rmatch, m.cmatch, flags, host)
+    rr, cc, _, _ = _boundaries(counts, nr, nc, np.zeros(0, np.int32))
+    if on_device:
+        with sched.step("verify"):
+            dm.verify(m.rmatch, m.cmatch, bfs_c, bfs_r, p, q, starts, nstarts, rr, cc,
+                      flags)
+    with sched.step("download"):
+        hp = handle.download(p[:nr]) if nr else np.zeros(0, np.int32)
+        hq = handle.download(q[:nc]) if nc else np.zeros(0, np.int32)
+        hs = handle.download(starts[:nstarts]) if nstarts else np.zeros(0, np.int32)
+        rm = handle.download(m.rmatch[:nr], np.int32)
+        cm = handle.download(m.cmatch[:nc], np.int32)
+    rr, cc, r, s = _boundaries(counts, nr, nc, hs)
+    res = DMDecomposition(hp.astype(np.int32, copy=False), hq.astype(np.int32, copy=False),
+                          r, s, rr, cc, int(cc[4] - cc[1]), (nr, nc), rm, cm, handle.label,
+                          name)
+    return finish_result(res, graph, verify, sched, t_call, m.stats)
+
+
+def block_triangular_form(A, **kwargs):
+    """Block upper triangular form of a square matrix: ``(p, q, blocks)`` with ``A[p][:, q]``
+    block upper triangular, its diagonal blocks ``blocks[k]:blocks[k+1]`` (rows and columns)
+    irreducible, and a zero-free diagonal when ``A`` is structurally nonsingular (the fine
+    decomposition of :func:`dulmage_mendelsohn`; keyword arguments go there).
+
+    A structurally singular ``A`` raises :class:`~pyclmatch.InputError` naming its structural
+    rank (its horizontal and vertical parts are not square; use :func:`dulmage_mendelsohn`).
+    The result also carries the whole decomposition as ``.decomposition``.
+    """
+    graph = as_bipartite(A, shape=kwargs.pop("shape", None))
+    nr, nc = graph.shape
+    if nr != nc:
+        raise InputError(f"block_triangular_form needs a square matrix, got {nr} x {nc}; use "
+                         f"dulmage_mendelsohn for rectangular ones")
+    dm = dulmage_mendelsohn(graph, **kwargs)
+    if dm.structural_rank != nr:
+        raise InputError(f"the matrix is structurally singular (structural rank "
+                         f"{dm.structural_rank} < {nr}): it has no block triangular form with "
+                         f"square blocks; use dulmage_mendelsohn for its coarse decomposition")
+    return BlockTriangularForm(dm.p, dm.q, dm.r, dm)
+
+
+def structural_rank(graph, **kwargs):
+    """Structural rank of a sparse matrix: the size of a maximum matching of its pattern, as
+    ``scipy.sparse.csgraph.structural_rank`` (keyword arguments go to
+    :func:`pyclmatch.maximum_matching`, e.g. ``device=``)."""
+    from .api import maximum_matching
+    return int(maximum_matching(graph, **kwargs).cardinality)
+
+
+# --------------------------------------------------------------------------- host certificate
+def verify_decomposition(graph, dm):
+    """Host check of a :class:`DMDecomposition` (see :meth:`DMDecomposition.verify`)."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+    nr, nc = graph.shape
+    p, q, r, s, rr, cc = (np.asarray(x, np.int64) for x in (dm.p, dm.q, dm.r, dm.s, dm.rr,
+                                                            dm.cc))
+    fail = VerificationError
+    if p.shape != (nr,) or q.shape != (nc,) or not np.array_equal(np.sort(p), np.arange(nr)) \
+            or not np.array_equal(np.sort(q), np.arange(nc)):
+        raise fail("p or q is not a permutation")
+    if rr.size != 5 or cc.size != 5 or rr[0] or cc[0] or rr[4] != nr or cc[4] != nc \
+            or np.any(np.diff(rr) < 0) or np.any(np.diff(cc) < 0):
+        raise fail("rr and cc must be five non-decreasing boundaries from 0 to the shape")
+    if rr[1] != cc[2] - cc[1] or rr[2] - rr[1] != cc[3] - cc[2] or rr[3] - rr[2] != cc[4] - cc[3]:
+        raise fail("the coarse parts' matched sets differ in size")
+    if r.size != s.size or r[0] or s[0] or r[-1] != nr or s[-1] != nc \
+            or np.any(np.diff(r) < 0) or np.any(np.diff(s) < 0):
+        raise fail("r and s must be boundaries from 0 to the shape")
+    C = graph.csr[p][:, q].tocoo()
+    # matched diagonal: position rr0 + t <-> cc1 + t
+    card = int(cc[4] - cc[1])
+    diag = sp.csr_matrix(C)[np.arange(card), cc[1] + np.arange(card)]
+    if card and not np.all(np.asarray(diag).ravel() != 0):
+        raise fail("a diagonal entry of the matched parts is missing")
+    if dm.structural_rank != card:
+        raise fail(f"structural rank {dm.structural_rank} but {card} matched columns")
+    rb = np.repeat(np.arange(r.size - 1), np.diff(r))
+    cb = np.repeat(np.arange(s.size - 1), np.diff(s))
+    if C.nnz and np.any(rb[C.row] > cb[C.col]):
+        raise fail("an entry lies below the block diagonal")
+    Cr = sp.csr_matrix(C)
+    h = _reach(sp.csr_matrix(C.T), int(cc[1]), card, 0)      # columns from C0, over C's columns
+    if not np.array_equal(h, np.arange(cc[2])):
+        raise fail("the horizontal part is not the set of columns reachable from the "
+                   "unmatched columns")
+    v = _reach(Cr, int(rr[3]), card, int(cc[1]), unmatched_last=True)
+    if not np.array_equal(v, np.arange(rr[2], nr)):
+        raise fail("the vertical part is not the set of rows reachable from the unmatched "
+                   "rows")
+    # irreducible square blocks
+    first = 1 if cc[2] > 0 else 0
+    last = r.size - 1 - (1 if rr[2] < nr else 0)
+    n2 = int(cc[3] - cc[2])
+    if n2:
+        S = sp.csr_matrix(C)[rr[1]:rr[2]][:, cc[2]:cc[3]].tocoo()
+        sb = rb[rr[1] + S.row]
+        inner = sb == cb[cc[2] + S.col]
+        G = sp.csr_matrix((np.ones(int(inner.sum()), np.int8), (S.row[inner], S.col[inner])),
+                          shape=(n2, n2))
+        nb, lab = connected_components(G, directed=True, connection="strong")
+        if nb != last - first:
+            raise fail(f"the square part has {nb} irreducible blocks but {last - first} are "
+                       f"given")
+        own = rb[rr[1]:rr[2]]
+        if np.any(np.diff(lab)[np.diff(own) == 0] != 0):
+            raise fail("a square block is not irreducible")
+    return True
+
+
+def _reach(M, k0, card, shift, unmatched_last=False):
+    """Alternating reachability on the host (scipy BFS): the vertices (rows of ``M``, a
+    permuted matrix or its transpose) reachable from the unmatched ones (positions ``< k0``,
+    or ``>= k0`` with ``unmatched_last``) through an entry ``(v, j)`` and the vertex matched to
+    ``j``, which sits at position ``j - shift`` when ``0 <= j - shift < card`` (+ ``k0`` when the
+    unmatched come first)."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import breadth_first_order
+    n = M.shape[0]
+    src = np.repeat(np.arange(n), np.diff(M.indptr))
+    t = M.indices.astype(np.int64) - shift
+    keep = (t >= 0) & (t < card)
+    dst = t[keep] + (0 if unmatched_last else k0)
+    roots = np.arange(k0, n) if unmatched_last else np.arange(k0)
+    G = sp.csr_matrix((np.ones(int(keep.sum()) + roots.size, np.int8),
+                       (np.concatenate([src[keep], np.full(roots.size, n)]),
+                        np.concatenate([dst, roots]))), shape=(n + 1, n + 1))
+    seen = breadth_first_order(G, n, directed=True, return_predecessors=False)
+    got = np.zeros(n + 1, bool)
+    got[seen] = True
+    return np.flatnonzero(got[:n])

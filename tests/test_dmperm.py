@@ -1,0 +1,176 @@
+"""Dulmage-Mendelsohn decomposition, block triangular form and structural rank on the device
+against the sequential host reference (tests/dm_reference.py, scipy.sparse.csgraph)."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
+
+import pyclmatch
+from pyclmatch import InputError
+from dm_reference import host_dmperm, canonical
+
+
+def check(A, device, **kw):
+    """Device decomposition, verified on the host too, equal as sets to the reference."""
+    d = pyclmatch.dulmage_mendelsohn(A, device=device, **kw)
+    d.verify(A)
+    ref = host_dmperm(A)
+    assert canonical(d.p, d.q, d.r, d.s, d.rr, d.cc) == canonical(*ref)
+    assert d.structural_rank == int(ref[5][4] - ref[5][1])
+    # the reference layout passes the same host certificate
+    pyclmatch.bipartite.dmperm.verify_decomposition(
+        pyclmatch.engine.graphs.as_bipartite(A),
+        pyclmatch.DMDecomposition(*ref, d.structural_rank, A.shape, d.row_match, d.col_match))
+    B = sp.csr_matrix(A)[d.p][:, d.q].toarray() != 0
+    rb = np.repeat(np.arange(d.nblocks), np.diff(d.r))
+    cb = np.repeat(np.arange(d.nblocks), np.diff(d.s))
+    assert not (B & (rb[:, None] > cb[None, :])).any()      # block upper triangular
+    assert d.timings["total"] > 0
+    return d
+
+
+def test_diagonal(device):
+    d = check(sp.eye(7, format="csr"), device)
+    assert d.nblocks == 7 and list(d.r) == list(range(8)) and d.structural_rank == 7
+    assert list(d.rr) == [0, 0, 7, 7, 7] and list(d.cc) == [0, 0, 0, 7, 7]
+
+
+def test_full(device):
+    d = check(sp.csr_matrix(np.ones((5, 5))), device)
+    assert d.nblocks == 1 and list(d.r) == [0, 5]
+
+
+def test_upper_bidiagonal_blocks_in_order(device):
+    n = 9
+    A = sp.csr_matrix(np.eye(n) + np.eye(n, k=1))
+    d = check(A, device)
+    assert d.nblocks == n
+    assert list(d.p) == list(range(n)) and list(d.q) == list(range(n))
+
+
+def test_lower_bidiagonal_reversed(device):
+    n = 8
+    d = check(sp.csr_matrix(np.eye(n) + np.eye(n, k=-1)), device)
+    assert list(d.q) == list(range(n))[::-1]
+
+
+def test_cycle_and_tail(device):
+    # 0 -> 1 -> 2 -> 0 a cycle, 3 hangs below: blocks {0,1,2} before {3}
+    A = np.eye(4)
+    A[0, 1] = A[1, 2] = A[2, 0] = A[2, 3] = 1
+    d = check(sp.csr_matrix(A), device)
+    assert d.nblocks == 2 and set(d.q[:3]) == {0, 1, 2} and d.q[3] == 3
+
+
+def test_rectangular_and_singular(device):
+    # horizontal part: row 0 over columns 0, 1; square part: (1, 2); vertical part: rows 2, 3
+    # on column 3; entries above the parts (0, 2), (1, 3) are allowed
+    A = np.zeros((4, 4))
+    A[0, 0] = A[0, 1] = A[0, 2] = 1
+    A[1, 2] = A[1, 3] = 1
+    A[2, 3] = A[3, 3] = 1
+    d = check(sp.csr_matrix(A), device)
+    sizes = d.coarse_sizes()
+    assert sizes["horizontal"][1] > sizes["horizontal"][0]
+    assert sizes == {"horizontal": (1, 2), "square": (1, 1), "vertical": (2, 1)}
+    assert d.structural_rank == 3 and d.nblocks == 3
+    assert set(d.q[:2]) == {0, 1} and d.q[2] == 2 and d.p[1] == 1
+
+
+def test_empty_rows_and_columns(device):
+    A = sp.csr_matrix(np.array([[0, 0, 0, 0], [1, 1, 0, 0], [0, 0, 0, 0], [0, 1, 0, 1.]]))
+    d = check(A, device)
+    assert d.structural_rank == 2
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (3, 0), (3, 4)])
+def test_no_entries(device, shape):
+    d = pyclmatch.dulmage_mendelsohn(sp.csr_matrix(shape), device=device)
+    d.verify(sp.csr_matrix(shape))
+    assert d.structural_rank == 0 and d.rr[4] == shape[0] and d.cc[4] == shape[1]
+
+
+def test_generators_and_files(device):
+    from pyclmatch import generators
+    for A in (generators.grid(16), generators.kron(8), generators.delaunay(7),
+              generators.uniform(300, 2, seed=3)):
+        check(A, device)
+    A = pyclmatch.read_graph("examples/data/rajat01.mtx.gz")
+    check(A, device)
+
+
+@pytest.mark.parametrize("algorithm", ["apfb-gpubfs-wr-mt", "gpr", "ppf"])
+def test_every_matching_family(device, algorithm):
+    A = sp.random(60, 50, 0.04, random_state=7, format="csr")
+    check(A, device, algorithm=algorithm, verify="host")
+
+
+@st.composite
+def sparse_patterns(draw):
+    m = draw(st.integers(1, 40))
+    n = draw(st.integers(1, 40))
+    k = draw(st.integers(0, 3 * max(m, n)))
+    rows = draw(st.lists(st.integers(0, m - 1), min_size=k, max_size=k))
+    cols = draw(st.lists(st.integers(0, n - 1), min_size=k, max_size=k))
+    diag = draw(st.booleans())
+    if diag:     # a structurally nonsingular part makes blocks likely
+        d = min(m, n)
+        rows += list(range(d))
+        cols += list(range(d))
+    return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(m, n))
+
+
+@settings(max_examples=25, deadline=None)
+@given(sparse_patterns())
+def test_random_against_reference(device, A):
+    check(A, device)
+
+
+def test_input_forms_and_bad_input(device):
+    A = sp.random(20, 20, 0.1, random_state=3, format="coo")
+    d1 = pyclmatch.dulmage_mendelsohn(A, device=device)
+    d2 = pyclmatch.dulmage_mendelsohn(A.tocsc(), device=device)
+    assert canonical(d1.p, d1.q, d1.r, d1.s, d1.rr, d1.cc) == \
+        canonical(d2.p, d2.q, d2.r, d2.s, d2.rr, d2.cc)
+    with pytest.raises(InputError, match="NaN"):
+        pyclmatch.dulmage_mendelsohn(np.array([[1, np.nan], [0, 1]]), device=device)
+    with pytest.raises(InputError, match="2-D"):
+        pyclmatch.dulmage_mendelsohn(np.ones(3), device=device)
+    with pytest.raises(InputError, match="negative"):
+        pyclmatch.dulmage_mendelsohn((np.array([0, -1]), np.array([0, 1])), device=device)
+    with pytest.raises(InputError, match="verify"):
+        pyclmatch.dulmage_mendelsohn(sp.eye(3), verify="maybe", device=device)
+    with pytest.raises(InputError, match="unknown algorithm"):
+        pyclmatch.dulmage_mendelsohn(sp.eye(3), algorithm="nope", device=device)
+    with pytest.raises(InputError, match="square"):
+        pyclmatch.block_triangular_form(sp.random(3, 4, 0.5), device=device)
+    with pytest.raises(InputError, match="structurally singular"):
+        pyclmatch.block_triangular_form(sp.csr_matrix(np.array([[1, 1], [0, 0]])),
+                                        device=device)
+
+
+def test_host_certificate_rejects_wrong_answers(device):
+    A = sp.csr_matrix(np.eye(4) + np.eye(4, k=1))
+    d = pyclmatch.dulmage_mendelsohn(A, device=device)
+    import copy
+    bad = copy.deepcopy(d)
+    bad.q = bad.q[::-1].copy()
+    bad.p = bad.p[::-1].copy()
+    with pytest.raises(pyclmatch.VerificationError, match="below the block diagonal"):
+        bad.verify(A)
+    bad = copy.deepcopy(d)
+    bad.r = np.array([0, 2, 4], np.int32)
+    bad.s = np.array([0, 2, 4], np.int32)
+    with pytest.raises(pyclmatch.VerificationError, match="irreducible"):
+        bad.verify(A)
+
+
+def test_block_triangular_form_and_structural_rank(device):
+    A = sp.csr_matrix(np.eye(6) + np.eye(6, k=2))
+    p, q, blocks = pyclmatch.block_triangular_form(A, device=device)
+    assert blocks[0] == 0 and blocks[-1] == 6 and len(blocks) == 7
+    B = A[p][:, q].toarray()
+    assert np.all(np.diag(B) != 0) and not np.tril(B, -1).any()
+    from scipy.sparse.csgraph import structural_rank as scipy_rank
+    for M in (A, sp.random(30, 20, 0.08, random_state=1, format="csr"), sp.csr_matrix((3, 5))):
+        assert pyclmatch.structural_rank(M, device=device) == scipy_rank(sp.csr_matrix(M))
