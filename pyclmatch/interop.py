@@ -8,8 +8,8 @@ Inputs (:func:`foreign_graph`, called by the input path of every family):
   (:class:`NetworkxAdjacency`: several times faster than ``networkx.to_scipy_sparse_array``);
   weights from an edge attribute (1 where missing), parallel edges of a multigraph summed, a
   self-loop stored once on the diagonal (networkx's and scipy's convention);
-* an ``igraph.Graph``: its edge list, weights from an edge attribute, vertex ``name``\\ s as the
-  node labels where the graph has them;
+* an ``igraph.Graph``: its edge list, weights from an edge attribute, the vertex attribute
+  ``name`` (or ``_nx_name``) as the node labels where the graph has one;
 * a ``pandas.DataFrame`` edge list: columns ``source``, ``target`` and optionally ``weight``;
   for the undirected families each row is an undirected edge and a pair given again (in either
   direction) keeps the weight of its last row, as ``networkx.from_pandas_edgelist`` builds a
@@ -214,14 +214,16 @@ def igraph_csr(g, weight="weight"):
     """:data:`ForeignGraph` of an ``igraph.Graph``: the (symmetric, unless directed) adjacency
     with multi-edges summed and a self-loop stored once on the diagonal, weights from the edge
     attribute ``weight`` (1 where the graph has no such attribute), node labels from the
-    vertex attribute ``name`` where present."""
+    vertex attribute ``name`` (or ``_nx_name``, set by ``igraph.Graph.from_networkx``)
+    where present."""
     n = g.vcount()
     el = np.asarray(g.get_edgelist(), np.int64).reshape(-1, 2)
     if weight is not None and weight in g.es.attributes():
         w = _numeric(g.es[weight], f"edge attribute {weight!r}")
     else:
         w = np.ones(el.shape[0], np.float64)
-    nodes = g.vs["name"] if "name" in g.vs.attributes() else None
+    names = [a for a in ("name", "_nx_name") if a in g.vs.attributes()]
+    nodes = list(g.vs[names[0]]) if names else None
     directed = bool(g.is_directed())
     return ForeignGraph(_edges_csr(el[:, 0], el[:, 1], w, n, directed, sum_repeats=True),
                         nodes, directed)
@@ -282,7 +284,7 @@ def dataframe_csr(df, source="source", target="target", weight="weight"):
         w = np.ones(m, np.float64)
     codes = codes.astype(np.int64)
     A = _edges_csr(codes[:m], codes[m:], w, len(labels), False, sum_repeats=False)
-    return ForeignGraph(A, list(labels), False)
+    return ForeignGraph(A, labels.tolist(), False)
 
 
 def _columns(df, source, target):

@@ -702,3 +702,23 @@ def on_start_tests(items) -> None:
             name = item.nodeid.split("::", 1)[-1].split("[", 1)[0]
             if path.endswith(suffix) and name == test:
                 item.add_marker(pytest.mark.xfail(reason=reason, strict=False))
+
+
+#: networkx's test modules of the implemented functions (run with the backend by .ci/run:
+#: ``NETWORKX_TEST_BACKEND=pyclmatch NETWORKX_FALLBACK_TO_NX=True python3 -m pytest --pyargs
+#: $(python3 -m pyclmatch.nxbackend --test-modules)``)
+TEST_MODULES = (
+    "networkx.algorithms.bipartite.tests.test_matching",
+    "networkx.algorithms.bipartite.tests.test_covering",
+    "networkx.algorithms.community.tests.test_louvain",
+    "networkx.algorithms.community.tests.test_quality",
+    "networkx.algorithms.tests.test_matching",
+    "networkx.algorithms.approximation.tests.test_matching",
+)
+
+if __name__ == "__main__":      # pragma: no cover
+    import sys
+    if sys.argv[1:] == ["--test-modules"]:
+        print(" ".join(TEST_MODULES))
+    else:
+        sys.exit("usage: python3 -m pyclmatch.nxbackend --test-modules")

@@ -99,11 +99,21 @@ def as_bipartite(A, shape=None):
     """Validate ``A`` and return a :class:`BipartiteGraph`.
 
     ``A`` may be a scipy.sparse matrix/array (any format; its pattern is the edge set, explicit
-    zeros included), a dense 2-D array-like (nonzeros are edges), or edge arrays ``(rows, cols)``
-    with ``shape`` (default: one more than the largest id on each side).
+    zeros included), a dense 2-D array-like (nonzeros are edges), edge arrays ``(rows, cols)``
+    with ``shape`` (default: one more than the largest id on each side), or a pandas
+    DataFrame with integer columns ``source`` (row ids) and ``target`` (column ids).
     """
     if isinstance(A, BipartiteGraph):
         return A
+    from ..interop import bipartite_edges, is_backend_graph, is_igraph, is_networkx
+    if is_networkx(A) or is_igraph(A) or is_backend_graph(A):
+        raise InputError(f"maximum_matching takes the biadjacency matrix (rows = one side, "
+                         f"columns = the other), not a {type(A).__name__}; for a networkx "
+                         f"graph call networkx.bipartite.maximum_matching(G, "
+                         f"backend='pyclmatch'), or build the matrix with "
+                         f"networkx.bipartite.biadjacency_matrix / igraph's "
+                         f"get_biadjacency")
+    A = bipartite_edges(A)
     if isinstance(A, tuple) and len(A) in (2, 3) and not sp.issparse(A[0]) \
             and np.ndim(A[0]) == 1:
         rows = _check_int_array("rows", A[0])

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from ..engine.devices import PinnedStaging
 from ..engine.intake import canonical_copy, compressed_parts
 from ..errors import InputError
+from ..interop import foreign_graph
 
 INDEX_MAX = np.iinfo(np.int32).max
 
@@ -188,16 +189,14 @@ def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="w
     See :func:`as_weighted_graph` for the accepted inputs and options."""
     if isinstance(G, WeightedGraph):
         return G
-    if _is_networkx(G):
-        import networkx as nx
-        if G.is_directed() and not symmetrize:
-            raise InputError("the networkx graph is directed; pass symmetrize=True to use the "
-                             "heavier of the two directions, or convert it with to_undirected()")
-        nodes = list(G.nodes())
-        # (an undirected graph's array holds each edge in both directions already)
-        A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=weight, dtype=np.float64,
-                                     format="csr")
-        return SparseInput(A, nodes, symmetrize or G.is_directed(), drop_invalid)
+    fg = foreign_graph(G, weight)
+    if fg is not None:     # networkx, igraph, pandas edge list, networkx-backend graph
+        if fg.directed and not symmetrize:
+            raise InputError(f"the {type(G).__name__} graph is directed; pass symmetrize=True "
+                             f"to use the heavier of the two directions, or make it "
+                             f"undirected first")
+        # (an undirected graph's matrix holds each edge in both directions already)
+        return SparseInput(fg.csr, fg.nodes, fg.directed, drop_invalid)
     if isinstance(G, tuple) and len(G) in (3, 4) and not sp.issparse(G[0]) \
             and np.ndim(G[0]) == 1:
         if len(G) == 4:
@@ -237,11 +236,6 @@ def as_weighted_graph(G, *, n=None, symmetrize=False, drop_invalid=False, weight
     """
     g = weighted_input(G, n=n, symmetrize=symmetrize, drop_invalid=drop_invalid, weight=weight)
     return g.host_graph() if isinstance(g, SparseInput) else g
-
-
-def _is_networkx(G):
-    mod = type(G).__module__ or ""
-    return mod.startswith("networkx")
 
 
 def _ids(name, a):
