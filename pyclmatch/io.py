@@ -65,8 +65,10 @@ def read_graph(path, *, format=None, symmetrize=False, return_labels=False):
         Return ``(A, labels)``.  ``labels[i]`` is the original label of vertex ``i`` for edge lists
         with non-integer vertex names, ``None`` otherwise.
 
-    Formats
-    -------
+    Notes
+    -----
+    The formats:
+
     * Matrix Market (coordinate or array; real, integer, pattern, complex; general, symmetric,
       skew-symmetric, hermitian) via :func:`scipy.io.mmread`; symmetric files come back full,
       pattern files get ``int8`` ones.  Explicit zeros are kept as entries.
