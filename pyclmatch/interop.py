@@ -143,6 +143,8 @@ class NetworkxAdjacency:
             it = (sum(map(get, kd.values())) for kd in self._datadicts())
         elif weight is None:
             return np.ones(nnz, np.int8)
+        elif not any(map(len, self._datadicts())):   # no edge has any attribute (one C pass)
+            return np.full(nnz, default, np.float64)
         else:
             it = map(methodcaller("get", weight, default), self._datadicts())
         try:

@@ -196,9 +196,24 @@ class PyclGraph:
                                                        count=self.n))
         return lab[np.asarray(idx, np.int64)].tolist()
 
+    @property
+    def ids_are_labels(self) -> bool:
+        """Whether the node labels are the ints 0..n-1 in order (then no look-up is needed)."""
+        def check():
+            nl = self.node_list
+            return [bool(nl == list(range(self.n)))]
+        return self._memo("ids_are_labels", check)[0]
+
     def positions(self, nodes, what: str = "node") -> np.ndarray:
         """Positions (int64) of the labels ``nodes``; NetworkXError for a label not in G."""
         import networkx as nx
+        if self.ids_are_labels and (isinstance(nodes, range) or (
+                isinstance(nodes, np.ndarray) and nodes.dtype.kind in "iu")):
+            pos = np.asarray(nodes, np.int64)
+            if pos.size and (pos.min() < 0 or pos.max() >= self.n):
+                bad = pos[(pos < 0) | (pos >= self.n)][0]
+                raise nx.NetworkXError(f"{what} {int(bad)!r} is not in the graph")
+            return pos
         index = self.index
         try:
             return np.fromiter((index[u] for u in nodes), np.int64)
