@@ -4,7 +4,8 @@ Main entry points: :func:`maximum_matching` (exact bipartite), :func:`maximum_bi
 (drop-in for scipy's), :func:`weighted_matching` (Suitor), :func:`b_matching` (b-Suitor),
 :func:`stable_marriage` (McVitie-Wilson, Gale-Shapley), :func:`louvain` (community detection),
 :func:`read_graph`, :func:`get_device` / :func:`list_devices`; :mod:`pyclmatch.generators`
-for the benchmark graphs.
+for the benchmark graphs; :mod:`pyclmatch.nxbackend` (the networkx backend) and
+:mod:`pyclmatch.interop` (igraph, pandas, results in networkx's and igraph's shapes).
 """
 from .errors import (PyclmatchError, InputError, DeviceError, DeviceMemoryError,
                      KernelBuildError, IterationLimitError, VerificationError)
@@ -15,7 +16,8 @@ from .io import read_graph
 from .weighted import (weighted_matching, b_matching, stable_marriage, prepare_graph,
                        easy_instance, hard_instance, MarriageInstance)
 from .community import louvain, modularity
-from . import generators
+from .interop import matching_dict, matching_edges, community_sets
+from . import generators, interop, nxbackend
 
 __version__ = "0.1.0"
 
@@ -25,4 +27,5 @@ __all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "
            "DeviceMemoryError", "KernelBuildError", "IterationLimitError",
            "VerificationError", "weighted_matching", "b_matching", "stable_marriage",
            "prepare_graph", "easy_instance", "hard_instance", "MarriageInstance", "louvain",
-           "modularity", "generators"]
+           "modularity", "generators", "interop", "nxbackend", "matching_dict",
+           "matching_edges", "community_sets"]

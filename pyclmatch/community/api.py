@@ -25,6 +25,8 @@ paper's method); an iteration that loses modularity is undone; hashed sub-rounds
 bucket on large levels, 4 at or below ``bin_limit`` vertices); a_c in fixed point; giant
 communities (more than 32767 edges) merged by all work-groups together instead of one each.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass, field
 import math
 import time
@@ -32,6 +34,11 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from typing import Any
+
+from numpy.typing import ArrayLike
+
+from .._typing import DeviceSpec, GraphInput, Progress
 from ..engine.devices import get_device
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
@@ -204,7 +211,8 @@ def _check_symmetric_host(A):
                      "graph (symmetrize it, e.g. A + A.T, or pass a networkx Graph)")
 
 
-def modularity(A, membership, resolution=1.0, weight="weight"):
+def modularity(A: GraphInput, membership: ArrayLike, resolution: float = 1.0,
+               weight: str | None = "weight") -> float:
     """Eq. (1) of the input graph for ``membership`` on the host, in float64, with networkx's
     conventions (a diagonal entry is a self-loop of that weight, counted twice in degrees).
     ``A`` is any input :func:`louvain` takes; ``weight`` names the edge attribute (graphs)
@@ -295,10 +303,13 @@ def _stop_rule(threshold):
     return (kind,) + t + ((REL_FLOOR,) if kind == "relative" else ())
 
 
-def louvain(G, *, weight="weight", resolution=1.0, threshold=None, max_level=None, seed=None,
-            deterministic=False, device=None, return_levels=False, verify=True,
-            progress=None, work_group_size=None, move_buckets=None, merge_buckets=None,
-            bin_limit=BIN_LIMIT, subrounds=None, moves="up-down"):
+def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float = 1.0,
+            threshold: Any = None, max_level: int | None = None, seed: int | None = None,
+            deterministic: bool = False, device: DeviceSpec = None,
+            return_levels: bool = False, verify: bool | str = True, progress: Progress = None,
+            work_group_size: int | None = None, move_buckets: Any = None,
+            merge_buckets: Any = None, bin_limit: int = BIN_LIMIT,
+            subrounds: int | None = None, moves: str = "up-down") -> LouvainResult:
     """Louvain community detection on an OpenCL device (Paper III, "Community Detection on
     the GPU", Naim et al.): modularity optimization with per-degree-bucket kernels
     (Algorithms 1-2) and aggregation (Algorithm 3), all on the device.

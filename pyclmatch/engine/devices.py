@@ -13,6 +13,8 @@
 Handles are cached per device: the context, the profiling queue, built programs and memoized
 kernels live on the handle, so nothing is rebuilt for a second call.
 """
+from __future__ import annotations
+
 import glob
 import os
 import subprocess
@@ -21,6 +23,7 @@ import threading
 import numpy as np
 import pyopencl as cl
 
+from .._typing import DeviceSpec
 from ..errors import DeviceError, DeviceMemoryError
 from .programs import build_program
 
@@ -77,7 +80,7 @@ def usable_devices():
     return [(p, d, dev) for p, d, dev in list_devices() if compiler_problem(dev) is None]
 
 
-def list_devices():
+def list_devices() -> list:
     """All OpenCL devices as ``(platform_index, device_index, pyopencl.Device)`` tuples."""
     out = []
     try:
@@ -445,7 +448,7 @@ def _handle_for(dev, context=None, index=None):
         return h
 
 
-def get_device(spec=None):
+def get_device(spec: DeviceSpec = None) -> DeviceHandle:
     """Resolve ``spec`` (see the module docstring) to a cached :class:`DeviceHandle`."""
     if isinstance(spec, DeviceHandle):
         return spec
@@ -507,7 +510,7 @@ def _short_list(devs):
     return "; ".join(f"{p}:{d} {dev.name.strip()} ({_type_name(dev)})" for p, d, dev in devs)
 
 
-def describe_devices():
+def describe_devices() -> list[dict]:
     """One dict per device: the columns of ``pyclmatch devices``."""
     rows = []
     for p, d, dev in list_devices():
