@@ -84,25 +84,50 @@ def capped(fn, cap, post):
     return None, None
 
 
+def _nx_from_symmetric(S, node_attrs=None):
+    """The undirected networkx graph of the symmetric pattern ``S`` (nodes 0..n-1, no
+    self-loops), built straight into networkx's dict-of-dicts (each undirected edge one
+    shared data dict, as ``add_edges_from`` makes it) a few times faster than
+    ``add_edges_from``: setup only, never timed."""
+    S = sp.csr_matrix(S, dtype=np.int64, copy=True)
+    S.setdiag(0)
+    S.eliminate_zeros()
+    S.sort_indices()
+    N = S.shape[0]
+    U = sp.triu(S, k=1).tocsr()
+    m = U.nnz
+    U.data = np.arange(1, m + 1, dtype=np.int64)
+    W = (U + U.T).tocsr()
+    W.sort_indices()
+    dicts = [{} for _ in range(m)]
+    get = dicts.__getitem__
+    ind, ids, ptr = W.indices.tolist(), (W.data - 1).tolist(), W.indptr.tolist()
+    G = nx.Graph()
+    G.add_nodes_from(range(N))
+    if node_attrs is not None:
+        for i, d in enumerate(node_attrs):
+            G._node[i].update(d)
+    adj = G._adj
+    for i in range(N):
+        a, b = ptr[i], ptr[i + 1]
+        if b > a:
+            adj[i] = dict(zip(ind[a:b], map(get, ids[a:b])))
+    return G
+
+
 def nx_graph(A):
     """The undirected networkx graph of the symmetric pattern ``A`` (nodes 0..n-1)."""
-    G = nx.Graph()
-    G.add_nodes_from(range(A.shape[0]))
-    C = sp.triu(A, k=1).tocoo()
-    G.add_edges_from(zip(C.row.tolist(), C.col.tolist()))
-    return G
+    return _nx_from_symmetric(A)
 
 
 def nx_bipartite(A):
-    """``A`` as a bipartite networkx graph: rows 0..n-1, columns n..2n-1 (as
-    ``networkx.bipartite.from_biadjacency_matrix`` numbers them)."""
-    n = A.shape[0]
-    G = nx.Graph()
-    G.add_nodes_from(range(n), bipartite=0)
-    G.add_nodes_from(range(n, n + A.shape[1]), bipartite=1)
-    C = A.tocoo()
-    G.add_edges_from(zip(C.row.tolist(), (C.col + n).tolist()))
-    return G
+    """``A`` as a bipartite networkx graph: rows 0..n-1, columns n..n+n_cols-1 (as
+    ``networkx.bipartite.from_biadjacency_matrix`` numbers them, with its ``bipartite``
+    node attribute)."""
+    n, k = A.shape
+    S = sp.bmat([[None, A], [A.T, None]], format="csr")
+    attrs = [{"bipartite": 0}] * n + [{"bipartite": 1}] * k
+    return _nx_from_symmetric(S, [dict(a) for a in attrs])
 
 
 def membership(parts, n):
