@@ -41,6 +41,9 @@ from pyclmatch import generators
 from pyclmatch import nxbackend as B
 from pyclmatch.community import modularity
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_bipartite import finish_child  # noqa: E402
+
 GRAPHS = {"delaunay-20": lambda: generators.delaunay(20),
           "grid-1024": lambda: generators.grid(1024)}
 SMALL = {"delaunay-14": lambda: generators.delaunay(14),
@@ -75,13 +78,7 @@ def capped(fn, cap, post):
     a, b = ctx.Pipe(duplex=False)
     p = ctx.Process(target=_child, args=(b, lambda: post(fn())))
     p.start()
-    if a.poll(cap):
-        t, out = a.recv()
-        p.join()
-        return t, out
-    p.kill()
-    p.join()
-    return None, None
+    return finish_child((p, a, time.perf_counter()), cap)
 
 
 def _nx_from_symmetric(S, node_attrs=None):
