@@ -14,7 +14,11 @@ OpenCL programs), all from the networkx graph in memory:
 * ``reuse``: the call on a graph converted once (:class:`~pyclmatch.nxbackend.PyclGraph`);
 * ``device``: pyclmatch's own ``timings["total"]`` of one call on the converted graph's CSR;
 * ``networkx``: networkx's own function, once, in a forked process killed after ``--nx-cap``
-  seconds (reported as ``> cap``; the speed-up is then a lower bound).
+  seconds (reported as ``> cap``; the speed-up is then a lower bound). Both networkx calls
+  of a graph start in their own processes as soon as its networkx graphs are built and run
+  (one core each) while pyclmatch's calls are measured, so the run takes about as long as
+  networkx's slowest call per graph; ``--serial-nx`` runs each after pyclmatch's instead
+  (on machines with few cores).
 
 The Louvain rows carry the modularity of both partitions (pyclmatch's host Eq. 1); the
 matching rows both cardinalities (must be equal: both are maximum).
@@ -71,14 +75,40 @@ def _child(conn, fn):
     conn.send((time.perf_counter() - t0, out))
 
 
-def capped(fn, cap, post):
-    """``fn()`` once in a forked process (the graph is shared copy-on-write), killed after
-    ``cap`` seconds: ``(seconds or None, post(result) or None)``."""
+def start_capped(fn, post):
+    """Start ``post(fn())`` in a forked process (the graphs are shared copy-on-write); the
+    job for :func:`bench_bipartite.finish_child`, which waits at most the cap from now."""
     ctx = mp.get_context("fork")
     a, b = ctx.Pipe(duplex=False)
     p = ctx.Process(target=_child, args=(b, lambda: post(fn())))
     p.start()
-    return finish_child((p, a, time.perf_counter()), cap)
+    return p, a, time.perf_counter()
+
+
+def networkx_jobs(A, G, Gb, args):
+    """networkx's own louvain_communities on ``G`` and hopcroft_karp_matching on ``Gb``, each
+    in a child process (``{}`` with --skip-nx)."""
+    if args.skip_nx:
+        return {}
+    n = A.shape[0]
+    jobs = {}
+    if G is not None:
+        jobs["louvain"] = lambda: start_capped(
+            lambda: nx.community.louvain_communities(G, seed=1, backend="networkx"),
+            lambda p: (modularity(A, membership(p, n)), len(p)))
+    if Gb is not None:
+        jobs["matching"] = lambda: start_capped(
+            lambda: nx.bipartite.hopcroft_karp_matching(Gb, range(n), backend="networkx"),
+            lambda m: len(m) // 2)
+    if args.serial_nx:        # started when their rows are measured, after pyclmatch's calls
+        return jobs
+    return {k: (start(),) for k, start in jobs.items()}
+
+
+def finish_networkx(job, args):
+    """``(seconds or None, result or None)`` of a job of :func:`networkx_jobs`."""
+    job = job[0] if isinstance(job, tuple) else job()
+    return finish_child(job, args.nx_cap)
 
 
 def _nx_from_symmetric(S, node_attrs=None):
@@ -138,7 +168,7 @@ def clear(G):
     return lambda: G.__networkx_cache__.clear()
 
 
-def bench_louvain(name, A, G, dev, args):
+def bench_louvain(name, A, G, dev, args, job):
     n = A.shape[0]
     row = {"graph": name, "function": "louvain_communities", "n": n,
            "m": G.number_of_edges()}
@@ -153,18 +183,16 @@ def bench_louvain(name, A, G, dev, args):
     row["device_s"] = r.timings["total"]
     row["Q_backend"] = modularity(A, membership(parts, n))
     row["communities_backend"] = len(parts)
-    if not args.skip_nx:
-        t, out = capped(lambda: nx.community.louvain_communities(G, seed=1, backend="networkx"),
-                        args.nx_cap, lambda p: (modularity(A, membership(p, n)), len(p)))
+    if job is not None:
+        t, out = finish_networkx(job, args)
         row["networkx_s"] = t
         if out:
             row["Q_networkx"], row["communities_networkx"] = out
     return row
 
 
-def bench_matching(name, A, dev, args):
+def bench_matching(name, A, Gb, dev, args, job):
     n = A.shape[0]
-    Gb = nx_bipartite(A)
     top = range(n)
     row = {"graph": name, "function": "bipartite.maximum_matching", "n": 2 * n,
            "m": Gb.number_of_edges()}
@@ -178,10 +206,8 @@ def bench_matching(name, A, dev, args):
     r = pyclmatch.maximum_matching(A, device=dev)
     row["device_s"] = r.timings["total"]
     row["cardinality_backend"] = len(M) // 2
-    if not args.skip_nx:
-        t, card = capped(lambda: nx.bipartite.hopcroft_karp_matching(Gb, top,
-                                                                      backend="networkx"),
-                         args.nx_cap, lambda m: len(m) // 2)
+    if job is not None:
+        t, card = finish_networkx(job, args)
         row["networkx_s"] = t
         row["cardinality_networkx"] = card
         if card is not None and card != row["cardinality_backend"]:
@@ -205,8 +231,10 @@ def main():
     ap.add_argument("--small", action="store_true", help="PoCL-sized graphs")
     ap.add_argument("--graphs", default=None, help="comma-separated names of the table")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--nx-cap", type=float, default=45.0,
+    ap.add_argument("--nx-cap", type=float, default=150.0,
                     help="seconds after which networkx's own call is stopped")
+    ap.add_argument("--serial-nx", action="store_true",
+                    help="run networkx's calls after pyclmatch's, not beside them")
     ap.add_argument("--skip-nx", action="store_true")
     ap.add_argument("--functions", default="louvain,matching")
     args = ap.parse_args()
@@ -221,19 +249,21 @@ def main():
         A = (table.get(name) or GRAPHS.get(name) or SMALL[name])()
         A = sp.csr_matrix(A)
         A.data[:] = 1
-        if "louvain" in args.functions:
-            t0 = time.perf_counter()
-            G = nx_graph(A)
-            build = time.perf_counter() - t0
-            row = bench_louvain(name, A, G, dev, args)
+        t0 = time.perf_counter()
+        G = nx_graph(A) if "louvain" in args.functions else None
+        Gb = nx_bipartite(A) if "matching" in args.functions else None
+        build = time.perf_counter() - t0
+        jobs = networkx_jobs(A, G, Gb, args)
+        if G is not None:
+            row = bench_louvain(name, A, G, dev, args, jobs.get("louvain"))
             row["nx_build_s"] = build
             rows.append(row)
             print(json.dumps(row), flush=True)
-            del G
-        if "matching" in args.functions:
-            row = bench_matching(name, A, dev, args)
+        if Gb is not None:
+            row = bench_matching(name, A, Gb, dev, args, jobs.get("matching"))
             rows.append(row)
             print(json.dumps(row), flush=True)
+        del G, Gb
     for r in rows:
         r["speedup_vs_networkx"] = (r["networkx_s"] / r["backend_s"]
                                     if r.get("networkx_s") else None)
