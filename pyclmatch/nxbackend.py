@@ -56,14 +56,17 @@ __all__ = ["PyclGraph", "convert_from_nx", "convert_to_nx", "from_networkx", "ca
 
 BACKEND_NAME = "pyclmatch"
 
-#: networkx name -> fewest edges for which :func:`should_run` says yes (a converted graph
-#: always runs): below, networkx's pure-Python loop finishes before a conversion and one
-#: device round trip (PoCL or GPU launch latency, the program cache's first build).
+#: networkx name -> fewest edges for which :func:`should_run` says yes for a networkx graph
+#: (a converted :class:`PyclGraph` always runs; ``None``: never worth a conversion, because
+#: networkx's function reads only the matching, not the graph). Below, networkx's loop
+#: finishes before the conversion and one device round trip. Measured on PoCL (2 cores,
+#: benchmarks/results/nx-pocl-small): Louvain is 9x networkx at 23k edges; Hopcroft-Karp
+#: 4x to 30x at 50k to 100k bipartite edges.
 MIN_EDGES = {
-    "louvain_communities": 20_000, "louvain_partitions": 20_000, "modularity": 200_000,
+    "louvain_communities": 5_000, "louvain_partitions": 5_000, "modularity": 50_000,
     "hopcroft_karp_matching": 20_000, "eppstein_matching": 20_000, "to_vertex_cover": 20_000,
-    "is_matching": 200_000, "is_maximal_matching": 200_000, "is_perfect_matching": 200_000,
-    "maximal_matching": 50_000,
+    "is_matching": None, "is_perfect_matching": None, "is_maximal_matching": 1_000_000,
+    "maximal_matching": 200_000,
 }
 
 #: the functions that need an undirected graph here (networkx's bipartite and Louvain code
@@ -330,8 +333,12 @@ def should_run(name: str, args: tuple, kwargs: dict):
         m = G.number_of_edges()
     except AttributeError:
         return True
-    if m < MIN_EDGES.get(name, 0):
-        return f"the graph is small ({m} edges < {MIN_EDGES[name]}): networkx is faster"
+    least = MIN_EDGES.get(name, 0)
+    if least is None:
+        return (f"networkx's {name} reads only the matching: converting the graph costs "
+                f"more (pass a converted graph, pyclmatch.nxbackend.from_networkx(G))")
+    if m < least:
+        return f"the graph is small ({m} edges < {least}): networkx is faster"
     return True
 
 
@@ -370,16 +377,19 @@ def _louvain_levels(G, weight, resolution, threshold, max_level, seed, device):
         return g, [np.arange(g.n)]
     res = louvain(A, resolution=resolution, max_level=max_level, seed=_seed_int(seed),
                   deterministic=True, return_levels=True, device=device)
-    memb_prev = np.arange(g.n)
-    q_prev = _modularity_csr(A, memb_prev, resolution)
+    q_prev = _modularity_csr(A, np.arange(g.n), resolution)
+    # the device's Eq. (1) after every level (the last one verified against the input);
+    # recomputed on the host where the driver did not report one per level
+    q_levels = res.counters.get("modularity")
+    if not isinstance(q_levels, list) or len(q_levels) != len(res.levels):
+        q_levels = [_modularity_csr(A, m.astype(np.int64), resolution) for m in res.levels]
     out = []
     k_prev = g.n
-    for memb in res.levels:
+    for memb, q in zip(res.levels, q_levels):
         k = int(memb.max()) + 1 if memb.size else 0
         if out and k == k_prev:
             break
         out.append(memb)
-        q = _modularity_csr(A, memb.astype(np.int64), resolution)
         if q - q_prev <= threshold:
             break
         q_prev, k_prev = q, k
@@ -721,7 +731,7 @@ def on_start_tests(items) -> None:
 
 #: networkx's test modules of the implemented functions (run with the backend by .ci/run:
 #: ``NETWORKX_TEST_BACKEND=pyclmatch NETWORKX_FALLBACK_TO_NX=True python3 -m pytest --pyargs
-#: $(python3 -m pyclmatch.nxbackend --test-modules)``)
+#: $(python3 -c "import pyclmatch; print(*pyclmatch.nxbackend.TEST_MODULES)")``)
 TEST_MODULES = (
     "networkx.algorithms.bipartite.tests.test_matching",
     "networkx.algorithms.bipartite.tests.test_covering",
@@ -730,10 +740,3 @@ TEST_MODULES = (
     "networkx.algorithms.tests.test_matching",
     "networkx.algorithms.approximation.tests.test_matching",
 )
-
-if __name__ == "__main__":      # pragma: no cover
-    import sys
-    if sys.argv[1:] == ["--test-modules"]:
-        print(" ".join(TEST_MODULES))
-    else:
-        sys.exit("usage: python3 -m pyclmatch.nxbackend --test-modules")
