@@ -164,3 +164,17 @@ def test_approximate_weighted_matching(device):
     G = nx.Graph()
     G.add_weighted_edges_from([(0, 1, 3.0), (1, 2, 4.0), (2, 3, 3.0)])
     assert B.approximate_max_weight_matching(G, device=device) == {(1, 2)}
+
+
+def test_example_script_runs(monkeypatch, capsys):
+    import os
+    import runpy
+    import sys
+    if "pyclmatch" not in nx.utils.backends.backends:
+        pytest.skip("package not installed (pip install -e .): no networkx entry point")
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "examples", "networkx_backend.py")
+    dev = os.environ.get("PYCLMATCH_TEST_DEVICE")
+    monkeypatch.setattr(sys, "argv", [path] + (["--device", dev] if dev else []))
+    runpy.run_path(path, run_name="__main__")
+    assert "König cover" in capsys.readouterr().out
