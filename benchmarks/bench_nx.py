@@ -231,7 +231,7 @@ def main():
     ap.add_argument("--small", action="store_true", help="PoCL-sized graphs")
     ap.add_argument("--graphs", default=None, help="comma-separated names of the table")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--nx-cap", type=float, default=150.0,
+    ap.add_argument("--nx-cap", type=float, default=120.0,
                     help="seconds after which networkx's own call is stopped")
     ap.add_argument("--serial-nx", action="store_true",
                     help="run networkx's calls after pyclmatch's, not beside them")
