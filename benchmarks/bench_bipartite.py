@@ -54,7 +54,10 @@ def start_scipy(A):
     return p, parent, time.perf_counter()
 
 
-def finish_scipy(job, timeout):
+def finish_child(job, timeout):
+    """The ``(seconds, result)`` a forked child ``job = (process, pipe end, start time)``
+    sends, or ``(None, None)`` after killing it once ``timeout`` seconds have passed since
+    its start (also used by bench_nx.py)."""
     p, parent, t0 = job
     if parent.poll(max(0.0, timeout - (time.perf_counter() - t0))):
         sec, card = parent.recv()
@@ -112,7 +115,7 @@ def main(argv=None):
         rec = {"graph": gname, "rows": g.n_rows, "cols": g.n_cols, "edges": g.nnz, "runs": {}}
         job = start_scipy(g.csr) if args.scipy_timeout > 0 else None
         if job is not None and handle.is_cpu:   # a CPU device needs the cores scipy would use
-            rec["scipy_s"], rec["scipy_cardinality"] = finish_scipy(job, args.scipy_timeout)
+            rec["scipy_s"], rec["scipy_cardinality"] = finish_child(job, args.scipy_timeout)
             job = None
         for alg in algs:
             t_warm = time.perf_counter()
@@ -145,7 +148,7 @@ def main(argv=None):
                   f"  phases {r.counters.get('phases', 0):>4} levels "
                   f"{r.counters.get('bfs_levels', 0):>6}", flush=True)
         if job is not None:
-            rec["scipy_s"], rec["scipy_cardinality"] = finish_scipy(job, args.scipy_timeout)
+            rec["scipy_s"], rec["scipy_cardinality"] = finish_child(job, args.scipy_timeout)
             if rec["scipy_cardinality"] is not None:
                 assert all(r["cardinality"] == rec["scipy_cardinality"]
                            for r in rec["runs"].values()), gname

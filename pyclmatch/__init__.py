@@ -4,8 +4,10 @@ Main entry points: :func:`maximum_matching` (exact bipartite), :func:`maximum_bi
 (drop-in for scipy's), :func:`weighted_matching` (Suitor), :func:`b_matching` (b-Suitor),
 :func:`stable_marriage` (McVitie-Wilson, Gale-Shapley), :func:`louvain` (community detection),
 :func:`dulmage_mendelsohn`, :func:`block_triangular_form`,
-:func:`structural_rank` (sparse-solver structure), :func:`read_graph`, :func:`get_device` / :func:`list_devices`; :mod:`pyclmatch.generators`
-for the benchmark graphs.
+:func:`structural_rank` (sparse-solver structure), :func:`read_graph`, :func:`get_device` /
+:func:`list_devices`; :mod:`pyclmatch.generators` for the benchmark graphs;
+:mod:`pyclmatch.nxbackend` (the networkx backend) and :mod:`pyclmatch.interop` (igraph, pandas,
+results in networkx's and igraph's shapes).
 """
 from .errors import (PyclmatchError, InputError, DeviceError, DeviceMemoryError,
                      HostMemoryError, KernelBuildError, IterationLimitError, VerificationError)
@@ -18,7 +20,8 @@ from .io import read_graph
 from .weighted import (weighted_matching, b_matching, stable_marriage, prepare_graph,
                        easy_instance, hard_instance, MarriageInstance)
 from .community import louvain, modularity
-from . import generators
+from .interop import matching_dict, matching_edges, community_sets
+from . import generators, interop, nxbackend
 
 __version__ = "0.1.0"
 
@@ -29,4 +32,5 @@ __all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "
            "VerificationError", "weighted_matching", "b_matching", "stable_marriage",
            "prepare_graph", "easy_instance", "hard_instance", "MarriageInstance", "louvain",
            "modularity", "generators", "dulmage_mendelsohn", "block_triangular_form",
-           "structural_rank", "DMDecomposition", "BlockTriangularForm"]
+           "structural_rank", "DMDecomposition", "BlockTriangularForm", "interop", "nxbackend",
+           "matching_dict", "matching_edges", "community_sets"]

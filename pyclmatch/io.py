@@ -10,6 +10,8 @@ Files may be compressed with gzip, bzip2 or xz; the compression is recognised by
 text is scanned once for token boundaries and line numbers, and the numbers are converted in one
 call, so errors can still name the offending line.
 """
+from __future__ import annotations
+
 import bz2
 import codecs
 import gzip
@@ -21,6 +23,7 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
+from typing import Any
 from .errors import InputError
 
 __all__ = ["read_graph", "FORMATS"]
@@ -45,7 +48,8 @@ _CHUNK = 1 << 24
 _MAX_ID = np.iinfo(np.int32).max - 1      # integer ids are used as indices (shape = max id + 1)
 
 
-def read_graph(path, *, format=None, symmetrize=False, return_labels=False):
+def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize: bool = False,
+               return_labels: bool = False) -> Any:
     """Read a graph or sparse matrix file into a ``scipy.sparse.csr_matrix``.
 
     Parameters
@@ -66,8 +70,10 @@ def read_graph(path, *, format=None, symmetrize=False, return_labels=False):
         Return ``(A, labels)``.  ``labels[i]`` is the original label of vertex ``i`` for edge lists
         with non-integer vertex names, ``None`` otherwise.
 
-    Formats
-    -------
+    Notes
+    -----
+    The formats:
+
     * Matrix Market (coordinate or array; real, integer, pattern, complex; general, symmetric,
       skew-symmetric, hermitian) via :func:`scipy.io.mmread`; symmetric files come back full,
       pattern files get ``int8`` ones.  Explicit zeros are kept as entries.

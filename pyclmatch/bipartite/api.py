@@ -1,4 +1,6 @@
 """Public API of exact maximum-cardinality bipartite matching."""
+from __future__ import annotations
+
 from dataclasses import dataclass, field
 import functools
 import time
@@ -6,6 +8,9 @@ import time
 import numpy as np
 import pyopencl.array as cla
 
+from typing import Any
+
+from .._typing import DeviceSpec, GraphInput, Progress
 from ..engine import limits
 from ..engine.devices import get_device
 from ..engine.graphs import as_bipartite, DeviceBipartite
@@ -124,8 +129,9 @@ def resolve_algorithm(algorithm, handle, graph=None):
 INIT_PARAMS = ("ks_rounds", "heavy_degree", "heavy_groups", "one_group_edges")
 
 
-def maximum_matching(A, *, algorithm="auto", init="karp-sipser", device=None, verify=True,
-                     progress=None, **params):
+def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "karp-sipser",
+                     device: DeviceSpec = None, verify: bool | str = True,
+                     progress: Progress = None, **params: Any) -> MatchingResult:
     """Maximum-cardinality matching of the bipartite graph of ``A`` on an OpenCL device.
 
     Parameters
@@ -361,7 +367,8 @@ def _ctype(dt):
     return {"i4": "int", "i8": "long"}[np.dtype(dt).str[1:]]
 
 
-def maximum_bipartite_matching(A, perm_type="row", **kwargs):
+def maximum_bipartite_matching(A: GraphInput, perm_type: str = "row",
+                               **kwargs: Any) -> np.ndarray:
     """Drop-in for ``scipy.sparse.csgraph.maximum_bipartite_matching``.
 
     ``perm_type="row"`` returns, for each column, the row matched to it (-1 if none);

@@ -25,6 +25,8 @@ paper's method); an iteration that loses modularity is undone; hashed sub-rounds
 bucket on large levels, 4 at or below ``bin_limit`` vertices); a_c in fixed point; giant
 communities (more than 32767 edges) merged by all work-groups together instead of one each.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass, field
 import math
 import time
@@ -32,11 +34,17 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from typing import Any
+
+from numpy.typing import ArrayLike
+
+from .._typing import DeviceSpec, GraphInput, Progress
 from ..engine import limits
 from ..engine.devices import get_device
 from ..engine.intake import check_compressed_host, check_no_entries, checked_csr
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
+from ..interop import foreign_graph, membership_sets
 from .driver import (BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, DeviceLouvain, InputProblem,
                      raw_weights)
 from .hashing import PAPER_MOVE_BUCKETS
@@ -76,16 +84,16 @@ class LouvainResult:
 
     @property
     def communities(self):
-        """The communities as a list of sets (of node labels for a networkx input), as
-        networkx's ``louvain_communities`` returns them."""
-        order = np.argsort(self.membership, kind="stable")
-        bounds = np.searchsorted(self.membership[order], np.arange(self.n_communities + 1))
-        labels = self.nodes if self.nodes is not None else None
-        out = []
-        for c in range(self.n_communities):
-            idx = order[bounds[c]:bounds[c + 1]]
-            out.append({labels[i] for i in idx} if labels is not None else set(idx.tolist()))
-        return out
+        """The communities as a list of sets (of node labels for a graph input with labels:
+        networkx, named igraph vertices, a DataFrame's ids), community ``c`` at position
+        ``c``, as networkx's ``louvain_communities`` returns them."""
+        return membership_sets(self.membership, self.n_communities, self.nodes)
+
+    def vertex_clustering(self, graph):
+        """The communities as an ``igraph.VertexClustering`` of ``graph`` (the
+        ``igraph.Graph`` they were computed on), carrying the verified modularity."""
+        from ..interop import vertex_clustering
+        return vertex_clustering(self, graph)
 
     @property
     def first_phase_rate(self):
@@ -96,7 +104,7 @@ class LouvainResult:
         return e / t if t > 0 else float("nan")
 
 
-def _as_symmetric_csr(G, check_symmetric=True, check_values=True, fits=None):
+def _as_symmetric_csr(G, check_symmetric=True, check_values=True, fits=None, weight="weight"):
     """Validate ``G`` and return ``(csr, nodes or None, symmetry_checked)``. The data keeps its
     dtype (bool becomes int8). With ``check_symmetric=False`` the (costly, O(nnz) transpose)
     symmetry test is left to the device, which checks every entry's twin before running
@@ -110,21 +118,15 @@ def _as_symmetric_csr(G, check_symmetric=True, check_values=True, fits=None):
     (:func:`pyclmatch.engine.limits.check`)."""
     fits = fits or (lambda *args: None)
     nodes = None
-    try:
-        import networkx as nx
-    except ImportError:   # pragma: no cover
-        nx = None
     symmetric = False
-    if nx is not None and isinstance(G, nx.Graph):
-        if G.is_directed():
-            raise InputError("louvain needs an undirected graph; got a directed networkx graph "
-                             "(use G.to_undirected() if the direction does not matter)")
-        fits(G.number_of_nodes(), 2 * G.number_of_edges(),
-             {"scipy conversion": G.number_of_nodes() * 8 + 2 * G.number_of_edges() * 24})
-        nodes = list(G.nodes)
-        A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight="weight", dtype=np.float64,
-                                     format="csr")
-        symmetric = True
+    fg = foreign_graph(G, weight)
+    if fg is not None:     # networkx, igraph, pandas edge list, networkx-backend graph
+        if fg.directed:
+            raise InputError(f"louvain needs an undirected graph; got a directed "
+                             f"{type(G).__name__} (make it undirected first if the direction "
+                             f"does not matter)")
+        A, nodes, symmetric = fg.csr, fg.nodes, True
+        fits(A.shape[0], A.nnz, {})
     elif sp.issparse(G):
         A = G
     else:
@@ -239,10 +241,13 @@ def _check_symmetric_host(A):
                      "graph (symmetrize it, e.g. A + A.T, or pass a networkx Graph)")
 
 
-def modularity(A, membership, resolution=1.0):
+def modularity(A: GraphInput, membership: ArrayLike, resolution: float = 1.0,
+               weight: str | None = "weight") -> float:
     """Eq. (1) of the input graph for ``membership`` on the host, in float64, with networkx's
-    conventions (a diagonal entry is a self-loop of that weight, counted twice in degrees)."""
-    A = _as_symmetric_csr(A)[0]
+    conventions (a diagonal entry is a self-loop of that weight, counted twice in degrees).
+    ``A`` is any input :func:`louvain` takes; ``weight`` names the edge attribute (graphs)
+    or column (DataFrame) holding the weights."""
+    A = _as_symmetric_csr(A, weight=weight)[0]
     memb = np.asarray(membership, np.int64)
     return _modularity_csr(A, memb, resolution)
 
@@ -328,21 +333,28 @@ def _stop_rule(threshold):
     return (kind,) + t + ((REL_FLOOR,) if kind == "relative" else ())
 
 
-def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
-            deterministic=False, device=None, return_levels=False, verify=True,
-            progress=None, work_group_size=None, move_buckets=None, merge_buckets=None,
-            bin_limit=BIN_LIMIT, subrounds=None, moves="up-down"):
+def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float = 1.0,
+            threshold: Any = None, max_level: int | None = None, seed: int | None = None,
+            deterministic: bool = False, device: DeviceSpec = None,
+            return_levels: bool = False, verify: bool | str = True, progress: Progress = None,
+            work_group_size: int | None = None, move_buckets: Any = None,
+            merge_buckets: Any = None, bin_limit: int = BIN_LIMIT,
+            subrounds: int | None = None, moves: str = "up-down") -> LouvainResult:
     """Louvain community detection on an OpenCL device (Paper III, "Community Detection on
     the GPU", Naim et al.): modularity optimization with per-degree-bucket kernels
     (Algorithms 1-2) and aggregation (Algorithm 3), all on the device.
 
     Parameters
     ----------
-    G : symmetric scipy.sparse matrix/array, 2-D array, or networkx ``Graph``
-        Edge weights are the values (``weight`` attributes of a networkx graph, 1 where
-        missing); a diagonal entry is a self-loop of that weight, as in networkx. Directed
-        (non-symmetric) input, negative, NaN or infinite weights raise
-        :class:`~pyclmatch.errors.InputError`.
+    G : symmetric scipy.sparse matrix/array, 2-D array, networkx or igraph graph, pandas edge list
+        Edge weights are the matrix values, or the edge attribute / column ``weight`` of a
+        graph or DataFrame (1 where missing; a multigraph's parallel edges summed); a
+        diagonal entry is a self-loop of that weight, as in networkx. A DataFrame has the
+        columns ``source`` and ``target`` (each row one undirected edge; node labels are
+        the sorted distinct ids). Directed (non-symmetric) input, negative, NaN or
+        infinite weights raise :class:`~pyclmatch.errors.InputError`.
+    weight : str or None
+        The edge attribute or DataFrame column holding the weights (``None``: 1 per edge).
     resolution : float
         The resolution parameter gamma of modularity (networkx's ``resolution``).
     threshold : None, "paper", float, (t_bin, t_final) or ("relative", f_bin, f_final)
@@ -485,7 +497,7 @@ def louvain(G, *, resolution=1.0, threshold=None, max_level=None, seed=None,
                      dev, dict(need, **host))
 
     A, nodes, sym_checked = _as_symmetric_csr(G, check_symmetric=False, check_values=False,
-                                              fits=fits)
+                                              fits=fits, weight=weight)
     n = A.shape[0]
     res = float(resolution)
     if not math.isfinite(res) or res < 0:

@@ -22,6 +22,8 @@ the handle's lock, which covers their argument setting and enqueueing only. Ever
 enqueues on the handle's one in-order queue, so a pooled buffer that one call releases is
 reused by another only after the commands that used it.
 """
+from __future__ import annotations
+
 import contextlib
 import glob
 import os
@@ -31,7 +33,8 @@ import threading
 import numpy as np
 import pyopencl as cl
 
-from ..errors import DeviceError
+from .._typing import DeviceSpec
+from ..errors import DeviceError, DeviceMemoryError
 from .programs import build_program, quiet_build
 
 _TYPE_NAMES = (("gpu", cl.device_type.GPU), ("accelerator", cl.device_type.ACCELERATOR),
@@ -88,7 +91,7 @@ def usable_devices():
     return [(p, d, dev) for p, d, dev in list_devices() if compiler_problem(dev) is None]
 
 
-def list_devices():
+def list_devices() -> list:
     """All OpenCL devices as ``(platform_index, device_index, pyopencl.Device)`` tuples."""
     out = []
     try:
@@ -552,7 +555,7 @@ def _handle_for(dev, context=None, index=None):
         return h
 
 
-def get_device(spec=None):
+def get_device(spec: DeviceSpec = None) -> DeviceHandle:
     """Resolve ``spec`` (see the module docstring) to a cached :class:`DeviceHandle`."""
     if isinstance(spec, DeviceHandle):
         return spec
@@ -614,7 +617,7 @@ def _short_list(devs):
     return "; ".join(f"{p}:{d} {dev.name.strip()} ({_type_name(dev)})" for p, d, dev in devs)
 
 
-def describe_devices():
+def describe_devices() -> list[dict]:
     """One dict per device: the columns of ``pyclmatch devices``."""
     rows = []
     for p, d, dev in list_devices():

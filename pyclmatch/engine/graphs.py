@@ -101,8 +101,9 @@ def as_bipartite(A, shape=None, fits=None):
     """Validate ``A`` and return a :class:`BipartiteGraph`.
 
     ``A`` may be a scipy.sparse matrix/array (any format; its pattern is the edge set, explicit
-    zeros included), a dense 2-D array-like (nonzeros are edges), or edge arrays ``(rows, cols)``
-    with ``shape`` (default: one more than the largest id on each side).
+    zeros included), a dense 2-D array-like (nonzeros are edges), edge arrays ``(rows, cols)``
+    with ``shape`` (default: one more than the largest id on each side), or a pandas
+    DataFrame with integer columns ``source`` (row ids) and ``target`` (column ids).
 
     ``fits(n_rows, n_cols, nnz, host, index_bytes)``, when given, is called with the declared
     sizes before anything proportional to them is allocated (``host``: the bytes of the host
@@ -113,6 +114,15 @@ def as_bipartite(A, shape=None, fits=None):
     if isinstance(A, BipartiteGraph):
         fits(A.n_rows, A.n_cols, A.nnz, {}, A.indices.dtype.itemsize)
         return A
+    from ..interop import bipartite_edges, is_backend_graph, is_igraph, is_networkx
+    if is_networkx(A) or is_igraph(A) or is_backend_graph(A):
+        raise InputError(f"maximum_matching takes the biadjacency matrix (rows = one side, "
+                         f"columns = the other), not a {type(A).__name__}; for a networkx "
+                         f"graph call networkx.bipartite.maximum_matching(G, "
+                         f"backend='pyclmatch'), or build the matrix with "
+                         f"networkx.bipartite.biadjacency_matrix / igraph's "
+                         f"get_biadjacency")
+    A = bipartite_edges(A)
     if isinstance(A, tuple) and len(A) in (2, 3) and not sp.issparse(A[0]) \
             and np.ndim(A[0]) == 1:
         rows = _check_int_array("rows", A[0])

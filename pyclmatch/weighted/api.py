@@ -1,9 +1,16 @@
 """Public API of half-approximate weighted matching and b-matching (the Suitor family)."""
+from __future__ import annotations
+
 from dataclasses import dataclass, field
 import time
 
 import numpy as np
 
+from typing import Any
+
+from numpy.typing import ArrayLike
+
+from .._typing import DeviceSpec, GraphInput, Progress
 from ..engine import limits
 from ..engine.devices import get_device
 from ..engine.intake import check_no_entries
@@ -229,7 +236,8 @@ def release_device_graph(g):
     g._device_cache = None
 
 
-def prepare_graph(G, *, device=None, **graph_params):
+def prepare_graph(G: GraphInput, *, device: DeviceSpec = None,
+                  **graph_params: Any) -> WeightedGraph:
     """Validate ``G`` once on the host (see
     :func:`~pyclmatch.weighted.graph.as_weighted_graph`); pass the returned
     :class:`WeightedGraph` to repeated calls to skip the input checks (a scipy input passed
@@ -247,8 +255,9 @@ def prepare_graph(G, *, device=None, **graph_params):
     return g
 
 
-def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progress=None,
-                      precision="auto", **params):
+def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: DeviceSpec = None,
+                      verify: bool | str = True, progress: Progress = None,
+                      precision: str = "auto", **params: Any) -> WeightedMatchingResult:
     """Half-approximate maximum-weight matching of a general graph on an OpenCL device.
 
     Parameters
@@ -369,8 +378,10 @@ def weighted_matching(G, *, algorithm="suitor", device=None, verify=True, progre
     return res
 
 
-def b_matching(G, b, *, algorithm="b-suitor", device=None, verify=True, progress=None,
-               precision="auto", **params):
+def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor",
+               device: DeviceSpec = None, verify: bool | str = True,
+               progress: Progress = None, precision: str = "auto",
+               **params: Any) -> BMatchingResult:
     """Half-approximate maximum-weight b-matching by b-Suitor (Paper II) on an OpenCL device.
 
     ``b`` is an int or a per-vertex integer array (0 allowed). Every vertex v keeps up to b(v)

@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from ..engine.devices import PinnedStaging
 from ..engine.intake import canonical_copy, compressed_parts
 from ..errors import InputError
+from ..interop import foreign_graph
 
 INDEX_MAX = np.iinfo(np.int32).max
 #: the accepted ``precision`` values (numpy's float32 and float64 dtypes are accepted too)
@@ -360,18 +361,15 @@ def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="w
     if isinstance(G, WeightedGraph):
         fits(G.n, G.nnz, {})
         return G
-    if _is_networkx(G):
-        import networkx as nx
-        if G.is_directed() and not symmetrize:
-            raise InputError("the networkx graph is directed; pass symmetrize=True to use the "
-                             "heavier of the two directions, or convert it with to_undirected()")
-        fits(G.number_of_nodes(), 2 * G.number_of_edges(),
-             {"scipy conversion": G.number_of_nodes() * 8 + 2 * G.number_of_edges() * 24})
-        nodes = list(G.nodes())
-        # (an undirected graph's array holds each edge in both directions already)
-        A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=weight, dtype=np.float64,
-                                     format="csr")
-        return SparseInput(A, nodes, symmetrize or G.is_directed(), drop_invalid, **opts)
+    fg = foreign_graph(G, weight)
+    if fg is not None:     # networkx, igraph, pandas edge list, networkx-backend graph
+        if fg.directed and not symmetrize:
+            raise InputError(f"the {type(G).__name__} graph is directed; pass symmetrize=True "
+                             f"to use the heavier of the two directions, or make it "
+                             f"undirected first")
+        fits(fg.csr.shape[0], fg.csr.nnz, {})
+        # (an undirected graph's matrix holds each edge in both directions already)
+        return SparseInput(fg.csr, fg.nodes, fg.directed, drop_invalid, **opts)
     if isinstance(G, tuple) and len(G) in (3, 4) and not sp.issparse(G[0]) \
             and np.ndim(G[0]) == 1:
         if len(G) == 4:
@@ -426,15 +424,9 @@ def _host_fits(n, nnz, host):
     """The declared-size check of a host-side preparation: the host graph (CSR, float64
     weights, the symmetric copy) within the host's budget."""
     from ..engine import limits
-    _check_size(nnz)
     limits.check(None, "as_weighted_graph", limits.sizes_text(n, nnz=nnz,
                                                               entries="stored entries"),
                  host=dict(host, **{"host graph": (n + 1) * 8 + nnz * 24}))
-
-
-def _is_networkx(G):
-    mod = type(G).__module__ or ""
-    return mod.startswith("networkx")
 
 
 def _ids(name, a):

@@ -17,6 +17,8 @@
 * :func:`smi_from_graph`: the SMI instance G' of a weighted graph (Lemma 3.1), whose solution
   is the greedy matching.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass, field
 import time
 
@@ -25,6 +27,9 @@ import pyopencl as cl
 import pyopencl.array as cla
 import scipy.sparse as sp
 
+from typing import Any
+
+from .._typing import DeviceSpec, Progress
 from ..engine.devices import PinnedStaging, get_device
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
@@ -491,9 +496,12 @@ def verify_stable_marriage_device(inst, wife, husband, device=None):
 MARRIAGE_SHORT = 64
 
 
-def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", device=None,
-                    verify=True, progress=None, n_men=None, n_women=None, work_group_size=None,
-                    batch_rounds=None):
+def stable_marriage(men_prefs: Any, women_prefs: Any = None, *,
+                    algorithm: str = "mcvitie-wilson", device: DeviceSpec = None,
+                    verify: bool | str = True, progress: Progress = None,
+                    n_men: int | None = None, n_women: int | None = None,
+                    work_group_size: int | None = None,
+                    batch_rounds: int | None = None) -> StableMarriageResult:
     """Man-optimal stable matching of an SMI instance on an OpenCL device.
 
     ``men_prefs[m]`` lists women in m's order of preference, ``women_prefs[w]`` men in w's
@@ -606,7 +614,7 @@ def stable_marriage(men_prefs, women_prefs=None, *, algorithm="mcvitie-wilson", 
 
 # --------------------------------------------------------------------------- generators
 
-def easy_instance(n, seed=0):
+def easy_instance(n: int, seed: int = 0) -> MarriageInstance:
     """Paper IV's easy instance: each man draws eps in [0, 1] and ranks (1 + eps) ln n random
     women (distinct, random order); each woman ranks exactly the men who rank her, in random
     order. Returns int32 arrays; the cross-references are derived where needed (on the device
@@ -673,7 +681,7 @@ def easy_instance(n, seed=0):
     return MarriageInstance.from_arrays(mptr, women, wptr, wlist)
 
 
-def hard_instance(n, seed=0):
+def hard_instance(n: int, seed: int = 0) -> MarriageInstance:
     """Paper IV's hard instance: every man has the same complete random ranking of the women,
     every woman the same complete random ranking of the men (n(n+1)/2 proposals). The n^2
     entries are written by all cores."""

@@ -1,0 +1,742 @@
+"""pyclmatch as a networkx backend (networkx >= 3.2 dispatching).
+
+Installed, the package registers the entry points ``networkx.backends`` and
+``networkx.backend_info`` under the name ``pyclmatch``; then
+
+    nx.community.louvain_communities(G, backend="pyclmatch")
+
+(or any call, with ``NETWORKX_BACKEND_PRIORITY=pyclmatch``) runs on an OpenCL device. networkx
+converts ``G`` once with :func:`convert_from_nx` into a :class:`PyclGraph` (and keeps it in
+``G.__networkx_cache__``, so repeated calls on an unchanged graph convert once); a
+:class:`PyclGraph` can also be built directly (:func:`from_networkx`) and passed instead of the
+networkx graph.
+
+Implemented, with networkx's signatures and return types:
+
+* ``community.louvain_communities``, ``community.louvain_partitions`` (pyclmatch's
+  :func:`~pyclmatch.louvain`, levels cut by networkx's ``threshold`` rule: a level is kept
+  while it gains more than ``threshold`` modularity over the previous one) and
+  ``community.modularity`` (Eq. 1 in numpy on the cached CSR);
+* ``bipartite.hopcroft_karp_matching`` (= ``bipartite.maximum_matching``),
+  ``bipartite.eppstein_matching`` (any maximum matching satisfies both) and
+  ``bipartite.to_vertex_cover`` (the König cover that :func:`~pyclmatch.maximum_matching`
+  returns as its certificate, grown from the unmatched top nodes as networkx grows it; it is
+  the same set for every maximum matching);
+* ``is_matching``, ``is_maximal_matching``, ``is_perfect_matching`` (vectorised over the
+  cached CSR) and ``maximal_matching`` (Suitor on unit weights: a maximal matching).
+
+Not registered: networkx's ``max_weight_matching`` is exact and Suitor is a
+1/2-approximation; it is offered as :func:`approximate_max_weight_matching` (pyclmatch's own
+name, not dispatched). ``minimum_weight_full_matching`` stays networkx's (pyclmatch has no exact
+weighted bipartite algorithm).
+
+:func:`can_run` declines directed graphs where pyclmatch's method is undirected (Louvain,
+modularity, the bipartite functions, maximal matching), multigraphs for ``maximal_matching``
+(networkx refuses them), and keyword arguments the backend does not know; :func:`should_run`
+declines graphs smaller than :data:`MIN_EDGES` (the conversion and the device's launch
+latency cost more than networkx's own loop there) unless the graph is converted already.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Iterator
+
+import numpy as np
+import scipy.sparse as sp
+
+from .errors import InputError
+from .interop import NetworkxAdjacency, canonical_csr, membership_sets
+
+__all__ = ["PyclGraph", "convert_from_nx", "convert_to_nx", "from_networkx", "can_run",
+           "should_run", "get_info", "on_start_tests", "louvain_communities",
+           "louvain_partitions", "modularity", "hopcroft_karp_matching", "eppstein_matching",
+           "to_vertex_cover", "is_matching", "is_maximal_matching", "is_perfect_matching",
+           "maximal_matching", "approximate_max_weight_matching"]
+
+BACKEND_NAME = "pyclmatch"
+
+#: networkx name -> fewest edges for which :func:`should_run` says yes for a networkx graph
+#: (a converted :class:`PyclGraph` always runs; ``None``: never worth a conversion, because
+#: networkx's function reads only the matching, not the graph). Below, networkx's loop
+#: finishes before the conversion and one device round trip. Measured on PoCL (2 cores,
+#: benchmarks/results/nx-pocl-small): Louvain is 9x networkx at 23k edges; Hopcroft-Karp
+#: 4x to 30x at 50k to 100k bipartite edges.
+MIN_EDGES = {
+    "louvain_communities": 5_000, "louvain_partitions": 5_000, "modularity": 50_000,
+    "hopcroft_karp_matching": 20_000, "eppstein_matching": 20_000, "to_vertex_cover": 20_000,
+    "is_matching": None, "is_perfect_matching": None, "is_maximal_matching": 1_000_000,
+    "maximal_matching": 200_000,
+}
+
+#: the functions that need an undirected graph here (networkx's bipartite and Louvain code
+#: accept directed graphs with other semantics: directed modularity, successors only)
+_UNDIRECTED = {"louvain_communities", "louvain_partitions", "modularity",
+               "hopcroft_karp_matching", "eppstein_matching", "to_vertex_cover",
+               "maximal_matching"}
+_NO_MULTIGRAPH = {"maximal_matching"}
+#: keyword arguments beyond networkx's that every implemented function takes
+BACKEND_KWARGS = ("device",)
+
+
+# --------------------------------------------------------------------------- graph type
+class PyclGraph:
+    """A networkx graph converted for pyclmatch: the adjacency as a canonical CSR (sorted
+    int32 lists, in the graph's node order), the node labels, and per edge attribute the
+    weights in CSR order. Built once per networkx graph; the arrays a call needs beyond them
+    (weighted CSR matrices, the node index, the bipartite split of a connected graph, the
+    sorted edge keys of the matching checks) are built on first use and kept.
+
+    The graph is read-only: networkx's conversion cache drops it when the networkx graph is
+    changed through its methods (``add_edge``, ...).
+    """
+
+    __networkx_backend__ = BACKEND_NAME
+
+    def __init__(self, indptr: np.ndarray, indices: np.ndarray, nodes: list,
+                 directed: bool = False, multigraph: bool = False,
+                 values: dict | None = None, graph: dict | None = None):
+        self.indptr, self.indices = indptr, indices
+        self.node_list = nodes
+        self.n = len(nodes)
+        self.directed, self.multigraph = bool(directed), bool(multigraph)
+        #: (attribute, default) -> weights in CSR order; (None, None) -> 1 per stored entry
+        #: (a multigraph's parallel-edge count)
+        self.values = dict(values or {})
+        self.graph = dict(graph or {})
+        self._cache: dict = {}
+        self.__networkx_cache__: dict = {}
+
+    # networkx's graph protocol, as far as the dispatcher and users look
+    def is_directed(self) -> bool:
+        return self.directed
+
+    def is_multigraph(self) -> bool:
+        return self.multigraph
+
+    def number_of_nodes(self) -> int:
+        return self.n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self):
+        return iter(self.node_list)
+
+    def __contains__(self, node) -> bool:
+        try:
+            return node in self.index
+        except TypeError:
+            return False
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indptr[-1])
+
+    def number_of_edges(self) -> int:
+        """Distinct adjacent pairs (an undirected edge and a self-loop count once)."""
+        if self.directed:
+            return self.nnz
+        loops = int(np.count_nonzero(self.indices == self.rows))
+        return (self.nnz + loops) // 2
+
+    def __repr__(self) -> str:
+        kind = ("Multi" if self.multigraph else "") + ("DiGraph" if self.directed else "Graph")
+        return f"<PyclGraph ({kind}) {self.n} nodes, {self.nnz} adjacency entries>"
+
+    # cached derived arrays
+    def _memo(self, key, make):
+        v = self._cache.get(key)
+        if v is None:
+            v = self._cache[key] = make()
+        return v
+
+    @property
+    def index(self) -> dict:
+        """node -> position."""
+        return self._memo("index", lambda: dict(zip(self.node_list, range(self.n))))
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The row of every stored entry (int32)."""
+        return self._memo("rows", lambda: np.repeat(
+            np.arange(self.n, dtype=np.int32), np.diff(self.indptr)))
+
+    @property
+    def keys(self) -> np.ndarray:
+        """``row * n + col`` of every entry: sorted (canonical CSR), so one
+        ``searchsorted`` answers ``has_edge`` for many pairs."""
+        return self._memo("keys", lambda: self.rows.astype(np.int64) * self.n + self.indices)
+
+    def csr(self, weight: str | None = "weight", default: float = 1.0) -> sp.csr_matrix:
+        """The adjacency matrix (canonical, flagged so) with the edge attribute ``weight``
+        as values (``default`` where an edge has none; parallel edges of a multigraph
+        summed); ``weight=None``: 1 per edge (the parallel-edge count for a multigraph)."""
+        key = ("csr", weight, default)
+
+        def make():
+            if weight is None:
+                data = self.values.get((None, None))
+                if data is None:
+                    data = np.ones(self.nnz, np.int8)
+            else:
+                data = self.values.get((weight, default))
+                if data is None:
+                    data = next((v for (a, _), v in self.values.items() if a == weight), None)
+                if data is None:
+                    raise InputError(f"the converted graph holds no edge attribute "
+                                     f"{weight!r} (it holds: {self.attributes() or 'none'}); "
+                                     f"convert it with edge_attrs={{{weight!r}: default}}")
+            return canonical_csr(data, self.indices, self.indptr, self.n)
+        return self._memo(key, make)
+
+    def attributes(self) -> list:
+        return sorted({a for a, _ in self.values if a is not None})
+
+    def labels(self, idx: np.ndarray) -> list:
+        """The node labels of the positions ``idx`` (Python objects, never numpy scalars)."""
+        lab = self._memo("labels", lambda: np.fromiter(self.node_list, dtype=object,
+                                                       count=self.n))
+        return lab[np.asarray(idx, np.int64)].tolist()
+
+    @property
+    def ids_are_labels(self) -> bool:
+        """Whether the node labels are the ints 0..n-1 in order (then no look-up is needed)."""
+        def check():
+            nl = self.node_list
+            return [bool(nl == list(range(self.n)))]
+        return self._memo("ids_are_labels", check)[0]
+
+    def positions(self, nodes, what: str = "node") -> np.ndarray:
+        """Positions (int64) of the labels ``nodes``; NetworkXError for a label not in G."""
+        import networkx as nx
+        if self.ids_are_labels and (isinstance(nodes, range) or (
+                isinstance(nodes, np.ndarray) and nodes.dtype.kind in "iu")):
+            pos = np.asarray(nodes, np.int64)
+            if pos.size and (pos.min() < 0 or pos.max() >= self.n):
+                bad = pos[(pos < 0) | (pos >= self.n)][0]
+                raise nx.NetworkXError(f"{what} {int(bad)!r} is not in the graph")
+            return pos
+        index = self.index
+        try:
+            return np.fromiter((index[u] for u in nodes), np.int64)
+        except (KeyError, TypeError):
+            bad = next(u for u in nodes if not _hashable_in(u, index))
+            raise nx.NetworkXError(f"{what} {bad!r} is not in the graph") from None
+
+
+def _hashable_in(u, index):
+    try:
+        return u in index
+    except TypeError:
+        return False
+
+
+# --------------------------------------------------------------------------- conversion
+def from_networkx(G, weight: str | None = "weight", default: float = 1.0) -> PyclGraph:
+    """Convert the networkx graph ``G`` once, keeping the edge attribute ``weight`` (or
+    none): pass the result to networkx functions with ``backend="pyclmatch"`` (or to
+    pyclmatch's families) to reuse the conversion."""
+    attrs = None if weight is None else {weight: default}
+    return convert_from_nx(G, edge_attrs=attrs)
+
+
+def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False,
+                    preserve_node_attrs=False, preserve_graph_attrs=False, name=None,
+                    graph_name=None) -> PyclGraph:
+    """networkx's conversion hook: ``G`` (any networkx graph class) as a :class:`PyclGraph`.
+
+    One vectorised walk of ``G``'s adjacency dicts (:class:`pyclmatch.interop
+    .NetworkxAdjacency`); ``edge_attrs`` (``{attribute: default}``, as networkx resolves it
+    from the called function's ``weight`` argument) are read in the same order.
+    ``preserve_edge_attrs=True`` keeps ``weight``. Node attributes are not kept (no
+    implemented function reads them)."""
+    if isinstance(G, PyclGraph):
+        return G
+    walk = NetworkxAdjacency(G)
+    if isinstance(edge_attrs, str):
+        edge_attrs = {edge_attrs: 1}
+    attrs = dict(edge_attrs or {})
+    if preserve_edge_attrs and not attrs:
+        attrs = {"weight": 1}
+    values = {}
+    for attr, default in attrs.items():
+        if attr is None:
+            continue
+        d = 1.0 if default is None else default
+        values[(attr, d)] = walk.sorted_values(attr, d)
+    if walk.multigraph:
+        values[(None, None)] = walk.sorted_values(None)
+    graph = dict(G.graph) if preserve_graph_attrs else {}
+    return PyclGraph(walk.indptr, walk.sorted_indices, walk.nodes, walk.directed,
+                     walk.multigraph, values, graph)
+
+
+def convert_to_nx(obj: Any, *, name: str | None = None):
+    """networkx's hook for results: a :class:`PyclGraph` becomes a networkx graph (nodes
+    in order, the kept attributes on the edges); anything else is returned as it is (every
+    implemented function returns networkx's own types)."""
+    if not isinstance(obj, PyclGraph):
+        return obj
+    import networkx as nx
+    cls = {(False, False): nx.Graph, (True, False): nx.DiGraph,
+           (False, True): nx.MultiGraph, (True, True): nx.MultiDiGraph}
+    H = cls[(obj.directed, obj.multigraph)]()
+    H.graph.update(obj.graph)
+    H.add_nodes_from(obj.node_list)
+    rows, cols = obj.rows, obj.indices
+    keep = np.ones(obj.nnz, bool) if obj.directed else rows <= cols
+    u, v = obj.labels(rows[keep]), obj.labels(cols[keep])
+    attrs = [(a, vals[keep].tolist()) for (a, _), vals in obj.values.items() if a is not None]
+    if attrs:
+        H.add_edges_from((a, b, {k: vals[i] for k, vals in attrs})
+                         for i, (a, b) in enumerate(zip(u, v)))
+    else:
+        H.add_edges_from(zip(u, v))
+    return H
+
+
+def _graph_arg(args, kwargs):
+    if args:
+        return args[0]
+    return kwargs.get("G")
+
+
+def can_run(name: str, args: tuple, kwargs: dict):
+    """Whether the backend implements ``name`` for these arguments (True, or a string saying
+    why not: networkx then uses its own code or the next backend)."""
+    if name not in MIN_EDGES:
+        return f"pyclmatch does not implement {name}"
+    G = _graph_arg(args, kwargs)
+    directed = bool(getattr(G, "is_directed", lambda: False)())
+    multi = bool(getattr(G, "is_multigraph", lambda: False)())
+    if name in _UNDIRECTED and directed:
+        return f"pyclmatch's {name} is for undirected graphs"
+    if name in _NO_MULTIGRAPH and multi:
+        return f"networkx's {name} is not defined on multigraphs"
+    import inspect
+    params = inspect.signature(globals()[name]).parameters
+    unknown = [k for k in kwargs if k not in params and k != "backend"]
+    if unknown:
+        return f"unknown keyword argument(s) {', '.join(unknown)}"
+    return True
+
+
+def should_run(name: str, args: tuple, kwargs: dict):
+    """Whether running here is worth it: yes for a converted graph; for a networkx graph,
+    from :data:`MIN_EDGES` edges on (below, the conversion and the device round trip cost
+    more than networkx's own loop)."""
+    G = _graph_arg(args, kwargs)
+    if isinstance(G, PyclGraph):
+        return True
+    try:
+        m = G.number_of_edges()
+    except AttributeError:
+        return True
+    least = MIN_EDGES.get(name, 0)
+    if least is None:
+        return (f"networkx's {name} reads only the matching: converting the graph costs "
+                f"more (pass a converted graph, pyclmatch.nxbackend.from_networkx(G))")
+    if m < least:
+        return f"the graph is small ({m} edges < {least}): networkx is faster"
+    return True
+
+
+# --------------------------------------------------------------------------- Louvain
+def _seed_int(seed) -> int | None:
+    """An int for pyclmatch's ``seed`` from networkx's seed (an int, or the
+    ``random.Random`` / numpy state that ``py_random_state`` makes of it)."""
+    if seed is None:
+        return None
+    if isinstance(seed, numbers.Integral):
+        return int(seed)
+    if hasattr(seed, "getrandbits"):
+        return int(seed.getrandbits(63))
+    if hasattr(seed, "integers"):
+        return int(seed.integers(2 ** 62))
+    if hasattr(seed, "randint"):
+        return int(seed.randint(2 ** 31 - 1))
+    raise InputError(f"seed must be an int, None or a random state, not {type(seed).__name__}")
+
+
+def _as_pycl(G, weight) -> PyclGraph:
+    if isinstance(G, PyclGraph):
+        return G
+    return from_networkx(G, weight)
+
+
+def _louvain_levels(G, weight, resolution, threshold, max_level, seed, device):
+    """The memberships networkx's ``louvain_partitions`` would yield, from one pyclmatch
+    run: its levels, each kept while it merges communities and gains more than
+    ``threshold`` modularity over the previous one (networkx's rule, the first level
+    always)."""
+    from .community.api import _modularity_csr, louvain
+    g = _as_pycl(G, weight)
+    A = g.csr(weight)
+    if A.nnz == 0:
+        return g, [np.arange(g.n)]
+    res = louvain(A, resolution=resolution, max_level=max_level, seed=_seed_int(seed),
+                  deterministic=True, return_levels=True, device=device)
+    q_prev = _modularity_csr(A, np.arange(g.n), resolution)
+    # the device's Eq. (1) after every level (the last one verified against the input);
+    # recomputed on the host where the driver did not report one per level
+    q_levels = res.counters.get("modularity")
+    if not isinstance(q_levels, list) or len(q_levels) != len(res.levels):
+        q_levels = [_modularity_csr(A, m.astype(np.int64), resolution) for m in res.levels]
+    out = []
+    k_prev = g.n
+    for memb, q in zip(res.levels, q_levels):
+        k = int(memb.max()) + 1 if memb.size else 0
+        if out and k == k_prev:
+            break
+        out.append(memb)
+        if q - q_prev <= threshold:
+            break
+        q_prev, k_prev = q, k
+    if not out:
+        out.append(res.membership)
+    return g, out
+
+
+def louvain_partitions(G, weight="weight", resolution=1, threshold=0.0000001, seed=None, *,
+                       device=None) -> Iterator[list]:
+    """networkx's ``louvain_partitions`` on an OpenCL device: yields the partition (list of
+    sets of nodes) after each level. ``device``: see :func:`pyclmatch.get_device`."""
+    g, levels = _louvain_levels(G, weight, resolution, threshold, None, seed, device)
+    return (membership_sets(m, None, g.node_list) for m in levels)
+
+
+def louvain_communities(G, weight="weight", resolution=1, threshold=0.0000001, max_level=None,
+                        seed=None, *, device=None) -> list:
+    """networkx's ``louvain_communities`` on an OpenCL device: the partition (list of sets
+    of nodes) of the last level kept, at most ``max_level`` levels."""
+    if max_level is not None and max_level <= 0:
+        raise ValueError("max_level argument must be a positive integer or None")
+    g, levels = _louvain_levels(G, weight, resolution, threshold, max_level, seed, device)
+    memb = levels[-1] if max_level is None else levels[:max_level][-1]
+    return membership_sets(memb, None, g.node_list)
+
+
+def _membership(g: PyclGraph, communities) -> np.ndarray:
+    """Community of every node from a list of sets; networkx's ``NotAPartition`` when the
+    sets do not cover every node exactly once."""
+    from networkx.algorithms.community.quality import NotAPartition
+    memb = np.full(g.n, -1, np.int64)
+    index = g.index
+    for c, comm in enumerate(communities):
+        try:
+            idx = np.fromiter((index[u] for u in comm), np.int64)
+        except (KeyError, TypeError):
+            raise NotAPartition(g, communities) from None
+        if (memb[idx] >= 0).any() or np.unique(idx).size != idx.size:
+            raise NotAPartition(g, communities)
+        memb[idx] = c
+    if (memb < 0).any():
+        raise NotAPartition(g, communities)
+    return memb
+
+
+def modularity(G, communities, weight="weight", resolution=1, *, device=None) -> float:
+    """networkx's ``modularity`` (undirected): Eq. (1) of the partition ``communities`` in
+    float64 numpy over the cached CSR (a self-loop inside its community, counted twice in
+    its node's degree, as networkx counts it)."""
+    from .community.api import _modularity_csr
+    g = _as_pycl(G, weight)
+    if not isinstance(communities, list):
+        communities = list(communities)
+    memb = _membership(g, communities)
+    A = g.csr(weight)
+    if A.nnz == 0 or float(np.asarray(A.data, np.float64).sum()) == 0.0:
+        raise ZeroDivisionError("modularity of a graph without edge weight (networkx divides "
+                                "by the total weight)")
+    return float(_modularity_csr(A, memb, resolution))
+
+
+# --------------------------------------------------------------------------- bipartite
+def _bipartite_split(g: PyclGraph, top_nodes):
+    """``(top, bottom)`` positions as networkx's ``bipartite.sets`` splits the graph: the
+    given ``top_nodes``, or for ``None`` the 2-colouring of a connected graph (the class of
+    the first node with a neighbour is the top; ``AmbiguousSolution`` when disconnected,
+    ``NetworkXError`` when not bipartite). The colouring is a scipy BFS and a pointer-
+    jumping depth parity, kept on the graph."""
+    import networkx as nx
+    if top_nodes is not None:
+        top = np.unique(g.positions(top_nodes, "top node"))
+        mask = np.zeros(g.n, bool)
+        mask[top] = True
+        return top, np.flatnonzero(~mask)
+
+    def colour():
+        from scipy.sparse.csgraph import breadth_first_order, connected_components
+        if g.n == 0:
+            raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
+        A = g.csr(None)
+        ncomp, _ = connected_components(A, directed=False)
+        if ncomp > 1:
+            raise nx.AmbiguousSolution("Disconnected graph: Ambiguous solution for bipartite "
+                                       "sets.")
+        deg = np.diff(g.indptr)
+        if not deg.any():            # one isolated node: networkx colours it 0 (bottom)
+            return np.zeros(0, np.int64), np.arange(g.n)
+        start = int(np.argmax(deg > 0))
+        _, pred = breadth_first_order(A, start, directed=False, return_predecessors=True)
+        parent = np.where(pred < 0, np.arange(g.n), pred).astype(np.int64)
+        depth = (pred >= 0).astype(np.int64)
+        for _ in range(max(1, int(math.ceil(math.log2(max(g.n, 2))))) + 1):
+            depth = depth + depth[parent]
+            parent = parent[parent]
+        par = depth & 1
+        if (par[g.rows] == par[g.indices]).any():
+            raise nx.NetworkXError("Graph is not bipartite.")
+        return np.flatnonzero(par == 0), np.flatnonzero(par == 1)
+    return g._memo("bipartite_sets", colour)
+
+
+def _biadjacency(g: PyclGraph, top, bottom) -> sp.csr_matrix:
+    """Rows = bottom nodes, columns = top nodes: pyclmatch's König cover grows from the
+    unmatched columns, networkx's ``to_vertex_cover`` from the unmatched top nodes."""
+    A = g.csr(None)
+    return A[bottom][:, top].tocsr()
+
+
+def _bipartite_match(G, top_nodes, device):
+    from .bipartite import maximum_matching
+    g = _as_pycl(G, None)
+    key = ("bimatch", None if top_nodes is None else frozenset(top_nodes), device)
+    hit = g._cache.get(key)
+    if hit is not None:
+        return hit
+    top, bottom = _bipartite_split(g, top_nodes)
+    B = _biadjacency(g, top, bottom)
+    res = maximum_matching(B, device=device)
+    out = g, top, bottom, res
+    if top_nodes is None:
+        g._cache[key] = out
+    return out
+
+
+def hopcroft_karp_matching(G, top_nodes=None, *, device=None) -> dict:
+    """networkx's ``bipartite.hopcroft_karp_matching`` (= ``bipartite.maximum_matching``):
+    a maximum-cardinality matching as ``{u: v, v: u}``, computed by
+    :func:`pyclmatch.maximum_matching` (verified by its König certificate)."""
+    g, top, bottom, res = _bipartite_match(G, top_nodes, device)
+    cm = np.asarray(res.col_match)
+    j = np.flatnonzero(cm >= 0)
+    u, v = g.labels(top[j]), g.labels(bottom[cm[j]])
+    out = dict(zip(u, v))
+    out.update(zip(v, u))
+    return out
+
+
+def eppstein_matching(G, top_nodes=None, *, device=None) -> dict:
+    """networkx's ``bipartite.eppstein_matching``: a maximum-cardinality matching (the
+    same computation as :func:`hopcroft_karp_matching`)."""
+    return hopcroft_karp_matching(G, top_nodes, device=device)
+
+
+def to_vertex_cover(G, matching, top_nodes=None, *, device=None) -> set:
+    """networkx's ``bipartite.to_vertex_cover``: a minimum vertex cover (König). It is the
+    certificate of pyclmatch's maximum matching, built from the unmatched top nodes as
+    networkx builds it from ``matching``; for a maximum ``matching`` that set does not depend
+    on which maximum matching (Dulmage-Mendelsohn), so it is networkx's answer."""
+    g, top, bottom, res = _bipartite_match(G, top_nodes, device)
+    cover = res.certificate
+    return set(g.labels(top[np.asarray(cover.cols, np.int64)])) | \
+        set(g.labels(bottom[np.asarray(cover.rows, np.int64)]))
+
+
+# --------------------------------------------------------------------------- matching checks
+def _edge_status(g: PyclGraph, matching):
+    """networkx's per-edge checks of ``is_*matching``, vectorised: returns the endpoint
+    positions ``(u, v)`` of a valid matching, or None when it is not one; raises
+    networkx's errors (an edge that is not a 2-tuple, a node not in G) where networkx's
+    in-order loop would reach them before returning False."""
+    import networkx as nx
+    from networkx.algorithms.matching import matching_dict_to_set
+    if isinstance(matching, dict):
+        matching = matching_dict_to_set(matching)
+    edges = list(matching)
+    k = len(edges)
+    index = g.index
+    raise_at, raise_exc = k, None
+    u = np.full(k, -1, np.int64)
+    v = np.full(k, -1, np.int64)
+    for i, e in enumerate(edges):
+        if len(e) != 2:
+            raise_at, raise_exc = i, nx.NetworkXError(f"matching has non-2-tuple edge {e}")
+            break
+        a, b = e
+        ia, ib = index.get(a) if _hashable_in(a, index) else None, \
+            index.get(b) if _hashable_in(b, index) else None
+        if ia is None or ib is None:
+            raise_at, raise_exc = i, nx.NetworkXError(
+                f"matching contains edge {e} with node not in G")
+            break
+        u[i], v[i] = ia, ib
+    u, v = u[:raise_at], v[:raise_at]
+    # first failing edge among the resolved ones (self-loop, non-edge, repeated node)
+    bad = u == v
+    if g.nnz:
+        key = u * g.n + v
+        pos = np.minimum(np.searchsorted(g.keys, key), g.nnz - 1)
+        bad |= g.keys[pos] != key
+    else:
+        bad |= True
+    ends = np.stack([u, v], axis=1).ravel()
+    if ends.size:
+        uniq, first = np.unique(ends, return_index=True)
+        firstpos = np.empty(g.n, np.int64)
+        firstpos[uniq] = first
+        seen_before = (firstpos[ends] // 2) < (np.arange(ends.size) // 2)
+        bad |= seen_before.reshape(-1, 2).any(axis=1)
+    if bad.any():
+        return None
+    if raise_exc is not None:
+        raise raise_exc
+    return u, v
+
+
+def is_matching(G, matching) -> bool:
+    """networkx's ``is_matching`` over the cached CSR (``has_edge`` for every pair in
+    one ``searchsorted``)."""
+    return _edge_status(_as_pycl(G, None), matching) is not None
+
+
+def is_maximal_matching(G, matching) -> bool:
+    """networkx's ``is_maximal_matching``: a matching no edge of G (a self-loop aside) can
+    be added to."""
+    g = _as_pycl(G, None)
+    st = _edge_status(g, matching)
+    if st is None:
+        return False
+    matched = np.zeros(g.n, bool)
+    matched[st[0]] = matched[st[1]] = True
+    r, c = g.rows, g.indices
+    return not bool((~matched[r] & ~matched[c] & (r != c)).any())
+
+
+def is_perfect_matching(G, matching) -> bool:
+    """networkx's ``is_perfect_matching``: a matching covering every node."""
+    g = _as_pycl(G, None)
+    st = _edge_status(g, matching)
+    if st is None:
+        return False
+    return 2 * st[0].size == g.n
+
+
+def maximal_matching(G, *, device=None) -> set:
+    """networkx's ``maximal_matching``: a maximal matching as a set of edges ``(u, v)``
+    (``u`` before ``v`` in node order). Computed by Suitor on unit weights, whose answer
+    (the greedy matching by weight, then vertex id) is locally dominant, hence maximal."""
+    from .weighted import weighted_matching
+    g = _as_pycl(G, None)
+    A = g.csr(None)
+    off = g.rows != g.indices
+    if not off.any():
+        return set()
+    W = sp.csr_matrix((np.ones(int(off.sum())), (g.rows[off], g.indices[off])),
+                      shape=(g.n, g.n))
+    res = weighted_matching(W, device=device)
+    mate = np.asarray(res.mate)
+    a = np.flatnonzero(mate > np.arange(mate.size))
+    return set(zip(g.labels(a), g.labels(mate[a])))
+
+
+def approximate_max_weight_matching(G, weight="weight", *, device=None,
+                                    algorithm="suitor") -> set:
+    """A 1/2-approximate maximum-weight matching (Suitor: the greedy matching) as a set of
+    edges ``(u, v)``, for a networkx graph or a :class:`PyclGraph`. Not registered for
+    networkx's ``max_weight_matching``, which is exact."""
+    from .weighted import weighted_matching
+    g = _as_pycl(G, weight)
+    A = g.csr(weight).astype(np.float64)
+    A.setdiag(0)
+    A.eliminate_zeros()
+    if A.nnz == 0:
+        return set()
+    res = weighted_matching(A, device=device, algorithm=algorithm)
+    mate = np.asarray(res.mate)
+    a = np.flatnonzero(mate > np.arange(mate.size))
+    return set(zip(g.labels(a), g.labels(mate[a])))
+
+
+# --------------------------------------------------------------------------- registration
+_DOCS = {
+    "louvain_communities": "Louvain on an OpenCL device (Naim et al., Paper III); "
+                           "deterministic for a given seed. The partition may differ from "
+                           "networkx's for the same seed (another move order).",
+    "louvain_partitions": "Levels of one device run, cut by networkx's threshold rule.",
+    "modularity": "Eq. (1) vectorised over the converted graph's CSR.",
+    "hopcroft_karp_matching": "APFB/APsB, G-PR or Pothen-Fan on the device, verified by a "
+                              "König cover.",
+    "eppstein_matching": "Same computation as hopcroft_karp_matching.",
+    "to_vertex_cover": "The König cover certificate of the device's maximum matching.",
+    "is_matching": "Vectorised over the converted graph's CSR.",
+    "is_maximal_matching": "Vectorised over the converted graph's CSR.",
+    "is_perfect_matching": "Vectorised over the converted graph's CSR.",
+    "maximal_matching": "Suitor on unit weights (a maximal matching).",
+}
+
+
+def get_info() -> dict:
+    """networkx's ``backend_info`` entry point."""
+    from . import __version__
+    device_doc = ("OpenCL device: 'auto', 'gpu', 'cpu', 'P:D', a name substring "
+                  "(default PYCLMATCH_DEVICE or 'auto').")
+    return {
+        "backend_name": BACKEND_NAME,
+        "project": "pyclmatch",
+        "package": "pyclmatch",
+        "short_summary": "Matchings and Louvain on OpenCL devices (GPUs, PoCL on CPUs).",
+        "version": __version__,
+        "functions": {
+            name: {"additional_docs": doc,
+                   "additional_parameters": ({"device : str, optional": device_doc}
+                                             if name not in ("is_matching",
+                                                             "is_maximal_matching",
+                                                             "is_perfect_matching")
+                                             else {})}
+            for name, doc in _DOCS.items()},
+    }
+
+
+#: networkx tests that cannot pass with any other implementation: (module suffix, test
+#: name) -> reason. Each pins one particular answer of networkx's own algorithm where the
+#: function's contract allows several.
+XFAIL_TESTS = {
+    ("community/tests/test_louvain.py", "test_karate_club_partition"):
+        "pins the partition networkx's own move order gives for seed=2",
+    ("community/tests/test_louvain.py", "test_undirected_selfloops"):
+        "pins the partition networkx's own move order gives for seed=2",
+    ("community/tests/test_louvain.py", "test_none_weight_param"):
+        "pins the partition networkx's own move order gives for seed=2",
+    ("bipartite/tests/test_matching.py", "TestMatching::test_eppstein_matching_simple"):
+        "pins which of the maximum matchings of K(2,3) networkx's search finds",
+    ("bipartite/tests/test_matching.py", "TestMatching::test_hopcroft_karp_matching_simple"):
+        "pins which of the maximum matchings of K(2,3) networkx's search finds",
+}
+
+
+def on_start_tests(items) -> None:
+    """networkx's test hook: mark :data:`XFAIL_TESTS` as expected failures (non-strict:
+    an answer may coincide with networkx's)."""
+    import pytest
+    for item in items:
+        path = str(item.fspath).replace("\\", "/")
+        for (suffix, test), reason in XFAIL_TESTS.items():
+            name = item.nodeid.split("::", 1)[-1].split("[", 1)[0]
+            if path.endswith(suffix) and name == test:
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=False))
+
+
+#: networkx's test modules of the implemented functions (run with the backend by .ci/run:
+#: ``NETWORKX_TEST_BACKEND=pyclmatch NETWORKX_FALLBACK_TO_NX=True python3 -m pytest --pyargs
+#: $(python3 -c "import pyclmatch; print(*pyclmatch.nxbackend.TEST_MODULES)")``)
+TEST_MODULES = (
+    "networkx.algorithms.bipartite.tests.test_matching",
+    "networkx.algorithms.bipartite.tests.test_covering",
+    "networkx.algorithms.community.tests.test_louvain",
+    "networkx.algorithms.community.tests.test_quality",
+    "networkx.algorithms.tests.test_matching",
+    "networkx.algorithms.approximation.tests.test_matching",
+)
