@@ -4,10 +4,10 @@ Install with ``pip install 'pyclmatch[dask]'`` (dask and distributed).  Dask kee
 scheduling, the dashboard, worker loss and rescheduling; this module adds what OpenCL needs:
 
 * :class:`DevicePlugin`, a worker plugin that binds each Dask worker to **one** OpenCL device
-  (as dask-cuda puts one worker on each GPU) and announces it as worker resources
-  ``pyclmatch-device`` and ``pyclmatch-<type>`` (``gpu``, ``cpu``, ``accelerator``), one unit
-  each, so that the scheduler sends a device one call at a time whatever the worker's thread
-  count.  A worker takes, in this order: the device its name is assigned (:func:`local_cluster`),
+  (as dask-cuda puts one worker on each GPU); :func:`worker_devices` reads what each worker
+  announces.  Calls on one device run one at a time, whatever the worker's thread count.
+  (Not Dask worker resources: resources set by a plugin after the worker joined do not wake
+  tasks that wait for them, so the tasks of a lost worker would wait forever.)  A worker takes, in this order: the device its name is assigned (:func:`local_cluster`),
   the device named by ``PYCLMATCH_DEVICE`` in its environment (the ``CUDA_VISIBLE_DEVICES`` of
   dask-cuda: ``PYCLMATCH_DEVICE=0:1 dask worker tcp://...``), else the first device of the
   requested kind that no other worker of the host holds (a lock file per device in the
@@ -85,6 +85,7 @@ import pickle
 import platform as _platform
 import tempfile
 import threading
+import time
 import traceback
 
 try:
@@ -99,16 +100,10 @@ except ImportError as _exc:   # pragma: no cover - exercised by monkeypatching i
 from .errors import DeviceError, InputError, PyclmatchError
 
 __all__ = ["DevicePlugin", "local_cluster", "map_graphs", "worker_devices", "bind_workers",
-           "PLUGIN_NAME", "RESOURCE"]
+           "bound_workers", "host_devices", "PLUGIN_NAME"]
 
 PLUGIN_NAME = "pyclmatch-device"
-#: worker resource held by every bound worker (one unit: one call at a time per device)
-RESOURCE = "pyclmatch-device"
 _KINDS = ("gpu", "cpu", "accelerator")
-
-
-def _resource(kind):
-    return RESOURCE if kind in (None, "all") else f"pyclmatch-{kind}"
 
 
 def host_devices(devices="gpu"):
@@ -165,8 +160,7 @@ def _claim(p, d, dev):
 
 class DevicePlugin(WorkerPlugin):
     """Binds the worker to one OpenCL device (see the module docstring for the order of
-    choices) and announces it as the worker resources ``pyclmatch-device`` and
-    ``pyclmatch-<type>``.
+    choices); ``binding`` is what :func:`worker_devices` announces.
 
     ``devices``: the kind of device a worker claims when neither an assignment nor
     ``PYCLMATCH_DEVICE`` names one; ``assignment``: ``{worker name: device spec}``.
@@ -191,15 +185,8 @@ class DevicePlugin(WorkerPlugin):
         loop = asyncio.get_running_loop()
         # device probing builds a kernel: off the worker's event loop
         await loop.run_in_executor(None, self._bind, str(worker.name))
-        if self.handle is not None:
-            await worker.set_resources(**{RESOURCE: 1, _resource(self.handle.type): 1})
 
-    async def teardown(self, worker):
-        if self.handle is not None:
-            try:
-                await worker.set_resources(**{RESOURCE: 0, _resource(self.handle.type): 0})
-            except Exception:   # the scheduler may be gone already
-                pass
+    def teardown(self, worker):
         lock, self._lock_file = self._lock_file, None
         if lock not in (None, True):
             lock.close()
@@ -259,6 +246,33 @@ def bind_workers(client, devices="gpu", assignment=None):
     that join later), replacing an earlier binding; returns :func:`worker_devices`."""
     client.register_plugin(DevicePlugin(devices, assignment), name=PLUGIN_NAME)
     return worker_devices(client)
+
+
+def _plugin_registered(dask_scheduler=None):
+    return PLUGIN_NAME in getattr(dask_scheduler, "worker_plugins", {})
+
+
+def bound_workers(client, kind="gpu", timeout=30.0):
+    """``(bindings, ready)``: :func:`worker_devices`, and those of the workers that hold a
+    device of ``kind`` (``"gpu"``, ``"cpu"``, ``"accelerator"``, ``"all"``).
+
+    Installs :class:`DevicePlugin` (claiming ``kind`` devices) when the scheduler has none, and
+    waits up to ``timeout`` seconds while no worker is ready but some are still starting (a
+    worker restarted after a loss binds itself again before it takes work)."""
+    if not client.run_on_scheduler(_plugin_registered):
+        bind_workers(client, "gpu" if kind in (None, "auto") else kind)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            bindings = client.run(_announce, on_error="ignore")
+        except (OSError, distributed.comm.CommClosedError):
+            bindings = {}
+        ready = {a: b for a, b in bindings.items() if b and b.get("device")
+                 and (kind == "all" or b.get("type") == kind)}
+        starting = not bindings or any(b is None for b in bindings.values())
+        if ready or not starting or time.monotonic() > deadline:
+            return bindings, ready
+        time.sleep(0.25)
 
 
 def local_cluster(devices="gpu", n_workers=None, *, processes=True, **kwargs):
@@ -342,13 +356,35 @@ def _device_lock(handle):
     return handle.memoize(("distributed", "lock"), threading.Lock)
 
 
-def _run_one(func, graph, kwargs):
+class NoDeviceHere(RuntimeError):
+    """The task reached a worker without a device of the kind asked for (Dask retries it and
+    :func:`map_graphs` resubmits it to the workers that have one)."""
+
+
+def worker_handle(kind="all", wait=30.0):
+    """The device handle of the worker running the current task, waiting up to ``wait``
+    seconds for its :class:`DevicePlugin` (a restarted worker may take a task before its
+    plugin has bound it); raises :class:`NoDeviceHere` when it holds none of ``kind``."""
+    worker = get_worker()
+    deadline = time.monotonic() + wait
+    while True:
+        plugin = worker.plugins.get(PLUGIN_NAME)
+        if plugin is not None and plugin.binding is not None:
+            break
+        if time.monotonic() > deadline:
+            raise NoDeviceHere(f"worker {worker.address} has no pyclmatch device plugin")
+        time.sleep(0.1)
+    h = plugin.handle
+    if h is None or (kind != "all" and h.type != kind):
+        raise NoDeviceHere(f"worker {worker.address} holds no {kind} device "
+                           f"({plugin.binding.get('problem') or plugin.binding.get('device')})")
+    return h
+
+
+def _run_one(func, graph, kwargs, kind):
     """Task body on a worker: load the graph, call ``func`` on the worker's device."""
     worker = get_worker()
-    plugin = worker.plugins.get(PLUGIN_NAME)
-    if plugin is None or plugin.handle is None:    # infrastructure: Dask retries elsewhere
-        raise RuntimeError(f"worker {worker.address} holds no pyclmatch device")
-    h = plugin.handle
+    h = worker_handle(kind)
     try:
         if _is_path(graph):
             from .io import read_graph
@@ -359,6 +395,18 @@ def _run_one(func, graph, kwargs):
             return func(graph, device=h, **kwargs)
     except Exception as exc:
         return _Failed(exc, traceback.format_exc(), worker.address)
+
+
+def _scatter(client, data, attempts=5):
+    """``client.scatter`` to any worker, tried again while workers are being lost (the scheduler
+    may pick one that is going away; a restarted worker comes back under a new address)."""
+    for k in range(attempts):
+        try:
+            return client.scatter(data, hash=False)
+        except (OSError, distributed.comm.CommClosedError):
+            if k == attempts - 1:
+                raise
+            time.sleep(0.5 * (k + 1))
 
 
 def map_graphs(func, graphs, *, client=None, devices="gpu", retries=2, progress=False,
@@ -408,20 +456,16 @@ def map_graphs(func, graphs, *, client=None, devices="gpu", retries=2, progress=
 def _map(f, graphs, client, kind, retries, progress, kwargs):
     if not graphs:
         return []
-    bindings = worker_devices(client)
-    if not bindings:
-        raise DeviceError("the Dask cluster has no workers")
-    if any(b is None for b in bindings.values()):
-        bindings = bind_workers(client, kind)
-    ready = {a: b for a, b in bindings.items()
-             if b and b.get("device") and (kind == "all" or b.get("type") == kind)}
+    bindings, ready = bound_workers(client, kind)
     if not ready:
         desc = "; ".join(f"{a}: " + (f"{b['device']} ({b['type']})" if b and b.get("device")
                                      else (b or {}).get("problem") or "no binding")
-                         for a, b in bindings.items())
+                         for a, b in bindings.items()) or "none"
         raise DeviceError(f"no worker of the cluster holds a {kind} device (workers: {desc})"
                           + ("; for CPU devices pass devices='cpu'" if kind == "gpu" else ""))
-    resources = {_resource(kind): 1}
+    # every worker fit: no restriction, so that Dask reruns a lost worker's graphs on any
+    # worker, its restarted self included (a restart changes the address)
+    restrict = None if len(ready) == len(bindings) else list(ready)
     name = getattr(f, "__name__", "call")
     token = os.urandom(4).hex()
     n_ready = len(ready)
@@ -440,10 +484,10 @@ def _map(f, graphs, client, kind, retries, progress, kwargs):
         g = graphs[i]
         arg = g
         if not (_is_path(g) or callable(g)):
-            arg = client.scatter(g, workers=list(ready), hash=False)
-            scattered[i] = arg
-        fut = client.submit(_run_one, f, arg, kwargs, key=f"pyclmatch-{name}-{i}-{token}-"
-                            f"{attempts[i]}", resources=resources, retries=retries, pure=False)
+            arg = scattered[i] = _scatter(client, g)
+        fut = client.submit(_run_one, f, arg, kwargs, kind, key=f"pyclmatch-{name}-{i}-{token}-"
+                            f"{attempts[i]}", workers=restrict, allow_other_workers=bool(restrict),
+                            retries=retries, pure=False)
         where[fut.key] = i
         ac.add(fut)
 
@@ -459,6 +503,9 @@ def _map(f, graphs, client, kind, retries, progress, kwargs):
         elif attempts[i] < retries:    # lost input or worker: send the graph again
             attempts[i] += 1
             scattered.pop(i, None)
+            if restrict:
+                bindings, ready = bound_workers(client, kind)
+                restrict = list(ready) or restrict
             submit(i)
             continue
         else:

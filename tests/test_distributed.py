@@ -118,3 +118,20 @@ def test_bench_dask(client, tmp_path):
     assert host and all(r["verified"] is True for r in host)
     meta = json.load(open(out / "meta.json"))
     assert "--dask" in meta["command"] and meta["dask"]["workers"] and meta["devices"]
+
+
+@pytest.mark.parametrize("as_path", [False, True])
+def test_lost_worker_rerun(client, tmp_path, device, as_path):
+    from pyclmatch.distributed import map_graphs
+    from dask_tasks import matching_dying_once
+    gs = _graphs()
+    batch = gs
+    if as_path:
+        batch = []
+        for k, A in enumerate(gs):
+            scipy.io.mmwrite(str(tmp_path / f"g{k}.mtx"), A)
+            batch.append(str(tmp_path / f"g{k}.mtx"))
+    res = map_graphs(matching_dying_once, batch, client=client, devices="cpu",
+                     marker=str(tmp_path / "died"))
+    assert os.path.exists(tmp_path / "died")     # one worker was lost
+    assert res == [pyclmatch.maximum_matching(A, device=device).cardinality for A in gs]

@@ -35,12 +35,14 @@ def _input(suite, gname, source, family):
     return _families.FAMILIES[family].prepare(gname, _matrix(suite, gname, source))
 
 
-def _bench_task(suite, gname, source, family, alg, repeat, memory_limit):
+def _bench_task(suite, gname, source, family, alg, repeat, memory_limit, label):
     """On a worker: one combination on the worker's device; ``(records, device meta)``."""
     from distributed import get_worker
-    from ..distributed import PLUGIN_NAME, _device_lock
+    from ..distributed import NoDeviceHere, _device_lock, worker_handle
     worker = get_worker()
-    h = worker.plugins[PLUGIN_NAME].handle
+    h = worker_handle()
+    if h.label != label:
+        raise NoDeviceHere(f"worker {worker.address} holds {h.label}, not {label}")
     inp = _input(suite, gname, source, family)
     with _device_lock(h):
         dmeta = device_meta(h)
@@ -72,7 +74,7 @@ def run_bench_dask(address, suite="small", algorithms="bipartite", devices="auto
     ``"local"`` for :func:`pyclmatch.distributed.local_cluster` (``devices`` ``auto``: the
     host's GPUs, else its CPU device).  Returns ``(meta, records)`` and writes ``out``."""
     from distributed import Client, as_completed
-    from ..distributed import RESOURCE, bind_workers, host_devices, local_cluster, worker_devices
+    from ..distributed import bound_workers, host_devices, local_cluster
     specs = _families.all_algorithms() if algorithms == "all" else algorithms.split(",")
     combos = [c for s in specs if s.strip() for c in _families.family_of(s.strip())]
     if repeat < 1:
@@ -88,10 +90,7 @@ def run_bench_dask(address, suite="small", algorithms="bipartite", devices="auto
     else:
         client = Client(address)
     try:
-        bindings = worker_devices(client)
-        if any(b is None for b in bindings.values()):
-            bindings = bind_workers(client, "gpu" if kind == "auto" else kind)
-        bound = {a: b for a, b in bindings.items() if b and b.get("device")}
+        bindings, bound = bound_workers(client, "all" if kind == "auto" else kind)
         if kind == "auto":
             kind = "gpu" if any(b["type"] == "gpu" for b in bound.values()) else "all"
         ready = {a: b for a, b in bound.items() if kind == "all" or b["type"] == kind}
@@ -113,19 +112,22 @@ def run_bench_dask(address, suite="small", algorithms="bipartite", devices="auto
                          "workers": {a: {k: b.get(k) for k in ("host", "device", "spec", "how")}
                                      for a, b in ready.items()}}}
         fams = sorted({f.name for f, _ in combos})
+        # one device model on every worker: no restriction, so a lost worker's runs go to any
+        # worker (its restarted self included); several models: each run to its model's workers
+        one = len(labels) == 1 and len(ready) == len(bindings)
         tasks = []
         for gname, src in glist:
             for fam, alg in combos:
                 for label, addrs in labels.items():
                     tasks.append(client.submit(
                         _bench_task, suite, gname, src, fam.name, alg, repeat, memory_limit,
-                        workers=addrs, resources={RESOURCE: 1}, pure=False,
+                        label, workers=None if one else addrs, retries=2, pure=False,
                         key=f"pyclmatch-bench-{gname}-{fam.name}:{alg}-{len(tasks)}"))
             if baselines:
                 for name in fams:
                     tasks.append(client.submit(
                         _baseline_task, suite, gname, src, name, repeat,
-                        workers=list(ready), resources={RESOURCE: 1}, pure=False,
+                        workers=None if one else list(ready), retries=2, pure=False,
                         key=f"pyclmatch-bench-{gname}-{name}-baselines-{len(tasks)}"))
         prog = Progress(len(tasks), enabled=progress)
         records, base_records = [], []
