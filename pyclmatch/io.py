@@ -76,6 +76,8 @@ def read_graph(path, *, format=None, symmetrize=False, return_labels=False):
       them, default 1), ``c`` edge weights.  Vertex sizes and weights are skipped; edge weights
       become the data (``int64``).  The header must agree with the lines (``n`` vertex lines, ``2m``
       neighbour entries) and the adjacency must be symmetric.
+    * scipy ``.npz`` files (:func:`scipy.sparse.save_npz`, any sparse format): loaded as they
+      are, no parsing (the fast way to keep a collection of matrices on disk).
     * SNAP edge lists: ``#`` (or ``%``) comment lines, blank lines ignored, one arc ``u v`` or
       ``u v weight`` per line (whitespace separated; every line the same number of fields).  If all
       ids are non-negative integers they are kept as indices (shape ``max id + 1``); otherwise
@@ -92,6 +94,14 @@ def read_graph(path, *, format=None, symmetrize=False, return_labels=False):
         file and, for text formats, the line.
     """
     name = os.fspath(path)
+    if name.lower().endswith(".npz") or format == "npz":
+        A, labels = _read_npz(name), None
+        if symmetrize:
+            if A.shape[0] != A.shape[1]:
+                raise InputError(f"{name}: cannot symmetrize a {A.shape[0]} x {A.shape[1]} "
+                                 f"(non-square) matrix")
+            A = _symmetrized(A)
+        return (A, labels) if return_labels else A
     with open(name, "rb") as f:
         raw = f.read()
     data, base = _decompress(raw, name)
@@ -280,6 +290,19 @@ def _symmetrized(A):
 
 # ------------------------------------------------------------------------------------------------
 # Matrix Market
+
+def _read_npz(name):
+    if not os.path.exists(name):
+        raise FileNotFoundError(f"[Errno 2] No such file or directory: {name!r}")
+    try:
+        A = sp.load_npz(name)
+    except Exception as exc:   # not a zip, or a zip without scipy's arrays
+        raise InputError(f"{name}: not a scipy.sparse .npz file ({exc})") from None
+    A = sp.csr_matrix(A)
+    A.sum_duplicates()
+    A.sort_indices()
+    return A
+
 
 def _read_mtx(data, name):
     if not _has_mm_banner(data):
