@@ -96,28 +96,8 @@ def read_graph(path, *, format=None, symmetrize=False, return_labels=False):
     name = os.fspath(path)
     if name.lower().endswith(".npz") or format == "npz":
         A, labels = _read_npz(name), None
-        if symmetrize:
-            if A.shape[0] != A.shape[1]:
-                raise InputError(f"{name}: cannot symmetrize a {A.shape[0]} x {A.shape[1]} "
-                                 f"(non-square) matrix")
-            A = _symmetrized(A)
-        return (A, labels) if return_labels else A
-    with open(name, "rb") as f:
-        raw = f.read()
-    data, base = _decompress(raw, name)
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
-    if not data.strip():
-        raise InputError(f"{name}: the file is empty")
-
-    fmt = _detect_format(data, base, name, format)
-    if fmt == "mtx":
-        A, labels = _read_mtx(data, name), None
-    elif fmt == "metis":
-        A, labels = _read_metis(data, name, symmetrize), None
     else:
-        A, labels = _read_snap(data, name)
-
+        A, labels = _read_text(name, format, symmetrize)
     if symmetrize:
         if A.shape[0] != A.shape[1]:
             raise InputError(f"{name}: cannot symmetrize a {A.shape[0]} x {A.shape[1]} "
@@ -290,6 +270,23 @@ def _symmetrized(A):
 
 # ------------------------------------------------------------------------------------------------
 # Matrix Market
+
+def _read_text(name, format, symmetrize):
+    """``(A, labels)`` of a text format file (compressed or not)."""
+    with open(name, "rb") as f:
+        raw = f.read()
+    data, base = _decompress(raw, name)
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    if not data.strip():
+        raise InputError(f"{name}: the file is empty")
+    fmt = _detect_format(data, base, name, format)
+    if fmt == "mtx":
+        return _read_mtx(data, name), None
+    if fmt == "metis":
+        return _read_metis(data, name, symmetrize), None
+    return _read_snap(data, name)
+
 
 def _read_npz(name):
     if not os.path.exists(name):
