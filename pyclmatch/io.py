@@ -83,6 +83,8 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
       them, default 1), ``c`` edge weights.  Vertex sizes and weights are skipped; edge weights
       become the data (``int64``).  The header must agree with the lines (``n`` vertex lines, ``2m``
       neighbour entries) and the adjacency must be symmetric.
+    * scipy ``.npz`` files (:func:`scipy.sparse.save_npz`, any sparse format): loaded as they
+      are, no parsing (the fast way to keep a collection of matrices on disk).
     * SNAP edge lists: ``#`` (or ``%``) comment lines, blank lines ignored, one arc ``u v`` or
       ``u v weight`` per line (whitespace separated; every line the same number of fields).  If all
       ids are non-negative integers they are kept as indices (shape ``max id + 1``); otherwise
@@ -99,22 +101,10 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
         file and, for text formats, the line.
     """
     name = os.fspath(path)
-    with open(name, "rb") as f:
-        raw = f.read()
-    data, base = _decompress(raw, name)
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
-    if not data.strip():
-        raise InputError(f"{name}: the file is empty")
-
-    fmt = _detect_format(data, base, name, format)
-    if fmt == "mtx":
-        A, labels = _read_mtx(data, name), None
-    elif fmt == "metis":
-        A, labels = _read_metis(data, name, symmetrize), None
+    if name.lower().endswith(".npz") or format == "npz":
+        A, labels = _read_npz(name), None
     else:
-        A, labels = _read_snap(data, name)
-
+        A, labels = _read_text(name, format, symmetrize)
     if symmetrize:
         if A.shape[0] != A.shape[1]:
             raise InputError(f"{name}: cannot symmetrize a {A.shape[0]} x {A.shape[1]} "
@@ -300,6 +290,36 @@ def _symmetrized(A):
 
 # ------------------------------------------------------------------------------------------------
 # Matrix Market
+
+def _read_text(name, format, symmetrize):
+    """``(A, labels)`` of a text format file (compressed or not)."""
+    with open(name, "rb") as f:
+        raw = f.read()
+    data, base = _decompress(raw, name)
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    if not data.strip():
+        raise InputError(f"{name}: the file is empty")
+    fmt = _detect_format(data, base, name, format)
+    if fmt == "mtx":
+        return _read_mtx(data, name), None
+    if fmt == "metis":
+        return _read_metis(data, name, symmetrize), None
+    return _read_snap(data, name)
+
+
+def _read_npz(name):
+    if not os.path.exists(name):
+        raise FileNotFoundError(f"[Errno 2] No such file or directory: {name!r}")
+    try:
+        A = sp.load_npz(name)
+    except Exception as exc:   # not a zip, or a zip without scipy's arrays
+        raise InputError(f"{name}: not a scipy.sparse .npz file ({exc})") from None
+    A = sp.csr_matrix(A)
+    A.sum_duplicates()
+    A.sort_indices()
+    return A
+
 
 def _read_mtx(data, name):
     if not _has_mm_banner(data):

@@ -363,3 +363,16 @@ def test_symmetrize_needs_square(tmp_path):
 
 def test_input_error_is_value_error():
     assert issubclass(InputError, ValueError)
+
+
+def test_npz_round_trip(tmp_path):
+    import scipy.sparse as sp
+    from pyclmatch import InputError, read_graph
+    A = sp.random(30, 20, density=0.2, format="coo", random_state=0)
+    sp.save_npz(tmp_path / "a.npz", A)
+    B = read_graph(tmp_path / "a.npz")
+    assert isinstance(B, sp.csr_matrix) and B.has_sorted_indices
+    assert (B != A.tocsr()).nnz == 0
+    (tmp_path / "bad.npz").write_bytes(b"not a zip")
+    with pytest.raises(InputError, match="bad.npz"):
+        read_graph(tmp_path / "bad.npz")

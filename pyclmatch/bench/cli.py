@@ -1,4 +1,5 @@
 """The `bench` and `report` subcommands (added to ``pyclmatch`` by :func:`add_bench_commands`)."""
+import functools
 import sys
 
 
@@ -16,12 +17,21 @@ def _command(args):
         parts.append(f"--out {args.out}")
     if args.plots:
         parts.append("--plots")
+    if args.dask:
+        parts.append(f"--dask {args.dask}")
     return " ".join(parts)
 
 
 def cmd_bench(args):
     from .harness import run_bench
     rcp = {"no": False, "yes": True, "both": "both"}[args.rcp]
+    if args.dask:
+        try:
+            from .distributed import run_bench_dask
+        except ImportError as exc:
+            print(f"pyclmatch: error: {exc}", file=sys.stderr)
+            return 2
+        run_bench = functools.partial(run_bench_dask, args.dask)
     meta, records = run_bench(
         suite=args.suite, algorithms=args.algorithms, devices=args.devices,
         baselines=args.baselines, repeat=args.repeat, out=args.out, rcp=rcp,
@@ -67,6 +77,9 @@ def add_bench_commands(sub):
     b.add_argument("--memory-limit", type=int, default=None,
                    help="bytes of device memory to assume (default: the device's)")
     b.add_argument("--no-progress", action="store_true")
+    b.add_argument("--dask", default=None, metavar="ADDRESS|local",
+                   help="spread the runs over a Dask cluster (scheduler address, or 'local' "
+                        "for one worker per GPU of this host); needs pyclmatch[dask]")
     b.set_defaults(func=cmd_bench)
     r = sub.add_parser("report", help="plots from a bench results folder (matplotlib)")
     r.add_argument("dir")

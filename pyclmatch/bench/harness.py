@@ -21,17 +21,18 @@ import time
 import numpy as np
 
 from . import families as _families
-from ..errors import PyclmatchError
+from ..errors import InputError, PyclmatchError
 
 __all__ = ["RECORD_KEYS", "SCHEMA_VERSION", "measure_bandwidth", "suite_graphs", "run_bench",
-           "select_devices", "write_summary"]
+           "run_combination", "run_baselines", "device_meta", "select_devices", "write_summary"]
 
 SCHEMA_VERSION = 2
 #: fields present in every results.jsonl record (stable schema)
 RECORD_KEYS = ("schema", "graph", "family", "algorithm", "device", "platform", "device_type",
                "run", "vertices", "edges", "seconds", "device_seconds", "phases", "edges_per_s",
                "whole_seconds",
-               "bandwidth_fraction", "build_s", "verified", "quality", "skipped", "error")
+               "bandwidth_fraction", "build_s", "verified", "quality", "skipped", "error",
+               "host", "worker")
 
 
 class Progress:
@@ -99,6 +100,45 @@ def suite_graphs(suite, rcp=False, graphs=None):
     yield from generators.suite(graphs, rcp=rcp, size=suite)
 
 
+def suite_names(suite, rcp=False, graphs=None):
+    """``[(name, source)]`` of :func:`suite_graphs` without building a matrix: ``source`` is
+    the file of a folder suite, else ``None``; :func:`suite_graph` builds one of them."""
+    from .. import generators
+    if os.path.isdir(suite):
+        base = [(fn.split(".mtx")[0], os.path.abspath(os.path.join(suite, fn)))
+                for fn in sorted(os.listdir(suite)) if fn.endswith((".mtx", ".mtx.gz"))]
+    else:
+        if suite not in generators.SUITES:
+            raise InputError(f"unknown suite {suite!r}: small, medium, large/reference or a "
+                             f"folder of .mtx files")
+        table = generators.SUITES[suite]
+        names = list(table) if graphs is None else list(graphs)
+        unknown = [nm for nm in names if nm not in table]
+        if unknown:
+            raise InputError(f"unknown suite graph(s) {unknown}; available: {list(table)}")
+        base = [(nm, None) for nm in names]
+    out = []
+    for nm, src in base:
+        if rcp in (False, "both"):
+            out.append((nm, src))
+        if rcp:
+            out.append((nm + "-rcp", src))
+    return out
+
+
+def suite_graph(suite, name, source=None):
+    """The matrix of one entry of :func:`suite_names` (generated, or read from ``source``)."""
+    from .. import generators
+    rcp = name.endswith("-rcp")
+    base = name[:-4] if rcp else name
+    if source is not None:
+        from .. import read_graph
+        A = read_graph(source)
+    else:
+        A = generators.SUITES[suite][base]()
+    return generators.permuted(A) if rcp else A
+
+
 def select_devices(spec):
     """Handles for ``spec``: "all" (every OpenCL device), or comma-separated device specs."""
     from ..engine.devices import get_device, usable_devices
@@ -130,8 +170,97 @@ def _fits(handle, need, memory_limit=None):
 
 def _record(**kw):
     rec = {k: None for k in RECORD_KEYS}
-    rec.update(schema=SCHEMA_VERSION, **kw)
+    rec.update(schema=SCHEMA_VERSION, host=_platform.node(), **kw)
     return rec
+
+
+_bandwidths = {}
+
+
+def device_meta(h):
+    """The meta.json entry of device ``h`` with its copy bandwidth (measured once per handle)."""
+    key = h.context.int_ptr
+    if key not in _bandwidths:    # not h.memoize: its lock is held while the factory runs
+        _bandwidths[key] = measure_bandwidth(h)
+    bw = _bandwidths[key]
+    return {"device": h.label, "platform": h.platform_name, "type": h.type,
+            "compute_units": h.compute_units, "global_mem": h.global_mem,
+            "bandwidth_bytes_per_s": bw}
+
+
+def run_combination(h, fam, alg, gname, inp, repeat, memory_limit=None, bandwidth=None,
+                    **extra):
+    """The records of one (graph, algorithm, device) combination: a skip (memory estimate), an
+    error, or ``repeat`` timed runs after a warm-up, each verified.  ``extra`` fields (the Dask
+    worker) go into every record."""
+    sz = fam.size(inp)
+    base = dict(graph=gname, family=fam.name, algorithm=alg, device=h.label,
+                platform=h.platform_name, device_type=h.type,
+                vertices=sz["vertices"], edges=sz["edges"], **extra)
+    why = _fits(h, fam.estimate_bytes(inp, alg), memory_limit)
+    if why:
+        return [_record(**base, verified=False, skipped=why)]
+    try:
+        warm = fam.run(h, alg, inp)
+        runs = [fam.run(h, alg, inp) for _ in range(repeat)]
+    except PyclmatchError as exc:   # a wrong or failed answer: recorded, the other
+        return [_record(**base, verified=False,   # combinations still run
+                        error=f"{type(exc).__name__}: {exc}"[:500])]
+    # program builds (and first-touch costs) = warm-up minus a timed run
+    build_s = warm["seconds"] - statistics.median(x["seconds"] for x in runs)
+    out = []
+    for i, r in enumerate(runs):
+        dev_s = r.get("device_seconds") or r["seconds"]
+        out.append(_record(**base, run=i, seconds=r["seconds"],
+                           whole_seconds=r.get("whole_seconds"),
+                           device_seconds=r.get("device_seconds"),
+                           phases=r.get("phases", {}),
+                           edges_per_s=sz["edges"] / r["seconds"] if r["seconds"] else None,
+                           bandwidth_fraction=(sz["bytes"] / dev_s / bandwidth
+                                               if bandwidth and dev_s else None),
+                           build_s=max(build_s, 0.0),
+                           verified=bool(r["verified"] and warm["verified"]
+                                         and r["quality"] == warm["quality"]),
+                           quality=r.get("quality", {})))
+    return out
+
+
+def run_baselines(fam, gname, inp, repeat, step=None, **extra):
+    """The records of every installed host baseline of ``fam`` on one graph (``verified`` left
+    ``None``: :func:`check_baselines` compares them with the device records)."""
+    sz = fam.size(inp)
+    limits = getattr(fam, "baseline_max_edges", {})
+    out = []
+    for bname, fn in fam.baselines().items():
+        if step:
+            step(f"{gname} {bname}")
+        base = dict(graph=gname, family=fam.name, algorithm=bname, device="host",
+                    platform="python", device_type="host", vertices=sz["vertices"],
+                    edges=sz["edges"], **extra)
+        if sz["edges"] > limits.get(bname, float("inf")):
+            out.append(_record(**base, verified=False, skipped=(
+                f"{sz['edges']} edges > {limits[bname]}: too slow for this baseline")))
+            continue
+        for i in range(repeat):
+            r = fn(inp)
+            out.append(_record(**base, run=i, seconds=r["seconds"],
+                               whole_seconds=r["seconds"], phases={},
+                               edges_per_s=sz["edges"] / r["seconds"] if r["seconds"] else None,
+                               quality=r["quality"]))
+    return out
+
+
+def check_baselines(baseline_records, records):
+    """Set ``verified`` of the timed baseline records of exact families: the same quality as
+    the first verified device record of that graph and family."""
+    for b in baseline_records:
+        if b["skipped"]:
+            continue
+        fam = _families.FAMILIES.get(b["family"])
+        ref = [x["quality"] for x in records if x["graph"] == b["graph"]
+               and x["family"] == b["family"] and x["device"] != "host" and x["verified"]]
+        b["verified"] = (b["quality"] == ref[0]) if ref and getattr(fam, "exact", False) else None
+    return baseline_records
 
 
 def run_bench(suite="small", algorithms="bipartite", devices="auto", baselines=False,
@@ -156,11 +285,8 @@ def run_bench(suite="small", algorithms="bipartite", devices="auto", baselines=F
             "devices": [], "bandwidth_bytes_per_s": {},
             "devices_skipped": _unusable_devices() if devices == "all" else []}
     for h in handles:
-        bw = measure_bandwidth(h)
-        meta["devices"].append({"device": h.label, "platform": h.platform_name, "type": h.type,
-                                "compute_units": h.compute_units, "global_mem": h.global_mem,
-                                "bandwidth_bytes_per_s": bw})
-        meta["bandwidth_bytes_per_s"][h.label] = bw
+        meta["devices"].append(device_meta(h))
+        meta["bandwidth_bytes_per_s"][h.label] = meta["devices"][-1]["bandwidth_bytes_per_s"]
     glist = list(suite_graphs(suite, rcp=rcp, graphs=graphs))
     fams = {f.name: f for f, _ in combos}
     nbase = sum(len(f.baselines()) for f in fams.values()) if baselines else 0
@@ -181,67 +307,17 @@ def run_bench(suite="small", algorithms="bipartite", devices="auto", baselines=F
         for gname, A in glist:
             inputs = {name: f.prepare(gname, A) for name, f in fams.items()}
             for fam, alg in combos:
-                inp = inputs[fam.name]
-                sz = fam.size(inp)
                 for h in handles:
-                    base = dict(graph=gname, family=fam.name, algorithm=alg, device=h.label,
-                                platform=h.platform_name, device_type=h.type,
-                                vertices=sz["vertices"], edges=sz["edges"])
                     prog.step(f"{gname} {alg} {h.name}")
-                    why = _fits(h, fam.estimate_bytes(inp, alg), memory_limit)
-                    if why:
-                        emit(_record(**base, verified=False, skipped=why))
-                        continue
-                    try:
-                        warm = fam.run(h, alg, inp)
-                        runs = [fam.run(h, alg, inp) for _ in range(repeat)]
-                    except PyclmatchError as exc:   # a wrong or failed answer: recorded, the
-                        emit(_record(**base, verified=False,   # other combinations still run
-                                     error=f"{type(exc).__name__}: {exc}"[:500]))
-                        continue
-                    bw = meta["bandwidth_bytes_per_s"].get(h.label)
-                    # program builds (and first-touch costs) = warm-up minus a timed run
-                    build_s = warm["seconds"] - statistics.median(x["seconds"] for x in runs)
-                    for i, r in enumerate(runs):
-                        dev_s = r.get("device_seconds") or r["seconds"]
-                        emit(_record(**base, run=i, seconds=r["seconds"],
-                                     whole_seconds=r.get("whole_seconds"),
-                                     device_seconds=r.get("device_seconds"),
-                                     phases=r.get("phases", {}),
-                                     edges_per_s=sz["edges"] / r["seconds"] if r["seconds"] else None,
-                                     bandwidth_fraction=(sz["bytes"] / dev_s / bw
-                                                         if bw and dev_s else None),
-                                     build_s=max(build_s, 0.0),
-                                     verified=bool(r["verified"] and warm["verified"]
-                                                   and r["quality"] == warm["quality"]),
-                                     quality=r.get("quality", {})))
+                    for rec in run_combination(h, fam, alg, gname, inputs[fam.name], repeat,
+                                               memory_limit,
+                                               meta["bandwidth_bytes_per_s"].get(h.label)):
+                        emit(rec)
             if baselines:
                 for name, f in fams.items():
-                    sz = f.size(inputs[name])
-                    limits = getattr(f, "baseline_max_edges", {})
-                    for bname, fn in f.baselines().items():
-                        prog.step(f"{gname} {bname}")
-                        if sz["edges"] > limits.get(bname, float("inf")):
-                            emit(_record(graph=gname, family=name, algorithm=bname,
-                                         device="host", platform="python", device_type="host",
-                                         vertices=sz["vertices"], edges=sz["edges"],
-                                         verified=False, skipped=(
-                                             f"{sz['edges']} edges > {limits[bname]}: too slow "
-                                             f"for this baseline")))
-                            continue
-                        for i in range(repeat):
-                            r = fn(inputs[name])
-                            ref = [x["quality"] for x in records if x["graph"] == gname
-                                   and x["family"] == name and x["verified"]]
-                            emit(_record(graph=gname, family=name, algorithm=bname,
-                                         device="host", platform="python", device_type="host",
-                                         vertices=sz["vertices"], edges=sz["edges"], run=i,
-                                         seconds=r["seconds"], whole_seconds=r["seconds"],
-                                         phases={},
-                                         edges_per_s=sz["edges"] / r["seconds"] if r["seconds"] else None,
-                                         verified=(r["quality"] == ref[0]) if ref and
-                                         getattr(f, "exact", False) else None,
-                                         quality=r["quality"]))
+                    for rec in check_baselines(run_baselines(f, gname, inputs[name], repeat,
+                                                             prog.step), records):
+                        emit(rec)
     finally:
         if fh:
             fh.close()

@@ -1,0 +1,173 @@
+"""`pyclmatch bench --dask ADDRESS|local`: the bench's (graph, algorithm, device) runs spread
+over the devices of a Dask cluster (:mod:`pyclmatch.distributed`).
+
+Each run is one task sent to a worker that holds a device of the requested model; the worker
+builds the suite graph itself (a generator, or the Matrix Market file read where it runs, so
+no matrix goes through the scheduler), keeps the last few prepared inputs for the next
+algorithm on the same graph, and returns the same records as the serial harness with the
+``host`` and ``worker`` that ran them.  The device axis of the table is the set of device
+models (labels) the cluster's workers hold: workers with the same model share its runs.
+Baselines run as tasks too (host libraries on the worker's host), checked against the device
+records on the client.
+"""
+import datetime
+import functools
+import json
+import os
+import platform as _platform
+import sys
+
+from . import families as _families
+from .harness import (Progress, SCHEMA_VERSION, check_baselines, device_meta, run_baselines,
+                      run_combination, suite_graph, suite_names, write_summary)
+from ..errors import DeviceError, InputError
+
+__all__ = ["run_bench_dask"]
+
+
+@functools.lru_cache(maxsize=2)
+def _matrix(suite, gname, source):
+    return suite_graph(suite, gname, source)
+
+
+@functools.lru_cache(maxsize=4)
+def _input(suite, gname, source, family):
+    return _families.FAMILIES[family].prepare(gname, _matrix(suite, gname, source))
+
+
+def _bench_task(suite, gname, source, family, alg, repeat, memory_limit, label):
+    """On a worker: one combination on the worker's device; ``(records, device meta)``."""
+    from distributed import get_worker
+    from ..distributed import NoDeviceHere, _device_lock, worker_handle
+    worker = get_worker()
+    h = worker_handle()
+    if h.label != label:
+        raise NoDeviceHere(f"worker {worker.address} holds {h.label}, not {label}")
+    inp = _input(suite, gname, source, family)
+    with _device_lock(h):
+        dmeta = device_meta(h)
+        recs = run_combination(h, _families.FAMILIES[family], alg, gname, inp, repeat,
+                               memory_limit, dmeta["bandwidth_bytes_per_s"],
+                               worker=worker.address)
+    return recs, dmeta
+
+
+def _baseline_task(suite, gname, source, family, repeat):
+    from distributed import get_worker
+    inp = _input(suite, gname, source, family)
+    return run_baselines(_families.FAMILIES[family], gname, inp, repeat,
+                         worker=get_worker().address)
+
+
+def _kind(devices):
+    s = (devices or "auto").strip().lower()
+    if s not in ("auto", "all", "gpu", "cpu", "accelerator"):
+        raise InputError(f"--devices with --dask is auto, all, gpu, cpu or accelerator (the "
+                         f"workers own their devices), not {devices!r}")
+    return s
+
+
+def run_bench_dask(address, suite="small", algorithms="bipartite", devices="auto",
+                   baselines=False, repeat=3, out=None, rcp=False, graphs=None, progress=True,
+                   memory_limit=None, command=None):
+    """:func:`pyclmatch.bench.run_bench` over a Dask cluster: ``address`` of a scheduler, or
+    ``"local"`` for :func:`pyclmatch.distributed.local_cluster` (``devices`` ``auto``: the
+    host's GPUs, else its CPU device).  Returns ``(meta, records)`` and writes ``out``."""
+    from distributed import Client, as_completed
+    from ..distributed import bound_workers, host_devices, local_cluster
+    specs = _families.all_algorithms() if algorithms == "all" else algorithms.split(",")
+    combos = [c for s in specs if s.strip() for c in _families.family_of(s.strip())]
+    if repeat < 1:
+        raise InputError("repeat must be >= 1")
+    kind = _kind(devices)
+    glist = suite_names(suite, rcp=rcp, graphs=graphs)
+    cluster = None
+    if address == "local":
+        if kind == "auto":
+            kind = "gpu" if host_devices("gpu") else "cpu"
+        cluster = local_cluster(kind, dashboard_address=None)
+        client = Client(cluster)
+    else:
+        client = Client(address)
+    try:
+        bindings, bound = bound_workers(client, "all" if kind == "auto" else kind)
+        if kind == "auto":
+            kind = "gpu" if any(b["type"] == "gpu" for b in bound.values()) else "all"
+        ready = {a: b for a, b in bound.items() if kind == "all" or b["type"] == kind}
+        if not ready:
+            raise DeviceError(f"no worker of the Dask cluster at {address} holds a {kind} "
+                              f"device: {bindings}")
+        labels = {}
+        for a, b in sorted(ready.items()):
+            labels.setdefault(b["device"], []).append(a)
+        meta = {"schema": SCHEMA_VERSION,
+                "command": command or " ".join(["pyclmatch"] + sys.argv[1:]),
+                "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                    timespec="seconds"),
+                "host": _platform.node(), "cpu_count": os.cpu_count(), "suite": suite,
+                "rcp": rcp, "repeat": repeat,
+                "algorithms": [f"{f.name}:{a}" for f, a in combos],
+                "devices": [], "bandwidth_bytes_per_s": {}, "devices_skipped": [],
+                "dask": {"scheduler": client.scheduler.address,
+                         "workers": {a: {k: b.get(k) for k in ("host", "device", "spec", "how")}
+                                     for a, b in ready.items()}}}
+        fams = sorted({f.name for f, _ in combos})
+        # one device model on every worker: no restriction, so a lost worker's runs go to any
+        # worker (its restarted self included); several models: each run to its model's workers
+        one = len(labels) == 1 and len(ready) == len(bindings)
+        tasks = []
+        for gname, src in glist:
+            for fam, alg in combos:
+                for label, addrs in labels.items():
+                    tasks.append(client.submit(
+                        _bench_task, suite, gname, src, fam.name, alg, repeat, memory_limit,
+                        label, workers=None if one else addrs, retries=2, pure=False,
+                        key=f"pyclmatch-bench-{gname}-{fam.name}:{alg}-{len(tasks)}"))
+            if baselines:
+                for name in fams:
+                    tasks.append(client.submit(
+                        _baseline_task, suite, gname, src, name, repeat,
+                        workers=None if one else list(ready), retries=2, pure=False,
+                        key=f"pyclmatch-bench-{gname}-{name}-baselines-{len(tasks)}"))
+        prog = Progress(len(tasks), enabled=progress)
+        records, base_records = [], []
+        fh = None
+        if out:
+            os.makedirs(out, exist_ok=True)
+            fh = open(os.path.join(out, "results.jsonl"), "w")
+        try:
+            for fut in as_completed(tasks):
+                res = fut.result()
+                if isinstance(res, tuple):
+                    recs, dmeta = res
+                    if dmeta["device"] not in meta["bandwidth_bytes_per_s"]:
+                        meta["devices"].append(dmeta)
+                        meta["bandwidth_bytes_per_s"][dmeta["device"]] = \
+                            dmeta["bandwidth_bytes_per_s"]
+                    records.extend(recs)
+                    if fh:
+                        for rec in recs:
+                            fh.write(json.dumps(rec, default=float) + "\n")
+                        fh.flush()
+                else:
+                    base_records.extend(res)
+                prog.step(fut.key[len("pyclmatch-bench-"):])
+            check_baselines(base_records, records)
+            records.extend(base_records)
+            if fh:
+                for rec in base_records:
+                    fh.write(json.dumps(rec, default=float) + "\n")
+        finally:
+            if fh:
+                fh.close()
+        order = {g: i for i, (g, _) in enumerate(glist)}
+        records.sort(key=lambda r: (order.get(r["graph"], 0), r["device"] == "host"))
+        if out:
+            with open(os.path.join(out, "meta.json"), "w") as mf:
+                json.dump(meta, mf, indent=1, default=float)
+            write_summary(out, meta, records)
+        return meta, records
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

@@ -1,0 +1,523 @@
+"""Batches of graphs over every OpenCL device of one or many hosts, on Dask's distributed scheduler.
+
+Install with ``pip install 'pyclmatch[dask]'`` (dask and distributed).  Dask keeps the
+scheduling, the dashboard, worker loss and rescheduling; this module adds what OpenCL needs:
+
+* :class:`DevicePlugin`, a worker plugin that binds each Dask worker to **one** OpenCL device
+  (as dask-cuda puts one worker on each GPU); :func:`worker_devices` reads what each worker
+  announces.  Calls on one device run one at a time, whatever the worker's thread count.
+  (Not Dask worker resources: resources set by a plugin after the worker joined do not wake
+  tasks that wait for them, so the tasks of a lost worker would wait forever.)  A worker takes, in this order: the device its name is assigned (:func:`local_cluster`),
+  the device named by ``PYCLMATCH_DEVICE`` in its environment (the ``CUDA_VISIBLE_DEVICES`` of
+  dask-cuda: ``PYCLMATCH_DEVICE=0:1 dask worker tcp://...``), else the first device of the
+  requested kind that no other worker of the host holds (a lock file per device in the
+  temporary folder, released when the worker exits or dies).  A worker that finds no free
+  device stays unbound and gets no pyclmatch work.
+* :func:`local_cluster` starts a ``LocalCluster`` with one single-threaded worker process per
+  usable device of the host: the GPUs by default; the CPU device only when asked
+  (``devices="cpu"`` or ``"all"``), since it shares its cores with the workers.
+* :func:`map_graphs` runs any pyclmatch call over a sequence of graphs on the workers' devices
+  and returns the results in order.  A graph is a path (read on the worker by
+  :func:`pyclmatch.read_graph`: nothing large goes through the scheduler), a matrix or other
+  in-memory input (sent straight to a worker with ``Client.scatter``), or a zero-argument
+  callable that builds the input on the worker.  A graph that fails (bad input, device error,
+  a failed certificate) comes back as its exception at its place in the list and the rest of
+  the batch finishes.  When a worker is lost Dask reruns its tasks elsewhere; a graph whose
+  scattered input was lost with the worker is scattered again from the client's copy and
+  resubmitted (``retries`` times).
+* :func:`worker_devices` lists what each worker of a cluster owns (host, device, how bound).
+
+Two ways to start::
+
+    from pyclmatch.distributed import local_cluster, map_graphs
+    from distributed import Client
+    client = Client(local_cluster())            # one worker per GPU of this host
+    results = map_graphs(pyclmatch.maximum_matching, paths, client=client)
+
+    client = Client("tcp://scheduler:8786")     # an existing cluster, used as it is
+    results = map_graphs("louvain", matrices, client=client, resolution=0.5)
+
+``pyclmatch bench --dask ADDRESS|local`` spreads the (graph, algorithm, device) runs of a bench
+over a cluster the same way (:func:`pyclmatch.bench.distributed.run_bench_dask`).
+
+Next step: one graph larger than one device
+-------------------------------------------
+This module scales over *many* graphs.  A single graph that outgrows one device's memory needs
+the graph itself partitioned over workers, each holding one part on its device, with a
+communication step per round; which families allow that:
+
+* **Louvain** partitions well, as cuGraph's multi-GPU Louvain (built on Dask and NCCL) does:
+  vertices are split in 1-D ranges (cuGraph: 2-D edge partitioning over a GPU grid); each device
+  runs the local-moving phase on the vertices it owns, reading the community of remote
+  neighbours from a replicated community array and the community totals from an allreduce;
+  the moves of one sweep are exchanged (allgather of changed labels) before the next; the
+  aggregation step is a distributed shuffle of (community, community, weight) triples to the
+  owner of the new vertex, after which the coarse graph usually fits one device and the
+  single-device driver finishes.  The modularity gain is evaluated with stale remote labels,
+  as the parallel (non-deterministic) variant already does within one device.
+* **Suitor** (and b-Suitor) partitions by vertex ranges: each device owns the suitor slots of
+  its range and scans the adjacency of its vertices; a proposal to a remote vertex becomes a
+  message to its owner, which accepts or bounces it (displacing the previous suitor, who is
+  sent back to its owner to propose again).  Rounds end with an exchange of pending
+  proposals; the result is the same greedy matching (Manne and Halappanavar's distributed
+  Suitor), so the certificate check does not change.  Stable marriage partitions the same way
+  (men by range, proposals routed to the owner of the woman).
+* The exact bipartite algorithms (augmenting-path BFS, push-relabel) partition poorly: every
+  phase is a global BFS or relabel with a frontier exchange per level, and the long paths of
+  road-like graphs make that thousands of synchronisations; a distributed matching would do
+  the greedy/Karp-Sipser start and most augmentations per part and finish on one device.
+
+What the Dask layer would need: a partitioned graph object (Dask futures of CSR row blocks,
+one per worker, built where the data is read, never gathered); a *collective* between the
+workers' devices, either NCCL-like peer transfers (OpenCL has none across contexts, so device
+to host, then UCX/TCP through ``distributed.comm`` or a dedicated communicator as dask-cuda's
+``raft-dask`` sets up) or Dask's ``shuffle`` for the aggregation step; all parts of one call
+started together on distinct workers (Dask's ``Client.submit`` with ``workers=`` restrictions
+and ``actors``, or ``client.run``), since a collective deadlocks if one part waits in a queue;
+and a driver on the client that runs the rounds and gathers only scalars (modularity, number of
+moves, proposals outstanding) until the result is asked for.
+"""
+import asyncio
+from concurrent.futures import CancelledError
+import hashlib
+import os
+import pickle
+import platform as _platform
+import tempfile
+import threading
+import time
+import traceback
+
+try:
+    import dask  # noqa: F401  (the extra installs both)
+    import distributed
+    from distributed import Client, LocalCluster, WorkerPlugin, as_completed, get_worker
+except ImportError as _exc:   # pragma: no cover - exercised by monkeypatching in the tests
+    raise ImportError(
+        "pyclmatch.distributed needs Dask's distributed scheduler, which is not installed "
+        f"({_exc}); install it with: pip install 'pyclmatch[dask]'") from _exc
+
+from .errors import DeviceError, InputError, PyclmatchError
+
+__all__ = ["DevicePlugin", "local_cluster", "map_graphs", "worker_devices", "bind_workers",
+           "bound_workers", "host_devices", "PLUGIN_NAME"]
+
+PLUGIN_NAME = "pyclmatch-device"
+_KINDS = ("gpu", "cpu", "accelerator")
+
+
+def host_devices(devices="gpu"):
+    """``[(platform, device, pyopencl.Device)]`` of this host selected by ``devices``: ``"gpu"``,
+    ``"cpu"``, ``"accelerator"``, ``"all"`` (every usable device) or comma-separated
+    :func:`pyclmatch.get_device` specs."""
+    from .engine.devices import _type_name, get_device, usable_devices
+    if devices is None:
+        devices = "gpu"
+    if not isinstance(devices, str):
+        raise InputError(f"devices must be 'gpu', 'cpu', 'accelerator', 'all' or device specs, "
+                         f"not {type(devices).__name__}")
+    s = devices.strip().lower()
+    if s == "all":
+        return usable_devices()
+    if s in _KINDS:
+        return [(p, d, dev) for p, d, dev in usable_devices() if _type_name(dev) == s]
+    out = []
+    for spec in (x.strip() for x in devices.split(",") if x.strip()):
+        h = get_device(spec)
+        if h.index is None:
+            raise DeviceError(f"device spec {spec!r} names no enumerated device")
+        if (h.index[0], h.index[1], h.device) not in out:
+            out.append((h.index[0], h.index[1], h.device))
+    return out
+
+
+def _lock_path(p, d, dev):
+    ident = f"{dev.platform.name.strip()}|{dev.name.strip()}|{p}:{d}"
+    tag = hashlib.sha1(ident.encode()).hexdigest()[:12]
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return os.path.join(tempfile.gettempdir(), f"pyclmatch-device-{uid}-{p}-{d}-{tag}.lock")
+
+
+def _claim(p, d, dev):
+    """An open file holding an exclusive lock on device ``p:d`` of this host, or ``None`` when
+    another process holds it (the kernel drops the lock when the holder exits or dies)."""
+    try:
+        import fcntl
+    except ImportError:      # no POSIX locks: nothing to coordinate with
+        return True
+    fh = open(_lock_path(p, d, dev), "a+")
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.close()
+        return None
+    fh.seek(0)
+    fh.truncate()
+    fh.write(f"{os.getpid()}\n")
+    fh.flush()
+    return fh
+
+
+class DevicePlugin(WorkerPlugin):
+    """Binds the worker to one OpenCL device (see the module docstring for the order of
+    choices); ``binding`` is what :func:`worker_devices` announces.
+
+    ``devices``: the kind of device a worker claims when neither an assignment nor
+    ``PYCLMATCH_DEVICE`` names one; ``assignment``: ``{worker name: device spec}``.
+    """
+    name = PLUGIN_NAME
+    idempotent = False
+
+    def __init__(self, devices="gpu", assignment=None):
+        self.devices = devices
+        self.assignment = {str(k): v for k, v in (assignment or {}).items()}
+        self.handle = None
+        self.binding = None
+        self._lock_file = None
+
+    def __getstate__(self):
+        return {"devices": self.devices, "assignment": self.assignment}
+
+    def __setstate__(self, state):
+        self.__init__(state["devices"], state["assignment"])
+
+    async def setup(self, worker):
+        loop = asyncio.get_running_loop()
+        # device probing builds a kernel: off the worker's event loop
+        await loop.run_in_executor(None, self._bind, str(worker.name))
+
+    def teardown(self, worker):
+        lock, self._lock_file = self._lock_file, None
+        if lock not in (None, True):
+            lock.close()
+
+    def _bind(self, worker_name):
+        from .engine.devices import get_device
+        how, spec = None, None
+        if worker_name in self.assignment:
+            how, spec = "assigned", self.assignment[worker_name]
+        elif os.environ.get("PYCLMATCH_DEVICE", "").strip():
+            how, spec = "PYCLMATCH_DEVICE", os.environ["PYCLMATCH_DEVICE"].strip()
+        self.binding = {"host": _platform.node(), "pid": os.getpid(), "device": None,
+                        "how": how, "problem": None}
+        try:
+            if spec is not None:
+                h = get_device(spec)
+                if h.index is not None:   # best effort: a claiming worker then skips it
+                    self._lock_file = _claim(h.index[0], h.index[1], h.device)
+            else:
+                h = None
+                cands = host_devices(self.devices)
+                for p, d, dev in cands:
+                    lock = _claim(p, d, dev)
+                    if lock is not None:
+                        self._lock_file, how = lock, "claimed"
+                        h = get_device(f"{p}:{d}")
+                        break
+                if h is None:
+                    self.binding["problem"] = (
+                        f"no free {self.devices} device on this host ({len(cands)} found, "
+                        f"each held by another worker)" if cands else
+                        f"this host has no usable {self.devices} OpenCL device")
+                    return
+        except PyclmatchError as exc:
+            self.binding["problem"] = f"{type(exc).__name__}: {exc}"
+            return
+        self.handle = h
+        self.binding.update(how=how, device=h.label, name=h.name, type=h.type,
+                            spec=f"{h.index[0]}:{h.index[1]}" if h.index else None,
+                            global_mem=h.global_mem, compute_units=h.compute_units)
+
+
+def _announce(dask_worker=None):
+    plugin = (dask_worker or get_worker()).plugins.get(PLUGIN_NAME)
+    return None if plugin is None else plugin.binding
+
+
+def worker_devices(client):
+    """``{worker address: binding}`` of every worker: ``host``, ``device`` (label), ``type``,
+    ``spec`` (``P:D`` on its host), ``how`` (``assigned``, ``PYCLMATCH_DEVICE``, ``claimed``)
+    and ``problem`` (why it holds none); ``None`` for a worker without the plugin."""
+    return client.run(_announce)
+
+
+def bind_workers(client, devices="gpu", assignment=None):
+    """Install :class:`DevicePlugin` on every worker of ``client``'s cluster (and on workers
+    that join later), replacing an earlier binding; returns :func:`worker_devices`."""
+    client.register_plugin(DevicePlugin(devices, assignment), name=PLUGIN_NAME)
+    return worker_devices(client)
+
+
+def _plugin_registered(dask_scheduler=None):
+    return PLUGIN_NAME in getattr(dask_scheduler, "worker_plugins", {})
+
+
+def bound_workers(client, kind="gpu", timeout=30.0):
+    """``(bindings, ready)``: :func:`worker_devices`, and those of the workers that hold a
+    device of ``kind`` (``"gpu"``, ``"cpu"``, ``"accelerator"``, ``"all"``).
+
+    Installs :class:`DevicePlugin` (claiming ``kind`` devices) when the scheduler has none, and
+    waits up to ``timeout`` seconds while no worker is ready but some are still starting (a
+    worker restarted after a loss binds itself again before it takes work)."""
+    if not client.run_on_scheduler(_plugin_registered):
+        bind_workers(client, "gpu" if kind in (None, "auto") else kind)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            bindings = client.run(_announce, on_error="ignore")
+        except (OSError, distributed.comm.CommClosedError):
+            bindings = {}
+        ready = {a: b for a, b in bindings.items() if b and b.get("device")
+                 and (kind == "all" or b.get("type") == kind)}
+        starting = not bindings or any(b is None for b in bindings.values())
+        if ready or not starting or time.monotonic() > deadline:
+            return bindings, ready
+        time.sleep(0.25)
+
+
+def local_cluster(devices="gpu", n_workers=None, *, processes=True, **kwargs):
+    """A ``distributed.LocalCluster`` with one single-threaded worker per device of this host
+    selected by ``devices`` (default: the GPUs; ``"cpu"``/``"all"`` include the CPU device,
+    which shares its cores with the workers), each bound to its device by :class:`DevicePlugin`.
+
+    ``n_workers`` other than the number of devices assigns the devices round-robin (two
+    workers on one PoCL device, as the tests do).  ``kwargs`` go to ``LocalCluster``.
+    Use it as ``Client(local_cluster())``; close the cluster when done (or use ``with``).
+    """
+    found = host_devices(devices)
+    if not found:
+        from .engine.devices import describe_devices
+        have = ", ".join(f"{r['index']} {r['device']} ({r['type']})" for r in describe_devices())
+        raise DeviceError(f"no usable {devices} OpenCL device on this host (devices: "
+                          f"{have or 'none'})" + ("; pass devices='cpu' to run the workers on "
+                                                  "the CPU device" if devices == "gpu" else ""))
+    n = len(found) if n_workers is None else int(n_workers)
+    if n < 1:
+        raise InputError(f"n_workers must be >= 1, not {n_workers}")
+    assignment = {i: f"{found[i % len(found)][0]}:{found[i % len(found)][1]}" for i in range(n)}
+    kwargs.setdefault("threads_per_worker", 1)
+    cluster = LocalCluster(n_workers=n, processes=processes, **kwargs)
+    try:
+        with Client(cluster) as c:
+            bind_workers(c, devices, assignment)
+    except BaseException:
+        cluster.close()
+        raise
+    return cluster
+
+
+def _resolve(func):
+    if isinstance(func, str):
+        import pyclmatch
+        f = getattr(pyclmatch, func, None)
+        if not callable(f):
+            raise InputError(f"unknown pyclmatch call {func!r}")
+        return f
+    if not callable(func):
+        raise InputError(f"func must be a pyclmatch call or its name, not "
+                         f"{type(func).__name__}")
+    return func
+
+
+def _is_path(graph):
+    return isinstance(graph, (str, bytes, os.PathLike))
+
+
+class _Failed:
+    """A graph's exception carried back from a worker (pickled, or as text when the exception
+    does not survive pickling)."""
+
+    def __init__(self, exc, tb, worker):
+        self.tb, self.worker = tb, worker
+        try:
+            pickle.loads(pickle.dumps(exc))
+            self.exc, self.text = exc, None
+        except Exception:
+            self.exc, self.text = None, (type(exc).__name__, str(exc))
+
+    def exception(self, index):
+        exc = self.exc
+        if exc is None:
+            name, msg = self.text
+            base = PyclmatchError if name in _pyclmatch_error_names() else RuntimeError
+            exc = base(f"{name}: {msg}")
+        exc.graph_index = index
+        exc.worker = self.worker
+        exc.remote_traceback = self.tb
+        return exc
+
+
+def _pyclmatch_error_names():
+    from . import errors
+    return {n for n in dir(errors) if isinstance(getattr(errors, n), type)}
+
+
+def _device_lock(handle):
+    return handle.memoize(("distributed", "lock"), threading.Lock)
+
+
+class NoDeviceHere(RuntimeError):
+    """The task reached a worker without a device of the kind asked for (Dask retries it and
+    :func:`map_graphs` resubmits it to the workers that have one)."""
+
+
+def worker_handle(kind="all", wait=30.0):
+    """The device handle of the worker running the current task, waiting up to ``wait``
+    seconds for its :class:`DevicePlugin` (a restarted worker may take a task before its
+    plugin has bound it); raises :class:`NoDeviceHere` when it holds none of ``kind``."""
+    worker = get_worker()
+    deadline = time.monotonic() + wait
+    while True:
+        plugin = worker.plugins.get(PLUGIN_NAME)
+        if plugin is not None and plugin.binding is not None:
+            break
+        if time.monotonic() > deadline:
+            raise NoDeviceHere(f"worker {worker.address} has no pyclmatch device plugin")
+        time.sleep(0.1)
+    h = plugin.handle
+    if h is None or (kind != "all" and h.type != kind):
+        raise NoDeviceHere(f"worker {worker.address} holds no {kind} device "
+                           f"({plugin.binding.get('problem') or plugin.binding.get('device')})")
+    return h
+
+
+def _run_one(func, graph, kwargs, kind):
+    """Task body on a worker: load the graph, call ``func`` on the worker's device."""
+    worker = get_worker()
+    h = worker_handle(kind)
+    try:
+        if _is_path(graph):
+            from .io import read_graph
+            graph = read_graph(os.fsdecode(graph))
+        elif callable(graph):
+            graph = graph()
+        with _device_lock(h):
+            return func(graph, device=h, **kwargs)
+    except Exception as exc:
+        return _Failed(exc, traceback.format_exc(), worker.address)
+
+
+def _scatter(client, data, attempts=5):
+    """``client.scatter`` to any worker, tried again while workers are being lost (the scheduler
+    may pick one that is going away; a restarted worker comes back under a new address)."""
+    for k in range(attempts):
+        try:
+            return client.scatter(data, hash=False)
+        except (OSError, distributed.comm.CommClosedError):
+            if k == attempts - 1:
+                raise
+            time.sleep(0.5 * (k + 1))
+
+
+def map_graphs(func, graphs, *, client=None, devices="gpu", retries=2, progress=False,
+               **kwargs):
+    """``[func(graph, device=<the worker's device>, **kwargs) for graph in graphs]`` over the
+    devices of a Dask cluster, in the order of ``graphs``.
+
+    ``func``: any pyclmatch call (``maximum_matching``, ``weighted_matching``, ``louvain``, ...)
+    or its name, or any function taking ``(graph, device=..., **kwargs)``.  ``graphs``: paths
+    (read on the worker), in-memory inputs (scattered to a worker) or zero-argument callables
+    (called on the worker).  ``client``: a ``distributed.Client``; ``None`` uses the current
+    one, or starts :func:`local_cluster` (``devices``) for this call.  ``devices``: which bound
+    workers take part: ``"gpu"``, ``"cpu"``, ``"accelerator"`` or ``"all"``; workers that carry
+    no :class:`DevicePlugin` yet are bound first (:func:`bind_workers` with ``devices``).
+
+    A graph whose call raises comes back as that exception (with ``graph_index``, ``worker``
+    and ``remote_traceback`` attributes) and the others finish.  Graphs of a lost worker are
+    rerun by Dask; a scattered input lost with its worker is resent up to ``retries`` times.
+    ``progress=True`` draws a progress bar on stderr; the tasks (``pyclmatch-<func>-<i>``)
+    show in Dask's dashboard.
+    """
+    if "device" in kwargs:
+        raise InputError("map_graphs chooses the device (the worker's); pass devices= to "
+                         "select the kind of device instead of device=")
+    f = _resolve(func)
+    graphs = list(graphs)
+    kind = (devices or "gpu").strip().lower()
+    if kind not in _KINDS + ("all",):
+        raise InputError(f"devices must be 'gpu', 'cpu', 'accelerator' or 'all' in map_graphs "
+                         f"(bind workers to particular devices with local_cluster or "
+                         f"PYCLMATCH_DEVICE), not {devices!r}")
+    own = None
+    if client is None:
+        try:
+            client = distributed.default_client()
+        except ValueError:
+            own = local_cluster(kind)
+            client = Client(own)
+    try:
+        return _map(f, graphs, client, kind, retries, progress, kwargs)
+    finally:
+        if own is not None:
+            client.close()
+            own.close()
+
+
+def _map(f, graphs, client, kind, retries, progress, kwargs):
+    if not graphs:
+        return []
+    bindings, ready = bound_workers(client, kind)
+    if not ready:
+        desc = "; ".join(f"{a}: " + (f"{b['device']} ({b['type']})" if b and b.get("device")
+                                     else (b or {}).get("problem") or "no binding")
+                         for a, b in bindings.items()) or "none"
+        raise DeviceError(f"no worker of the cluster holds a {kind} device (workers: {desc})"
+                          + ("; for CPU devices pass devices='cpu'" if kind == "gpu" else ""))
+    # every worker fit: no restriction, so that Dask reruns a lost worker's graphs on any
+    # worker, its restarted self included (a restart changes the address)
+    restrict = None if len(ready) == len(bindings) else list(ready)
+    name = getattr(f, "__name__", "call")
+    token = os.urandom(4).hex()
+    n_ready = len(ready)
+    window = len(graphs) if all(_is_path(g) or callable(g) for g in graphs) else 2 * n_ready
+    results = [None] * len(graphs)
+    attempts = [0] * len(graphs)
+    scattered = {}
+    where = {}
+    ac = as_completed()
+    bar = None
+    if progress:
+        from .bench.harness import Progress
+        bar = Progress(len(graphs))
+
+    def submit(i):
+        g = graphs[i]
+        arg = g
+        if not (_is_path(g) or callable(g)):
+            arg = scattered[i] = _scatter(client, g)
+        fut = client.submit(_run_one, f, arg, kwargs, kind, key=f"pyclmatch-{name}-{i}-{token}-"
+                            f"{attempts[i]}", workers=restrict, allow_other_workers=bool(restrict),
+                            retries=retries, pure=False)
+        where[fut.key] = i
+        ac.add(fut)
+
+    nxt = 0
+    while nxt < min(window, len(graphs)):
+        submit(nxt)
+        nxt += 1
+    for fut in ac:
+        i = where.pop(fut.key)
+        if fut.status == "finished":
+            res = fut.result()
+            results[i] = res.exception(i) if isinstance(res, _Failed) else res
+        elif attempts[i] < retries:    # lost input or worker: send the graph again
+            attempts[i] += 1
+            scattered.pop(i, None)
+            if restrict:
+                bindings, ready = bound_workers(client, kind)
+                restrict = list(ready) or restrict
+            submit(i)
+            continue
+        else:
+            exc = fut.exception() if fut.status == "error" else CancelledError(
+                f"graph {i}: task {fut.key} was cancelled")
+            exc.graph_index = i
+            results[i] = exc
+        scattered.pop(i, None)
+        fut.release()
+        if bar:
+            bar.step(f"graph {i}")
+        if nxt < len(graphs):
+            submit(nxt)
+            nxt += 1
+    return results
