@@ -352,8 +352,14 @@ def _pyclmatch_error_names():
     return {n for n in dir(errors) if isinstance(getattr(errors, n), type)}
 
 
+_device_locks = {}
+_device_locks_guard = threading.Lock()
+
+
 def _device_lock(handle):
-    return handle.memoize(("distributed", "lock"), threading.Lock)
+    """The lock that makes this worker's calls on ``handle`` run one at a time."""
+    with _device_locks_guard:
+        return _device_locks.setdefault(id(handle), threading.Lock())   # (handles are cached)
 
 
 class NoDeviceHere(RuntimeError):
