@@ -40,7 +40,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 import pyclmatch  # noqa: E402
 from pyclmatch import generators  # noqa: E402
 
-GRAPH_DIRS = [os.path.join(HERE, "..", "..", "shared", "data", "graphs"),
+GRAPH_DIRS = [os.path.join(os.environ.get("PYCLMATCH_SHARED", "/nonexistent"), "data", "graphs"),
+              os.path.join(HERE, "..", "..", "shared", "data", "graphs"),
               "/work/shared/data/graphs"]
 
 
