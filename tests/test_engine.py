@@ -201,3 +201,28 @@ def test_every_family_counts_launches_and_readbacks(device):
     for res in results:
         c = res.counters
         assert c["launches"] > 0 and c["readbacks"] > 0, (type(res).__name__, c)
+
+
+def test_staged_upload_windows(monkeypatch):
+    """The GPU upload path (page-locked stages taken in turn) forced on this device: arrays
+    larger than ``STAGE_MAX`` go up in windows through bounded stages, chunks split across
+    host threads, and arrive whole; downloads above ``STAGE_MAX`` are read unstaged."""
+    from pyclmatch.engine.devices import DeviceHandle
+    h = pyclmatch.get_device(os.environ.get("PYCLMATCH_TEST_DEVICE") or None)
+    monkeypatch.setattr(DeviceHandle, "is_cpu", property(lambda self: False))
+    monkeypatch.setattr(DeviceHandle, "UPLOAD_STAGE_MIN", 0)
+    monkeypatch.setattr(DeviceHandle, "DOWNLOAD_STAGE_MIN", 0)
+    monkeypatch.setattr(DeviceHandle, "STAGE_CHUNK", 1000)
+    monkeypatch.setattr(DeviceHandle, "STAGE_MAX", 4096)
+    h.queue.finish()
+    for turn in (0, 1):                     # (stages grown by earlier calls go)
+        h._memo.pop(("engine", "upload stage", turn), None)
+    rng = np.random.default_rng(2)
+    for size in (3, 511, 512, 513, 5000, 40001):
+        a = rng.integers(-2**40, 2**40, size)
+        d = h.to_device(a)
+        assert np.array_equal(h.download(d), a)
+        assert np.array_equal(d.get(), a)
+    for turn in (0, 1):
+        stage = h._memo.get(("engine", "upload stage", turn))
+        assert stage is None or stage[0].nbytes <= 4096

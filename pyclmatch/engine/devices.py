@@ -295,6 +295,8 @@ class DeviceHandle:
     UPLOAD_STAGE_MIN = 1 << 22
     #: bytes per chunk of a staged transfer (copied by one thread, sent by one DMA)
     STAGE_CHUNK = 1 << 23
+    #: the largest page-locked stage: larger transfers go in windows of this size
+    STAGE_MAX = 1 << 30
 
     def to_device(self, host, *, read_only=True, pinned=False):
         """A device array holding ``host``: the one way inputs go up.
@@ -318,20 +320,24 @@ class DeviceHandle:
         dev = cla.empty(self.queue, host.shape, host.dtype, allocator=self.pool)
         src = host.reshape(-1).view(np.uint8)
         with self._stage_lock:
-            # two stages used in turn: the copies into one overlap the DMA out of the other
-            self._stage_turn = turn = 1 - getattr(self, "_stage_turn", 0)
-            stage, pending = self._memo.pop(("engine", "upload stage", turn), (None, None))
-            if pending is not None:
-                pending.wait()              # the stage's previous DMA has finished
-            if stage is None or stage.nbytes < src.nbytes:
-                del stage                   # free the old buffer before the new one
-                stage = self._page_locked((src.nbytes,), np.uint8, cl.mem_flags.READ_ONLY,
-                                          cl.map_flags.WRITE)
-            last = None
-            for a, b in _parallel_copy(stage, src, self.STAGE_CHUNK):
-                last = cl.enqueue_copy(self.queue, dev.base_data, stage[a:b],
-                                       dst_offset=dev.offset + a, is_blocking=False)
-            self._memo[("engine", "upload stage", turn)] = (stage, last)
+            # two stages used in turn: the copies into one overlap the DMA out of the other;
+            # an array larger than STAGE_MAX goes up in windows of that size, so the pinned
+            # memory held stays bounded (page-locking tens of GB fails or takes seconds)
+            for w0 in range(0, src.nbytes, self.STAGE_MAX):
+                window = src[w0:w0 + self.STAGE_MAX]
+                self._stage_turn = turn = 1 - getattr(self, "_stage_turn", 0)
+                stage, pending = self._memo.pop(("engine", "upload stage", turn), (None, None))
+                if pending is not None:
+                    pending.wait()          # the stage's previous DMA has finished
+                if stage is None or stage.nbytes < window.nbytes:
+                    del stage               # free the old buffer before the new one
+                    stage = self._page_locked((window.nbytes,), np.uint8,
+                                              cl.mem_flags.READ_ONLY, cl.map_flags.WRITE)
+                last = None
+                for a, b in _parallel_copy(stage, window, self.STAGE_CHUNK):
+                    last = cl.enqueue_copy(self.queue, dev.base_data, stage[a:b],
+                                           dst_offset=dev.offset + w0 + a, is_blocking=False)
+                self._memo[("engine", "upload stage", turn)] = (stage, last)
         return dev
 
     #: downloads smaller than this go straight into pageable memory (pinning pays off above)
@@ -356,7 +362,7 @@ class DeviceHandle:
         self.readbacks += 1
         if staged is None:
             staged = not self.is_cpu and arr.nbytes >= self.DOWNLOAD_STAGE_MIN
-        if not staged or not arr.flags.forc or arr.nbytes == 0:
+        if not staged or not arr.flags.forc or arr.nbytes == 0 or arr.nbytes > self.STAGE_MAX:
             host = arr.get()
             return host if host.dtype == dtype else host.astype(dtype)
         with self._stage_lock:
