@@ -18,6 +18,7 @@ import gzip
 import io as _io
 import lzma
 import os
+import warnings
 
 import numpy as np
 import scipy.io
@@ -332,7 +333,9 @@ def _read_mtx(data, name):
     field = banner[3]
     _check_mtx_sizes(data, name, banner)
     try:
-        M = scipy.io.mmread(_io.BytesIO(data))
+        with warnings.catch_warnings():   # (scipy >= 1.15 announces a change of return type;
+            warnings.simplefilter("ignore", DeprecationWarning)   # the CSR below is ours)
+            M = scipy.io.mmread(_io.BytesIO(data))
     except Exception as e:       # scipy raises ValueError, RuntimeError, OverflowError, ...
         raise InputError(f"{name}: invalid Matrix Market file: {e}") from e
     A = sp.csr_matrix(M)
