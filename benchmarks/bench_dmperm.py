@@ -20,11 +20,9 @@ calls; medians reported.
     python benchmarks/bench_dmperm.py --device cpu --suite small --out /tmp/dmperm-pocl
 """
 import argparse
-import datetime
 import json
 import multiprocessing as mp
 import os
-import platform
 import sys
 import time
 
@@ -36,7 +34,7 @@ sys.path.insert(0, HERE)
 import pyclmatch                                     # noqa: E402
 from pyclmatch import generators                     # noqa: E402
 from dm_reference import host_dmperm, canonical      # noqa: E402
-from bench_e2e import med, fmt                       # noqa: E402
+from bench_e2e import fmt, med, run_meta, save_results  # noqa: E402
 
 GRAPHS = {"small": ["delaunay-10", "grid-64", "kron-10"],
           "medium": ["delaunay-17", "grid-512", "kron-17"],
@@ -138,17 +136,11 @@ def main(argv=None):
     names = args.graphs.split(",") if args.graphs else GRAPHS[args.suite]
     size = next((s for s, g in GRAPHS.items() if names[0] in g), args.suite)
     handle = pyclmatch.get_device(args.device)
-    meta = {"command": "python3 " + " ".join([os.path.relpath(__file__)] + sys.argv[1:]),
-            "date": datetime.datetime.now().isoformat(timespec="seconds"),
-            "host": f"{platform.node()} ({os.cpu_count()} cores)", "device": handle.label,
-            "repeat": args.repeat}
+    meta = run_meta(handle, repeat=args.repeat)
     rows = [bench(nm, A, args) for nm, A in generators.suite(names, size=size)]
     if args.out:
         os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "results.json"), "w") as fh:
-            json.dump({"meta": meta, "rows": rows}, fh, indent=2)
-        with open(os.path.join(args.out, "results.md"), "w") as fh:
-            fh.write(markdown(meta, rows))
+        save_results(args.out, meta, rows, markdown)
     print(markdown(meta, rows))
 
 

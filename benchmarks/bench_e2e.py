@@ -210,6 +210,23 @@ def fmt(x, p=4):
     return "-" if x is None else (f"{x:.{p}f}" if isinstance(x, float) else str(x))
 
 
+def run_meta(handle, **extra):
+    """The header of a benchmark's results: device, command line, date and host, with
+    ``extra`` keys (shared by the benchmark scripts that import this module)."""
+    return dict({"device": handle.label, "command": " ".join(["python3"] + sys.argv),
+                 "date": datetime.datetime.now().isoformat(timespec="seconds"),
+                 "host": f"{platform.node()} ({os.cpu_count()} cores)"}, **extra)
+
+
+def save_results(out, meta, rows, markdown):
+    """Write ``out/results.json`` (meta and rows) and ``out/results.md`` (``markdown(meta,
+    rows)``); called after every row, so a run stopped early keeps what it measured."""
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump({"meta": meta, "rows": rows}, f, indent=1, default=str)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(markdown(meta, rows))
+
+
 def markdown(meta, rows):
     out = [f"# End to end (whole call) vs device time and CPU peers — {meta['device']}", "",
            f"Command: `{meta['command']}`  ", f"Date: {meta['date']}; host {meta['host']}; "
@@ -260,20 +277,15 @@ def main(argv=None):
     handle = pyclmatch.get_device(args.device)
     args.device = handle
     os.makedirs(args.out, exist_ok=True)
-    meta = {"device": handle.label, "command": " ".join(["python3"] + sys.argv),
-            "date": datetime.datetime.now().isoformat(timespec="seconds"),
-            "host": f"{platform.node()} ({os.cpu_count()} cores)", "repeat": args.repeat,
-            "networkit": getattr(nk, "__version__", None) if nk else None}
+    meta = run_meta(handle, repeat=args.repeat,
+                    networkit=getattr(nk, "__version__", None) if nk else None)
     rows = []
 
     def log(msg):
         print(msg, flush=True)
 
     def save():
-        with open(os.path.join(args.out, "results.json"), "w") as f:
-            json.dump({"meta": meta, "rows": rows}, f, indent=1, default=str)
-        with open(os.path.join(args.out, "results.md"), "w") as f:
-            f.write(markdown(meta, rows))
+        save_results(args.out, meta, rows, markdown)
 
     names = args.graphs.split(",") if args.graphs else None
     for name, A in generators.suite(names, size=args.suite):

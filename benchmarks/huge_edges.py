@@ -27,19 +27,18 @@ and every step. A small warm-up call with 64-bit offsets forced
 """
 import argparse
 import concurrent.futures as cf
-import datetime
 import gc
-import json
 import os
-import platform
 import sys
 import time
 
 import numpy as np
 import scipy.sparse as sp
 
-import pyclmatch
-from pyclmatch.engine.graphs import FORCE_OFFSET64_ENV, index_types
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pyclmatch                                                  # noqa: E402
+from pyclmatch.engine.graphs import FORCE_OFFSET64_ENV, index_types  # noqa: E402
+from bench_e2e import run_meta, save_results                      # noqa: E402
 
 INDEX_MAX = np.iinfo(np.int32).max
 CHUNK_ROWS = 1 << 20
@@ -217,20 +216,14 @@ def main(argv=None):
     handle = pyclmatch.get_device(args.device)
     n = 1 << args.scale
     os.makedirs(args.out, exist_ok=True)
-    meta = {"device": handle.label, "command": " ".join(["python3"] + sys.argv),
-            "date": datetime.datetime.now().isoformat(timespec="seconds"),
-            "host": f"{platform.node()} ({os.cpu_count()} cores)",
-            "global_mem": handle.global_mem}
+    meta = run_meta(handle, global_mem=handle.global_mem)
     rows = []
 
     def log(msg):
         print(msg, flush=True)
 
     def save():
-        with open(os.path.join(args.out, "results.json"), "w") as f:
-            json.dump({"meta": meta, "rows": rows}, f, indent=1, default=str)
-        with open(os.path.join(args.out, "results.md"), "w") as f:
-            f.write(markdown(meta, rows))
+        save_results(args.out, meta, rows, markdown)
 
     warm_up(handle, fams, args.b, log)
     if "matching" in fams:
