@@ -373,12 +373,46 @@ def _grid(handle, n):
     return wg, min(handle.constant_grid(wg), -(-max(int(n), 1) // wg) * wg)
 
 
-def canonical_lists(dc, sched, phase="upload"):
+#: digits of pyopencl's RadixSort in :func:`canonical_lists`; its scan keeps 2**bits counters
+#: of the index type per key, so the sort's scratch is ``2**SORT_BITS * index bytes`` per key
+SORT_BITS = 4
+
+
+def sort_windows(host_ptr, nnz, window):
+    """``[(a, b), ...]``: the entry ranges, each at most ``window`` entries and made of whole
+    lists (so that sorting each range alone sorts the (list, index) keys of all), that
+    :func:`canonical_lists` sorts one at a time when the whole sort's scratch would not fit
+    one allocation. A single list longer than ``window`` is a range of its own."""
+    ptr = np.asarray(host_ptr)
+    out, a = [], 0
+    while a < nnz:
+        r = int(np.searchsorted(ptr, a + window, side="right")) - 1
+        b = int(ptr[r])
+        if b <= a:                       # one list alone is longer than the window
+            b = int(ptr[np.searchsorted(ptr, a, side="right")])
+        out.append((a, b))
+        a = b
+    return out
+
+
+def sort_window_entries(handle, odt):
+    """Keys per sort of :func:`canonical_lists`: the scratch of pyopencl's RadixSort
+    (``2**SORT_BITS`` counters of ``odt`` per key, plus the sorted copy) kept within the
+    device's largest allocation and a quarter of its global memory."""
+    per_key = (1 << SORT_BITS) * np.dtype(odt).itemsize
+    budget = min(int(handle.max_alloc), int(handle.global_mem) // 4)
+    return max(1, budget // per_key - 1)
+
+
+def canonical_lists(dc, sched, phase="upload", host_ptr=None, window=None):
     """The canonical lists of the checked structure ``dc`` (sorted, repeats dropped), built on
     the device: ``(ptr, ind)`` device arrays and the entry count (one read-back). Each entry
     becomes a 64-bit key (list, index); pyopencl's ``RadixSort`` orders the keys over the
     bits they use and ``unique`` drops repeats (with 64-bit offsets, a scan of 64-bit
-    indices: pyopencl's ``unique`` indexes with 32 bits)."""
+    indices: pyopencl's ``unique`` indexes with 32 bits). The sort's scratch is 64 to 128
+    bytes per key: above :func:`sort_window_entries` keys (``window``), the keys are sorted
+    in ranges of whole lists (:func:`sort_windows` over ``host_ptr``, the input's offsets on
+    the host), which leaves the whole array sorted."""
     from pyopencl.algorithm import RadixSort
     handle, q = dc.handle, dc.handle.queue
     n, nnz, odt = dc.n, dc.nnz, dc.odt
@@ -393,10 +427,20 @@ def canonical_lists(dc, sched, phase="upload"):
                  keys.data)
     sort = handle.memoize(("engine", "radix sort uint64", odt.str), lambda: RadixSort(
         handle.context, "ulong *keys", key_expr="keys[i]", sort_arg_names=["keys"],
-        key_dtype=np.uint64, bits_at_a_time=4, index_dtype=odt))
-    (keys,), evt = sort(keys, key_bits=minor_bits + major_bits, queue=q,
-                        allocator=handle.pool)
-    sched.record(phase, evt)
+        key_dtype=np.uint64, bits_at_a_time=SORT_BITS, index_dtype=odt))
+    window = sort_window_entries(handle, odt) if window is None else int(window)
+    if nnz <= window or host_ptr is None:
+        (keys,), evt = sort(keys, key_bits=minor_bits + major_bits, queue=q,
+                            allocator=handle.pool)
+        sched.record(phase, evt)
+    else:
+        for a, b in sort_windows(host_ptr, nnz, window):
+            (part,), evt = sort(keys[a:b], key_bits=minor_bits + major_bits, queue=q,
+                                allocator=handle.pool)
+            sched.record(phase, evt)
+            cl.enqueue_copy(q, keys.base_data, part.data, byte_count=(b - a) * 8,
+                            dst_offset=keys.offset + a * 8)
+            del part
     if long_:
         keys, count_dev, evt = _unique64(handle, keys)
     else:

@@ -174,7 +174,7 @@ def weighted_footprint(n, nnz, b=None, weight_bytes=8):
 def louvain_footprint(n, nnz, weight_bytes=8):
     """louvain: ``(device, host)`` buffers of a symmetric graph of ``n`` vertices and ``nnz``
     stored entries (the graph, its input weights, the aggregation's edge arrays and the next
-    level's graph, sixteen per-vertex arrays; on the host the membership, the seed's permuted
+    level's graph, sixteen per-vertex arrays, the scratch of the sort by community; on the host the membership, the seed's permuted
     copy and the level memberships)."""
     n, m = int(n), int(nnz)
     host = {"membership": n * 8, "levels": n * 8}
@@ -183,7 +183,8 @@ def louvain_footprint(n, nnz, weight_bytes=8):
     dev = {"vertices": (n + 1) * 4, "edges": m * 4, "weights": m * 4,
            "input weights": m * int(weight_bytes), "row index": m * 4,
            "aggregation edges": (2, m * 8), "new graph": (2, m * 8),
-           "vertex arrays": (16, max(n, 1) * 4)}
+           "vertex arrays": (16, max(n, 1) * 4),
+           "community sort scratch": max(n, 1) * 16}   # RadixSort: 4 int counters per key
     return dev, host
 
 
