@@ -240,11 +240,12 @@ def test_canonical_lists_in_windows(window, device, monkeypatch):
     rng = np.random.default_rng(window)
     r = np.r_[rng.integers(0, 30, 200), np.zeros(25, int)]       # row 0: a long list
     c = rng.integers(0, 20, r.size)
-    order = rng.permutation(r.size)
-    X = sp.csr_matrix((np.ones(r.size), (r[order], c[order])), shape=(30, 20))
-    X.has_sorted_indices = False
+    order = np.lexsort((rng.random(r.size), r))      # grouped by row, unsorted within
+    ptr = np.r_[0, np.cumsum(np.bincount(r, minlength=30))]
+    X = sp.csr_matrix((np.ones(r.size), c[order], ptr), shape=(30, 20))
     g = as_bipartite(X)
     dg = DeviceBipartite(device, g, need_csr=True)
+    assert dg.repaired                                  # the device sorted and merged it
     canon = sp.csr_matrix(X, dtype=np.int8, copy=True)
     canon.sum_duplicates()
     canon.sort_indices()

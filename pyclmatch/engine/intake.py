@@ -435,7 +435,11 @@ def canonical_lists(dc, sched, phase="upload", host_ptr=None, window=None):
         sched.record(phase, evt)
     else:
         for a, b in sort_windows(host_ptr, nnz, window):
-            (part,), evt = sort(keys[a:b], key_bits=minor_bits + major_bits, queue=q,
+            part = cla.empty(q, b - a, np.uint64, allocator=handle.pool)
+            cl.enqueue_copy(q, part.data, keys.base_data, byte_count=(b - a) * 8,
+                            src_offset=keys.offset + a * 8)
+            # (a copy: RadixSort reads its arguments from their buffers' start, not a view's)
+            (part,), evt = sort(part, key_bits=minor_bits + major_bits, queue=q,
                                 allocator=handle.pool)
             sched.record(phase, evt)
             cl.enqueue_copy(q, keys.base_data, part.data, byte_count=(b - a) * 8,
