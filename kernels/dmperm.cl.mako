@@ -62,123 +62,242 @@ __kernel void coarse_parts(index_t nc, __global const index_t *cmatch,
     }
 }
 
-/* Trimming: an unassigned column without an unassigned in-neighbour or out-neighbour of its
-   group is a component of its own. Out-neighbours of c: the columns of row cmatch[c];
-   in-neighbours: the mates of the rows of column c. */
-__kernel void scc_trim(index_t nc, __global const offset_t *cp, __global const index_t *ci,
+<%def name="sweeps(k, n)">
+    /* Chaotic relaxation (asynchronous, Gauss-Seidel-like iteration of a monotone fixpoint:
+       Bertsekas & Tsitsiklis, "Parallel and Distributed Computation", 1989, ch. 6): work-group
+       g owns the contiguous tile [t0, t1) of the list and sweeps it, work-items strided
+       (coalesced), in alternating directions, until a sweep of the tile changes nothing or
+       `sweeps` sweeps ran; every update reads the newest values, so a label travels along a
+       path inside the tile in one launch instead of one hop per launch. The host still
+       repeats launches until one changes nothing anywhere, which is the fixpoint. */
+    __local int wg_changed;
+    int any_change = 0;
+    const index_t tile = (${n} + (index_t)get_num_groups(0) - 1) / (index_t)get_num_groups(0);
+    const index_t t0 = min((index_t)get_group_id(0) * tile, (index_t)${n});
+    const index_t t1 = min(t0 + tile, (index_t)${n});
+    for (int sweep = 0; sweep < sweeps; ++sweep) {
+        if (get_local_id(0) == 0) wg_changed = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int changed = 0;
+        for (index_t at = t0 + (index_t)get_local_id(0); at < t1;
+             at += (index_t)get_local_size(0)) {
+            const index_t ${k} = (sweep & 1) ? t1 - 1 - (at - t0) : at;
+            ${caller.body()}
+        }
+        if (changed) wg_changed = 1;
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        const int more = wg_changed;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!more) break;
+        any_change = 1;
+    }
+    if (any_change && get_local_id(0) == 0) flags[0] = 1;
+</%def>
+
+/* Trimming over the list of active columns: an unassigned column without an unassigned in-
+   or out-neighbour of its group is a component of its own. Out-neighbours of c: the columns
+   of row cmatch[c]; in-neighbours: the mates of the rows of column c. */
+__kernel void scc_trim(index_t n, __global const index_t *list, int sweeps,
+                       __global const offset_t *cp, __global const index_t *ci,
                        __global const offset_t *rp, __global const index_t *ri,
                        __global const index_t *rmatch, __global const index_t *cmatch,
                        __global index_t *comp, __global const index_t *group,
                        __global int *flags)
 {
-    FOR_EACH_VERTEX(c, nc) {
-        if (comp[c] != UNASSIGNED) continue;
-        const index_t g = group[c];
-        int has_in = 0, has_out = 0;
-        for (offset_t e = cp[c]; e < cp[c + 1] && !has_in; ++e) {
-            const index_t u = rmatch[ci[e]];
-            has_in = u >= 0 && u != c && comp[u] == UNASSIGNED && group[u] == g;
-        }
-        if (has_in) {
-            const index_t r = cmatch[c];
-            for (offset_t e = rp[r]; e < rp[r + 1] && !has_out; ++e) {
-                const index_t v = ri[e];
-                has_out = v != c && comp[v] == UNASSIGNED && group[v] == g;
+<%self:sweeps k="k" n="n">
+            const index_t c = list[k];
+            if (comp[c] != UNASSIGNED) continue;
+            const index_t g = group[c];
+            int has_in = 0, has_out = 0;
+            for (offset_t e = cp[c]; e < cp[c + 1] && !has_in; ++e) {
+                const index_t u = rmatch[ci[e]];
+                has_in = u >= 0 && u != c && comp[u] == UNASSIGNED && group[u] == g;
             }
-        }
-        if (!has_in || !has_out) { comp[c] = c; flags[0] = 1; }
-    }
+            if (has_in) {
+                const index_t r = cmatch[c];
+                for (offset_t e = rp[r]; e < rp[r + 1] && !has_out; ++e) {
+                    const index_t v = ri[e];
+                    has_out = v != c && comp[v] == UNASSIGNED && group[v] == g;
+                }
+            }
+            if (!has_in || !has_out) { comp[c] = c; changed = 1; }
+</%self:sweeps>
 }
 
-/* Coloring, start: every unassigned column takes its own id. */
-__kernel void scc_color_init(index_t nc, __global const index_t *comp,
-                             __global index_t *color, __global int *flags)
+/* Coloring, start: every listed unassigned column takes its own id. */
+__kernel void scc_color_init(index_t n, __global const index_t *list,
+                             __global const index_t *comp, __global index_t *color)
 {
-    FOR_EACH_VERTEX(c, nc)
-        if (comp[c] == UNASSIGNED) { color[c] = c; flags[1] = 1; }
+    FOR_EACH_VERTEX(k, n) {
+        const index_t c = list[k];
+        if (comp[c] == UNASSIGNED) color[c] = c;
+    }
 }
 
 /* Coloring, forward max-label propagation (pull): the largest colour of an unassigned
    in-neighbour of the same group. */
-__kernel void scc_color(index_t nc, __global const offset_t *cp, __global const index_t *ci,
+__kernel void scc_color(index_t n, __global const index_t *list, int sweeps,
+                        __global const offset_t *cp, __global const index_t *ci,
                         __global const index_t *rmatch, __global const index_t *comp,
                         __global const index_t *group, __global index_t *color,
                         __global int *flags)
 {
-    FOR_EACH_VERTEX(c, nc) {
-        if (comp[c] != UNASSIGNED) continue;
-        const index_t g = group[c];
-        const index_t mine = color[c];
-        index_t best = mine;
-        for (offset_t e = cp[c]; e < cp[c + 1]; ++e) {
-            const index_t u = rmatch[ci[e]];
-            if (u >= 0 && comp[u] == UNASSIGNED && group[u] == g) best = max(best, color[u]);
-        }
-        if (best > mine) { color[c] = best; flags[0] = 1; }
-    }
+<%self:sweeps k="k" n="n">
+            const index_t c = list[k];
+            if (comp[c] != UNASSIGNED) continue;
+            const index_t g = group[c];
+            const index_t mine = color[c];
+            index_t best = mine;
+            for (offset_t e = cp[c]; e < cp[c + 1]; ++e) {
+                const index_t u = rmatch[ci[e]];
+                if (u >= 0 && comp[u] == UNASSIGNED && group[u] == g)
+                    best = max(best, color[u]);
+            }
+            if (best > mine) { color[c] = best; changed = 1; }
+</%self:sweeps>
 }
 
 /* Coloring, the roots: mark[c] = (c keeps its own colour). */
-__kernel void scc_roots(index_t nc, __global const index_t *comp,
-                        __global const index_t *color, __global uchar *mark)
+__kernel void scc_roots(index_t n, __global const index_t *list,
+                        __global const index_t *comp, __global const index_t *color,
+                        __global uchar *mark)
 {
-    FOR_EACH_VERTEX(c, nc)
+    FOR_EACH_VERTEX(k, n) {
+        const index_t c = list[k];
         mark[c] = comp[c] == UNASSIGNED && color[c] == c;
+    }
 }
 
 /* Coloring, backward propagation from the roots within each colour (pull over the
    out-neighbours): c reaches its colour's root. */
-__kernel void scc_back(index_t nc, __global const offset_t *rp, __global const index_t *ri,
+__kernel void scc_back(index_t n, __global const index_t *list, int sweeps,
+                       __global const offset_t *rp, __global const index_t *ri,
                        __global const index_t *cmatch, __global const index_t *comp,
                        __global const index_t *color, __global uchar *mark,
                        __global int *flags)
 {
-    FOR_EACH_VERTEX(c, nc) {
-        if (comp[c] != UNASSIGNED || mark[c]) continue;
-        const index_t k = color[c], r = cmatch[c];
-        for (offset_t e = rp[r]; e < rp[r + 1]; ++e) {
-            const index_t v = ri[e];
-            if (mark[v] && comp[v] == UNASSIGNED && color[v] == k) {
-                mark[c] = 1; flags[0] = 1; break;
+<%self:sweeps k="k" n="n">
+            const index_t c = list[k];
+            if (comp[c] != UNASSIGNED || mark[c]) continue;
+            const index_t col = color[c], r = cmatch[c];
+            for (offset_t e = rp[r]; e < rp[r + 1]; ++e) {
+                const index_t v = ri[e];
+                if (mark[v] && comp[v] == UNASSIGNED && color[v] == col) {
+                    mark[c] = 1; changed = 1; break;
+                }
             }
-        }
-    }
+</%self:sweeps>
 }
 
 /* Coloring, end of a round: the marked columns form the component of their colour's root;
    the others form the part of their colour for the next round. */
-__kernel void scc_assign(index_t nc, __global index_t *comp, __global index_t *group,
-                         __global const index_t *color, __global const uchar *mark)
+__kernel void scc_assign(index_t n, __global const index_t *list, __global index_t *comp,
+                         __global index_t *group, __global const index_t *color,
+                         __global const uchar *mark)
 {
-    FOR_EACH_VERTEX(c, nc) {
+    FOR_EACH_VERTEX(k, n) {
+        const index_t c = list[k];
         if (comp[c] != UNASSIGNED) continue;
         if (mark[c]) comp[c] = color[c];
         else group[c] = color[c];
     }
 }
 
-/* Longest-path levels of the condensation (pull): lev[comp[c]] >= 1 + lev[comp[u]] for every
-   in-neighbour u of c in another component. */
-__kernel void block_levels(index_t nc, __global const offset_t *cp, __global const index_t *ci,
+/* ------------------------------------------------------------------ FW-BW step
+   Forward-backward (Fleischer, Hendrickson and Pinar, "On identifying strongly connected
+   components in parallel", IPPS 2000; the giant-SCC step of Multistep, Slota et al. 2014, and
+   of Hong et al., "On fast parallel detection of strongly connected components (SCC) in
+   small-world graphs", SC 2013): the SCC of a pivot is the intersection of the columns it
+   reaches and those that reach it. Both searches are level-synchronous queue BFS (each level
+   touches only its frontier); the queue bounds live on the device (bnd: frontier [bnd[0],
+   bnd[1]), tail bnd[2]), so the host enqueues levels without reading anything back and
+   checks flags[0] (a non-empty frontier) once per batch. reach[c] bit 1: reached forward,
+   bit 2: backward. The pivot: the largest in-degree x out-degree (Slota et al.), from a
+   max-reduction of (degree product << 32 | column). */
+__kernel void fwbw_start(__global const long *key, int bit, __global index_t *queue,
+                         __global index_t *bnd, __global int *reach)
+{
+    if (get_global_id(0) == 0) {
+        const index_t p = (index_t)(key[0] & 0xffffffffL);
+        queue[0] = p;
+        bnd[0] = 0; bnd[1] = 1; bnd[2] = 1;
+        reach[p] |= bit;
+    }
+}
+
+/* One BFS level: the unassigned columns of the pivot's group adjacent to the frontier
+   (forward: the columns of the mate row of v; backward: the mates of the rows of v) are
+   claimed by atomic_or on reach and appended to the queue. */
+__kernel void fwbw_visit(int bit, int forward, __global const offset_t *ptr,
+                         __global const index_t *ind, __global const index_t *rmatch,
+                         __global const index_t *cmatch, __global const index_t *comp,
+                         __global const index_t *group, __global int *reach,
+                         __global index_t *queue, __global index_t *bnd)
+{
+    const index_t lo = bnd[0], hi = bnd[1];
+    for (index_t i = lo + (index_t)get_global_id(0); i < hi; i += (index_t)get_global_size(0)) {
+        const index_t v = queue[i], g = group[v];
+        const index_t x = forward ? cmatch[v] : v;
+        for (offset_t e = ptr[x]; e < ptr[x + 1]; ++e) {
+            const index_t w = forward ? ind[e] : rmatch[ind[e]];
+            if (w < 0 || (reach[w] & bit) || comp[w] != UNASSIGNED || group[w] != g) continue;
+            if (!(atomic_or(&reach[w], bit) & bit))
+                queue[atomic_inc(&bnd[2])] = w;
+        }
+    }
+}
+
+/* Next level: the appended columns become the frontier; flags[0] = 1 when it is not empty. */
+__kernel void fwbw_advance(__global index_t *bnd, __global int *flags)
+{
+    if (get_global_id(0) == 0) {
+        bnd[0] = bnd[1];
+        bnd[1] = bnd[2];
+        if (bnd[1] > bnd[0]) flags[0] = 1;
+    }
+}
+
+/* End of the step: FW n BW is the pivot's component; FW \ BW, BW \ FW and the rest are
+   three parts for the next rounds (disjoint groups; colours are >= 0). */
+__kernel void fwbw_assign(index_t n, __global const index_t *list, __global const long *key,
+                          __global const int *reach, __global index_t *comp,
+                          __global index_t *group)
+{
+    const index_t p = (index_t)(key[0] & 0xffffffffL);
+    FOR_EACH_VERTEX(k, n) {
+        const index_t c = list[k];
+        if (comp[c] != UNASSIGNED) continue;
+        const int b = reach[c];
+        if (b == 3) comp[c] = p;
+        else if (b == 1) group[c] = -3;
+        else if (b == 2) group[c] = -4;
+    }
+}
+
+/* Longest-path levels of the condensation (pull, over the list of the square part's
+   columns): lev[comp[c]] >= 1 + lev[comp[u]] for every in-neighbour u of c in another
+   component. */
+__kernel void block_levels(index_t n, __global const index_t *list, int sweeps,
+                           __global const offset_t *cp, __global const index_t *ci,
                            __global const index_t *rmatch, __global const index_t *comp,
                            __global int *lev, __global int *flags, __global int *stats)
 {
-    FOR_EACH_VERTEX(c, nc) {
-        const index_t k = comp[c];
-        if (k < 0) continue;
-        int best = -1;
-        for (offset_t e = cp[c]; e < cp[c + 1]; ++e) {
-            const index_t u = rmatch[ci[e]];
-            if (u < 0) continue;
-            const index_t ku = comp[u];
-            if (ku >= 0 && ku != k) best = max(best, lev[ku] + 1);
-        }
-        if (best > lev[k]) {
-            atomic_max(&lev[k], best);
-            atomic_max(&stats[4], best);      /* the largest level */
-            flags[0] = 1;
-        }
-    }
+<%self:sweeps k="i" n="n">
+            const index_t c = list[i];
+            const index_t k = comp[c];
+            int best = -1;
+            for (offset_t e = cp[c]; e < cp[c + 1]; ++e) {
+                const index_t u = rmatch[ci[e]];
+                if (u < 0) continue;
+                const index_t ku = comp[u];
+                if (ku >= 0 && ku != k) best = max(best, lev[ku] + 1);
+            }
+            if (best > lev[k]) {
+                atomic_max(&lev[k], best);
+                atomic_max(&stats[4], best);      /* the largest level */
+                changed = 1;
+            }
+</%self:sweeps>
 }
 
 /* Sort keys of the columns: (coarse set, level, component), packed as

@@ -32,6 +32,8 @@ from ..errors import InputError, IterationLimitError, VerificationError
 from .augmenting import AugmentingPathMatcher, AUGMENTING_VARIANTS
 
 TEMPLATE = "dmperm.cl.mako"
+FWBW_MIN = 1    # the FW-BW step runs in the first round when this many columns are left
+SWEEPS = 8       # chaotic sweeps of a work-group's tile per launch (see kernels/dmperm.cl.mako)
 BAD_PERM, BAD_DIAG, BAD_LOWER, BAD_REACH = 1, 2, 4, 8
 _BAD_TEXT = {BAD_PERM: "p or q is not a permutation",
              BAD_DIAG: "a matched pair is off the diagonal of its part",
@@ -128,6 +130,8 @@ class _DeviceDM:
         self.values = dict(dg.type_values, mode="ct")
         self.wg = handle.default_work_group_size()
         self.batch_max = 8 if handle.is_cpu else 32
+        self.sweeps = SWEEPS
+        self.fwbw_min = FWBW_MIN
         self.nr, self.nc = dg.graph.shape
 
     def k(self, name):
@@ -188,39 +192,92 @@ class _DeviceDM:
                     bfs_r.data, self.part.data, self.comp.data, self.group.data, flags.data,
                     self.stats.data)
 
+    def active(self, src, n, dst, total):
+        """Compaction of the active list: ``dst`` = the unassigned columns of ``src[:n]`` (of
+        ``0..n-1`` when ``src`` is None), in order; returns their count (one read-back)."""
+        knl = _compact_kernel(self.handle, self.dg.index_t)
+        use = np.int32(src is not None)
+        self.sched.record("scc", knl(src if src is not None else dst, use, self.comp, dst,
+                                     total, np.int64(n), size=n, queue=self.handle.queue,
+                                     allocator=self.handle.pool))
+        return int(self.sched.read("scc", np.zeros(1, np.int64), total.data)[0])
+
     def scc(self, rmatch, cmatch, flags, host):
-        """Strongly connected components of the square part (``comp``: root column id)."""
-        nc, dg, sched = np.int32(self.nc), self.dg, self.sched
+        """Strongly connected components of the square part (``comp``: root column id),
+        rounds of trimming and coloring over a list of the still unassigned columns that is
+        compacted after every trimming (later rounds touch only what is left)."""
+        nc, dg, sched = self.nc, self.dg, self.sched
         cp, ci, rp, ri = dg.col_ptr.data, dg.col_ind.data, dg.row_ptr.data, dg.row_ind.data
-        color = self.empty(self.nc, dg.idt)
-        mark = self.empty(self.nc, np.uint8)
+        i32, sw = np.int32, np.int32(self.sweeps)
+        color = self.empty(nc, dg.idt)
+        mark = self.empty(nc, np.uint8)
         comp, group = self.comp.data, self.group.data
-        rounds = trim_passes = color_passes = back_passes = 0
-        while True:
+        total = cla.empty(self.handle.queue, 1, np.int64, allocator=self.handle.pool)
+        self.square = self.empty(nc, dg.idt)          # the square part's columns (order)
+        self.n2 = n = self.active(None, nc, self.square, total)
+        lists = [self.empty(nc, dg.idt), self.empty(nc, dg.idt)]
+        cur = self.square
+        rounds = trim_passes = color_passes = back_passes = fwbw_levels = 0
+        while n:
             rounds += 1
             if rounds > self.nc + 1:
                 raise IterationLimitError("dulmage_mendelsohn: SCC rounds ran past the "
                                           "number of columns; stopped instead of hanging")
+            nn, L = np.int32(n), cur.data
             trim_passes += self.until_stable(
                 "scc", flags, host, lambda: self.launch(
-                    "scc", "scc_trim", nc, nc, cp, ci, rp, ri, rmatch.data, cmatch.data,
-                    comp, group, flags.data), "trimming")
-            sched.fill("scc", flags, 0)
-            self.launch("scc", "scc_color_init", nc, nc, comp, color.data, flags.data)
+                    "scc", "scc_trim", nn, nn, L, sw, cp, ci, rp, ri, rmatch.data,
+                    cmatch.data, comp, group, flags.data), "trimming")
+            nxt = lists[rounds % 2]
+            n = self.active(cur, n, nxt, total)
+            if not n:
+                break
+            cur, nn, L = nxt, np.int32(n), nxt.data
+            if rounds == 1 and n >= self.fwbw_min:
+                fwbw_levels = self.forward_backward(cur, n, rmatch, cmatch, flags, host)
+                continue
+            self.launch("scc", "scc_color_init", nn, nn, L, comp, color.data)
             color_passes += self.until_stable(
                 "scc", flags, host, lambda: self.launch(
-                    "scc", "scc_color", nc, nc, cp, ci, rmatch.data, comp, group,
+                    "scc", "scc_color", nn, nn, L, sw, cp, ci, rmatch.data, comp, group,
                     color.data, flags.data), "coloring")
-            if host[1] == 0:          # nothing left unassigned
-                break
-            self.launch("scc", "scc_roots", nc, nc, comp, color.data, mark.data)
+            self.launch("scc", "scc_roots", nn, nn, L, comp, color.data, mark.data)
             back_passes += self.until_stable(
                 "scc", flags, host, lambda: self.launch(
-                    "scc", "scc_back", nc, nc, rp, ri, cmatch.data, comp, color.data,
-                    mark.data, flags.data), "backward propagation")
-            self.launch("scc", "scc_assign", nc, nc, comp, group, color.data, mark.data)
+                    "scc", "scc_back", nn, nn, L, sw, rp, ri, cmatch.data, comp,
+                    color.data, mark.data, flags.data), "backward propagation")
+            self.launch("scc", "scc_assign", nn, nn, L, comp, group, color.data, mark.data)
         sched.counters.update(scc_rounds=rounds, trim_passes=trim_passes,
-                              color_passes=color_passes, backward_passes=back_passes)
+                              color_passes=color_passes, backward_passes=back_passes,
+                              fwbw_levels=fwbw_levels)
+
+    def forward_backward(self, cur, n, rmatch, cmatch, flags, host):
+        """The FW-BW step on the list ``cur[:n]`` (kernels/dmperm.cl.mako): the pivot's
+        component is assigned, the columns it reaches only one way get their own groups.
+        Returns the BFS levels run (both searches)."""
+        dg, h, sched = self.dg, self.handle, self.sched
+        key, evt = _pivot_kernel(h, dg.index_t, dg.offset_t)(
+            cur, dg.col_ptr, dg.row_ptr, cmatch, self.comp, range=slice(0, n),
+            queue=h.queue, return_event=True)
+        sched.record("scc", evt)
+        reach = self.empty(self.nc, np.int32)
+        sched.fill("scc", reach, 0)
+        queue = self.empty(self.nc, dg.idt)
+        bnd = self.empty(3, dg.idt)
+        levels = 0
+        for bit, fw, ptr, ind in ((1, 1, dg.row_ptr, dg.row_ind), (2, 0, dg.col_ptr,
+                                                                   dg.col_ind)):
+            bit, fw = np.int32(bit), np.int32(fw)
+            self.launch("scc", "fwbw_start", 1, key.data, bit, queue.data, bnd.data,
+                        reach.data)
+            levels += self.until_stable("scc", flags, host, lambda: (
+                self.launch("scc", "fwbw_visit", n, bit, fw, ptr.data, ind.data, rmatch.data,
+                            cmatch.data, self.comp.data, self.group.data, reach.data,
+                            queue.data, bnd.data),
+                self.launch("scc", "fwbw_advance", 1, bnd.data, flags.data)), "FW-BW search")
+        self.launch("scc", "fwbw_assign", n, np.int32(n), cur.data, key.data, reach.data,
+                    self.comp.data, self.group.data)
+        return levels
 
     def order(self, rmatch, cmatch, flags, host):
         """Levels of the condensation, then the column order ``q`` (a stable radix sort of
@@ -229,10 +286,11 @@ class _DeviceDM:
         nc, nr, dg, sched, h = self.nc, self.nr, self.dg, self.sched, self.handle
         lev = self.empty(nc, np.int32)
         sched.fill("order", lev, 0)
+        n2 = np.int32(self.n2)
         passes = self.until_stable("order", flags, host, lambda: self.launch(
-            "order", "block_levels", nc, np.int32(nc), dg.col_ptr.data, dg.col_ind.data,
-            rmatch.data, self.comp.data, lev.data, flags.data, self.stats.data),
-            "block levels")
+            "order", "block_levels", n2, n2, self.square.data, np.int32(self.sweeps),
+            dg.col_ptr.data, dg.col_ind.data, rmatch.data, self.comp.data, lev.data,
+            flags.data, self.stats.data), "block levels") if n2 else 0
         st = sched.read("order", np.zeros(5, np.int32), self.stats.data)
         counts, levels = st[:4].astype(np.int64), int(st[4]) + 1
         sched.counters.update(level_passes=passes, block_levels=levels)
@@ -302,6 +360,41 @@ class _DeviceDM:
                 raise VerificationError(f"Dulmage-Mendelsohn certificate: {text}")
 
 
+def _compact_kernel(handle, index_t):
+    """Scan keeping the unassigned columns (``comp == -1``) of a list (or of ``0..n-1``)."""
+    from pyopencl.scan import GenericScanKernel
+    return handle.memoize(("dmperm", "compact unassigned", index_t), lambda: GenericScanKernel(
+        handle.context, np.int64,
+        arguments=f"__global const {index_t} *src, int use_src, __global const {index_t} "
+                  f"*comp, __global {index_t} *dst, __global long *total, long n",
+        input_expr="comp[use_src ? src[i] : i] == -1 ? 1 : 0", scan_expr="a+b",
+        neutral="0",
+        output_statement=f"if (prev_item != item) dst[prev_item] = ({index_t})"
+                         f"(use_src ? src[i] : i); if (i + 1 == n) total[0] = item;"))
+
+
+def _pivot_kernel(handle, index_t, offset_t):
+    """Max-reduction of ``(in-degree x out-degree) << 32 | column`` over the unassigned columns
+    of a list: the FW-BW pivot (Slota, Rajamanickam and Madduri, IPDPS 2014)."""
+    from pyopencl.reduction import ReductionKernel
+    pre = f"""
+    long pivot_key({index_t} c, __global const {offset_t} *cp, __global const {offset_t} *rp,
+                   __global const {index_t} *cmatch, __global const {index_t} *comp)
+    {{
+        if (comp[c] != -1) return -1;
+        const {index_t} r = cmatch[c];
+        long d = (long)(cp[c + 1] - cp[c]) * (long)(rp[r + 1] - rp[r]);
+        if (d > 0x7fffffffL) d = 0x7fffffffL;
+        return (d << 32) | (long)c;
+    }}"""
+    return handle.memoize(("dmperm", "fwbw pivot", index_t, offset_t), lambda: ReductionKernel(
+        handle.context, np.int64, neutral="-1", reduce_expr="max(a, b)",
+        map_expr="pivot_key(list[i], cp, rp, cmatch, comp)",
+        arguments=f"__global const {index_t} *list, __global const {offset_t} *cp, "
+                  f"__global const {offset_t} *rp, __global const {index_t} *cmatch, "
+                  f"__global const {index_t} *comp", preamble=pre))
+
+
 def _radix_sort(handle):
     from pyopencl.algorithm import RadixSort
     return handle.memoize(("dmperm", "radix sort u64 -> int32"), lambda: RadixSort(
@@ -315,12 +408,12 @@ def _boundaries(counts, nr, nc, starts):
     c0, c1, c2, c3 = (int(x) for x in counts)
     cc = np.array([0, c0, c0 + c1, c0 + c1 + c2, nc], np.int32)
     rr = np.array([0, c1, c1 + c2, c1 + c2 + c3, nr], np.int32)
-    first = [(0, 0)] if cc[2] > 0 else []                  # the horizontal part
-    first += [(int(rr[1]) + int(x), int(cc[2]) + int(x)) for x in starts]
-    if rr[2] < nr:
-        first.append((int(rr[2]), int(cc[3])))             # the vertical part
-    r = np.array([a for a, _ in first] + [nr], np.int32)
-    s = np.array([b for _, b in first] + [nc], np.int32)
+    starts = np.asarray(starts, np.int64)
+    head = [0] if cc[2] > 0 else []                        # the horizontal part
+    tail = [nr] if rr[2] >= nr else [int(rr[2]), nr]       # the vertical part, the end
+    r = np.concatenate([head, int(rr[1]) + starts, tail]).astype(np.int32)
+    tail = [nc] if rr[2] >= nr else [int(cc[3]), nc]
+    s = np.concatenate([head, int(cc[2]) + starts, tail]).astype(np.int32)
     return rr, cc, r, s
 
 
