@@ -25,7 +25,7 @@ def main(argv=None):
     ap.add_argument("--device", default=None)
     ap.add_argument("--graphs", default="grid-512,delaunay-17,kron-17")
     ap.add_argument("--size", default=None, help="suite table (small, medium, reference)")
-    ap.add_argument("--sweeps", default=str(dmperm.SWEEPS),
+    ap.add_argument("--sweeps", default=None,
                     help="comma-separated chaotic sweeps per launch to compare")
     ap.add_argument("--top", type=int, default=15)
     args = ap.parse_args(argv)
@@ -35,8 +35,9 @@ def main(argv=None):
         "medium": ["delaunay-17", "grid-512", "kron-17"]}.items() if names[0] in g),
         "reference")
     for nm, A in generators.suite(names, size=size):
-        for sw in (int(x) for x in args.sweeps.split(",")):
-            dmperm.SWEEPS = sw
+        default = dict(dmperm.SWEEPS)
+        for sw in ([int(x) for x in args.sweeps.split(",")] if args.sweeps else [None]):
+            dmperm.SWEEPS = default if sw is None else {"cpu": sw, "gpu": sw}
             pyclmatch.dulmage_mendelsohn(A, device=args.device)
             t0 = time.perf_counter()
             pyclmatch.maximum_matching(A, device=args.device)

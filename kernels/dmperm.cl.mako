@@ -12,17 +12,21 @@
   Fine decomposition: the strongly connected components of the square part's column graph
   through the matching (u -> v when the mate row of u has an entry in column v), by the
   Multistep method of Slota, Rajamanickam and Madduri ("BFS and coloring-based parallel
-  algorithms for strongly connected components and related problems", IPDPS 2014) without its
-  single FW-BW step: rounds of trimming (McLendon, Hendrickson, Plimpton, Rauchwerger, J. Parallel
-  Distrib. Comput. 2005: a vertex without an in- or out-neighbour in its part is an SCC of its
-  own) and of coloring (Orzan, PhD thesis 2004: every vertex takes the largest id that reaches
-  it, by max-label propagation; a vertex c keeping its own colour is a root and SCC(c) is what
-  reaches c within colour c, by a backward propagation; the other vertices of colour c form a
-  part of the next round). Every propagation is pull-based and in place (each work-item writes
-  only its own vertex), repeated by the host until a pass changes nothing.
+  algorithms for strongly connected components and related problems", IPDPS 2014): rounds of
+  trimming (McLendon, Hendrickson, Plimpton, Rauchwerger, J. Parallel Distrib. Comput. 2005: a
+  vertex without an in- or out-neighbour in its part is an SCC of its own), in the first round
+  one forward-backward step from the vertex of largest degree product (Fleischer, Hendrickson,
+  Pinar 2000: the giant component of a mesh or small-world graph at the cost of two queue BFS),
+  then coloring (Orzan, PhD thesis 2004: every vertex takes the largest id that reaches it, by
+  max-label propagation; a vertex c keeping its own colour is a root and SCC(c) is what reaches
+  c within colour c, by a backward propagation; the other vertices of colour c form a part of
+  the next round). Each round works on a list of the columns still unassigned (compacted by a
+  scan after trimming). Every propagation is pull-based and in place (each work-item writes
+  only its own vertex) and relaxes chaotically (the `sweeps` def below); the host repeats it in
+  batches of launches, reading one flag per batch, until a launch changes nothing.
 
   Block order: the longest-path level of each SCC in the condensation (lev[comp] = 1 + the
-  largest level of an SCC with an edge into it), by the same repeated relaxation (atomic_max);
+  largest level of an SCC with an edge into it), by the same chaotic relaxation (atomic_max);
   sorting the columns by (coarse set, level, component) gives A[p][:, q] block upper
   triangular, because every edge between two components goes to a strictly larger level.
 
@@ -31,7 +35,9 @@
   cmatch[nc]; part[nc] (coarse set of each column: 0..3 = C0..C3); comp[nc] (-2: not in C2,
   -1: C2 and not yet assigned, >= 0: the id of the component's root column); group[nc] (the
   part of the current round), color[nc], mark[nc] (uchar), lev[nc] (indexed by component id),
-  flags[2] (int, set by kernels, zeroed and read by the host).
+  flags[2] (int, set by kernels, zeroed and read by the host); list[n]: the columns a kernel
+  works on (the square part's, or the round's unassigned ones); sweeps: the most sweeps of a
+  work-group's tile per launch.
 </%doc>
 <%include file="common.cl.mako"/>
 #define L0 2

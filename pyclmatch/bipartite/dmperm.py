@@ -4,8 +4,9 @@ The decomposition that sparse direct solvers and the structural analysis of DAE 
 built on (MATLAB's ``dmperm``, CSparse's ``cs_dmperm``, SuiteSparse's BTF), computed from the
 maximum matching and the alternating BFS of its König certificate (:func:`maximum_matching`'s
 device path), plus the strongly connected components of the square part and their order
-(``kernels/dmperm.cl.mako``: Multistep trimming and coloring, Slota, Rajamanickam and Madduri,
-IPDPS 2014, and longest-path levels of the condensation). Conventions follow ``cs_dmperm``:
+(``kernels/dmperm.cl.mako``: Multistep trimming, a forward-backward step for the giant
+component and coloring, Slota, Rajamanickam and Madduri, IPDPS 2014, on shrinking lists of the
+unassigned columns with chaotic relaxation, and longest-path levels of the condensation). Conventions follow ``cs_dmperm``:
 
 * ``A[p][:, q]`` is block upper triangular;
 * ``rr`` and ``cc`` (five boundaries each) split the rows into R1, R2, R3, R0 and the columns
@@ -32,8 +33,11 @@ from ..errors import InputError, IterationLimitError, VerificationError
 from .augmenting import AugmentingPathMatcher, AUGMENTING_VARIANTS
 
 TEMPLATE = "dmperm.cl.mako"
-FWBW_MIN = 1    # the FW-BW step runs in the first round when this many columns are left
-SWEEPS = 8       # chaotic sweeps of a work-group's tile per launch (see kernels/dmperm.cl.mako)
+#: the FW-BW step runs in the first SCC round when at least this many columns are left
+FWBW_MIN = 1
+#: chaotic sweeps of a work-group's tile per launch (kernels/dmperm.cl.mako), CPU and GPU:
+#: more sweeps carry labels further per launch, each costs up to one pass over the tile
+SWEEPS = {"cpu": 2, "gpu": 4}
 BAD_PERM, BAD_DIAG, BAD_LOWER, BAD_REACH = 1, 2, 4, 8
 _BAD_TEXT = {BAD_PERM: "p or q is not a permutation",
              BAD_DIAG: "a matched pair is off the diagonal of its part",
@@ -130,7 +134,7 @@ class _DeviceDM:
         self.values = dict(dg.type_values, mode="ct")
         self.wg = handle.default_work_group_size()
         self.batch_max = 8 if handle.is_cpu else 32
-        self.sweeps = SWEEPS
+        self.sweeps = SWEEPS["cpu" if handle.is_cpu else "gpu"]
         self.fwbw_min = FWBW_MIN
         self.nr, self.nc = dg.graph.shape
 
