@@ -102,95 +102,109 @@ __kernel void coarse_parts(index_t nc, __global const index_t *cmatch,
 
 /* Trimming over the list of active columns: an unassigned column without an unassigned in-
    or out-neighbour of its group is a component of its own. Out-neighbours of c: the columns
-   of row cmatch[c]; in-neighbours: the mates of the rows of column c. */
-__kernel void scc_trim(index_t n, __global const index_t *list, int sweeps,
-                       __global const offset_t *cp, __global const index_t *ci,
+   of row cmatch[c]; in-neighbours: the mates of the rows of column c. A trimmed column stamps
+   its neighbours (stamp = pass): after the first pass (pass == first) only columns next to one
+   trimmed in the previous pass or in this one are checked again. */
+__kernel void scc_trim(index_t n, __global const index_t *list, int sweeps, int pass,
+                       int first, __global const offset_t *cp, __global const index_t *ci,
                        __global const offset_t *rp, __global const index_t *ri,
                        __global const index_t *rmatch, __global const index_t *cmatch,
                        __global index_t *comp, __global const index_t *group,
-                       __global int *flags)
+                       __global int *stamp, __global int *flags)
 {
 <%self:sweeps k="k" n="n">
             const index_t c = list[k];
-            if (comp[c] != UNASSIGNED) continue;
-            const index_t g = group[c];
+            if (comp[c] != UNASSIGNED || (pass != first && stamp[c] < pass - 1)) continue;
+            const index_t g = group[c], r = cmatch[c];
             int has_in = 0, has_out = 0;
             for (offset_t e = cp[c]; e < cp[c + 1] && !has_in; ++e) {
                 const index_t u = rmatch[ci[e]];
                 has_in = u >= 0 && u != c && comp[u] == UNASSIGNED && group[u] == g;
             }
             if (has_in) {
-                const index_t r = cmatch[c];
                 for (offset_t e = rp[r]; e < rp[r + 1] && !has_out; ++e) {
                     const index_t v = ri[e];
                     has_out = v != c && comp[v] == UNASSIGNED && group[v] == g;
                 }
             }
-            if (!has_in || !has_out) { comp[c] = c; changed = 1; }
+            if (!has_in || !has_out) {
+                comp[c] = c; changed = 1;
+                for (offset_t e = cp[c]; e < cp[c + 1]; ++e) {
+                    const index_t u = rmatch[ci[e]];
+                    if (u >= 0 && comp[u] == UNASSIGNED) stamp[u] = pass;
+                }
+                for (offset_t e = rp[r]; e < rp[r + 1]; ++e) {
+                    const index_t v = ri[e];
+                    if (comp[v] == UNASSIGNED) stamp[v] = pass;
+                }
+            }
 </%self:sweeps>
 }
 
-/* Coloring, start: every listed unassigned column takes its own id. */
+/* Coloring, start: every listed unassigned column takes its own id and pushes it in the next
+   pass (stamp = pass0). */
 __kernel void scc_color_init(index_t n, __global const index_t *list,
-                             __global const index_t *comp, __global index_t *color)
+                             __global const index_t *comp, __global index_t *color,
+                             __global int *stamp, int pass0)
 {
     FOR_EACH_VERTEX(k, n) {
         const index_t c = list[k];
-        if (comp[c] == UNASSIGNED) color[c] = c;
+        if (comp[c] == UNASSIGNED) { color[c] = c; stamp[c] = pass0; }
     }
 }
 
-/* Coloring, forward max-label propagation (pull): the largest colour of an unassigned
-   in-neighbour of the same group. */
-__kernel void scc_color(index_t n, __global const index_t *list, int sweeps,
-                        __global const offset_t *cp, __global const index_t *ci,
-                        __global const index_t *rmatch, __global const index_t *comp,
+/* Coloring, forward max-label propagation (push): a column whose colour rose in the previous
+   pass or in this one (stamp >= pass - 1) raises the colour of its unassigned out-neighbours
+   of the same group; the others are skipped after one check, so a pass costs the edges of
+   what changed. */
+__kernel void scc_color(index_t n, __global const index_t *list, int sweeps, int pass,
+                        __global const offset_t *rp, __global const index_t *ri,
+                        __global const index_t *cmatch, __global const index_t *comp,
                         __global const index_t *group, __global index_t *color,
-                        __global int *flags)
+                        __global int *stamp, __global int *flags)
 {
 <%self:sweeps k="k" n="n">
             const index_t c = list[k];
-            if (comp[c] != UNASSIGNED) continue;
-            const index_t g = group[c];
-            const index_t mine = color[c];
-            index_t best = mine;
-            for (offset_t e = cp[c]; e < cp[c + 1]; ++e) {
-                const index_t u = rmatch[ci[e]];
-                if (u >= 0 && comp[u] == UNASSIGNED && group[u] == g)
-                    best = max(best, color[u]);
+            if (stamp[c] < pass - 1 || comp[c] != UNASSIGNED) continue;
+            const index_t g = group[c], col = color[c], r = cmatch[c];
+            for (offset_t e = rp[r]; e < rp[r + 1]; ++e) {
+                const index_t w = ri[e];
+                if (comp[w] != UNASSIGNED || group[w] != g || color[w] >= col) continue;
+                if (atomic_max(&color[w], col) < col) { stamp[w] = pass; changed = 1; }
             }
-            if (best > mine) { color[c] = best; changed = 1; }
 </%self:sweeps>
 }
 
-/* Coloring, the roots: mark[c] = (c keeps its own colour). */
+/* Coloring, the roots: mark[c] = (c keeps its own colour); roots push in the next pass. */
 __kernel void scc_roots(index_t n, __global const index_t *list,
                         __global const index_t *comp, __global const index_t *color,
-                        __global uchar *mark)
+                        __global uchar *mark, __global int *stamp, int pass0)
 {
     FOR_EACH_VERTEX(k, n) {
         const index_t c = list[k];
-        mark[c] = comp[c] == UNASSIGNED && color[c] == c;
+        const uchar m = comp[c] == UNASSIGNED && color[c] == c;
+        mark[c] = m;
+        if (m) stamp[c] = pass0;
     }
 }
 
-/* Coloring, backward propagation from the roots within each colour (pull over the
-   out-neighbours): c reaches its colour's root. */
-__kernel void scc_back(index_t n, __global const index_t *list, int sweeps,
-                       __global const offset_t *rp, __global const index_t *ri,
-                       __global const index_t *cmatch, __global const index_t *comp,
+/* Coloring, backward propagation from the roots within each colour (push over the
+   in-neighbours): a column marked in the previous pass or in this one marks the unassigned
+   in-neighbours of its colour (they reach the root). */
+__kernel void scc_back(index_t n, __global const index_t *list, int sweeps, int pass,
+                       __global const offset_t *cp, __global const index_t *ci,
+                       __global const index_t *rmatch, __global const index_t *comp,
                        __global const index_t *color, __global uchar *mark,
-                       __global int *flags)
+                       __global int *stamp, __global int *flags)
 {
 <%self:sweeps k="k" n="n">
             const index_t c = list[k];
-            if (comp[c] != UNASSIGNED || mark[c]) continue;
-            const index_t col = color[c], r = cmatch[c];
-            for (offset_t e = rp[r]; e < rp[r + 1]; ++e) {
-                const index_t v = ri[e];
-                if (mark[v] && comp[v] == UNASSIGNED && color[v] == col) {
-                    mark[c] = 1; changed = 1; break;
-                }
+            if (!mark[c] || stamp[c] < pass - 1 || comp[c] != UNASSIGNED) continue;
+            const index_t col = color[c];
+            for (offset_t e = cp[c]; e < cp[c + 1]; ++e) {
+                const index_t u = rmatch[ci[e]];
+                if (u < 0 || mark[u] || comp[u] != UNASSIGNED || color[u] != col) continue;
+                mark[u] = 1; stamp[u] = pass; changed = 1;
             }
 </%self:sweeps>
 }
@@ -280,28 +294,31 @@ __kernel void fwbw_assign(index_t n, __global const index_t *list, __global cons
     }
 }
 
-/* Longest-path levels of the condensation (pull, over the list of the square part's
-   columns): lev[comp[c]] >= 1 + lev[comp[u]] for every in-neighbour u of c in another
-   component. */
-__kernel void block_levels(index_t n, __global const index_t *list, int sweeps,
-                           __global const offset_t *cp, __global const index_t *ci,
-                           __global const index_t *rmatch, __global const index_t *comp,
-                           __global int *lev, __global int *flags, __global int *stats)
+/* Longest-path levels of the condensation (push, over the list of the square part's
+   columns): lev[comp[w]] >= 1 + lev[comp[c]] for every out-neighbour w of c in another
+   component. Only the columns of components whose level rose in the previous pass or in this
+   one (stamp[k] >= pass - 1; all of them in pass 1, stamp filled with 0) push again, so a pass
+   reads the edges of what changed and one byte-sized check of the rest. */
+__kernel void block_levels(index_t n, __global const index_t *list, int sweeps, int pass,
+                           __global const offset_t *rp, __global const index_t *ri,
+                           __global const index_t *cmatch, __global const index_t *comp,
+                           __global int *lev, __global int *stamp, __global int *flags,
+                           __global int *stats)
 {
 <%self:sweeps k="i" n="n">
             const index_t c = list[i];
             const index_t k = comp[c];
-            int best = -1;
-            for (offset_t e = cp[c]; e < cp[c + 1]; ++e) {
-                const index_t u = rmatch[ci[e]];
-                if (u < 0) continue;
-                const index_t ku = comp[u];
-                if (ku >= 0 && ku != k) best = max(best, lev[ku] + 1);
-            }
-            if (best > lev[k]) {
-                atomic_max(&lev[k], best);
-                atomic_max(&stats[4], best);      /* the largest level */
-                changed = 1;
+            if (stamp[k] < pass - 1) continue;
+            const int up = lev[k] + 1;
+            const index_t r = cmatch[c];
+            for (offset_t e = rp[r]; e < rp[r + 1]; ++e) {
+                const index_t kw = comp[ri[e]];
+                if (kw < 0 || kw == k || lev[kw] >= up) continue;
+                if (atomic_max(&lev[kw], up) < up) {
+                    stamp[kw] = pass;
+                    atomic_max(&stats[4], up);      /* the largest level */
+                    changed = 1;
+                }
             }
 </%self:sweeps>
 }

@@ -215,6 +215,8 @@ class _DeviceDM:
         i32, sw = np.int32, np.int32(self.sweeps)
         color = self.empty(nc, dg.idt)
         mark = self.empty(nc, np.uint8)
+        stamp = self.empty(nc, np.int32)   # pass of a column's last change (push kernels)
+        count = iter(range(1, 1 << 30))
         comp, group = self.comp.data, self.group.data
         total = cla.empty(self.handle.queue, 1, np.int64, allocator=self.handle.pool)
         self.square = self.empty(nc, dg.idt)          # the square part's columns (order)
@@ -227,11 +229,12 @@ class _DeviceDM:
             if rounds > self.nc + 1:
                 raise IterationLimitError("dulmage_mendelsohn: SCC rounds ran past the "
                                           "number of columns; stopped instead of hanging")
-            nn, L = np.int32(n), cur.data
+            nn, L, first = np.int32(n), cur.data, np.int32(next(count) + 1)
             trim_passes += self.until_stable(
                 "scc", flags, host, lambda: self.launch(
-                    "scc", "scc_trim", nn, nn, L, sw, cp, ci, rp, ri, rmatch.data,
-                    cmatch.data, comp, group, flags.data), "trimming")
+                    "scc", "scc_trim", nn, nn, L, sw, np.int32(next(count)), first, cp, ci,
+                    rp, ri, rmatch.data, cmatch.data, comp, group, stamp.data, flags.data),
+                "trimming")
             nxt = lists[rounds % 2]
             n = self.active(cur, n, nxt, total)
             if not n:
@@ -240,16 +243,22 @@ class _DeviceDM:
             if rounds == 1 and n >= self.fwbw_min:
                 fwbw_levels = self.forward_backward(cur, n, rmatch, cmatch, flags, host)
                 continue
-            self.launch("scc", "scc_color_init", nn, nn, L, comp, color.data)
+            pass0 = np.int32(next(count))
+            self.launch("scc", "scc_color_init", nn, nn, L, comp, color.data, stamp.data,
+                        pass0)
             color_passes += self.until_stable(
                 "scc", flags, host, lambda: self.launch(
-                    "scc", "scc_color", nn, nn, L, sw, cp, ci, rmatch.data, comp, group,
-                    color.data, flags.data), "coloring")
-            self.launch("scc", "scc_roots", nn, nn, L, comp, color.data, mark.data)
+                    "scc", "scc_color", nn, nn, L, sw, np.int32(next(count)), rp, ri,
+                    cmatch.data, comp, group, color.data, stamp.data, flags.data),
+                "coloring")
+            pass0 = np.int32(next(count))
+            self.launch("scc", "scc_roots", nn, nn, L, comp, color.data, mark.data,
+                        stamp.data, pass0)
             back_passes += self.until_stable(
                 "scc", flags, host, lambda: self.launch(
-                    "scc", "scc_back", nn, nn, L, sw, rp, ri, cmatch.data, comp,
-                    color.data, mark.data, flags.data), "backward propagation")
+                    "scc", "scc_back", nn, nn, L, sw, np.int32(next(count)), cp, ci,
+                    rmatch.data, comp, color.data, mark.data, stamp.data, flags.data),
+                "backward propagation")
             self.launch("scc", "scc_assign", nn, nn, L, comp, group, color.data, mark.data)
         sched.counters.update(scc_rounds=rounds, trim_passes=trim_passes,
                               color_passes=color_passes, backward_passes=back_passes,
@@ -291,10 +300,14 @@ class _DeviceDM:
         lev = self.empty(nc, np.int32)
         sched.fill("order", lev, 0)
         n2 = np.int32(self.n2)
+        stamp = self.empty(nc, np.int32)
+        sched.fill("order", stamp, 0)
+        count = iter(range(1, 1 << 30))
         passes = self.until_stable("order", flags, host, lambda: self.launch(
             "order", "block_levels", n2, n2, self.square.data, np.int32(self.sweeps),
-            dg.col_ptr.data, dg.col_ind.data, rmatch.data, self.comp.data, lev.data,
-            flags.data, self.stats.data), "block levels") if n2 else 0
+            np.int32(next(count)), dg.row_ptr.data, dg.row_ind.data, cmatch.data,
+            self.comp.data, lev.data, stamp.data, flags.data, self.stats.data),
+            "block levels") if n2 else 0
         st = sched.read("order", np.zeros(5, np.int32), self.stats.data)
         counts, levels = st[:4].astype(np.int64), int(st[4]) + 1
         sched.counters.update(level_passes=passes, block_levels=levels)
