@@ -223,6 +223,64 @@ __kernel void scc_assign(index_t n, __global const index_t *list, __global index
     }
 }
 
+<%def name="advance_frontier()">
+    /* the last work-group to finish (counted in bnd[3], after a fence) turns the appended
+       entries [hi, bnd[2]) into the next frontier and sets flags[0] when it is not empty */
+    __local int last;
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (get_local_id(0) == 0)
+        last = atomic_inc(&bnd[3]) == (index_t)get_num_groups(0) - 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (last && get_local_id(0) == 0) {
+        const index_t tail = atomic_add(&bnd[2], 0);
+        bnd[0] = hi;
+        bnd[1] = tail;
+        bnd[3] = 0;
+        if (tail > hi) flags[0] = 1;
+    }
+</%def>
+
+/* ------------------------------------------------------------------ alternating reachability
+   The horizontal and vertical parts: level-synchronous queue BFS along alternating paths from
+   the unmatched columns (over the column lists: column c -> row r of c -> its mate column) or,
+   on the transposed lists, from the unmatched rows; level[v] = L0 + the BFS depth of v (0:
+   not reached), the witness the certificate's check_reach reads. Queue bounds as in FW-BW.
+   An unmatched vertex of the other side next to a reached one (an augmenting path: the
+   matching is not maximum) sets flags[1]. */
+__kernel void reach_roots(index_t n, __global const index_t *mate, __global int *level,
+                          __global index_t *queue, __global index_t *bnd)
+{
+    FOR_EACH_VERTEX(v, n) {
+        if (mate[v] < 0) { level[v] = L0; queue[atomic_inc(&bnd[2])] = v; }
+        else level[v] = 0;
+    }
+}
+
+__kernel void reach_start(__global index_t *bnd)
+{
+    if (get_global_id(0) == 0) { bnd[0] = 0; bnd[1] = bnd[2]; bnd[3] = 0; }
+}
+
+__kernel void reach_visit(__global const offset_t *ptr, __global const index_t *ind,
+                          __global const index_t *mate_of, __global int *level,
+                          __global index_t *queue, __global index_t *bnd, __global int *flags)
+{
+    const index_t lo = bnd[0], hi = bnd[1];
+    for (index_t i = lo + (index_t)get_global_id(0); i < hi; i += (index_t)get_global_size(0)) {
+        const index_t v = queue[i];
+        const int next = level[v] + 1;
+        for (offset_t e = ptr[v]; e < ptr[v + 1]; ++e) {
+            const index_t u = mate_of[ind[e]];
+            if (u < 0) { flags[1] = 1; continue; }    /* an augmenting path */
+            if (level[u] != 0) continue;
+            if (atomic_cmpxchg(&level[u], 0, next) == 0)
+                queue[atomic_inc(&bnd[2])] = u;
+        }
+    }
+${advance_frontier()}
+}
+
 /* ------------------------------------------------------------------ FW-BW step
    Forward-backward (Fleischer, Hendrickson and Pinar, "On identifying strongly connected
    components in parallel", IPPS 2000; the giant-SCC step of Multistep, Slota et al. 2014, and
@@ -230,7 +288,7 @@ __kernel void scc_assign(index_t n, __global const index_t *list, __global index
    small-world graphs", SC 2013): the SCC of a pivot is the intersection of the columns it
    reaches and those that reach it. Both searches are level-synchronous queue BFS (each level
    touches only its frontier); the queue bounds live on the device (bnd: frontier [bnd[0],
-   bnd[1]), tail bnd[2]), so the host enqueues levels without reading anything back and
+   bnd[1]), tail bnd[2], finished work-groups bnd[3]), so the host enqueues levels without reading anything back and
    checks flags[0] (a non-empty frontier) once per batch. reach[c] bit 1: reached forward,
    bit 2: backward. The pivot: the largest in-degree x out-degree (Slota et al.), from a
    max-reduction of (degree product << 32 | column). */
@@ -240,19 +298,21 @@ __kernel void fwbw_start(__global const long *key, int bit, __global index_t *qu
     if (get_global_id(0) == 0) {
         const index_t p = (index_t)(key[0] & 0xffffffffL);
         queue[0] = p;
-        bnd[0] = 0; bnd[1] = 1; bnd[2] = 1;
+        bnd[0] = 0; bnd[1] = 1; bnd[2] = 1; bnd[3] = 0;
         reach[p] |= bit;
     }
 }
 
 /* One BFS level: the unassigned columns of the pivot's group adjacent to the frontier
    (forward: the columns of the mate row of v; backward: the mates of the rows of v) are
-   claimed by atomic_or on reach and appended to the queue. */
+   claimed by atomic_or on reach and appended to the queue. The last work-group to finish
+   (counted in bnd[3], after a fence) turns the appended columns into the next frontier and sets
+   flags[0] when it is not empty, so a level is one launch. */
 __kernel void fwbw_visit(int bit, int forward, __global const offset_t *ptr,
                          __global const index_t *ind, __global const index_t *rmatch,
                          __global const index_t *cmatch, __global const index_t *comp,
                          __global const index_t *group, __global int *reach,
-                         __global index_t *queue, __global index_t *bnd)
+                         __global index_t *queue, __global index_t *bnd, __global int *flags)
 {
     const index_t lo = bnd[0], hi = bnd[1];
     for (index_t i = lo + (index_t)get_global_id(0); i < hi; i += (index_t)get_global_size(0)) {
@@ -265,16 +325,7 @@ __kernel void fwbw_visit(int bit, int forward, __global const offset_t *ptr,
                 queue[atomic_inc(&bnd[2])] = w;
         }
     }
-}
-
-/* Next level: the appended columns become the frontier; flags[0] = 1 when it is not empty. */
-__kernel void fwbw_advance(__global index_t *bnd, __global int *flags)
-{
-    if (get_global_id(0) == 0) {
-        bnd[0] = bnd[1];
-        bnd[1] = bnd[2];
-        if (bnd[1] > bnd[0]) flags[0] = 1;
-    }
+${advance_frontier()}
 }
 
 /* End of the step: FW n BW is the pivot's component; FW \ BW, BW \ FW and the rest are

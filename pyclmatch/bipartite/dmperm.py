@@ -27,10 +27,10 @@ import pyopencl as cl
 import pyopencl.array as cla
 
 from ..engine.devices import get_device
-from ..engine.graphs import as_bipartite, TransposedBipartite
+from ..engine.graphs import as_bipartite
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, IterationLimitError, VerificationError
-from .augmenting import AugmentingPathMatcher, AUGMENTING_VARIANTS
+from .augmenting import AUGMENTING_VARIANTS
 
 TEMPLATE = "dmperm.cl.mako"
 #: the FW-BW step runs in the first SCC round when at least this many columns are left
@@ -168,21 +168,31 @@ class _DeviceDM:
                                           f"of hanging (please report this graph)")
             batch = min(2 * batch, self.batch_max)
 
-    def reach(self, rmatch, cmatch, side):
-        """The alternating BFS from the unmatched columns (``side="cols"``) or rows
-        (``"rows"``: the same kernels on the transposed lists) of the maximum matching, as the
-        certificate's BFS (:data:`~pyclmatch.bipartite.api.CERTIFICATE_VARIANT`): returns its
-        level array over that side (>= L0: reached, and the BFS level)."""
-        g = self.dg if side == "cols" else TransposedBipartite(self.dg)
-        bfs = AugmentingPathMatcher(self.handle, g, driver="apfb", wr=True, mode="ct")
-        bfs.prepare()
-        levels, stats = (bfs.run(rmatch, cmatch, self.sched) if side == "cols"
-                         else bfs.run(cmatch, rmatch, self.sched))
-        if stats["phases"]:
+    def reach(self, rmatch, cmatch, side, flags, host):
+        """The alternating BFS from the unmatched columns (``side="cols"``, over the column
+        lists) or rows (``"rows"``, over the row lists) of the maximum matching, a queue BFS
+        (``reach_visit``): returns its level array over that side (>= L0: reached, and the
+        BFS level, the witness of the certificate's ``check_reach``)."""
+        dg = self.dg
+        n, mate, ptr, ind, mate_of = ((self.nc, cmatch, dg.col_ptr, dg.col_ind, rmatch)
+                                      if side == "cols" else
+                                      (self.nr, rmatch, dg.row_ptr, dg.row_ind, cmatch))
+        level = self.empty(n, np.int32)
+        queue = self.empty(n, dg.idt)
+        bnd = self.empty(4, dg.idt)
+        self.sched.fill("coarse", bnd, 0)
+        self.sched.fill("coarse", flags, 0)
+        self.launch("coarse", "reach_roots", n, np.int32(n), mate.data, level.data,
+                    queue.data, bnd.data)
+        self.launch("coarse", "reach_start", 1, bnd.data)
+        levels = self.until_stable("coarse", flags, host, lambda: self.launch(
+            "coarse", "reach_visit", n, ptr.data, ind.data, mate_of.data, level.data,
+            queue.data, bnd.data, flags.data), "alternating BFS")
+        if host[1]:
             raise VerificationError("an augmenting path was found: the matching was not "
                                     "maximum")
-        self.sched.counters[f"bfs_levels_{side}"] = stats["bfs_levels"]
-        return levels
+        self.sched.counters[f"bfs_levels_{side}"] = levels
+        return level
 
     def coarse(self, rmatch, cmatch, bfs_c, bfs_r, flags):
         nc = self.nc
@@ -212,7 +222,7 @@ class _DeviceDM:
         compacted after every trimming (later rounds touch only what is left)."""
         nc, dg, sched = self.nc, self.dg, self.sched
         cp, ci, rp, ri = dg.col_ptr.data, dg.col_ind.data, dg.row_ptr.data, dg.row_ind.data
-        i32, sw = np.int32, np.int32(self.sweeps)
+        sw = np.int32(self.sweeps)
         color = self.empty(nc, dg.idt)
         mark = self.empty(nc, np.uint8)
         stamp = self.empty(nc, np.int32)   # pass of a column's last change (push kernels)
@@ -276,18 +286,17 @@ class _DeviceDM:
         reach = self.empty(self.nc, np.int32)
         sched.fill("scc", reach, 0)
         queue = self.empty(self.nc, dg.idt)
-        bnd = self.empty(3, dg.idt)
+        bnd = self.empty(4, dg.idt)
         levels = 0
         for bit, fw, ptr, ind in ((1, 1, dg.row_ptr, dg.row_ind), (2, 0, dg.col_ptr,
                                                                    dg.col_ind)):
             bit, fw = np.int32(bit), np.int32(fw)
             self.launch("scc", "fwbw_start", 1, key.data, bit, queue.data, bnd.data,
                         reach.data)
-            levels += self.until_stable("scc", flags, host, lambda: (
-                self.launch("scc", "fwbw_visit", n, bit, fw, ptr.data, ind.data, rmatch.data,
-                            cmatch.data, self.comp.data, self.group.data, reach.data,
-                            queue.data, bnd.data),
-                self.launch("scc", "fwbw_advance", 1, bnd.data, flags.data)), "FW-BW search")
+            levels += self.until_stable("scc", flags, host, lambda: self.launch(
+                "scc", "fwbw_visit", n, bit, fw, ptr.data, ind.data, rmatch.data, cmatch.data,
+                self.comp.data, self.group.data, reach.data, queue.data, bnd.data,
+                flags.data), "FW-BW search")
         self.launch("scc", "fwbw_assign", n, np.int32(n), cur.data, key.data, reach.data,
                     self.comp.data, self.group.data)
         return levels
@@ -507,9 +516,9 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
     with sched.step("coarse"):
         # the matching's last BFS holds levels only in the augmenting-path family; the other
         # families' reached flags give no witness, so the BFS is run again for them
-        bfs_c = m.bfs_array if name in AUGMENTING_VARIANTS else dm.reach(m.rmatch, m.cmatch,
-                                                                         "cols")
-        bfs_r = dm.reach(m.rmatch, m.cmatch, "rows")
+        bfs_c = m.bfs_array if name in AUGMENTING_VARIANTS else dm.reach(
+            m.rmatch, m.cmatch, "cols", flags, host)
+        bfs_r = dm.reach(m.rmatch, m.cmatch, "rows", flags, host)
         dm.coarse(m.rmatch, m.cmatch, bfs_c, bfs_r, flags)
     with sched.step("scc"):
         dm.scc(m.rmatch, m.cmatch, flags, host)
