@@ -223,21 +223,51 @@ __kernel void scc_assign(index_t n, __global const index_t *list, __global index
     }
 }
 
-<%def name="advance_frontier()">
-    /* the last work-group to finish (counted in bnd[3], after a fence) turns the appended
-       entries [hi, bnd[2]) into the next frontier and sets flags[0] when it is not empty */
+<%def name="frontier_levels()">
+    /* BFS levels over the queue: frontier [bnd[0], bnd[1]), appended entries from bnd[1] to
+       the tail bnd[2]. levels == 0 (GPUs: many work-groups, one level a launch): the last
+       work-group to finish (counted in bnd[3], after a fence) turns the appended entries into
+       the next frontier and sets flags[0] when it is not empty. levels > 0 (CPU devices: one
+       work-group): up to that many levels in this launch, a barrier between levels, flags[0]
+       set only when the search is not finished. */
     __local int last;
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-    if (get_local_id(0) == 0)
-        last = atomic_inc(&bnd[3]) == (index_t)get_num_groups(0) - 1;
+    __local index_t frontier[2];
+    if (get_local_id(0) == 0) { frontier[0] = bnd[0]; frontier[1] = bnd[1]; }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (last && get_local_id(0) == 0) {
-        const index_t tail = atomic_add(&bnd[2], 0);
-        bnd[0] = hi;
-        bnd[1] = tail;
-        bnd[3] = 0;
-        if (tail > hi) flags[0] = 1;
+    for (int level_no = 0;; ++level_no) {
+        const index_t lo = frontier[0], hi = frontier[1];
+        for (index_t i = lo + (index_t)get_global_id(0); i < hi;
+             i += (index_t)get_global_size(0)) {
+            ${caller.body()}
+        }
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        if (levels == 0) {
+            if (get_local_id(0) == 0)
+                last = atomic_inc(&bnd[3]) == (index_t)get_num_groups(0) - 1;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (last && get_local_id(0) == 0) {
+                const index_t tail = atomic_add(&bnd[2], 0);
+                bnd[0] = hi;
+                bnd[1] = tail;
+                bnd[3] = 0;
+                if (tail > hi) flags[0] = 1;
+            }
+            break;
+        }
+        const int more = bnd[2] > hi;
+        const int stop = !more || level_no + 1 >= levels;
+        if (get_local_id(0) == 0) {
+            frontier[0] = hi;
+            frontier[1] = bnd[2];
+            if (stop) {
+                bnd[0] = hi;
+                bnd[1] = bnd[2];
+                if (more) flags[0] = 1;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        if (stop) break;
     }
 </%def>
 
@@ -262,23 +292,22 @@ __kernel void reach_start(__global index_t *bnd)
     if (get_global_id(0) == 0) { bnd[0] = 0; bnd[1] = bnd[2]; bnd[3] = 0; }
 }
 
-__kernel void reach_visit(__global const offset_t *ptr, __global const index_t *ind,
-                          __global const index_t *mate_of, __global int *level,
-                          __global index_t *queue, __global index_t *bnd, __global int *flags)
+__kernel void reach_visit(int levels, __global const offset_t *ptr,
+                          __global const index_t *ind, __global const index_t *mate_of,
+                          __global int *level, __global index_t *queue, __global index_t *bnd,
+                          __global int *flags)
 {
-    const index_t lo = bnd[0], hi = bnd[1];
-    for (index_t i = lo + (index_t)get_global_id(0); i < hi; i += (index_t)get_global_size(0)) {
-        const index_t v = queue[i];
-        const int next = level[v] + 1;
-        for (offset_t e = ptr[v]; e < ptr[v + 1]; ++e) {
-            const index_t u = mate_of[ind[e]];
-            if (u < 0) { flags[1] = 1; continue; }    /* an augmenting path */
-            if (level[u] != 0) continue;
-            if (atomic_cmpxchg(&level[u], 0, next) == 0)
-                queue[atomic_inc(&bnd[2])] = u;
-        }
-    }
-${advance_frontier()}
+<%self:frontier_levels>
+            const index_t v = queue[i];
+            const int next = level[v] + 1;
+            for (offset_t e = ptr[v]; e < ptr[v + 1]; ++e) {
+                const index_t u = mate_of[ind[e]];
+                if (u < 0) { flags[1] = 1; continue; }    /* an augmenting path */
+                if (level[u] != 0) continue;
+                if (atomic_cmpxchg(&level[u], 0, next) == 0)
+                    queue[atomic_inc(&bnd[2])] = u;
+            }
+</%self:frontier_levels>
 }
 
 /* ------------------------------------------------------------------ FW-BW step
@@ -305,27 +334,24 @@ __kernel void fwbw_start(__global const long *key, int bit, __global index_t *qu
 
 /* One BFS level: the unassigned columns of the pivot's group adjacent to the frontier
    (forward: the columns of the mate row of v; backward: the mates of the rows of v) are
-   claimed by atomic_or on reach and appended to the queue. The last work-group to finish
-   (counted in bnd[3], after a fence) turns the appended columns into the next frontier and sets
-   flags[0] when it is not empty, so a level is one launch. */
-__kernel void fwbw_visit(int bit, int forward, __global const offset_t *ptr,
+   claimed by atomic_or on reach and appended to the queue (levels: frontier_levels). */
+__kernel void fwbw_visit(int levels, int bit, int forward, __global const offset_t *ptr,
                          __global const index_t *ind, __global const index_t *rmatch,
                          __global const index_t *cmatch, __global const index_t *comp,
                          __global const index_t *group, __global int *reach,
                          __global index_t *queue, __global index_t *bnd, __global int *flags)
 {
-    const index_t lo = bnd[0], hi = bnd[1];
-    for (index_t i = lo + (index_t)get_global_id(0); i < hi; i += (index_t)get_global_size(0)) {
-        const index_t v = queue[i], g = group[v];
-        const index_t x = forward ? cmatch[v] : v;
-        for (offset_t e = ptr[x]; e < ptr[x + 1]; ++e) {
-            const index_t w = forward ? ind[e] : rmatch[ind[e]];
-            if (w < 0 || (reach[w] & bit) || comp[w] != UNASSIGNED || group[w] != g) continue;
-            if (!(atomic_or(&reach[w], bit) & bit))
-                queue[atomic_inc(&bnd[2])] = w;
-        }
-    }
-${advance_frontier()}
+<%self:frontier_levels>
+            const index_t v = queue[i], g = group[v];
+            const index_t x = forward ? cmatch[v] : v;
+            for (offset_t e = ptr[x]; e < ptr[x + 1]; ++e) {
+                const index_t w = forward ? ind[e] : rmatch[ind[e]];
+                if (w < 0 || (reach[w] & bit) || comp[w] != UNASSIGNED || group[w] != g)
+                    continue;
+                if (!(atomic_or(&reach[w], bit) & bit))
+                    queue[atomic_inc(&bnd[2])] = w;
+            }
+</%self:frontier_levels>
 }
 
 /* End of the step: FW n BW is the pivot's component; FW \ BW, BW \ FW and the rest are

@@ -212,11 +212,15 @@ def _cycles_and_chains(seed):
     return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(off, off))
 
 
-@pytest.fixture(params=["fwbw", "coloring"])
+@pytest.fixture(params=["fwbw", "gpu-style", "coloring"])
 def scc_path(request, monkeypatch):
-    """Both SCC paths: the FW-BW step first (default), or colouring from the first round
-    with one sweep per launch (the plain pull iteration)."""
+    """The SCC paths: the FW-BW step first (default); the same with the GPUs' launch shapes
+    (queue searches one level a launch over many work-groups, four sweeps); colouring from
+    the first round with one sweep per launch."""
     from pyclmatch.bipartite import dmperm
+    if request.param == "gpu-style":
+        monkeypatch.setattr(dmperm, "CPU_SEARCH_LEVELS", 0)
+        monkeypatch.setattr(dmperm, "SWEEPS", {"cpu": 4, "gpu": 4})
     if request.param == "coloring":
         monkeypatch.setattr(dmperm, "FWBW_MIN", 1 << 40)
         monkeypatch.setattr(dmperm, "SWEEPS", {"cpu": 1, "gpu": 1})

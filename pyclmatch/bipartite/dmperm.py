@@ -35,6 +35,9 @@ from .augmenting import AUGMENTING_VARIANTS
 TEMPLATE = "dmperm.cl.mako"
 #: the FW-BW step runs in the first SCC round when at least this many columns are left
 FWBW_MIN = 1
+#: BFS levels one launch of a queue search runs on a CPU device (one work-group; 0: one level
+#: a launch over the whole grid, as on GPUs)
+CPU_SEARCH_LEVELS = 1 << 16
 #: chaotic sweeps of a work-group's tile per launch (kernels/dmperm.cl.mako), CPU and GPU:
 #: more sweeps carry labels further per launch, each costs up to one pass over the tile
 SWEEPS = {"cpu": 2, "gpu": 4}
@@ -147,6 +150,16 @@ class _DeviceDM:
     def launch(self, phase, name, n, *args):
         self.sched.launch(phase, self.k(name), self.grid(n), self.wg, *args)
 
+    def search(self, phase, name, n, *args):
+        """One launch of a queue BFS kernel (``frontier_levels`` in the kernel file): on GPUs
+        one level over the grid; on CPU devices one work-group running up to
+        ``CPU_SEARCH_LEVELS`` levels with a barrier between them (no launch per level)."""
+        if self.handle.is_cpu and CPU_SEARCH_LEVELS:
+            self.sched.launch(phase, self.k(name), self.wg, self.wg,
+                              np.int32(CPU_SEARCH_LEVELS), *args)
+        else:
+            self.sched.launch(phase, self.k(name), self.grid(n), self.wg, np.int32(0), *args)
+
     def empty(self, n, dtype):
         return cla.empty(self.handle.queue, max(int(n), 1), dtype, allocator=self.handle.pool)
 
@@ -185,7 +198,7 @@ class _DeviceDM:
         self.launch("coarse", "reach_roots", n, np.int32(n), mate.data, level.data,
                     queue.data, bnd.data)
         self.launch("coarse", "reach_start", 1, bnd.data)
-        levels = self.until_stable("coarse", flags, host, lambda: self.launch(
+        levels = self.until_stable("coarse", flags, host, lambda: self.search(
             "coarse", "reach_visit", n, ptr.data, ind.data, mate_of.data, level.data,
             queue.data, bnd.data, flags.data), "alternating BFS")
         if host[1]:
@@ -293,10 +306,10 @@ class _DeviceDM:
             bit, fw = np.int32(bit), np.int32(fw)
             self.launch("scc", "fwbw_start", 1, key.data, bit, queue.data, bnd.data,
                         reach.data)
-            levels += self.until_stable("scc", flags, host, lambda: self.launch(
-                "scc", "fwbw_visit", n, bit, fw, ptr.data, ind.data, rmatch.data, cmatch.data,
-                self.comp.data, self.group.data, reach.data, queue.data, bnd.data,
-                flags.data), "FW-BW search")
+            levels += self.until_stable("scc", flags, host, lambda: self.search(
+                "scc", "fwbw_visit", n, bit, fw, ptr.data, ind.data, rmatch.data,
+                cmatch.data, self.comp.data, self.group.data, reach.data, queue.data,
+                bnd.data, flags.data), "FW-BW search")
         self.launch("scc", "fwbw_assign", n, np.int32(n), cur.data, key.data, reach.data,
                     self.comp.data, self.group.data)
         return levels
@@ -480,10 +493,12 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
         ``p``, ``q`` (``A[p][:, q]`` block upper triangular), ``r``, ``s`` (fine block
         boundaries), ``rr``, ``cc`` (coarse boundaries, five each), ``structural_rank``,
         the matching, ``timings`` (seconds: ``total`` = the whole call; upload, build, init,
-        augment, coarse (the BFS from the unmatched rows and the coarse sets), scc, order
+        augment, coarse (the alternating BFS from the unmatched rows, and from the unmatched
+        columns unless the matching family left its own, and the coarse sets), scc, order
         (levels of the condensation, the sort of the columns), verify, download, and
-        ``kernel:<phase>`` device times) and ``counters`` (SCC rounds and passes, block
-        levels, launches, read-backs).
+        ``kernel:<phase>`` device times) and ``counters`` (BFS levels, SCC rounds, trimming,
+        FW-BW, colouring and backward passes, level passes and block levels, launches,
+        read-backs).
     """
     from .api import _fits, _resolve, match_on_device, finish_result
     t_call = time.perf_counter()
