@@ -93,9 +93,9 @@ def bench(name, A, args):
            "largest_block": max((b[1] - b[0] for b in d.square_blocks), default=0),
            "coarse": d.coarse_sizes(), "btf_s": med(walls), "match_s": med(mwalls),
            "kernels_s": kernels, "phases": phases, "host_s": host_s, "same_as_host": same,
-           "counters": {k: d.counters.get(k) for k in ("bfs_levels_cols", "bfs_levels_rows",
+           "counters": {k: d.counters.get(k) for k in ("reach_launches_cols", "reach_launches_rows",
                                                        "scc_rounds", "trim_passes",
-                                                       "fwbw_levels", "color_passes",
+                                                       "fwbw_launches", "color_passes",
                                                        "backward_passes", "level_passes",
                                                        "block_levels", "launches",
                                                        "readbacks")}}

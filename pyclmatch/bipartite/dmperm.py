@@ -136,7 +136,7 @@ class _DeviceDM:
         self.handle, self.dg, self.sched = handle, dg, sched
         self.values = dict(dg.type_values, mode="ct")
         self.wg = handle.default_work_group_size()
-        self.batch_max = 8 if handle.is_cpu else 32
+        self.batch0, self.batch_max = (1, 8) if handle.is_cpu else (4, 32)
         self.sweeps = SWEEPS["cpu" if handle.is_cpu else "gpu"]
         self.fwbw_min = FWBW_MIN
         self.nr, self.nc = dg.graph.shape
@@ -165,8 +165,10 @@ class _DeviceDM:
 
     def until_stable(self, phase, flags, host, step, what):
         """Repeat ``step()`` (one pass) in growing batches until a batch leaves ``flags[0]``
-        zero; returns the passes run (raises rather than loop past ``nc + 2`` passes)."""
-        batch, passes = 1, 0
+        zero; returns the passes run (raises rather than loop past ``nc + 2`` passes). GPUs
+        start with batches of 4: a pass after convergence costs a launch of stamp checks,
+        less than the read-back and the idle queue it saves."""
+        batch, passes = self.batch0, 0
         while True:
             self.sched.fill(phase, flags[:1], 0)
             for _ in range(batch):
@@ -204,7 +206,7 @@ class _DeviceDM:
         if host[1]:
             raise VerificationError("an augmenting path was found: the matching was not "
                                     "maximum")
-        self.sched.counters[f"bfs_levels_{side}"] = levels
+        self.sched.counters[f"reach_launches_{side}"] = levels
         return level
 
     def coarse(self, rmatch, cmatch, bfs_c, bfs_r, flags):
@@ -285,7 +287,7 @@ class _DeviceDM:
             self.launch("scc", "scc_assign", nn, nn, L, comp, group, color.data, mark.data)
         sched.counters.update(scc_rounds=rounds, trim_passes=trim_passes,
                               color_passes=color_passes, backward_passes=back_passes,
-                              fwbw_levels=fwbw_levels)
+                              fwbw_launches=fwbw_levels)
 
     def forward_backward(self, cur, n, rmatch, cmatch, flags, host):
         """The FW-BW step on the list ``cur[:n]`` (kernels/dmperm.cl.mako): the pivot's
@@ -496,9 +498,10 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
         augment, coarse (the alternating BFS from the unmatched rows, and from the unmatched
         columns unless the matching family left its own, and the coarse sets), scc, order
         (levels of the condensation, the sort of the columns), verify, download, and
-        ``kernel:<phase>`` device times) and ``counters`` (BFS levels, SCC rounds, trimming,
-        FW-BW, colouring and backward passes, level passes and block levels, launches,
-        read-backs).
+        ``kernel:<phase>`` device times) and ``counters`` (launches of the alternating BFS
+        (``reach_launches_*``: one a level on GPUs, a whole search on CPU devices) and of the
+        FW-BW searches, SCC rounds, trimming, colouring and backward passes, level passes and
+        block levels, launches, read-backs).
     """
     from .api import _fits, _resolve, match_on_device, finish_result
     t_call = time.perf_counter()
