@@ -75,9 +75,11 @@ __kernel void coarse_parts(index_t nc, __global const index_t *cmatch,
        (coalesced), in alternating directions, until a sweep of the tile changes nothing or
        `sweeps` sweeps ran; every update reads the newest values, so a label travels along a
        path inside the tile in one launch instead of one hop per launch. The host still
-       repeats launches until one changes nothing anywhere, which is the fixpoint. */
+       repeats launches until one leaves flags[0] clear: a launch that changed nothing
+       anywhere, or a single work-group (small lists) whose last sweep changed nothing, which
+       is then the fixpoint of the whole list. */
     __local int wg_changed;
-    int any_change = 0;
+    int any_change = 0, unfinished = 1;
     const index_t tile = (${n} + (index_t)get_num_groups(0) - 1) / (index_t)get_num_groups(0);
     const index_t t0 = min((index_t)get_group_id(0) * tile, (index_t)${n});
     const index_t t1 = min(t0 + tile, (index_t)${n});
@@ -94,10 +96,11 @@ __kernel void coarse_parts(index_t nc, __global const index_t *cmatch,
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         const int more = wg_changed;
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (!more) break;
+        if (!more) { unfinished = 0; break; }
         any_change = 1;
     }
-    if (any_change && get_local_id(0) == 0) flags[0] = 1;
+    if (any_change && (unfinished || get_num_groups(0) > 1) && get_local_id(0) == 0)
+        flags[0] = 1;
 </%def>
 
 /* Trimming over the list of active columns: an unassigned column without an unassigned in-

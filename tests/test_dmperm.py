@@ -214,10 +214,13 @@ def _cycles_and_chains(seed):
 
 @pytest.fixture(params=["fwbw", "gpu-style", "coloring"])
 def scc_path(request, monkeypatch):
-    """The SCC paths: the FW-BW step first (default); the same with the GPUs' launch shapes
-    (queue searches one level a launch over many work-groups, four sweeps); colouring from
-    the first round with one sweep per launch."""
+    """The SCC paths: the FW-BW step first (default: these lists are short enough to relax
+    in one work-group until converged); the same with the launch shapes of long lists on GPUs
+    (queue searches one level a launch over many work-groups, four sweeps a tile); colouring
+    from the first round with one sweep a launch over many work-groups."""
     from pyclmatch.bipartite import dmperm
+    if request.param != "fwbw":
+        monkeypatch.setattr(dmperm, "ONE_GROUP_MAX", {"cpu": 0, "gpu": 0})
     if request.param == "gpu-style":
         monkeypatch.setattr(dmperm, "CPU_SEARCH_LEVELS", 0)
         monkeypatch.setattr(dmperm, "SWEEPS", {"cpu": 4, "gpu": 4})

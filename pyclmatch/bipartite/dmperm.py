@@ -38,6 +38,8 @@ FWBW_MIN = 1
 #: BFS levels one launch of a queue search runs on a CPU device (one work-group; 0: one level
 #: a launch over the whole grid, as on GPUs)
 CPU_SEARCH_LEVELS = 1 << 16
+#: lists up to this long relax in one work-group until converged (one launch a loop)
+ONE_GROUP_MAX = {"cpu": 4096, "gpu": 2048}
 #: chaotic sweeps of a work-group's tile per launch (kernels/dmperm.cl.mako), CPU and GPU:
 #: more sweeps carry labels further per launch, each costs up to one pass over the tile
 SWEEPS = {"cpu": 2, "gpu": 4}
@@ -150,6 +152,16 @@ class _DeviceDM:
     def launch(self, phase, name, n, *args):
         self.sched.launch(phase, self.k(name), self.grid(n), self.wg, *args)
 
+    def relax(self, phase, name, n, lst, *args):
+        """One launch of a relaxation kernel (``sweeps`` in the kernel file) over ``lst[:n]``:
+        lists up to ``ONE_GROUP_MAX`` entries go to one work-group sweeping until nothing
+        changes (a fixpoint in one launch); longer ones to the grid, ``self.sweeps`` sweeps
+        a tile."""
+        small = n <= ONE_GROUP_MAX["cpu" if self.handle.is_cpu else "gpu"]
+        self.sched.launch(phase, self.k(name), self.wg if small else self.grid(n), self.wg,
+                          np.int32(n), lst, np.int32(1 << 20 if small else self.sweeps),
+                          *args)
+
     def search(self, phase, name, n, *args):
         """One launch of a queue BFS kernel (``frontier_levels`` in the kernel file): on GPUs
         one level over the grid; on CPU devices one work-group running up to
@@ -237,7 +249,6 @@ class _DeviceDM:
         compacted after every trimming (later rounds touch only what is left)."""
         nc, dg, sched = self.nc, self.dg, self.sched
         cp, ci, rp, ri = dg.col_ptr.data, dg.col_ind.data, dg.row_ptr.data, dg.row_ind.data
-        sw = np.int32(self.sweeps)
         color = self.empty(nc, dg.idt)
         mark = self.empty(nc, np.uint8)
         stamp = self.empty(nc, np.int32)   # pass of a column's last change (push kernels)
@@ -256,8 +267,8 @@ class _DeviceDM:
                                           "number of columns; stopped instead of hanging")
             nn, L, first = np.int32(n), cur.data, np.int32(next(count) + 1)
             trim_passes += self.until_stable(
-                "scc", flags, host, lambda: self.launch(
-                    "scc", "scc_trim", nn, nn, L, sw, np.int32(next(count)), first, cp, ci,
+                "scc", flags, host, lambda: self.relax(
+                    "scc", "scc_trim", nn, L, np.int32(next(count)), first, cp, ci,
                     rp, ri, rmatch.data, cmatch.data, comp, group, stamp.data, flags.data),
                 "trimming")
             nxt = lists[rounds % 2]
@@ -272,16 +283,16 @@ class _DeviceDM:
             self.launch("scc", "scc_color_init", nn, nn, L, comp, color.data, stamp.data,
                         pass0)
             color_passes += self.until_stable(
-                "scc", flags, host, lambda: self.launch(
-                    "scc", "scc_color", nn, nn, L, sw, np.int32(next(count)), rp, ri,
+                "scc", flags, host, lambda: self.relax(
+                    "scc", "scc_color", nn, L, np.int32(next(count)), rp, ri,
                     cmatch.data, comp, group, color.data, stamp.data, flags.data),
                 "coloring")
             pass0 = np.int32(next(count))
             self.launch("scc", "scc_roots", nn, nn, L, comp, color.data, mark.data,
                         stamp.data, pass0)
             back_passes += self.until_stable(
-                "scc", flags, host, lambda: self.launch(
-                    "scc", "scc_back", nn, nn, L, sw, np.int32(next(count)), cp, ci,
+                "scc", flags, host, lambda: self.relax(
+                    "scc", "scc_back", nn, L, np.int32(next(count)), cp, ci,
                     rmatch.data, comp, color.data, mark.data, stamp.data, flags.data),
                 "backward propagation")
             self.launch("scc", "scc_assign", nn, nn, L, comp, group, color.data, mark.data)
@@ -327,10 +338,10 @@ class _DeviceDM:
         stamp = self.empty(nc, np.int32)
         sched.fill("order", stamp, 0)
         count = iter(range(1, 1 << 30))
-        passes = self.until_stable("order", flags, host, lambda: self.launch(
-            "order", "block_levels", n2, n2, self.square.data, np.int32(self.sweeps),
-            np.int32(next(count)), dg.row_ptr.data, dg.row_ind.data, cmatch.data,
-            self.comp.data, lev.data, stamp.data, flags.data, self.stats.data),
+        passes = self.until_stable("order", flags, host, lambda: self.relax(
+            "order", "block_levels", n2, self.square.data, np.int32(next(count)),
+            dg.row_ptr.data, dg.row_ind.data, cmatch.data, self.comp.data, lev.data,
+            stamp.data, flags.data, self.stats.data),
             "block levels") if n2 else 0
         st = sched.read("order", np.zeros(5, np.int32), self.stats.data)
         counts, levels = st[:4].astype(np.int64), int(st[4]) + 1
