@@ -21,9 +21,13 @@
   max-label propagation; a vertex c keeping its own colour is a root and SCC(c) is what reaches
   c within colour c, by a backward propagation; the other vertices of colour c form a part of
   the next round). Each round works on a list of the columns still unassigned (compacted by a
-  scan after trimming). Every propagation is pull-based and in place (each work-item writes
-  only its own vertex) and relaxes chaotically (the `sweeps` def below); the host repeats it in
-  batches of launches, reading one flag per batch, until a launch changes nothing.
+  scan after trimming). Colouring, backward marking, block levels and re-trimming are push-
+  based with pass stamps (stamp[c]: the pass of c's last change; only columns changed in the
+  previous pass or in this one walk their edges, the rest cost one check) and relax
+  chaotically (the `sweeps` def below: short lists in one work-group until converged); the
+  host repeats a relaxation in batches of launches, reading one flag per batch, until a
+  launch leaves the flag clear. The queue BFS (alternating reachability, FW-BW) keep their
+  frontier bounds on the device (`frontier_levels`).
 
   Block order: the longest-path level of each SCC in the condensation (lev[comp] = 1 + the
   largest level of an SCC with an edge into it), by the same chaotic relaxation (atomic_max);
