@@ -257,3 +257,17 @@ def test_grids(device, scc_path):
     for A in (generators.grid(40), generators.permuted(generators.grid(33)),
               generators.grid(100)):
         check(A, device)
+
+
+@settings(max_examples=15, deadline=None)
+@given(sparse_patterns())
+def test_random_many_work_group_shapes(device, A):
+    """Random patterns with the launch shapes of long lists (grid launches with the flag
+    cleared only by a launch that changed nothing, one BFS level a launch with the frontier
+    hand-off, four sweeps a tile), against the reference."""
+    from pyclmatch.bipartite import dmperm
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dmperm, "ONE_GROUP_MAX", {"cpu": 0, "gpu": 0})
+        mp.setattr(dmperm, "CPU_SEARCH_LEVELS", 0)
+        mp.setattr(dmperm, "SWEEPS", {"cpu": 4, "gpu": 4})
+        check(A, device)
