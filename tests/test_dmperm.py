@@ -232,8 +232,8 @@ def scc_path(request, monkeypatch):
 
 def test_long_chains_need_many_passes(device, scc_path):
     n = 1500
-    for A in (sp.csr_matrix(sp.eye(n) + sp.eye(n, k=1)), sp.csr_matrix(sp.eye(n) + sp.eye(n, k=-1)),
-              _perm(sp.eye(n) + sp.eye(n, k=1), 1)):
+    for A in (sp.csr_matrix(sp.eye(n) + sp.eye(n, k=1)),
+              sp.csr_matrix(sp.eye(n) + sp.eye(n, k=-1)), _perm(sp.eye(n) + sp.eye(n, k=1), 1)):
         d = check(A, device)
         assert d.nblocks == n and d.counters["block_levels"] == n
 

@@ -6,7 +6,8 @@ maximum matching and the alternating BFS of its König certificate (:func:`maxim
 device path), plus the strongly connected components of the square part and their order
 (``kernels/dmperm.cl.mako``: Multistep trimming, a forward-backward step for the giant
 component and coloring, Slota, Rajamanickam and Madduri, IPDPS 2014, on shrinking lists of the
-unassigned columns with chaotic relaxation, and longest-path levels of the condensation). Conventions follow ``cs_dmperm``:
+unassigned columns with push-based chaotic relaxation, and longest-path levels of the
+condensation). Conventions follow ``cs_dmperm``:
 
 * ``A[p][:, q]`` is block upper triangular;
 * ``rr`` and ``cc`` (five boundaries each) split the rows into R1, R2, R3, R0 and the columns
@@ -259,7 +260,7 @@ class _DeviceDM:
         self.n2 = n = self.active(None, nc, self.square, total)
         lists = [self.empty(nc, dg.idt), self.empty(nc, dg.idt)]
         cur = self.square
-        rounds = trim_passes = color_passes = back_passes = fwbw_levels = 0
+        rounds = trim_passes = color_passes = back_passes = fwbw_launches = 0
         while n:
             rounds += 1
             if rounds > self.nc + 1:
@@ -277,7 +278,7 @@ class _DeviceDM:
                 break
             cur, nn, L = nxt, np.int32(n), nxt.data
             if rounds == 1 and n >= self.fwbw_min:
-                fwbw_levels = self.forward_backward(cur, n, rmatch, cmatch, flags, host)
+                fwbw_launches = self.forward_backward(cur, n, rmatch, cmatch, flags, host)
                 continue
             pass0 = np.int32(next(count))
             self.launch("scc", "scc_color_init", nn, nn, L, comp, color.data, stamp.data,
@@ -298,12 +299,12 @@ class _DeviceDM:
             self.launch("scc", "scc_assign", nn, nn, L, comp, group, color.data, mark.data)
         sched.counters.update(scc_rounds=rounds, trim_passes=trim_passes,
                               color_passes=color_passes, backward_passes=back_passes,
-                              fwbw_launches=fwbw_levels)
+                              fwbw_launches=fwbw_launches)
 
     def forward_backward(self, cur, n, rmatch, cmatch, flags, host):
         """The FW-BW step on the list ``cur[:n]`` (kernels/dmperm.cl.mako): the pivot's
         component is assigned, the columns it reaches only one way get their own groups.
-        Returns the BFS levels run (both searches)."""
+        Returns the launches of both searches."""
         dg, h, sched = self.dg, self.handle, self.sched
         key, evt = _pivot_kernel(h, dg.index_t, dg.offset_t)(
             cur, dg.col_ptr, dg.row_ptr, cmatch, self.comp, range=slice(0, n),
@@ -537,11 +538,14 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
     flags = cla.empty(handle.queue, 2, np.int32, allocator=handle.pool)
     host = np.zeros(2, np.int32)
     with sched.step("build"):
-        for kn in ("coarse_parts", "scc_trim", "scc_color_init", "scc_color", "scc_roots",
-                   "scc_back", "scc_assign", "block_levels", "column_keys", "mate_rows",
-                   "unmatched", "block_starts"):
+        for kn in ("reach_roots", "reach_start", "reach_visit", "coarse_parts", "scc_trim",
+                   "fwbw_start", "fwbw_visit", "fwbw_assign", "scc_color_init", "scc_color",
+                   "scc_roots", "scc_back", "scc_assign", "block_levels", "column_keys",
+                   "mate_rows", "unmatched", "block_starts"):
             dm.k(kn)
         _radix_sort(handle)
+        _compact_kernel(handle, m.dg.index_t)
+        _pivot_kernel(handle, m.dg.index_t, m.dg.offset_t)
     with sched.step("coarse"):
         # the matching's last BFS holds levels only in the augmenting-path family; the other
         # families' reached flags give no witness, so the BFS is run again for them
