@@ -326,8 +326,8 @@ __kernel void reach_visit(int levels, __global const offset_t *ptr,
    touches only its frontier); the queue bounds live on the device (bnd: frontier [bnd[0],
    bnd[1]), tail bnd[2], finished work-groups bnd[3]), so the host enqueues levels without
    reading anything back and checks flags[0] (a non-empty frontier) once per batch. reach[c]
-   bit 1: reached forward, bit 2: backward. The pivot: the largest in-degree x out-degree (Slota et al.), from a
-   max-reduction of (degree product << 32 | column). */
+   bit 1: reached forward, bit 2: backward. The pivot: the largest in-degree x out-degree
+   (Slota et al.), from a max-reduction of (degree product << 32 | column). */
 __kernel void fwbw_start(__global const long *key, int bit, __global index_t *queue,
                          __global index_t *bnd, __global int *reach)
 {
