@@ -93,10 +93,10 @@ def bench(name, A, args):
            "largest_block": max((b[1] - b[0] for b in d.square_blocks), default=0),
            "coarse": d.coarse_sizes(), "btf_s": med(walls), "match_s": med(mwalls),
            "kernels_s": kernels, "phases": phases, "host_s": host_s, "same_as_host": same,
-           "counters": {k: d.counters.get(k) for k in ("scc_rounds", "trim_passes",
-                                                       "color_passes", "backward_passes",
-                                                       "level_passes", "block_levels",
-                                                       "launches", "readbacks")}}
+           "counters": {k: d.counters.get(k) for k in (
+               "reach_launches_cols", "reach_launches_rows", "scc_rounds", "trim_passes",
+               "fwbw_launches", "color_passes", "backward_passes", "level_passes",
+               "block_levels", "launches", "readbacks")}}
     row["btf_over_match"] = row["btf_s"] / row["match_s"] if row["match_s"] else None
     row["host_over_btf"] = host_s / row["btf_s"] if host_s else None
     print(json.dumps(row), flush=True)

@@ -12,17 +12,25 @@
   Fine decomposition: the strongly connected components of the square part's column graph
   through the matching (u -> v when the mate row of u has an entry in column v), by the
   Multistep method of Slota, Rajamanickam and Madduri ("BFS and coloring-based parallel
-  algorithms for strongly connected components and related problems", IPDPS 2014) without its
-  single FW-BW step: rounds of trimming (McLendon, Hendrickson, Plimpton, Rauchwerger, J. Parallel
-  Distrib. Comput. 2005: a vertex without an in- or out-neighbour in its part is an SCC of its
-  own) and of coloring (Orzan, PhD thesis 2004: every vertex takes the largest id that reaches
-  it, by max-label propagation; a vertex c keeping its own colour is a root and SCC(c) is what
-  reaches c within colour c, by a backward propagation; the other vertices of colour c form a
-  part of the next round). Every propagation is pull-based and in place (each work-item writes
-  only its own vertex), repeated by the host until a pass changes nothing.
+  algorithms for strongly connected components and related problems", IPDPS 2014): rounds of
+  trimming (McLendon, Hendrickson, Plimpton, Rauchwerger, J. Parallel Distrib. Comput. 2005: a
+  vertex without an in- or out-neighbour in its part is an SCC of its own), in the first round
+  one forward-backward step from the vertex of largest degree product (Fleischer, Hendrickson,
+  Pinar 2000: the giant component of a mesh or small-world graph at the cost of two queue BFS),
+  then coloring (Orzan, PhD thesis 2004: every vertex takes the largest id that reaches it, by
+  max-label propagation; a vertex c keeping its own colour is a root and SCC(c) is what reaches
+  c within colour c, by a backward propagation; the other vertices of colour c form a part of
+  the next round). Each round works on a list of the columns still unassigned (compacted by a
+  scan after trimming). Colouring, backward marking, block levels and re-trimming are push-
+  based with pass stamps (stamp[c]: the pass of c's last change; only columns changed in the
+  previous pass or in this one walk their edges, the rest cost one check) and relax
+  chaotically (the `sweeps` def below: short lists in one work-group until converged); the
+  host repeats a relaxation in batches of launches, reading one flag per batch, until a
+  launch leaves the flag clear. The queue BFS (alternating reachability, FW-BW) keep their
+  frontier bounds on the device (`frontier_levels`).
 
   Block order: the longest-path level of each SCC in the condensation (lev[comp] = 1 + the
-  largest level of an SCC with an edge into it), by the same repeated relaxation (atomic_max);
+  largest level of an SCC with an edge into it), by the same chaotic relaxation (atomic_max);
   sorting the columns by (coarse set, level, component) gives A[p][:, q] block upper
   triangular, because every edge between two components goes to a strictly larger level.
 
@@ -31,7 +39,9 @@
   cmatch[nc]; part[nc] (coarse set of each column: 0..3 = C0..C3); comp[nc] (-2: not in C2,
   -1: C2 and not yet assigned, >= 0: the id of the component's root column); group[nc] (the
   part of the current round), color[nc], mark[nc] (uchar), lev[nc] (indexed by component id),
-  flags[2] (int, set by kernels, zeroed and read by the host).
+  flags[2] (int, set by kernels, zeroed and read by the host); list[n]: the columns a kernel
+  works on (the square part's, or the round's unassigned ones); sweeps: the most sweeps of a
+  work-group's tile per launch.
 </%doc>
 <%include file="common.cl.mako"/>
 #define L0 2
@@ -62,123 +72,339 @@ __kernel void coarse_parts(index_t nc, __global const index_t *cmatch,
     }
 }
 
-/* Trimming: an unassigned column without an unassigned in-neighbour or out-neighbour of its
-   group is a component of its own. Out-neighbours of c: the columns of row cmatch[c];
-   in-neighbours: the mates of the rows of column c. */
-__kernel void scc_trim(index_t nc, __global const offset_t *cp, __global const index_t *ci,
+<%def name="sweeps(k, n)">
+    /* Chaotic relaxation (asynchronous, Gauss-Seidel-like iteration of a monotone fixpoint:
+       Bertsekas & Tsitsiklis, "Parallel and Distributed Computation", 1989, ch. 6): work-group
+       g owns the contiguous tile [t0, t1) of the list and sweeps it, work-items strided
+       (coalesced), in alternating directions, until a sweep of the tile changes nothing or
+       `sweeps` sweeps ran; every update reads the newest values, so a label travels along a
+       path inside the tile in one launch instead of one hop per launch. The host still
+       repeats launches until one leaves flags[0] clear: a launch that changed nothing
+       anywhere, or a single work-group (small lists) whose last sweep changed nothing, which
+       is then the fixpoint of the whole list. */
+    __local int wg_changed;
+    int any_change = 0, unfinished = 1;
+    const index_t tile = (${n} + (index_t)get_num_groups(0) - 1) / (index_t)get_num_groups(0);
+    const index_t t0 = min((index_t)get_group_id(0) * tile, (index_t)${n});
+    const index_t t1 = min(t0 + tile, (index_t)${n});
+    for (int sweep = 0; sweep < sweeps; ++sweep) {
+        if (get_local_id(0) == 0) wg_changed = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int changed = 0;
+        for (index_t at = t0 + (index_t)get_local_id(0); at < t1;
+             at += (index_t)get_local_size(0)) {
+            const index_t ${k} = (sweep & 1) ? t1 - 1 - (at - t0) : at;
+            ${caller.body()}
+        }
+        if (changed) wg_changed = 1;
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        const int more = wg_changed;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!more) { unfinished = 0; break; }
+        any_change = 1;
+    }
+    if (any_change && (unfinished || get_num_groups(0) > 1) && get_local_id(0) == 0)
+        flags[0] = 1;
+</%def>
+
+/* Trimming over the list of active columns: an unassigned column without an unassigned in-
+   or out-neighbour of its group is a component of its own. Out-neighbours of c: the columns
+   of row cmatch[c]; in-neighbours: the mates of the rows of column c. A trimmed column stamps
+   its neighbours (stamp = pass): after the first pass (pass == first) only columns next to one
+   trimmed in the previous pass or in this one are checked again. */
+__kernel void scc_trim(index_t n, __global const index_t *list, int sweeps, int pass,
+                       int first, __global const offset_t *cp, __global const index_t *ci,
                        __global const offset_t *rp, __global const index_t *ri,
                        __global const index_t *rmatch, __global const index_t *cmatch,
                        __global index_t *comp, __global const index_t *group,
-                       __global int *flags)
+                       __global int *stamp, __global int *flags)
 {
-    FOR_EACH_VERTEX(c, nc) {
-        if (comp[c] != UNASSIGNED) continue;
-        const index_t g = group[c];
-        int has_in = 0, has_out = 0;
-        for (offset_t e = cp[c]; e < cp[c + 1] && !has_in; ++e) {
-            const index_t u = rmatch[ci[e]];
-            has_in = u >= 0 && u != c && comp[u] == UNASSIGNED && group[u] == g;
-        }
-        if (has_in) {
-            const index_t r = cmatch[c];
-            for (offset_t e = rp[r]; e < rp[r + 1] && !has_out; ++e) {
-                const index_t v = ri[e];
-                has_out = v != c && comp[v] == UNASSIGNED && group[v] == g;
+<%self:sweeps k="k" n="n">
+            const index_t c = list[k];
+            if (comp[c] != UNASSIGNED || (pass != first && stamp[c] < pass - 1)) continue;
+            const index_t g = group[c], r = cmatch[c];
+            int has_in = 0, has_out = 0;
+            for (offset_t e = cp[c]; e < cp[c + 1] && !has_in; ++e) {
+                const index_t u = rmatch[ci[e]];
+                has_in = u >= 0 && u != c && comp[u] == UNASSIGNED && group[u] == g;
             }
-        }
-        if (!has_in || !has_out) { comp[c] = c; flags[0] = 1; }
+            if (has_in) {
+                for (offset_t e = rp[r]; e < rp[r + 1] && !has_out; ++e) {
+                    const index_t v = ri[e];
+                    has_out = v != c && comp[v] == UNASSIGNED && group[v] == g;
+                }
+            }
+            if (!has_in || !has_out) {
+                comp[c] = c; changed = 1;
+                for (offset_t e = cp[c]; e < cp[c + 1]; ++e) {
+                    const index_t u = rmatch[ci[e]];
+                    if (u >= 0 && comp[u] == UNASSIGNED) stamp[u] = pass;
+                }
+                for (offset_t e = rp[r]; e < rp[r + 1]; ++e) {
+                    const index_t v = ri[e];
+                    if (comp[v] == UNASSIGNED) stamp[v] = pass;
+                }
+            }
+</%self:sweeps>
+}
+
+/* Coloring, start: every listed unassigned column takes its own id and pushes it in the next
+   pass (stamp = pass0). */
+__kernel void scc_color_init(index_t n, __global const index_t *list,
+                             __global const index_t *comp, __global index_t *color,
+                             __global int *stamp, int pass0)
+{
+    FOR_EACH_VERTEX(k, n) {
+        const index_t c = list[k];
+        if (comp[c] == UNASSIGNED) { color[c] = c; stamp[c] = pass0; }
     }
 }
 
-/* Coloring, start: every unassigned column takes its own id. */
-__kernel void scc_color_init(index_t nc, __global const index_t *comp,
-                             __global index_t *color, __global int *flags)
-{
-    FOR_EACH_VERTEX(c, nc)
-        if (comp[c] == UNASSIGNED) { color[c] = c; flags[1] = 1; }
-}
-
-/* Coloring, forward max-label propagation (pull): the largest colour of an unassigned
-   in-neighbour of the same group. */
-__kernel void scc_color(index_t nc, __global const offset_t *cp, __global const index_t *ci,
-                        __global const index_t *rmatch, __global const index_t *comp,
+/* Coloring, forward max-label propagation (push): a column whose colour rose in the previous
+   pass or in this one (stamp >= pass - 1) raises the colour of its unassigned out-neighbours
+   of the same group; the others are skipped after one check, so a pass costs the edges of
+   what changed. */
+__kernel void scc_color(index_t n, __global const index_t *list, int sweeps, int pass,
+                        __global const offset_t *rp, __global const index_t *ri,
+                        __global const index_t *cmatch, __global const index_t *comp,
                         __global const index_t *group, __global index_t *color,
-                        __global int *flags)
+                        __global int *stamp, __global int *flags)
 {
-    FOR_EACH_VERTEX(c, nc) {
-        if (comp[c] != UNASSIGNED) continue;
-        const index_t g = group[c];
-        const index_t mine = color[c];
-        index_t best = mine;
-        for (offset_t e = cp[c]; e < cp[c + 1]; ++e) {
-            const index_t u = rmatch[ci[e]];
-            if (u >= 0 && comp[u] == UNASSIGNED && group[u] == g) best = max(best, color[u]);
-        }
-        if (best > mine) { color[c] = best; flags[0] = 1; }
-    }
-}
-
-/* Coloring, the roots: mark[c] = (c keeps its own colour). */
-__kernel void scc_roots(index_t nc, __global const index_t *comp,
-                        __global const index_t *color, __global uchar *mark)
-{
-    FOR_EACH_VERTEX(c, nc)
-        mark[c] = comp[c] == UNASSIGNED && color[c] == c;
-}
-
-/* Coloring, backward propagation from the roots within each colour (pull over the
-   out-neighbours): c reaches its colour's root. */
-__kernel void scc_back(index_t nc, __global const offset_t *rp, __global const index_t *ri,
-                       __global const index_t *cmatch, __global const index_t *comp,
-                       __global const index_t *color, __global uchar *mark,
-                       __global int *flags)
-{
-    FOR_EACH_VERTEX(c, nc) {
-        if (comp[c] != UNASSIGNED || mark[c]) continue;
-        const index_t k = color[c], r = cmatch[c];
-        for (offset_t e = rp[r]; e < rp[r + 1]; ++e) {
-            const index_t v = ri[e];
-            if (mark[v] && comp[v] == UNASSIGNED && color[v] == k) {
-                mark[c] = 1; flags[0] = 1; break;
+<%self:sweeps k="k" n="n">
+            const index_t c = list[k];
+            if (stamp[c] < pass - 1 || comp[c] != UNASSIGNED) continue;
+            const index_t g = group[c], col = color[c], r = cmatch[c];
+            for (offset_t e = rp[r]; e < rp[r + 1]; ++e) {
+                const index_t w = ri[e];
+                if (comp[w] != UNASSIGNED || group[w] != g || color[w] >= col) continue;
+                if (atomic_max(&color[w], col) < col) { stamp[w] = pass; changed = 1; }
             }
-        }
+</%self:sweeps>
+}
+
+/* Coloring, the roots: mark[c] = (c keeps its own colour); roots push in the next pass. */
+__kernel void scc_roots(index_t n, __global const index_t *list,
+                        __global const index_t *comp, __global const index_t *color,
+                        __global uchar *mark, __global int *stamp, int pass0)
+{
+    FOR_EACH_VERTEX(k, n) {
+        const index_t c = list[k];
+        const uchar m = comp[c] == UNASSIGNED && color[c] == c;
+        mark[c] = m;
+        if (m) stamp[c] = pass0;
     }
+}
+
+/* Coloring, backward propagation from the roots within each colour (push over the
+   in-neighbours): a column marked in the previous pass or in this one marks the unassigned
+   in-neighbours of its colour (they reach the root). */
+__kernel void scc_back(index_t n, __global const index_t *list, int sweeps, int pass,
+                       __global const offset_t *cp, __global const index_t *ci,
+                       __global const index_t *rmatch, __global const index_t *comp,
+                       __global const index_t *color, __global uchar *mark,
+                       __global int *stamp, __global int *flags)
+{
+<%self:sweeps k="k" n="n">
+            const index_t c = list[k];
+            if (!mark[c] || stamp[c] < pass - 1 || comp[c] != UNASSIGNED) continue;
+            const index_t col = color[c];
+            for (offset_t e = cp[c]; e < cp[c + 1]; ++e) {
+                const index_t u = rmatch[ci[e]];
+                if (u < 0 || mark[u] || comp[u] != UNASSIGNED || color[u] != col) continue;
+                mark[u] = 1; stamp[u] = pass; changed = 1;
+            }
+</%self:sweeps>
 }
 
 /* Coloring, end of a round: the marked columns form the component of their colour's root;
    the others form the part of their colour for the next round. */
-__kernel void scc_assign(index_t nc, __global index_t *comp, __global index_t *group,
-                         __global const index_t *color, __global const uchar *mark)
+__kernel void scc_assign(index_t n, __global const index_t *list, __global index_t *comp,
+                         __global index_t *group, __global const index_t *color,
+                         __global const uchar *mark)
 {
-    FOR_EACH_VERTEX(c, nc) {
+    FOR_EACH_VERTEX(k, n) {
+        const index_t c = list[k];
         if (comp[c] != UNASSIGNED) continue;
         if (mark[c]) comp[c] = color[c];
         else group[c] = color[c];
     }
 }
 
-/* Longest-path levels of the condensation (pull): lev[comp[c]] >= 1 + lev[comp[u]] for every
-   in-neighbour u of c in another component. */
-__kernel void block_levels(index_t nc, __global const offset_t *cp, __global const index_t *ci,
-                           __global const index_t *rmatch, __global const index_t *comp,
-                           __global int *lev, __global int *flags, __global int *stats)
-{
-    FOR_EACH_VERTEX(c, nc) {
-        const index_t k = comp[c];
-        if (k < 0) continue;
-        int best = -1;
-        for (offset_t e = cp[c]; e < cp[c + 1]; ++e) {
-            const index_t u = rmatch[ci[e]];
-            if (u < 0) continue;
-            const index_t ku = comp[u];
-            if (ku >= 0 && ku != k) best = max(best, lev[ku] + 1);
+<%def name="frontier_levels()">
+    /* BFS levels over the queue: frontier [bnd[0], bnd[1]), appended entries from bnd[1] to
+       the tail bnd[2]. levels == 0 (GPUs: many work-groups, one level a launch): the last
+       work-group to finish (counted in bnd[3], after a fence) turns the appended entries into
+       the next frontier and sets flags[0] when it is not empty. levels > 0 (CPU devices: one
+       work-group): up to that many levels in this launch, a barrier between levels, flags[0]
+       set only when the search is not finished. */
+    __local int last;
+    __local index_t frontier[2];
+    if (get_local_id(0) == 0) { frontier[0] = bnd[0]; frontier[1] = bnd[1]; }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int level_no = 0;; ++level_no) {
+        const index_t lo = frontier[0], hi = frontier[1];
+        for (index_t i = lo + (index_t)get_global_id(0); i < hi;
+             i += (index_t)get_global_size(0)) {
+            ${caller.body()}
         }
-        if (best > lev[k]) {
-            atomic_max(&lev[k], best);
-            atomic_max(&stats[4], best);      /* the largest level */
-            flags[0] = 1;
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        if (levels == 0) {
+            if (get_local_id(0) == 0)
+                last = atomic_inc(&bnd[3]) == (index_t)get_num_groups(0) - 1;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (last && get_local_id(0) == 0) {
+                const index_t tail = atomic_add(&bnd[2], 0);
+                bnd[0] = hi;
+                bnd[1] = tail;
+                bnd[3] = 0;
+                if (tail > hi) flags[0] = 1;
+            }
+            break;
         }
+        const int more = bnd[2] > hi;
+        const int stop = !more || level_no + 1 >= levels;
+        if (get_local_id(0) == 0) {
+            frontier[0] = hi;
+            frontier[1] = bnd[2];
+            if (stop) {
+                bnd[0] = hi;
+                bnd[1] = bnd[2];
+                if (more) flags[0] = 1;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        if (stop) break;
     }
+</%def>
+
+/* ------------------------------------------------------------------ alternating reachability
+   The horizontal and vertical parts: level-synchronous queue BFS along alternating paths from
+   the unmatched columns (over the column lists: column c -> row r of c -> its mate column) or,
+   on the transposed lists, from the unmatched rows; level[v] = L0 + the BFS depth of v (0:
+   not reached), the witness the certificate's check_reach reads. Queue bounds as in FW-BW.
+   An unmatched vertex of the other side next to a reached one (an augmenting path: the
+   matching is not maximum) sets flags[1]. */
+__kernel void reach_roots(index_t n, __global const index_t *mate, __global int *level,
+                          __global index_t *queue, __global index_t *bnd)
+{
+    FOR_EACH_VERTEX(v, n) {
+        if (mate[v] < 0) { level[v] = L0; queue[atomic_inc(&bnd[2])] = v; }
+        else level[v] = 0;
+    }
+}
+
+__kernel void reach_start(__global index_t *bnd)
+{
+    if (get_global_id(0) == 0) { bnd[0] = 0; bnd[1] = bnd[2]; bnd[3] = 0; }
+}
+
+__kernel void reach_visit(int levels, __global const offset_t *ptr,
+                          __global const index_t *ind, __global const index_t *mate_of,
+                          __global int *level, __global index_t *queue, __global index_t *bnd,
+                          __global int *flags)
+{
+<%self:frontier_levels>
+            const index_t v = queue[i];
+            const int next = level[v] + 1;
+            for (offset_t e = ptr[v]; e < ptr[v + 1]; ++e) {
+                const index_t u = mate_of[ind[e]];
+                if (u < 0) { flags[1] = 1; continue; }    /* an augmenting path */
+                if (level[u] != 0) continue;
+                if (atomic_cmpxchg(&level[u], 0, next) == 0)
+                    queue[atomic_inc(&bnd[2])] = u;
+            }
+</%self:frontier_levels>
+}
+
+/* ------------------------------------------------------------------ FW-BW step
+   Forward-backward (Fleischer, Hendrickson and Pinar, "On identifying strongly connected
+   components in parallel", IPPS 2000; the giant-SCC step of Multistep, Slota et al. 2014, and
+   of Hong et al., "On fast parallel detection of strongly connected components (SCC) in
+   small-world graphs", SC 2013): the SCC of a pivot is the intersection of the columns it
+   reaches and those that reach it. Both searches are level-synchronous queue BFS (each level
+   touches only its frontier); the queue bounds live on the device (bnd: frontier [bnd[0],
+   bnd[1]), tail bnd[2], finished work-groups bnd[3]), so the host enqueues levels without
+   reading anything back and checks flags[0] (a non-empty frontier) once per batch. reach[c]
+   bit 1: reached forward, bit 2: backward. The pivot: the largest in-degree x out-degree
+   (Slota et al.), from a max-reduction of (degree product << 32 | column). */
+__kernel void fwbw_start(__global const long *key, int bit, __global index_t *queue,
+                         __global index_t *bnd, __global int *reach)
+{
+    if (get_global_id(0) == 0) {
+        const index_t p = (index_t)(key[0] & 0xffffffffL);
+        queue[0] = p;
+        bnd[0] = 0; bnd[1] = 1; bnd[2] = 1; bnd[3] = 0;
+        reach[p] |= bit;
+    }
+}
+
+/* One BFS level: the unassigned columns of the pivot's group adjacent to the frontier
+   (forward: the columns of the mate row of v; backward: the mates of the rows of v) are
+   claimed by atomic_or on reach and appended to the queue (levels: frontier_levels). */
+__kernel void fwbw_visit(int levels, int bit, int forward, __global const offset_t *ptr,
+                         __global const index_t *ind, __global const index_t *rmatch,
+                         __global const index_t *cmatch, __global const index_t *comp,
+                         __global const index_t *group, __global int *reach,
+                         __global index_t *queue, __global index_t *bnd, __global int *flags)
+{
+<%self:frontier_levels>
+            const index_t v = queue[i], g = group[v];
+            const index_t x = forward ? cmatch[v] : v;
+            for (offset_t e = ptr[x]; e < ptr[x + 1]; ++e) {
+                const index_t w = forward ? ind[e] : rmatch[ind[e]];
+                if (w < 0 || (reach[w] & bit) || comp[w] != UNASSIGNED || group[w] != g)
+                    continue;
+                if (!(atomic_or(&reach[w], bit) & bit))
+                    queue[atomic_inc(&bnd[2])] = w;
+            }
+</%self:frontier_levels>
+}
+
+/* End of the step: FW n BW is the pivot's component; FW \ BW, BW \ FW and the rest are
+   three parts for the next rounds (disjoint groups; colours are >= 0). */
+__kernel void fwbw_assign(index_t n, __global const index_t *list, __global const long *key,
+                          __global const int *reach, __global index_t *comp,
+                          __global index_t *group)
+{
+    const index_t p = (index_t)(key[0] & 0xffffffffL);
+    FOR_EACH_VERTEX(k, n) {
+        const index_t c = list[k];
+        if (comp[c] != UNASSIGNED) continue;
+        const int b = reach[c];
+        if (b == 3) comp[c] = p;
+        else if (b == 1) group[c] = -3;
+        else if (b == 2) group[c] = -4;
+    }
+}
+
+/* Longest-path levels of the condensation (push, over the list of the square part's
+   columns): lev[comp[w]] >= 1 + lev[comp[c]] for every out-neighbour w of c in another
+   component. Only the columns of components whose level rose in the previous pass or in this
+   one (stamp[k] >= pass - 1; all of them in pass 1, stamp filled with 0) push again, so a pass
+   reads the edges of what changed and one byte-sized check of the rest. */
+__kernel void block_levels(index_t n, __global const index_t *list, int sweeps, int pass,
+                           __global const offset_t *rp, __global const index_t *ri,
+                           __global const index_t *cmatch, __global const index_t *comp,
+                           __global int *lev, __global int *stamp, __global int *flags,
+                           __global int *stats)
+{
+<%self:sweeps k="i" n="n">
+            const index_t c = list[i];
+            const index_t k = comp[c];
+            if (stamp[k] < pass - 1) continue;
+            const int up = lev[k] + 1;
+            const index_t r = cmatch[c];
+            for (offset_t e = rp[r]; e < rp[r + 1]; ++e) {
+                const index_t kw = comp[ri[e]];
+                if (kw < 0 || kw == k || lev[kw] >= up) continue;
+                if (atomic_max(&lev[kw], up) < up) {
+                    stamp[kw] = pass;
+                    atomic_max(&stats[4], up);      /* the largest level */
+                    changed = 1;
+                }
+            }
+</%self:sweeps>
 }
 
 /* Sort keys of the columns: (coarse set, level, component), packed as

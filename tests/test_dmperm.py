@@ -21,10 +21,10 @@ def check(A, device, **kw):
     pyclmatch.bipartite.dmperm.verify_decomposition(
         pyclmatch.engine.graphs.as_bipartite(A),
         pyclmatch.DMDecomposition(*ref, d.structural_rank, A.shape, d.row_match, d.col_match))
-    B = sp.csr_matrix(A)[d.p][:, d.q].toarray() != 0
     rb = np.repeat(np.arange(d.nblocks), np.diff(d.r))
     cb = np.repeat(np.arange(d.nblocks), np.diff(d.s))
-    assert not (B & (rb[:, None] > cb[None, :])).any()      # block upper triangular
+    C = sp.coo_matrix(sp.csr_matrix(A)[d.p][:, d.q])
+    assert not (rb[C.row] > cb[C.col]).any()                # block upper triangular
     assert d.timings["total"] > 0
     return d
 
@@ -174,3 +174,108 @@ def test_block_triangular_form_and_structural_rank(device):
     from scipy.sparse.csgraph import structural_rank as scipy_rank
     for M in (A, sp.random(30, 20, 0.08, random_state=1, format="csr"), sp.csr_matrix((3, 5))):
         assert pyclmatch.structural_rank(M, device=device) == scipy_rank(sp.csr_matrix(M))
+
+
+# ----------------------------------------------------------------- SCC paths (issue 17)
+def _perm(A, seed):
+    """``A`` with rows and columns relabelled by one random permutation (same structure, ids
+    that no sweep order follows)."""
+    rng = np.random.default_rng(seed)
+    p = rng.permutation(A.shape[0])
+    return sp.csr_matrix(A)[p][:, p]
+
+
+def _cycle(n, k=1):
+    """Diagonal plus the cycle i -> i + k (mod n): one irreducible block."""
+    i = np.arange(n)
+    return sp.csr_matrix((np.ones(2 * n), (np.r_[i, i], np.r_[i, (i + k) % n])), shape=(n, n))
+
+
+def _cycles_and_chains(seed):
+    """Cycles of several lengths linked by long chains in both directions, and a tail of
+    singletons: many blocks, long paths between them."""
+    rng = np.random.default_rng(seed)
+    blocks, off, rows, cols = [], 0, [], []
+    for size in [400, 1, 1, 37, 2, 1, 150, 3] + [1] * 60:
+        i = np.arange(off, off + size)
+        rows += list(i) + list(i)
+        cols += list(i) + list(np.roll(i, -1))
+        blocks.append(i)
+        off += size
+    for a, b in zip(blocks[:-1], blocks[1:]):        # a chain of blocks, then jumps back up
+        rows.append(int(rng.choice(a)))
+        cols.append(int(rng.choice(b)))
+    for _ in range(20):
+        a, b = sorted(rng.choice(len(blocks), 2, replace=False))
+        rows.append(int(rng.choice(blocks[a])))
+        cols.append(int(rng.choice(blocks[b])))
+    return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(off, off))
+
+
+@pytest.fixture(params=["fwbw", "gpu-style", "coloring"])
+def scc_path(request, monkeypatch):
+    """The SCC paths: the FW-BW step first (default: these lists are short enough to relax
+    in one work-group until converged); the same with the launch shapes of long lists on GPUs
+    (queue searches one level a launch over many work-groups, four sweeps a tile); colouring
+    from the first round with one sweep a launch over many work-groups."""
+    from pyclmatch.bipartite import dmperm
+    if request.param != "fwbw":
+        monkeypatch.setattr(dmperm, "ONE_GROUP_MAX", {"cpu": 0, "gpu": 0})
+    if request.param == "gpu-style":
+        monkeypatch.setattr(dmperm, "CPU_SEARCH_LEVELS", 0)
+        monkeypatch.setattr(dmperm, "SWEEPS", {"cpu": 4, "gpu": 4})
+    if request.param == "coloring":
+        monkeypatch.setattr(dmperm, "FWBW_MIN", 1 << 40)
+        monkeypatch.setattr(dmperm, "SWEEPS", {"cpu": 1, "gpu": 1})
+    return request.param
+
+
+def test_long_chains_need_many_passes(device, scc_path):
+    n = 1500
+    for A in (sp.csr_matrix(sp.eye(n) + sp.eye(n, k=1)),
+              sp.csr_matrix(sp.eye(n) + sp.eye(n, k=-1)), _perm(sp.eye(n) + sp.eye(n, k=1), 1)):
+        d = check(A, device)
+        assert d.nblocks == n and d.counters["block_levels"] == n
+
+
+def test_long_cycles(device, scc_path):
+    for A in (_cycle(2000), _perm(_cycle(2000, 7), 2), _perm(_cycle(1000) + _cycle(1000, 3), 3)):
+        d = check(A, device)
+        assert d.nblocks == 1
+
+
+def test_cycles_linked_by_chains(device, scc_path):
+    for seed in (4, 5):
+        A = _cycles_and_chains(seed)
+        check(A, device)
+        check(_perm(A, seed), device)
+
+
+def test_grids(device, scc_path):
+    from pyclmatch import generators
+    # grid(100): lists longer than ONE_GROUP_MAX in the first rounds, shorter later
+    for A in (generators.grid(40), generators.permuted(generators.grid(33)),
+              generators.grid(100)):
+        check(A, device)
+
+
+@settings(max_examples=15, deadline=None)
+@given(sparse_patterns())
+def test_random_many_work_group_shapes(device, A):
+    """Random patterns with the launch shapes of long lists (grid launches with the flag
+    cleared only by a launch that changed nothing, one BFS level a launch with the frontier
+    hand-off, four sweeps a tile), against the reference."""
+    from pyclmatch.bipartite import dmperm
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dmperm, "ONE_GROUP_MAX", {"cpu": 0, "gpu": 0})
+        mp.setattr(dmperm, "CPU_SEARCH_LEVELS", 0)
+        mp.setattr(dmperm, "SWEEPS", {"cpu": 4, "gpu": 4})
+        check(A, device)
+
+
+@pytest.mark.slow
+def test_medium_suite_against_reference(device, scc_path):
+    """The medium suite (131072-262144 vertices) on every SCC path, as the host reference."""
+    from pyclmatch import generators
+    for _, A in generators.suite(size="medium"):
+        check(A, device)

@@ -4,8 +4,10 @@ The decomposition that sparse direct solvers and the structural analysis of DAE 
 built on (MATLAB's ``dmperm``, CSparse's ``cs_dmperm``, SuiteSparse's BTF), computed from the
 maximum matching and the alternating BFS of its König certificate (:func:`maximum_matching`'s
 device path), plus the strongly connected components of the square part and their order
-(``kernels/dmperm.cl.mako``: Multistep trimming and coloring, Slota, Rajamanickam and Madduri,
-IPDPS 2014, and longest-path levels of the condensation). Conventions follow ``cs_dmperm``:
+(``kernels/dmperm.cl.mako``: Multistep trimming, a forward-backward step for the giant
+component and coloring, Slota, Rajamanickam and Madduri, IPDPS 2014, on shrinking lists of the
+unassigned columns with push-based chaotic relaxation, and longest-path levels of the
+condensation). Conventions follow ``cs_dmperm``:
 
 * ``A[p][:, q]`` is block upper triangular;
 * ``rr`` and ``cc`` (five boundaries each) split the rows into R1, R2, R3, R0 and the columns
@@ -26,12 +28,22 @@ import pyopencl as cl
 import pyopencl.array as cla
 
 from ..engine.devices import get_device
-from ..engine.graphs import as_bipartite, TransposedBipartite
+from ..engine.graphs import as_bipartite
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, IterationLimitError, VerificationError
-from .augmenting import AugmentingPathMatcher, AUGMENTING_VARIANTS
+from .augmenting import AUGMENTING_VARIANTS
 
 TEMPLATE = "dmperm.cl.mako"
+#: the FW-BW step runs in the first SCC round when at least this many columns are left
+FWBW_MIN = 1
+#: BFS levels one launch of a queue search runs on a CPU device (one work-group; 0: one level
+#: a launch over the whole grid, as on GPUs)
+CPU_SEARCH_LEVELS = 1 << 16
+#: lists up to this long relax in one work-group until converged (one launch a loop)
+ONE_GROUP_MAX = {"cpu": 4096, "gpu": 2048}
+#: chaotic sweeps of a work-group's tile per launch (kernels/dmperm.cl.mako), CPU and GPU:
+#: more sweeps carry labels further per launch, each costs up to one pass over the tile
+SWEEPS = {"cpu": 2, "gpu": 4}
 BAD_PERM, BAD_DIAG, BAD_LOWER, BAD_REACH = 1, 2, 4, 8
 _BAD_TEXT = {BAD_PERM: "p or q is not a permutation",
              BAD_DIAG: "a matched pair is off the diagonal of its part",
@@ -127,7 +139,9 @@ class _DeviceDM:
         self.handle, self.dg, self.sched = handle, dg, sched
         self.values = dict(dg.type_values, mode="ct")
         self.wg = handle.default_work_group_size()
-        self.batch_max = 8 if handle.is_cpu else 32
+        self.batch0, self.batch_max = (1, 8) if handle.is_cpu else (4, 32)
+        self.sweeps = SWEEPS["cpu" if handle.is_cpu else "gpu"]
+        self.fwbw_min = FWBW_MIN
         self.nr, self.nc = dg.graph.shape
 
     def k(self, name):
@@ -139,13 +153,35 @@ class _DeviceDM:
     def launch(self, phase, name, n, *args):
         self.sched.launch(phase, self.k(name), self.grid(n), self.wg, *args)
 
+    def relax(self, phase, name, n, lst, *args):
+        """One launch of a relaxation kernel (``sweeps`` in the kernel file) over ``lst[:n]``:
+        lists up to ``ONE_GROUP_MAX`` entries go to one work-group sweeping until nothing
+        changes (a fixpoint in one launch); longer ones to the grid, ``self.sweeps`` sweeps
+        a tile."""
+        small = n <= ONE_GROUP_MAX["cpu" if self.handle.is_cpu else "gpu"]
+        self.sched.launch(phase, self.k(name), self.wg if small else self.grid(n), self.wg,
+                          np.int32(n), lst, np.int32(1 << 20 if small else self.sweeps),
+                          *args)
+
+    def search(self, phase, name, n, *args):
+        """One launch of a queue BFS kernel (``frontier_levels`` in the kernel file): on GPUs
+        one level over the grid; on CPU devices one work-group running up to
+        ``CPU_SEARCH_LEVELS`` levels with a barrier between them (no launch per level)."""
+        if self.handle.is_cpu and CPU_SEARCH_LEVELS:
+            self.sched.launch(phase, self.k(name), self.wg, self.wg,
+                              np.int32(CPU_SEARCH_LEVELS), *args)
+        else:
+            self.sched.launch(phase, self.k(name), self.grid(n), self.wg, np.int32(0), *args)
+
     def empty(self, n, dtype):
         return cla.empty(self.handle.queue, max(int(n), 1), dtype, allocator=self.handle.pool)
 
     def until_stable(self, phase, flags, host, step, what):
         """Repeat ``step()`` (one pass) in growing batches until a batch leaves ``flags[0]``
-        zero; returns the passes run (raises rather than loop past ``nc + 2`` passes)."""
-        batch, passes = 1, 0
+        zero; returns the passes run (raises rather than loop past ``nc + 2`` passes). GPUs
+        start with batches of 4: a pass after convergence costs a launch of stamp checks,
+        less than the read-back and the idle queue it saves."""
+        batch, passes = self.batch0, 0
         while True:
             self.sched.fill(phase, flags[:1], 0)
             for _ in range(batch):
@@ -160,21 +196,31 @@ class _DeviceDM:
                                           f"of hanging (please report this graph)")
             batch = min(2 * batch, self.batch_max)
 
-    def reach(self, rmatch, cmatch, side):
-        """The alternating BFS from the unmatched columns (``side="cols"``) or rows
-        (``"rows"``: the same kernels on the transposed lists) of the maximum matching, as the
-        certificate's BFS (:data:`~pyclmatch.bipartite.api.CERTIFICATE_VARIANT`): returns its
-        level array over that side (>= L0: reached, and the BFS level)."""
-        g = self.dg if side == "cols" else TransposedBipartite(self.dg)
-        bfs = AugmentingPathMatcher(self.handle, g, driver="apfb", wr=True, mode="ct")
-        bfs.prepare()
-        levels, stats = (bfs.run(rmatch, cmatch, self.sched) if side == "cols"
-                         else bfs.run(cmatch, rmatch, self.sched))
-        if stats["phases"]:
+    def reach(self, rmatch, cmatch, side, flags, host):
+        """The alternating BFS from the unmatched columns (``side="cols"``, over the column
+        lists) or rows (``"rows"``, over the row lists) of the maximum matching, a queue BFS
+        (``reach_visit``): returns its level array over that side (>= L0: reached, and the
+        BFS level, the witness of the certificate's ``check_reach``)."""
+        dg = self.dg
+        n, mate, ptr, ind, mate_of = ((self.nc, cmatch, dg.col_ptr, dg.col_ind, rmatch)
+                                      if side == "cols" else
+                                      (self.nr, rmatch, dg.row_ptr, dg.row_ind, cmatch))
+        level = self.empty(n, np.int32)
+        queue = self.empty(n, dg.idt)
+        bnd = self.empty(4, dg.idt)
+        self.sched.fill("coarse", bnd, 0)
+        self.sched.fill("coarse", flags, 0)
+        self.launch("coarse", "reach_roots", n, np.int32(n), mate.data, level.data,
+                    queue.data, bnd.data)
+        self.launch("coarse", "reach_start", 1, bnd.data)
+        levels = self.until_stable("coarse", flags, host, lambda: self.search(
+            "coarse", "reach_visit", n, ptr.data, ind.data, mate_of.data, level.data,
+            queue.data, bnd.data, flags.data), "alternating BFS")
+        if host[1]:
             raise VerificationError("an augmenting path was found: the matching was not "
                                     "maximum")
-        self.sched.counters[f"bfs_levels_{side}"] = stats["bfs_levels"]
-        return levels
+        self.sched.counters[f"reach_launches_{side}"] = levels
+        return level
 
     def coarse(self, rmatch, cmatch, bfs_c, bfs_r, flags):
         nc = self.nc
@@ -188,39 +234,99 @@ class _DeviceDM:
                     bfs_r.data, self.part.data, self.comp.data, self.group.data, flags.data,
                     self.stats.data)
 
+    def active(self, src, n, dst, total):
+        """Compaction of the active list: ``dst`` = the unassigned columns of ``src[:n]`` (of
+        ``0..n-1`` when ``src`` is None), in order; returns their count (one read-back)."""
+        knl = _compact_kernel(self.handle, self.dg.index_t)
+        use = np.int32(src is not None)
+        self.sched.record("scc", knl(src if src is not None else dst, use, self.comp, dst,
+                                     total, np.int64(n), size=n, queue=self.handle.queue,
+                                     allocator=self.handle.pool))
+        return int(self.sched.read("scc", np.zeros(1, np.int64), total.data)[0])
+
     def scc(self, rmatch, cmatch, flags, host):
-        """Strongly connected components of the square part (``comp``: root column id)."""
-        nc, dg, sched = np.int32(self.nc), self.dg, self.sched
+        """Strongly connected components of the square part (``comp``: root column id),
+        rounds of trimming and coloring over a list of the still unassigned columns that is
+        compacted after every trimming (later rounds touch only what is left)."""
+        nc, dg, sched = self.nc, self.dg, self.sched
         cp, ci, rp, ri = dg.col_ptr.data, dg.col_ind.data, dg.row_ptr.data, dg.row_ind.data
-        color = self.empty(self.nc, dg.idt)
-        mark = self.empty(self.nc, np.uint8)
+        color = self.empty(nc, dg.idt)
+        mark = self.empty(nc, np.uint8)
+        stamp = self.empty(nc, np.int32)   # pass of a column's last change (push kernels)
+        count = iter(range(1, 1 << 30))
         comp, group = self.comp.data, self.group.data
-        rounds = trim_passes = color_passes = back_passes = 0
-        while True:
+        total = cla.empty(self.handle.queue, 1, np.int64, allocator=self.handle.pool)
+        self.square = self.empty(nc, dg.idt)          # the square part's columns (order)
+        self.n2 = n = self.active(None, nc, self.square, total)
+        lists = [self.empty(nc, dg.idt), self.empty(nc, dg.idt)]
+        cur = self.square
+        rounds = trim_passes = color_passes = back_passes = fwbw_launches = 0
+        while n:
             rounds += 1
             if rounds > self.nc + 1:
                 raise IterationLimitError("dulmage_mendelsohn: SCC rounds ran past the "
                                           "number of columns; stopped instead of hanging")
+            nn, L, first = np.int32(n), cur.data, np.int32(next(count) + 1)
             trim_passes += self.until_stable(
-                "scc", flags, host, lambda: self.launch(
-                    "scc", "scc_trim", nc, nc, cp, ci, rp, ri, rmatch.data, cmatch.data,
-                    comp, group, flags.data), "trimming")
-            sched.fill("scc", flags, 0)
-            self.launch("scc", "scc_color_init", nc, nc, comp, color.data, flags.data)
-            color_passes += self.until_stable(
-                "scc", flags, host, lambda: self.launch(
-                    "scc", "scc_color", nc, nc, cp, ci, rmatch.data, comp, group,
-                    color.data, flags.data), "coloring")
-            if host[1] == 0:          # nothing left unassigned
+                "scc", flags, host, lambda: self.relax(
+                    "scc", "scc_trim", nn, L, np.int32(next(count)), first, cp, ci,
+                    rp, ri, rmatch.data, cmatch.data, comp, group, stamp.data, flags.data),
+                "trimming")
+            nxt = lists[rounds % 2]
+            n = self.active(cur, n, nxt, total)
+            if not n:
                 break
-            self.launch("scc", "scc_roots", nc, nc, comp, color.data, mark.data)
+            cur, nn, L = nxt, np.int32(n), nxt.data
+            if rounds == 1 and n >= self.fwbw_min:
+                fwbw_launches = self.forward_backward(cur, n, rmatch, cmatch, flags, host)
+                continue
+            pass0 = np.int32(next(count))
+            self.launch("scc", "scc_color_init", nn, nn, L, comp, color.data, stamp.data,
+                        pass0)
+            color_passes += self.until_stable(
+                "scc", flags, host, lambda: self.relax(
+                    "scc", "scc_color", nn, L, np.int32(next(count)), rp, ri,
+                    cmatch.data, comp, group, color.data, stamp.data, flags.data),
+                "coloring")
+            pass0 = np.int32(next(count))
+            self.launch("scc", "scc_roots", nn, nn, L, comp, color.data, mark.data,
+                        stamp.data, pass0)
             back_passes += self.until_stable(
-                "scc", flags, host, lambda: self.launch(
-                    "scc", "scc_back", nc, nc, rp, ri, cmatch.data, comp, color.data,
-                    mark.data, flags.data), "backward propagation")
-            self.launch("scc", "scc_assign", nc, nc, comp, group, color.data, mark.data)
+                "scc", flags, host, lambda: self.relax(
+                    "scc", "scc_back", nn, L, np.int32(next(count)), cp, ci,
+                    rmatch.data, comp, color.data, mark.data, stamp.data, flags.data),
+                "backward propagation")
+            self.launch("scc", "scc_assign", nn, nn, L, comp, group, color.data, mark.data)
         sched.counters.update(scc_rounds=rounds, trim_passes=trim_passes,
-                              color_passes=color_passes, backward_passes=back_passes)
+                              color_passes=color_passes, backward_passes=back_passes,
+                              fwbw_launches=fwbw_launches)
+
+    def forward_backward(self, cur, n, rmatch, cmatch, flags, host):
+        """The FW-BW step on the list ``cur[:n]`` (kernels/dmperm.cl.mako): the pivot's
+        component is assigned, the columns it reaches only one way get their own groups.
+        Returns the launches of both searches."""
+        dg, h, sched = self.dg, self.handle, self.sched
+        key, evt = _pivot_kernel(h, dg.index_t, dg.offset_t)(
+            cur, dg.col_ptr, dg.row_ptr, cmatch, self.comp, range=slice(0, n),
+            queue=h.queue, return_event=True)
+        sched.record("scc", evt)
+        reach = self.empty(self.nc, np.int32)
+        sched.fill("scc", reach, 0)
+        queue = self.empty(self.nc, dg.idt)
+        bnd = self.empty(4, dg.idt)
+        levels = 0
+        for bit, fw, ptr, ind in ((1, 1, dg.row_ptr, dg.row_ind), (2, 0, dg.col_ptr,
+                                                                   dg.col_ind)):
+            bit, fw = np.int32(bit), np.int32(fw)
+            self.launch("scc", "fwbw_start", 1, key.data, bit, queue.data, bnd.data,
+                        reach.data)
+            levels += self.until_stable("scc", flags, host, lambda: self.search(
+                "scc", "fwbw_visit", n, bit, fw, ptr.data, ind.data, rmatch.data,
+                cmatch.data, self.comp.data, self.group.data, reach.data, queue.data,
+                bnd.data, flags.data), "FW-BW search")
+        self.launch("scc", "fwbw_assign", n, np.int32(n), cur.data, key.data, reach.data,
+                    self.comp.data, self.group.data)
+        return levels
 
     def order(self, rmatch, cmatch, flags, host):
         """Levels of the condensation, then the column order ``q`` (a stable radix sort of
@@ -229,10 +335,15 @@ class _DeviceDM:
         nc, nr, dg, sched, h = self.nc, self.nr, self.dg, self.sched, self.handle
         lev = self.empty(nc, np.int32)
         sched.fill("order", lev, 0)
-        passes = self.until_stable("order", flags, host, lambda: self.launch(
-            "order", "block_levels", nc, np.int32(nc), dg.col_ptr.data, dg.col_ind.data,
-            rmatch.data, self.comp.data, lev.data, flags.data, self.stats.data),
-            "block levels")
+        n2 = np.int32(self.n2)
+        stamp = self.empty(nc, np.int32)
+        sched.fill("order", stamp, 0)
+        count = iter(range(1, 1 << 30))
+        passes = self.until_stable("order", flags, host, lambda: self.relax(
+            "order", "block_levels", n2, self.square.data, np.int32(next(count)),
+            dg.row_ptr.data, dg.row_ind.data, cmatch.data, self.comp.data, lev.data,
+            stamp.data, flags.data, self.stats.data),
+            "block levels") if n2 else 0
         st = sched.read("order", np.zeros(5, np.int32), self.stats.data)
         counts, levels = st[:4].astype(np.int64), int(st[4]) + 1
         sched.counters.update(level_passes=passes, block_levels=levels)
@@ -302,6 +413,41 @@ class _DeviceDM:
                 raise VerificationError(f"Dulmage-Mendelsohn certificate: {text}")
 
 
+def _compact_kernel(handle, index_t):
+    """Scan keeping the unassigned columns (``comp == -1``) of a list (or of ``0..n-1``)."""
+    from pyopencl.scan import GenericScanKernel
+    return handle.memoize(("dmperm", "compact unassigned", index_t), lambda: GenericScanKernel(
+        handle.context, np.int64,
+        arguments=f"__global const {index_t} *src, int use_src, __global const {index_t} "
+                  f"*comp, __global {index_t} *dst, __global long *total, long n",
+        input_expr="comp[use_src ? src[i] : i] == -1 ? 1 : 0", scan_expr="a+b",
+        neutral="0",
+        output_statement=f"if (prev_item != item) dst[prev_item] = ({index_t})"
+                         f"(use_src ? src[i] : i); if (i + 1 == n) total[0] = item;"))
+
+
+def _pivot_kernel(handle, index_t, offset_t):
+    """Max-reduction of ``(in-degree x out-degree) << 32 | column`` over the unassigned columns
+    of a list: the FW-BW pivot (Slota, Rajamanickam and Madduri, IPDPS 2014)."""
+    from pyopencl.reduction import ReductionKernel
+    pre = f"""
+    long pivot_key({index_t} c, __global const {offset_t} *cp, __global const {offset_t} *rp,
+                   __global const {index_t} *cmatch, __global const {index_t} *comp)
+    {{
+        if (comp[c] != -1) return -1;
+        const {index_t} r = cmatch[c];
+        long d = (long)(cp[c + 1] - cp[c]) * (long)(rp[r + 1] - rp[r]);
+        if (d > 0x7fffffffL) d = 0x7fffffffL;
+        return (d << 32) | (long)c;
+    }}"""
+    return handle.memoize(("dmperm", "fwbw pivot", index_t, offset_t), lambda: ReductionKernel(
+        handle.context, np.int64, neutral="-1", reduce_expr="max(a, b)",
+        map_expr="pivot_key(list[i], cp, rp, cmatch, comp)",
+        arguments=f"__global const {index_t} *list, __global const {offset_t} *cp, "
+                  f"__global const {offset_t} *rp, __global const {index_t} *cmatch, "
+                  f"__global const {index_t} *comp", preamble=pre))
+
+
 def _radix_sort(handle):
     from pyopencl.algorithm import RadixSort
     return handle.memoize(("dmperm", "radix sort u64 -> int32"), lambda: RadixSort(
@@ -315,12 +461,12 @@ def _boundaries(counts, nr, nc, starts):
     c0, c1, c2, c3 = (int(x) for x in counts)
     cc = np.array([0, c0, c0 + c1, c0 + c1 + c2, nc], np.int32)
     rr = np.array([0, c1, c1 + c2, c1 + c2 + c3, nr], np.int32)
-    first = [(0, 0)] if cc[2] > 0 else []                  # the horizontal part
-    first += [(int(rr[1]) + int(x), int(cc[2]) + int(x)) for x in starts]
-    if rr[2] < nr:
-        first.append((int(rr[2]), int(cc[3])))             # the vertical part
-    r = np.array([a for a, _ in first] + [nr], np.int32)
-    s = np.array([b for _, b in first] + [nc], np.int32)
+    starts = np.asarray(starts, np.int64)
+    head = [0] if cc[2] > 0 else []                        # the horizontal part
+    tail = [nr] if rr[2] >= nr else [int(rr[2]), nr]       # the vertical part, the end
+    r = np.concatenate([head, int(rr[1]) + starts, tail]).astype(np.int32)
+    tail = [nc] if rr[2] >= nr else [int(cc[3]), nc]
+    s = np.concatenate([head, int(cc[2]) + starts, tail]).astype(np.int32)
     return rr, cc, r, s
 
 
@@ -361,10 +507,13 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
         ``p``, ``q`` (``A[p][:, q]`` block upper triangular), ``r``, ``s`` (fine block
         boundaries), ``rr``, ``cc`` (coarse boundaries, five each), ``structural_rank``,
         the matching, ``timings`` (seconds: ``total`` = the whole call; upload, build, init,
-        augment, coarse (the BFS from the unmatched rows and the coarse sets), scc, order
+        augment, coarse (the alternating BFS from the unmatched rows, and from the unmatched
+        columns unless the matching family left its own, and the coarse sets), scc, order
         (levels of the condensation, the sort of the columns), verify, download, and
-        ``kernel:<phase>`` device times) and ``counters`` (SCC rounds and passes, block
-        levels, launches, read-backs).
+        ``kernel:<phase>`` device times) and ``counters`` (launches of the alternating BFS
+        (``reach_launches_*``: one a level on GPUs, a whole search on CPU devices) and of the
+        FW-BW searches, SCC rounds, trimming, colouring and backward passes, level passes and
+        block levels, launches, read-backs).
     """
     from .api import _fits, _resolve, match_on_device, finish_result
     t_call = time.perf_counter()
@@ -389,17 +538,20 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
     flags = cla.empty(handle.queue, 2, np.int32, allocator=handle.pool)
     host = np.zeros(2, np.int32)
     with sched.step("build"):
-        for kn in ("coarse_parts", "scc_trim", "scc_color_init", "scc_color", "scc_roots",
-                   "scc_back", "scc_assign", "block_levels", "column_keys", "mate_rows",
-                   "unmatched", "block_starts"):
+        for kn in ("reach_roots", "reach_start", "reach_visit", "coarse_parts", "scc_trim",
+                   "fwbw_start", "fwbw_visit", "fwbw_assign", "scc_color_init", "scc_color",
+                   "scc_roots", "scc_back", "scc_assign", "block_levels", "column_keys",
+                   "mate_rows", "unmatched", "block_starts"):
             dm.k(kn)
         _radix_sort(handle)
+        _compact_kernel(handle, m.dg.index_t)
+        _pivot_kernel(handle, m.dg.index_t, m.dg.offset_t)
     with sched.step("coarse"):
         # the matching's last BFS holds levels only in the augmenting-path family; the other
         # families' reached flags give no witness, so the BFS is run again for them
-        bfs_c = m.bfs_array if name in AUGMENTING_VARIANTS else dm.reach(m.rmatch, m.cmatch,
-                                                                         "cols")
-        bfs_r = dm.reach(m.rmatch, m.cmatch, "rows")
+        bfs_c = m.bfs_array if name in AUGMENTING_VARIANTS else dm.reach(
+            m.rmatch, m.cmatch, "cols", flags, host)
+        bfs_r = dm.reach(m.rmatch, m.cmatch, "rows", flags, host)
         dm.coarse(m.rmatch, m.cmatch, bfs_c, bfs_r, flags)
     with sched.step("scc"):
         dm.scc(m.rmatch, m.cmatch, flags, host)
