@@ -339,7 +339,8 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
             return_levels: bool = False, verify: bool | str = True, progress: Progress = None,
             work_group_size: int | None = None, move_buckets: Any = None,
             merge_buckets: Any = None, bin_limit: int = BIN_LIMIT,
-            subrounds: int | None = None, moves: str = "up-down") -> LouvainResult:
+            subrounds: int | None = None, moves: str = "up-down",
+            one_group_edges: int | None = None) -> LouvainResult:
     """Louvain community detection on an OpenCL device (Paper III, "Community Detection on
     the GPU", Naim et al.): modularity optimization with per-degree-bucket kernels
     (Algorithms 1-2) and aggregation (Algorithm 3), all on the device.
@@ -548,7 +549,8 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
                 A.indptr, A.indices, data, sched, _scales(bool(deterministic), A),
                 resolution=res, stop=stop, bin_limit=int(bin_limit), moves=moves,
                 max_level=max_level, return_levels=return_levels, subrounds=subrounds,
-                check_symmetric=not sym_checked, keep_input=mode == "device")
+                check_symmetric=not sym_checked, keep_input=mode == "device",
+                one_group_edges=one_group_edges)
             break
         except InputProblem as problem:     # unsorted rows, explicit zeros, bad weights
             A = _repair(A, problem.bits)
@@ -586,6 +588,9 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
     timings["prepare"] = t_prepared - t_start      # host validation and weight conversion
     timings["total"] = time.perf_counter() - t_start
     counters.update(stats)
+    small = counters.get("one_group_levels", 0)
+    counters["path"] = ("one-group" if small == counters["levels"] else
+                        "per-bucket" if not small else "per-bucket+one-group")
     counters.update(sched.call_counters())
     return LouvainResult(memb, q_checked, q_dev, k, levels, res, bool(deterministic),
                          handle.label, nodes, timings, counters)

@@ -51,6 +51,11 @@ SLOT_M2, SLOT_EIN, SLOT_SQ, SLOT_M2Q = 20, 22, 24, 26
 #: totals of the aggregation's prefix sums: new vertex count, edge bound, vertex count
 FLAG_NEW_N, FLAG_EDGE_BOUND, FLAG_VTOTAL = 28, 29, 30
 NFLAGS = 32
+#: the one-group level kernel's output (doubles): SMALL_HEAD values, then SMALL_TRACE
+#: modularities and SMALL_TRACE move counts (iterations past SMALL_TRACE are not traced)
+SMALL_HEAD, SMALL_TRACE = 8, 256
+ASYMMETRIC = ("the adjacency matrix is not symmetric: louvain needs an undirected graph "
+              "(symmetrize it, e.g. A + A.T, or pass a networkx Graph)")
 #: work-groups of the first stage of the modularity reduction (at most)
 MOD_GROUPS = 1024
 #: input problems found by ``input_stats`` (flags[FLAG_BAD] bits)
@@ -92,6 +97,23 @@ class InputProblem(Exception):
     def __init__(self, bits):
         super().__init__(f"input flags {bits:#x}")
         self.bits = int(bits)
+
+
+#: Levels whose graph has at most this many stored entries (and vertices) run their
+#: modularity optimization phase in one work-group, one launch and one read-back
+#: (``optimize_level_one_group``), per device type; a tuning-cache entry ``"louvain":
+#: {"one_group_edges": ...}`` (:mod:`pyclmatch.engine.tuning`) overrides it per device.
+ONE_GROUP_EDGES = {"cpu": 1 << 16, "gpu": 1 << 18}
+
+
+def one_group_default(handle):
+    """The ``one_group_edges`` bound of ``handle``'s device: its tuned value, else the
+    device type's ``ONE_GROUP_EDGES``."""
+    from ..engine import tuning
+    tuned = tuning.tuned_params(handle, "louvain").get("one_group_edges")
+    if tuned is not None:
+        return int(tuned)
+    return ONE_GROUP_EDGES["cpu" if handle.is_cpu else "gpu"]
 
 
 #: default work-group sizes: the paper's thread block of 128 on GPUs; CPU devices run
@@ -285,7 +307,7 @@ class DeviceLouvain:
             stop=("relative", 2e-2, 1e-2), bin_limit=100_000, max_level=None,
             return_levels=False, max_iterations=None, subrounds=None, max_subrounds=32,
             small_subrounds=4, large_subrounds=LARGE_SUBROUNDS, check_symmetric=True,
-            moves="up-down", keep_input=False):
+            moves="up-down", keep_input=False, one_group_edges=None):
         """Louvain on the CSR graph ``(indptr, indices, data)`` as the user gave it (weights in
         a dtype of ``RAW_TYPES``, self-loops not doubled). The device checks the input
         (:class:`InputProblem` at the first read-back), sums the weights (2m, self-loops
@@ -310,8 +332,12 @@ class DeviceLouvain:
         weight total of the input (self-loops doubled). ``keep_input=True`` keeps the
         level-0 buffers as uploaded and the final membership on the device for the
         verification (:mod:`.verify`): ``self.kept = (InputGraph, membership int32 array)``,
-        which the caller clears."""
+        which the caller clears. ``one_group_edges``: a level whose graph has at most this many
+        stored entries and vertices runs its optimization phase in one work-group
+        (:meth:`_optimize_one_group`); ``None``: :func:`one_group_default` of the device."""
         h, q = self.handle, self.handle.queue
+        if one_group_edges is None:
+            one_group_edges = one_group_default(h)
         sort, scan, scan_flag, imax = self._helpers()
         sum_d, sum_l = self._sums()
         n = int(indptr.size - 1)
@@ -433,6 +459,21 @@ class DeviceLouvain:
             sched.read("modularity", host_flags, flags.data)
             return host_modularity()
 
+        def level0_checks(m2f):
+            """The level-0 checks read with the first bucket sizes (or before the first
+            one-group level): symmetry, and the rounded fixed-point total, which is
+            the 2m of Eq. (1) and (2) when the scaled total is not exact."""
+            if level == 0 and check_symmetric and host_flags[FLAG_ASYM]:
+                raise InputError(ASYMMETRIC)
+            if level == 0 and not exact:
+                m2q = i64(SLOT_M2Q)
+                if m2q > FIXED_POINT_TOTAL:      # cannot happen, but never overflow
+                    raise InputError("the total weight does not fit the fixed-point range")
+                if m2q == 0:
+                    raise InputError("every edge weight rounds to 0 in fixed point")
+                m2f = float(m2q)
+            return m2f
+
         while True:
             sched.tick("louvain levels", 64 + n0)
             t_level = time.perf_counter()
@@ -449,109 +490,118 @@ class DeviceLouvain:
             newComm = self._empty(n, np.int32)
             ac = self._empty(n, np.int32)
             csize = self._empty(n, np.int32)
-            self._launch(sched, "init", "init_communities", self._vgrid(n), gw,
-                         np.int32(n), C.data, kq.data, ac.data, csize.data)
-            # Alg. 1 lines 4-5: partition by degree once per level (degrees do not change)
-            with sched.step("partition"):
-                ids = self._empty(n, np.int32)
-                keys = self._empty(n, np.int32)
-                self._launch(sched, "partition", "degree_keys", self._vgrid(n), gw, np.int32(n),
-                             vertices.data, ids.data, keys.data, np.int32(KEY_MAX))
-                kb = max(1, min(16, int(min(maxdeg, KEY_MAX)).bit_length()))
-                kb += kb % 2
-                (vset, skeys), _ = sort(ids, keys, key_bits=kb, queue=q)
-                self._launch(sched, "partition", "bucket_ends", len(mb), None,
-                             np.int32(n), skeys.data, move_bounds.data,
-                             np.int32(len(mb)), flags.data)
-                if q_level is None:         # level 0: Eq. (1) of the singletons, same read
-                    enqueue_modularity(C, ac)
-                sched.read("partition", host_flags, flags.data)
-                ends = host_flags[:len(mb)].copy()
-                if level == 0 and check_symmetric and host_flags[FLAG_ASYM]:
-                    raise InputError("the adjacency matrix is not symmetric: louvain needs "
-                                     "an undirected graph (symmetrize it, e.g. A + A.T, or "
-                                     "pass a networkx Graph)")
-                if level == 0 and not exact:
-                    m2q = i64(SLOT_M2Q)
-                    if m2q > FIXED_POINT_TOTAL:      # cannot happen, but never overflow
-                        raise InputError("the total weight does not fit the fixed-point range")
-                    if m2q == 0:
-                        raise InputError("every edge weight rounds to 0 in fixed point")
-                    m2f = float(m2q)
-                del ids, keys, skeys
-            q_old = host_modularity() if q_level is None else q_level
-            q_start = q_old
-            iters = 0
-            trace = [q_old]
-            stats["trace"].append(trace)
-            moved = []          # vertices moved per iteration
-            stats.setdefault("moved", []).append(moved)
-            t_opt = time.perf_counter()
-            while True:
-                sched.tick(f"level {level} iterations", it_bound)
-                iters += 1
-                updown = 2 - iters % 2 if moves == "up-down" else 0   # down, up, down, ...
-                singleton = int(nsub == 1 and moves == "paper")
-                cl.enqueue_copy(q, C_prev.data, C.data)
-                for b, sub in ((b, sub) for b in range(len(self.move))
-                               for sub in range(nsub)):
-                    lo, hi, T, L = self.move[b]
-                    parts = move_parts[b]
-                    b0, b1 = int(ends[parts[0][0]]), int(ends[parts[-1][1]])
-                    if b1 <= b0:
-                        continue
-                    # every part of a bucket reads the same C: one update after all of them
-                    for i0, i1, top in parts:
-                        p0, p1 = int(ends[i0]), int(ends[i1])
-                        if p1 <= p0:
+            one_group = max(n, nnz) <= one_group_edges
+            if one_group:           # the whole phase in one work-group, one launch and read
+                if level == 0 and not exact:     # the fixed-point total is needed first
+                    sched.read("partition", host_flags, flags.data)
+                    m2f = level0_checks(m2f)
+                t_opt = time.perf_counter()
+                q_old, iters, doubled, trace, moved = self._optimize_one_group(
+                    sched, level, n, nnz, vertices, edges, w, src, k, kq, ac_unit, m2f, res,
+                    C, C_prev, newComm, ac, csize, maxdeg, nsub, max_subrounds, moves,
+                    relative, thr, floor, q_level, it_bound, flags)
+                vset = None
+                q_start = trace[0]
+                if doubled:
+                    stats["subround_doublings"] = stats.get("subround_doublings", 0) + doubled
+                stats["trace"].append(trace)
+                stats.setdefault("moved", []).append(moved)
+                stats["one_group_levels"] = stats.get("one_group_levels", 0) + 1
+            else:
+                self._launch(sched, "init", "init_communities", self._vgrid(n), gw,
+                             np.int32(n), C.data, kq.data, ac.data, csize.data)
+                # Alg. 1 lines 4-5: partition by degree once per level (degrees do not change)
+                with sched.step("partition"):
+                    ids = self._empty(n, np.int32)
+                    keys = self._empty(n, np.int32)
+                    self._launch(sched, "partition", "degree_keys", self._vgrid(n), gw, np.int32(n),
+                                 vertices.data, ids.data, keys.data, np.int32(KEY_MAX))
+                    kb = max(1, min(16, int(min(maxdeg, KEY_MAX)).bit_length()))
+                    kb += kb % 2
+                    (vset, skeys), _ = sort(ids, keys, key_bits=kb, queue=q)
+                    self._launch(sched, "partition", "bucket_ends", len(mb), None,
+                                 np.int32(n), skeys.data, move_bounds.data,
+                                 np.int32(len(mb)), flags.data)
+                    if q_level is None:         # level 0: Eq. (1) of the singletons, same read
+                        enqueue_modularity(C, ac)
+                    sched.read("partition", host_flags, flags.data)
+                    ends = host_flags[:len(mb)].copy()
+                    if level == 0:
+                        m2f = level0_checks(m2f)
+                    del ids, keys, skeys
+                q_old = host_modularity() if q_level is None else q_level
+                q_start = q_old
+                iters = 0
+                trace = [q_old]
+                stats["trace"].append(trace)
+                moved = []          # vertices moved per iteration
+                stats.setdefault("moved", []).append(moved)
+                t_opt = time.perf_counter()
+                while True:
+                    sched.tick(f"level {level} iterations", it_bound)
+                    iters += 1
+                    updown = 2 - iters % 2 if moves == "up-down" else 0   # down, up, down, ...
+                    singleton = int(nsub == 1 and moves == "paper")
+                    cl.enqueue_copy(q, C_prev.data, C.data)
+                    for b, sub in ((b, sub) for b in range(len(self.move))
+                                   for sub in range(nsub)):
+                        lo, hi, T, L = self.move[b]
+                        parts = move_parts[b]
+                        b0, b1 = int(ends[parts[0][0]]), int(ends[parts[-1][1]])
+                        if b1 <= b0:
                             continue
-                        if L:
-                            groups = self._local_groups(p1 - p0, T)
-                            gk, gv, gcap = flags, flags, 0
-                        else:
-                            gcap = table_size(min(top or maxdeg, maxdeg))
-                            groups, (gk, gv) = self._global_tables(gcap, p1 - p0)
-                        self._launch(sched, "move", f"compute_move_b{b}", groups * gw, gw,
-                                     vset.data, np.int32(p0), np.int32(p1), vertices.data,
-                                     edges.data, w.data, C.data, k.data, kq.data, ac.data,
-                                     np.float64(ac_unit), csize.data, newComm.data,
-                                     np.float64(m2f), np.float64(res), gk.data,
-                                     gv.data, np.int32(gcap), np.uint32(nsub),
-                                     np.uint32(sub), np.int32(singleton), np.int32(updown))
-                    self._launch(sched, "update", "update_communities",
-                                 self._vgrid(b1 - b0), gw, vset.data, np.int32(b0),
-                                 np.int32(b1), C.data, newComm.data, kq.data, ac.data,
-                                 csize.data, np.uint32(nsub), np.uint32(sub), flags.data)
-                q_new = modularity(C, ac)
-                trace.append(q_new)
-                mv = int(host_flags[FLAG_MOVES])
-                moved.append((mv - moves_seen) & 0xFFFFFFFF)
-                moves_seen = mv
-                sched.report("louvain", level=level, iteration=iters, modularity=q_new)
-                if q_new < q_old:
-                    # parallel moves lost modularity: keep the previous partition and let
-                    # fewer vertices move at once (twice the sub-rounds), up to max_subrounds
-                    cl.enqueue_copy(q, C.data, C_prev.data)
-                    self._recount(C, kq, ac, csize, n, sched)
-                    if nsub >= max_subrounds:
+                        # every part of a bucket reads the same C: one update after all of them
+                        for i0, i1, top in parts:
+                            p0, p1 = int(ends[i0]), int(ends[i1])
+                            if p1 <= p0:
+                                continue
+                            if L:
+                                groups = self._local_groups(p1 - p0, T)
+                                gk, gv, gcap = flags, flags, 0
+                            else:
+                                gcap = table_size(min(top or maxdeg, maxdeg))
+                                groups, (gk, gv) = self._global_tables(gcap, p1 - p0)
+                            self._launch(sched, "move", f"compute_move_b{b}", groups * gw, gw,
+                                         vset.data, np.int32(p0), np.int32(p1), vertices.data,
+                                         edges.data, w.data, C.data, k.data, kq.data, ac.data,
+                                         np.float64(ac_unit), csize.data, newComm.data,
+                                         np.float64(m2f), np.float64(res), gk.data,
+                                         gv.data, np.int32(gcap), np.uint32(nsub),
+                                         np.uint32(sub), np.int32(singleton), np.int32(updown))
+                        self._launch(sched, "update", "update_communities",
+                                     self._vgrid(b1 - b0), gw, vset.data, np.int32(b0),
+                                     np.int32(b1), C.data, newComm.data, kq.data, ac.data,
+                                     csize.data, np.uint32(nsub), np.uint32(sub), flags.data)
+                    q_new = modularity(C, ac)
+                    trace.append(q_new)
+                    mv = int(host_flags[FLAG_MOVES])
+                    moved.append((mv - moves_seen) & 0xFFFFFFFF)
+                    moves_seen = mv
+                    sched.report("louvain", level=level, iteration=iters, modularity=q_new)
+                    if q_new < q_old:
+                        # parallel moves lost modularity: keep the previous partition and let
+                        # fewer vertices move at once (twice the sub-rounds), up to max_subrounds
+                        cl.enqueue_copy(q, C.data, C_prev.data)
+                        self._recount(C, kq, ac, csize, n, sched)
+                        if nsub >= max_subrounds:
+                            break
+                        nsub = min(2 * nsub, max_subrounds)
+                        stats["subround_doublings"] = stats.get("subround_doublings", 0) + 1
+                        continue
+                    gain = q_new - q_old
+                    q_old = q_new
+                    if not relative:
+                        if gain <= thr:             # the paper's rule
+                            break
+                        continue
+                    if first_gain is None:
+                        first_gain = gain
+                    if gain <= 0 and moves == "paper":      # (up/down: the other direction may)
                         break
-                    nsub = min(2 * nsub, max_subrounds)
-                    stats["subround_doublings"] = stats.get("subround_doublings", 0) + 1
-                    continue
-                gain = q_new - q_old
-                q_old = q_new
-                if not relative:
-                    if gain <= thr:             # the paper's rule
+                    # two iterations in a row (one up, one down) below the threshold
+                    low = low + 1 if gain <= max(thr * first_gain, floor * abs(q_new)) else 0
+                    if low >= 2:
                         break
-                    continue
-                if first_gain is None:
-                    first_gain = gain
-                if gain <= 0 and moves == "paper":      # (up/down: the other direction may)
-                    break
-                # two iterations in a row (one up, one down) below the threshold
-                low = low + 1 if gain <= max(thr * first_gain, floor * abs(q_new)) else 0
-                if low >= 2:
-                    break
             t_done = time.perf_counter()
             if level == 0:
                 sched.wall["optimize:level0"] += t_done - t_opt
@@ -683,6 +733,47 @@ class DeviceLouvain:
         self.handle.trim_pool()
         stats["modularity_device"] = q_level
         return membership, q_level, levels, stats
+
+    def _optimize_one_group(self, sched, level, n, nnz, vertices, edges, w, src, k, kq,
+                            ac_unit, m2f, res, C, C_prev, newComm, ac, csize, maxdeg, nsub,
+                            max_subrounds, moves, relative, thr, floor, q_level, it_bound,
+                            flags):
+        """The modularity optimization phase of one level in one launch of
+        ``optimize_level_one_group`` (one work-group loops over the iterations, buckets and
+        sub-rounds with barriers) and one read-back of its output: ``(Q, iterations,
+        sub-round doublings, trace, moved)`` as the per-bucket loop of :meth:`run` computes
+        them (the same moves, stop rule and arithmetic); ``trace`` is the modularity at the
+        start and after each iteration, ``moved`` the vertices moved per iteration, both cut
+        at SMALL_TRACE."""
+        gw = self.wg
+        vset = self._empty(max(n, 1), np.int32)
+        if maxdeg > (self.move[-2][1] or 0) and not self.move[-1][3]:
+            gcap = table_size(maxdeg)       # the last bucket's table (global memory)
+            gk, gv = self._empty(gcap, np.int32), self._empty(gcap, self.wdt)
+        else:
+            gcap, gk, gv = 0, flags, flags
+        out = self._empty(SMALL_HEAD + 2 * SMALL_TRACE, np.float64)
+        have_q = q_level is not None
+        self._launch(sched, "move", "optimize_level_one_group", gw, gw, np.int32(n),
+                     np.int32(nnz), vertices.data, edges.data, w.data, src.data, k.data,
+                     kq.data, np.float64(ac_unit), np.float64(m2f), np.float64(res), C.data,
+                     C_prev.data, newComm.data, ac.data, csize.data, vset.data, gk.data,
+                     gv.data, np.int32(gcap), np.uint32(nsub), np.uint32(max_subrounds),
+                     np.int32(moves == "paper"), np.int32(relative), np.float64(thr),
+                     np.float64(floor), np.float64(q_level if have_q else 0.0),
+                     np.int32(have_q), np.int32(it_bound), flags.data, out.data)
+        host = np.empty(SMALL_HEAD + 2 * SMALL_TRACE, np.float64)
+        sched.read("move", host, out.data)
+        if host[7]:
+            raise InputError(ASYMMETRIC)
+        iters = int(host[2])
+        for _ in range(iters + int(host[4])):      # raises past it_bound
+            sched.tick(f"level {level} iterations", it_bound)
+        ntrace = int(host[6])
+        trace = [float(x) for x in host[SMALL_HEAD:SMALL_HEAD + ntrace]]
+        moved = [int(x) for x in host[SMALL_HEAD + SMALL_TRACE:
+                                      SMALL_HEAD + SMALL_TRACE + ntrace - 1]]
+        return float(host[0]), iters, int(host[3]), trace, moved
 
     def _recount(self, C, kq, ac, csize, n, sched):
         """Alg. 1 line 11: a_c (and community sizes) from scratch."""
