@@ -21,6 +21,7 @@ grids, uniform random): the crossover that ``ONE_GROUP_EDGES`` is set from.
     python3 benchmarks/louvain_small.py --device cpu --out /tmp/louvain-small-pocl
     python3 benchmarks/louvain_small.py --device cpu --sweep --graphs none --out /tmp/sweep
     python3 benchmarks/louvain_small.py --device gpu --shared-max-edges 3e6 --sweep \\
+        --sweep-paths per-bucket,one-group@128,one-group@512,one-group@1024 \\
         --out benchmarks/results/louvain-small-h100
 """
 import argparse
@@ -41,7 +42,10 @@ sys.path.insert(0, HERE)
 import pyclmatch  # noqa: E402
 from pyclmatch import generators  # noqa: E402
 from pyclmatch.community import louvain, modularity  # noqa: E402
+from pyclmatch.community import driver  # noqa: E402
 from bench_small import med, shared_graphs  # noqa: E402
+
+DEFAULT_WG = dict(driver.ONE_GROUP_WG)
 
 DEFAULT = ("kron-10", "grid-64", "bcsstk13.mtx", "4elt.graph", "PGPgiantcompo.graph")
 PATHS = {"auto": {}, "per-bucket": {"one_group_edges": 0},
@@ -90,7 +94,17 @@ def graph_list(names, shared_max):
     return [(n, S) for n, S in ((n, symmetric_pattern(A)) for n, A in out) if S is not None]
 
 
-def time_path(S, handle, repeat, **kw):
+def path_kwargs(path):
+    """louvain keyword arguments of ``path``; ``one-group@W``: one-group with a work-group of
+    W work-items (``driver.ONE_GROUP_WG`` set for the call)."""
+    name, _, wg = path.partition("@")
+    for kind in driver.ONE_GROUP_WG:
+        driver.ONE_GROUP_WG[kind] = int(wg) if wg else DEFAULT_WG[kind]
+    return PATHS[name]
+
+
+def time_path(S, handle, repeat, path):
+    kw = path_kwargs(path)
     louvain(S, device=handle, **kw)        # warm-up: programs built, verified
     runs = []
     for _ in range(repeat):
@@ -125,7 +139,7 @@ def time_plm(S, repeat):
 
 def bench(name, S, handle, repeat, paths, plm):
     rec = {"graph": name, "vertices": int(S.shape[0]), "edges": int(S.nnz // 2),
-           "paths": {p: time_path(S, handle, repeat, **PATHS[p]) for p in paths}}
+           "paths": {p: time_path(S, handle, repeat, p) for p in paths}}
     if plm:
         rec["plm"] = time_plm(S, repeat)
     return rec
@@ -175,10 +189,12 @@ def main(argv=None):
                     help="comma-separated generated graphs / shared file names ('none')")
     ap.add_argument("--shared-max-edges", type=float, default=0,
                     help="also every shared file with at most this many stored entries")
-    ap.add_argument("--paths", default="auto,per-bucket,one-group")
+    ap.add_argument("--paths", default="auto,per-bucket,one-group",
+                    help="auto, per-bucket, one-group, one-group@W (work-group of W)")
     ap.add_argument("--sweep", action="store_true",
                     help="one-group vs per-bucket on generated graphs of growing size")
     ap.add_argument("--sweep-graphs", default=",".join(SWEEP))
+    ap.add_argument("--sweep-paths", default="per-bucket,one-group")
     ap.add_argument("--no-plm", action="store_true")
     args = ap.parse_args(argv)
     handle = pyclmatch.get_device(args.device)
@@ -187,6 +203,7 @@ def main(argv=None):
             "command": "python3 " + " ".join(sys.argv), "repeat": args.repeat,
             "host": f"{platform.node()} ({os.cpu_count()} CPUs)"}
     paths = args.paths.split(",")
+    sweep_paths = args.sweep_paths.split(",")
     recs, sweep = [], []
     for name, S in graph_list(args.graphs, int(args.shared_max_edges)):
         t = time.perf_counter()
@@ -198,12 +215,10 @@ def main(argv=None):
     if args.sweep:
         for name in args.sweep_graphs.split(","):
             S = symmetric_pattern(generated(name))
-            sweep.append(bench(name, S, handle, args.repeat, ["per-bucket", "one-group"],
-                               False))
-            x = sweep[-1]["paths"]
-            print(f"sweep {name} ({S.nnz} entries): per-bucket "
-                  f"{ms(x['per-bucket']['call_s'])} ms, one-group "
-                  f"{ms(x['one-group']['call_s'])} ms", file=sys.stderr, flush=True)
+            sweep.append(bench(name, S, handle, args.repeat, sweep_paths, False))
+            print(f"sweep {name} ({S.nnz} entries): " + ", ".join(
+                f"{p} {ms(x['call_s'])} ms" for p, x in sweep[-1]["paths"].items()),
+                file=sys.stderr, flush=True)
             write(args.out, meta, recs, sweep)
     write(args.out, meta, recs, sweep)
     print(os.path.join(args.out, "results.md"))

@@ -103,7 +103,10 @@ class InputProblem(Exception):
 #: modularity optimization phase in one work-group, one launch and one read-back
 #: (``optimize_level_one_group``), per device type; a tuning-cache entry ``"louvain":
 #: {"one_group_edges": ...}`` (:mod:`pyclmatch.engine.tuning`) overrides it per device.
-ONE_GROUP_EDGES = {"cpu": 1 << 16, "gpu": 1 << 18}
+ONE_GROUP_EDGES = {"cpu": 1 << 18, "gpu": 1 << 18}
+#: work-items of that work-group per device type (None: the per-bucket kernels' size); a
+#: larger group on GPUs, where it has a whole streaming multiprocessor to itself
+ONE_GROUP_WG = {"cpu": None, "gpu": 512}
 
 
 def one_group_default(handle):
@@ -142,8 +145,12 @@ class DeviceLouvain:
         if wg < 32 or wg & (wg - 1):
             raise ValueError(f"work_group_size must be a power of two >= 32, not {wg}")
         self.wg = wg
-        self.move = bucket_specs(move_buckets or (CPU_MOVE_BUCKETS if handle.is_cpu
-                                                  else PAPER_MOVE_BUCKETS), wg)
+        self._move_buckets = move_buckets or (CPU_MOVE_BUCKETS if handle.is_cpu
+                                              else PAPER_MOVE_BUCKETS)
+        self.move = bucket_specs(self._move_buckets, wg)
+        # the one-group level kernel's work-group (the whole device works for it alone)
+        self.og_wg = wg if work_group_size else min(
+            ONE_GROUP_WG["cpu" if handle.is_cpu else "gpu"] or wg, handle.max_work_group_size)
         self.merge = bucket_specs(merge_buckets or PAPER_MERGE_BUCKETS, wg)
         self.values = dict(index_t="int", offset_t="int", mode="ct", wg=wg,
                            move_buckets=self.move, merge_buckets=self.merge,
@@ -181,6 +188,17 @@ class DeviceLouvain:
         knl = self._kernels.get(name)
         if knl is None:
             knl = self._kernels[name] = self.handle.kernel(TEMPLATE, name, **self.values)
+        return knl
+
+    def one_group_kernel(self):
+        """``optimize_level_one_group`` for work-groups of ``og_wg`` work-items (its own
+        specialization when that differs from the per-bucket kernels' size)."""
+        knl = self._kernels.get("one group")
+        if knl is None:
+            values = dict(self.values, wg=self.og_wg,
+                          move_buckets=bucket_specs(self._move_buckets, self.og_wg))
+            knl = self._kernels["one group"] = self.handle.kernel(
+                TEMPLATE, "optimize_level_one_group", **values)
         return knl
 
     def _launch(self, sched, phase, name, global_size, local_size, *args):
@@ -745,7 +763,6 @@ class DeviceLouvain:
         them (the same moves, stop rule and arithmetic); ``trace`` is the modularity at the
         start and after each iteration, ``moved`` the vertices moved per iteration, both cut
         at SMALL_TRACE."""
-        gw = self.wg
         vset = self._empty(max(n, 1), np.int32)
         if maxdeg > (self.move[-2][1] or 0) and not self.move[-1][3]:
             gcap = table_size(maxdeg)       # the last bucket's table (global memory)
@@ -754,7 +771,7 @@ class DeviceLouvain:
             gcap, gk, gv = 0, flags, flags
         out = self._empty(SMALL_HEAD + 2 * SMALL_TRACE, np.float64)
         have_q = q_level is not None
-        self._launch(sched, "move", "optimize_level_one_group", gw, gw, np.int32(n),
+        sched.launch("move", self.one_group_kernel(), self.og_wg, self.og_wg, np.int32(n),
                      np.int32(nnz), vertices.data, edges.data, w.data, src.data, k.data,
                      kq.data, np.float64(ac_unit), np.float64(m2f), np.float64(res), C.data,
                      C_prev.data, newComm.data, ac.data, csize.data, vset.data, gk.data,
