@@ -909,6 +909,156 @@ ${group_modularity("q_new")}
 % endfor
 </%def>
 
+/* Algorithm 3 for a small level in ONE work-group (after optimize_level_one_group, whose out[]
+   it reads: the level's gain decides whether the method goes on, as DeviceLouvain.run's host
+   does). Lines 2-6 (comSize, comDegree by atomics), 7-16 (the prefix sums newID, edgePos,
+   vertexStart, here one work-group scan), the membership mapped (map_membership), then
+   mergeCommunity for all communities at once: every community's hash table gets its own
+   region of the scratch tables (2 x edgePos[c] + 16 c: a table of table_size(d) <= 2d + 16
+   slots), so the edges are hashed in one parallel pass (Alg. 2 lines 3-13 keyed by the
+   neighbour's community), the non-empty slots counted per new vertex, prefix-summed into the
+   new CSR offsets, and written there directly (no compaction pass). Writes at out[at..]:
+   n_new, nnz_new, the new graph's largest degree, 1 if the method stops here (the level's
+   gain at most lthr, stop_now, nothing merged, or the optimization did not run). */
+inline int owner_of_slot(__global const offset_t *tpos, index_t n, offset_t x)
+{
+    /* the last community c with tpos[c] <= x (tables are laid out in community order) */
+    index_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        index_t mid = lo + (hi - lo + 1) / 2;
+        if (tpos[mid] <= x) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void aggregate_level_one_group(index_t n, offset_t nnz, __global const offset_t *vertices,
+                               __global const index_t *edges, __global const weight_t *weights,
+                               __global const index_t *C, __global const int *ac,
+                               double ac_unit, index_t n0, __global index_t *memb,
+                               __global index_t *comSize, __global offset_t *comDegree,
+                               __global index_t *newID, __global offset_t *tpos,
+                               __global offset_t *cursor, __global int *g_keys,
+                               __global weight_t *g_vals,
+                               __global offset_t *new_vertices, __global index_t *new_edges,
+                               __global weight_t *new_weights, __global index_t *new_src,
+                               __global weight_t *k_new, __global int *kq_new,
+                               double lthr_abs, double lthr_rel, int stop_now,
+                               __global double *out, int at)
+{
+    const int lid = get_local_id(0);
+    __local int s0[WG], s1[WG];
+    __local int carry[3];
+    __local int maxdeg_l;
+    const int skip = out[7] != 0.0;             /* the optimization did not run */
+    const index_t nn = skip ? 0 : n;
+    /* lines 2-6 */
+    for (index_t c = lid; c < nn; c += WG) { comSize[c] = 0; comDegree[c] = 0; }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (index_t i = lid; i < nn; i += WG) {
+        atomic_inc(&comSize[C[i]]);
+        atomic_add(&comDegree[C[i]], (offset_t)(vertices[i + 1] - vertices[i]));
+    }
+    if (lid == 0) { carry[0] = 0; carry[1] = 0; carry[2] = 0; maxdeg_l = 0; }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    /* lines 7-16: newID = exclusive scan of (comSize > 0), tpos = exclusive scan of
+       2 comDegree + 16 (the table regions; edgePos is (tpos - 16 c) / 2) */
+    for (index_t base = 0; base < nn; base += WG) {
+        const index_t c = base + lid;
+        const int a = c < nn && comSize[c] > 0;
+        const int t = c < nn ? 2 * (int)comDegree[c] + 16 : 0;
+        s0[lid] = a;
+        s1[lid] = t;
+        barrier(CLK_LOCAL_MEM_FENCE);
+${inclusive_scan("s0", "lid", wg)}
+${inclusive_scan("s1", "lid", wg)}
+        if (c < nn) {
+            newID[c] = carry[0] + s0[lid] - a;
+            tpos[c] = carry[1] + s1[lid] - t;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        if (lid == 0) { carry[0] += s0[WG - 1]; carry[1] += s1[WG - 1]; }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const index_t n_new = carry[0];
+    const offset_t tspace = carry[1];
+    /* map_membership */
+    for (index_t v = lid; v < (skip ? 0 : n0); v += WG)
+        memb[v] = newID[C[memb[v]]];
+    /* does the method go on? (DeviceLouvain.run: the level's gain against lthr) */
+    const double gain = out[0] - out[1];
+    const double lthr = lthr_rel > 0.0 ? lthr_rel * fabs(out[0]) : lthr_abs;
+    const int stop = skip || stop_now || gain <= lthr || n_new == n;
+    const offset_t ts = stop ? 0 : tspace;
+    const index_t ns = stop ? 0 : n;
+    /* mergeCommunity, all communities at once: clear the tables, hash every edge */
+    for (offset_t x = lid; x < ts; x += WG) { g_keys[x] = EMPTY; g_vals[x] = (weight_t)0; }
+    for (index_t c = lid; c < ns; c += WG) cursor[c] = 0;
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (index_t i = lid; i < ns; i += WG) {
+        /* new vertex of each non-empty community: k (= a_c) */
+        if (comSize[i] > 0) {
+            k_new[newID[i]] = (weight_t)((double)ac[i] * ac_unit);
+            kq_new[newID[i]] = ac[i];
+        }
+    }
+    for (offset_t e = lid; e < (stop ? 0 : nnz); e += WG) {
+        /* the row of entry e: the last vertex i with vertices[i] <= e (rows with entries) */
+        index_t lo = 0, hi = n - 1;
+        while (lo < hi) {
+            index_t mid = lo + (hi - lo + 1) / 2;
+            if (vertices[mid] <= e) lo = mid; else hi = mid - 1;
+        }
+        const index_t c = C[lo];
+        const offset_t cd = comDegree[c];
+        const int size = table_size((int)(cd < (offset_t)n ? cd : (offset_t)n));
+        hash_add__global(g_keys + tpos[c], g_vals + tpos[c], size, C[edges[e]], weights[e]);
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    /* the degree of every new vertex: its table's non-empty slots (no zero self-loops) */
+    for (offset_t x = lid; x < ts; x += WG)
+        if (g_keys[x] != EMPTY && g_vals[x] != (weight_t)0)
+            atomic_inc(&cursor[newID[owner_of_slot(tpos, n, x)]]);
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    /* the new CSR offsets: exclusive scan of the degrees; cursor[u] becomes the next write
+       position of new vertex u */
+    for (index_t base = 0; base < (stop ? 0 : n_new); base += WG) {
+        const index_t u = base + lid;
+        const int d = u < n_new ? (int)cursor[u] : 0;
+        s0[lid] = d;
+        atomic_max(&maxdeg_l, d);       /* (unconditional: PoCL, see common.cl.mako) */
+        barrier(CLK_LOCAL_MEM_FENCE);
+${inclusive_scan("s0", "lid", wg)}
+        if (u < n_new) {
+            new_vertices[u] = (offset_t)(carry[2] + s0[lid] - d);
+            cursor[u] = (offset_t)(carry[2] + s0[lid] - d);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        if (lid == 0) carry[2] += s0[WG - 1];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const offset_t nnz_new = carry[2];
+    if (lid == 0 && !stop) new_vertices[n_new] = nnz_new;
+    /* the edges, renamed newID[nc] (Alg. 3 mergeCommunity's emission) */
+    for (offset_t x = lid; x < ts; x += WG) {
+        const int nc = g_keys[x];
+        const weight_t wv = g_vals[x];
+        if (nc != EMPTY && wv != (weight_t)0) {
+            const index_t u = newID[owner_of_slot(tpos, n, x)];
+            const offset_t p = atomic_inc(&cursor[u]);
+            new_edges[p] = newID[nc];
+            new_weights[p] = wv;
+            new_src[p] = u;
+        }
+    }
+    if (lid == 0) {
+        out[at] = (double)n_new;
+        out[at + 1] = (double)nnz_new;
+        out[at + 2] = (double)maxdeg_l;
+        out[at + 3] = (double)stop;
+    }
+}
+
 /* Alg. 3 lines 2-6: comSize and comDegree by atomics (both zero-filled before). */
 __kernel void community_sizes(index_t n, __global const index_t *C,
                               __global const offset_t *vertices, __global index_t *comSize,

@@ -152,3 +152,39 @@ def test_one_group_rejects_a_directed_graph(device):
     A = sp.csr_matrix(np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]], dtype=float))
     with pytest.raises(InputError, match="not symmetric"):
         louvain(A, device=device, one_group_edges=ALL)
+
+
+def test_aggregation_table_regions_fit():
+    """aggregate_level_one_group gives community c the table region 2 edgePos[c] + 16 c: a
+    table of table_size(d) slots must fit in 2 d + 16."""
+    from pyclmatch.community.hashing import table_size
+    assert all(table_size(d) <= 2 * d + 16 for d in range(0, 200_000))
+    assert all(table_size(d) <= 2 * d + 16 for d in range(200_000, 1 << 26, 9973))
+
+
+def test_one_group_aggregate_is_the_community_quotient(device):
+    """Each level's new graph built in one work-group is the quotient of the previous one by
+    its communities (the per-bucket path's graphs, up to the order of each row's entries)."""
+    from pyclmatch.community import driver as drv
+    A = random_graph(120, 0.06, 3, "int", loops=True, parts=3)
+    graphs = {}
+    for og in (ALL, NONE):
+        orig = drv.DeviceLouvain.__init__
+
+        def init(self, *a, **kw):
+            orig(self, *a, **kw)
+            self.debug = True
+        drv.DeviceLouvain.__init__ = init
+        try:
+            r = louvain(A, device=device, deterministic=True, one_group_edges=og)
+        finally:
+            drv.DeviceLouvain.__init__ = orig
+        graphs[og] = r.counters["graphs"]
+    assert len(graphs[ALL]) == len(graphs[NONE]) >= 1
+    for (v1, e1, w1, k1), (v2, e2, w2, k2) in zip(graphs[ALL], graphs[NONE]):
+        np.testing.assert_array_equal(v1, v2)
+        np.testing.assert_array_equal(k1, k2)
+        n = v1.size - 1
+        M1 = sp.csr_matrix((w1, e1, v1), shape=(n, n))
+        M2 = sp.csr_matrix((w2[:v2[-1]], e2[:v2[-1]], v2), shape=(n, n))
+        assert (M1 != M2).nnz == 0

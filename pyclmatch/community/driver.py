@@ -151,7 +151,8 @@ class DeviceLouvain:
         # the one-group level kernel's work-group (the whole device works for it alone)
         self.og_wg = wg if work_group_size else min(
             ONE_GROUP_WG["cpu" if handle.is_cpu else "gpu"] or wg, handle.max_work_group_size)
-        self.merge = bucket_specs(merge_buckets or PAPER_MERGE_BUCKETS, wg)
+        self._merge_buckets = merge_buckets or PAPER_MERGE_BUCKETS
+        self.merge = bucket_specs(self._merge_buckets, wg)
         self.values = dict(index_t="int", offset_t="int", mode="ct", wg=wg,
                            move_buckets=self.move, merge_buckets=self.merge,
                            row_lanes=1 if handle.is_cpu else 8, giant_batch=GIANT_BATCH)
@@ -190,15 +191,16 @@ class DeviceLouvain:
             knl = self._kernels[name] = self.handle.kernel(TEMPLATE, name, **self.values)
         return knl
 
-    def one_group_kernel(self):
-        """``optimize_level_one_group`` for work-groups of ``og_wg`` work-items (its own
-        specialization when that differs from the per-bucket kernels' size)."""
-        knl = self._kernels.get("one group")
+    def one_group_kernel(self, name="optimize_level_one_group"):
+        """Kernel ``name`` of the small-level path for work-groups of ``og_wg`` work-items
+        (its own specialization when that differs from the per-bucket kernels' size)."""
+        knl = self._kernels.get(("one group", name))
         if knl is None:
             values = dict(self.values, wg=self.og_wg,
-                          move_buckets=bucket_specs(self._move_buckets, self.og_wg))
-            knl = self._kernels["one group"] = self.handle.kernel(
-                TEMPLATE, "optimize_level_one_group", **values)
+                          move_buckets=bucket_specs(self._move_buckets, self.og_wg),
+                          merge_buckets=bucket_specs(self._merge_buckets, self.og_wg))
+            knl = self._kernels[("one group", name)] = self.handle.kernel(
+                TEMPLATE, name, **values)
         return knl
 
     def _launch(self, sched, phase, name, global_size, local_size, *args):
@@ -514,10 +516,17 @@ class DeviceLouvain:
                     sched.read("partition", host_flags, flags.data)
                     m2f = level0_checks(m2f)
                 t_opt = time.perf_counter()
-                q_old, iters, doubled, trace, moved = self._optimize_one_group(
+                # Algorithm 3 in the same read-back: the new graph, sized by the old one
+                new = dict(vertices=self._empty(n + 1, np.int32),
+                           edges=self._empty(nnz, np.int32), w=self._empty(nnz, self.wdt),
+                           src=self._empty(nnz, np.int32), k=self._empty(n, self.wdt),
+                           kq=self._empty(n, np.int32))
+                stop_now = max_level is not None and level + 1 >= max_level
+                q_old, iters, doubled, trace, moved, agg = self._optimize_one_group(
                     sched, level, n, nnz, vertices, edges, w, src, k, kq, ac_unit, m2f, res,
                     C, C_prev, newComm, ac, csize, maxdeg, nsub, max_subrounds, moves,
-                    relative, thr, floor, q_level, it_bound, flags)
+                    relative, thr, floor, q_level, it_bound, flags,
+                    (n0, memb, new, stop_now))
                 vset = None
                 q_start = trace[0]
                 if doubled:
@@ -631,6 +640,27 @@ class DeviceLouvain:
             stats["modularity"].append(q_old)
             q_level = q_old
             del C_prev, newComm, vset
+            if one_group:           # aggregated (or stopped) by aggregate_level_one_group
+                if return_levels:
+                    with sched.step("download"):
+                        levels.append(self.handle.download(memb, np.int64))
+                level += 1
+                stats["levels"] = level
+                n_new, nnz_new, maxdeg_new, stop = agg
+                if not stop:
+                    vertices, edges, w, src = (new["vertices"], new["edges"], new["w"],
+                                               new["src"])
+                    k, kq = new["k"], new["kq"]
+                    if self.debug:
+                        stats.setdefault("graphs", []).append(
+                            (vertices[:n_new + 1].get(), edges[:nnz_new].get(),
+                             w[:nnz_new].get(), k[:n_new].get()))
+                    n, nnz, maxdeg = n_new, nnz_new, maxdeg_new
+                del new, C, ac, csize
+                sched.wall[f"level{level - 1}"] += time.perf_counter() - t_level
+                if stop:
+                    break
+                continue
             # Algorithm 3 lines 2-16: sizes, degrees, new ids, edge and vertex positions
             with sched.step("aggregate"):
                 comSize = csize            # recomputed exactly below
@@ -755,21 +785,24 @@ class DeviceLouvain:
     def _optimize_one_group(self, sched, level, n, nnz, vertices, edges, w, src, k, kq,
                             ac_unit, m2f, res, C, C_prev, newComm, ac, csize, maxdeg, nsub,
                             max_subrounds, moves, relative, thr, floor, q_level, it_bound,
-                            flags):
+                            flags, aggregate):
         """The modularity optimization phase of one level in one launch of
         ``optimize_level_one_group`` (one work-group loops over the iterations, buckets and
         sub-rounds with barriers) and one read-back of its output: ``(Q, iterations,
         sub-round doublings, trace, moved)`` as the per-bucket loop of :meth:`run` computes
         them (the same moves, stop rule and arithmetic); ``trace`` is the modularity at the
         start and after each iteration, ``moved`` the vertices moved per iteration, both cut
-        at SMALL_TRACE."""
+        at SMALL_TRACE. ``aggregate = (n0, memb, new, stop_now)``: Algorithm 3 follows in the
+        same read-back (``aggregate_level_one_group``: the membership mapped, and unless the
+        method stops, the new graph in the arrays of dict ``new``, sized by this level's);
+        its ``(n_new, nnz_new, largest degree, stop)`` is returned last."""
         vset = self._empty(max(n, 1), np.int32)
         if maxdeg > (self.move[-2][1] or 0) and not self.move[-1][3]:
             gcap = table_size(maxdeg)       # the last bucket's table (global memory)
             gk, gv = self._empty(gcap, np.int32), self._empty(gcap, self.wdt)
         else:
             gcap, gk, gv = 0, flags, flags
-        out = self._empty(SMALL_HEAD + 2 * SMALL_TRACE, np.float64)
+        out = self._empty(SMALL_HEAD + 2 * SMALL_TRACE + 4, np.float64)
         have_q = q_level is not None
         sched.launch("move", self.one_group_kernel(), self.og_wg, self.og_wg, np.int32(n),
                      np.int32(nnz), vertices.data, edges.data, w.data, src.data, k.data,
@@ -779,7 +812,19 @@ class DeviceLouvain:
                      np.int32(moves == "paper"), np.int32(relative), np.float64(thr),
                      np.float64(floor), np.float64(q_level if have_q else 0.0),
                      np.int32(have_q), np.int32(it_bound), flags.data, out.data)
-        host = np.empty(SMALL_HEAD + 2 * SMALL_TRACE, np.float64)
+        n0, memb, new, stop_now = aggregate
+        gsize = 2 * nnz + 16 * n          # the tables of every community (<= 2 d + 16 each)
+        comSize, comDegree, newID, tpos, cursor = (self._empty(n, np.int32) for _ in range(5))
+        tk, tv = self._empty(gsize, np.int32), self._empty(gsize, self.wdt)
+        sched.launch("aggregate", self.one_group_kernel("aggregate_level_one_group"),
+                     self.og_wg, self.og_wg, np.int32(n), np.int32(nnz), vertices.data,
+                     edges.data, w.data, C.data, ac.data, np.float64(ac_unit), np.int32(n0),
+                     memb.data, comSize.data, comDegree.data, newID.data, tpos.data,
+                     cursor.data, tk.data, tv.data, new["vertices"].data, new["edges"].data,
+                     new["w"].data, new["src"].data, new["k"].data, new["kq"].data,
+                     np.float64(0.0 if relative else thr), np.float64(floor if relative else 0.0),
+                     np.int32(stop_now), out.data, np.int32(SMALL_HEAD + 2 * SMALL_TRACE))
+        host = np.empty(SMALL_HEAD + 2 * SMALL_TRACE + 4, np.float64)
         sched.read("move", host, out.data)
         if host[7]:
             raise InputError(ASYMMETRIC)
@@ -790,7 +835,8 @@ class DeviceLouvain:
         trace = [float(x) for x in host[SMALL_HEAD:SMALL_HEAD + ntrace]]
         moved = [int(x) for x in host[SMALL_HEAD + SMALL_TRACE:
                                       SMALL_HEAD + SMALL_TRACE + ntrace - 1]]
-        return float(host[0]), iters, int(host[3]), trace, moved
+        agg = tuple(int(x) for x in host[SMALL_HEAD + 2 * SMALL_TRACE:])
+        return float(host[0]), iters, int(host[3]), trace, moved, agg
 
     def _recount(self, C, kq, ac, csize, n, sched):
         """Alg. 1 line 11: a_c (and community sizes) from scratch."""
