@@ -25,10 +25,7 @@ grids, uniform random): the crossover that ``ONE_GROUP_EDGES`` is set from.
         --out benchmarks/results/louvain-small-h100
 """
 import argparse
-import datetime
-import json
 import os
-import platform
 import sys
 import time
 
@@ -43,7 +40,8 @@ import pyclmatch  # noqa: E402
 from pyclmatch import generators  # noqa: E402
 from pyclmatch.community import louvain, modularity  # noqa: E402
 from pyclmatch.community import driver  # noqa: E402
-from bench_small import med, shared_graphs  # noqa: E402
+from bench_small import med, shared_graphs, time_plm  # noqa: E402
+from bench_e2e import run_meta, save_results  # noqa: E402
 
 DEFAULT_WG = dict(driver.ONE_GROUP_WG)
 
@@ -118,25 +116,6 @@ def time_path(S, handle, repeat, path):
             "levels": r.counters.get("levels"), "iterations": r.counters.get("iterations")}
 
 
-def time_plm(S, repeat):
-    try:
-        import networkit as nk
-    except ImportError:
-        return None
-    coo = sp.triu(S).tocoo()
-    G = nk.graph.Graph(S.shape[0], weighted=False)
-    for u, v in zip(coo.row.tolist(), coo.col.tolist()):
-        G.addEdge(u, v)
-    ts, q = [], None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        part = nk.community.detectCommunities(G, algo=nk.community.PLM(G, refine=False),
-                                              inspect=False)
-        ts.append(time.perf_counter() - t)
-        q = nk.community.Modularity().getQuality(part, G)
-    return {"call_s": med(ts), "modularity": float(q), "threads": nk.getMaxNumberOfThreads()}
-
-
 def bench(name, S, handle, repeat, paths, plm):
     rec = {"graph": name, "vertices": int(S.shape[0]), "edges": int(S.nnz // 2),
            "paths": {p: time_path(S, handle, repeat, p) for p in paths}}
@@ -149,10 +128,8 @@ def ms(x):
     return "-" if x is None else f"{x * 1e3:.2f}"
 
 
-def write(out, meta, recs, sweep):
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "results.json"), "w") as fh:
-        json.dump({"meta": meta, "graphs": recs, "sweep": sweep}, fh, indent=1)
+def markdown(meta, rows):
+    recs, sweep = rows["graphs"], rows["sweep"]
     L = [f"# Louvain on small graphs: one-group vs per-bucket path ({meta['device']})", "",
          f"`{meta['command']}`", "", f"{meta['date']}, {meta['host']}, medians of "
          f"{meta['repeat']} whole calls (verify=False, scipy CSR in memory, programs built); "
@@ -175,16 +152,20 @@ def write(out, meta, recs, sweep):
                      + f" | {ms(plm.get('call_s'))} | "
                      + (f"{plm['modularity']:.4f}" if plm else "-") + " |")
         L.append("")
-    with open(os.path.join(out, "results.md"), "w") as fh:
-        fh.write("\n".join(L))
+    return "\n".join(L) + "\n"
+
+
+def write(out, meta, recs, sweep):
+    os.makedirs(out, exist_ok=True)
+    save_results(out, meta, {"graphs": recs, "sweep": sweep}, markdown)
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--device", default=None)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--repeat", type=int, default=5)
+    ap = argparse.ArgumentParser(formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 description=__doc__)
+    for flag, kw in (("--device", {}), ("--out", {"required": True}),
+                     ("--repeat", {"type": int, "default": 5})):
+        ap.add_argument(flag, **kw)
     ap.add_argument("--graphs", default=",".join(DEFAULT),
                     help="comma-separated generated graphs / shared file names ('none')")
     ap.add_argument("--shared-max-edges", type=float, default=0,
@@ -198,10 +179,7 @@ def main(argv=None):
     ap.add_argument("--no-plm", action="store_true")
     args = ap.parse_args(argv)
     handle = pyclmatch.get_device(args.device)
-    meta = {"device": handle.label, "date": datetime.datetime.now(
-                datetime.timezone.utc).isoformat(timespec="seconds"),
-            "command": "python3 " + " ".join(sys.argv), "repeat": args.repeat,
-            "host": f"{platform.node()} ({os.cpu_count()} CPUs)"}
+    meta = run_meta(handle, repeat=args.repeat)
     paths = args.paths.split(",")
     sweep_paths = args.sweep_paths.split(",")
     recs, sweep = [], []

@@ -8,6 +8,10 @@ The host only reads back a few scalars per iteration (the modularity of Eq. 1) a
 (bucket sizes, the new vertex and edge counts). The input arrives as the user gave it (weights
 in their own dtype): the first read-back returns the device's input checks and weight total,
 from which the host picks the weight scales (see :meth:`DeviceLouvain.run`).
+A level whose graph has at most ``one_group_edges`` entries (the device profile
+``ONE_GROUP_EDGES``) runs instead in two launches of one work-group each and one read-back:
+``optimize_level_one_group`` (every iteration, bucket and sub-round of Algorithm 1, and the stop
+rule) and ``aggregate_level_one_group`` (Algorithm 3), generated from the same template defs.
 """
 import time
 
@@ -103,9 +107,18 @@ class InputProblem(Exception):
 #: modularity optimization phase in one work-group, one launch and one read-back
 #: (``optimize_level_one_group``), per device type; a tuning-cache entry ``"louvain":
 #: {"one_group_edges": ...}`` (:mod:`pyclmatch.engine.tuning`) overrides it per device.
+#: CPU: 2-core PoCL, whole-call medians, one-group against per-bucket on every level
+#: (``benchmarks/louvain_small.py --sweep``, benchmarks/results/louvain-small-pocl): faster
+#: to 4.3e5 entries on R-MAT (kron-13, 2.0e5 entries: 149 vs 300 ms; kron-14, 4.3e5: 301 vs
+#: 367 ms), even at 1e5-1.3e5 on grids and uniform graphs (grid-192 247 vs 238 ms,
+#: uniform-16384-d4 268 vs 296 ms), slower at 5.2e5 (uniform-65536-d4 1574 vs 1256 ms).
+#: GPU: the same bound until the H100 sweep (the same command with ``--device gpu``)
+#: measures it: one work-group has one of the H100's 132 multiprocessors, while the
+#: per-bucket path pays ~30 launches per iteration.
 ONE_GROUP_EDGES = {"cpu": 1 << 18, "gpu": 1 << 18}
-#: work-items of that work-group per device type (None: the per-bucket kernels' size); a
-#: larger group on GPUs, where it has a whole streaming multiprocessor to itself
+#: work-items of that work-group per device type (None: the per-bucket kernels' size): more
+#: on GPUs, where the group has a multiprocessor to itself and needs the warps to hide
+#: memory latency (fewer if the compiled kernel allows fewer: ``one_group_kernel``)
 ONE_GROUP_WG = {"cpu": None, "gpu": 512}
 
 
@@ -199,8 +212,17 @@ class DeviceLouvain:
             values = dict(self.values, wg=self.og_wg,
                           move_buckets=bucket_specs(self._move_buckets, self.og_wg),
                           merge_buckets=bucket_specs(self._merge_buckets, self.og_wg))
-            knl = self._kernels[("one group", name)] = self.handle.kernel(
-                TEMPLATE, name, **values)
+            knl = self.handle.kernel(TEMPLATE, name, **values)
+            if self.og_wg != self.wg and knl.get_work_group_info(
+                    cl.kernel_work_group_info.WORK_GROUP_SIZE,
+                    self.handle.device) < self.og_wg:
+                # (registers or local memory do not allow that many work-items here: both
+                # one-group kernels fall back to the per-bucket kernels' size)
+                self.og_wg = self.wg
+                self._kernels = {k: v for k, v in self._kernels.items()
+                                 if not (isinstance(k, tuple) and k[0] == "one group")}
+                return self.one_group_kernel(name)
+            self._kernels[("one group", name)] = knl
         return knl
 
     def _launch(self, sched, phase, name, global_size, local_size, *args):
