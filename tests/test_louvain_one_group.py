@@ -188,3 +188,23 @@ def test_one_group_aggregate_is_the_community_quotient(device):
         M1 = sp.csr_matrix((w1, e1, v1), shape=(n, n))
         M2 = sp.csr_matrix((w2[:v2[-1]], e2[:v2[-1]], v2), shape=(n, n))
         assert (M1 != M2).nnz == 0
+
+
+def test_profile_bounds_documented_and_tunable(device, tmp_path, monkeypatch):
+    """The device-type bounds are the ones louvain's docstring states, and a tuning-cache
+    entry for the device overrides them."""
+    from pyclmatch.community import driver as drv
+    from pyclmatch.engine import tuning
+    doc = " ".join(louvain.__doc__.split())
+    for kind, what in (("cpu", "on CPUs"), ("gpu", "on GPUs")):
+        e = drv.ONE_GROUP_EDGES[kind].bit_length() - 1
+        v = drv.ONE_GROUP_VERTICES[kind].bit_length() - 1
+        text = (f"2**{e} entries and vertices {what}" if e == v
+                else f"2**{e} entries and 2**{v} vertices {what}")
+        assert text in doc, text
+    monkeypatch.setenv("PYCLMATCH_TUNING", str(tmp_path / "tuning.json"))
+    A = random_graph(60, 0.1, 1, "one")
+    assert louvain(A, device=device).counters["path"] == "one-group"
+    tuning.store(device, "louvain", {"one_group_edges": 0, "one_group_vertices": 0})
+    assert drv.one_group_default(device) == (0, 0)
+    assert louvain(A, device=device).counters["path"] == "per-bucket"

@@ -472,8 +472,9 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
         per bucket and sub-round and a read-back per iteration, which dominate on small
         graphs. Same moves and arithmetic as the per-bucket path (``deterministic=True``
         gives the same answer on both). ``None``: the device's profile
-        (``community.driver.ONE_GROUP_EDGES``, or the tuning cache's ``"louvain"`` entry);
-        ``0``: never. ``counters["path"]`` says which ran (``"one-group"``, ``"per-bucket"``
+        (``community.driver.ONE_GROUP_EDGES`` and ``ONE_GROUP_VERTICES``: 2**18 entries and
+        vertices on CPUs, 2**17 entries and 2**15 vertices on GPUs, or the tuning cache's
+        ``"louvain"`` entry); ``0``: never. ``counters["path"]`` says which ran (``"one-group"``, ``"per-bucket"``
         or ``"per-bucket+one-group"``), ``counters["one_group_levels"]`` on how many levels.
 
     Returns

@@ -8,8 +8,8 @@ The host only reads back a few scalars per iteration (the modularity of Eq. 1) a
 (bucket sizes, the new vertex and edge counts). The input arrives as the user gave it (weights
 in their own dtype): the first read-back returns the device's input checks and weight total,
 from which the host picks the weight scales (see :meth:`DeviceLouvain.run`).
-A level whose graph has at most ``one_group_edges`` entries (the device profile
-``ONE_GROUP_EDGES``) runs instead in two launches of one work-group each and one read-back:
+A level whose graph has at most ``one_group_edges`` entries and vertices (the device profile
+``ONE_GROUP_EDGES``, ``ONE_GROUP_VERTICES``) runs instead in two launches of one work-group each and one read-back:
 ``optimize_level_one_group`` (every iteration, bucket and sub-round of Algorithm 1, and the stop
 rule) and ``aggregate_level_one_group`` (Algorithm 3), generated from the same template defs.
 """
@@ -103,19 +103,24 @@ class InputProblem(Exception):
         self.bits = int(bits)
 
 
-#: Levels whose graph has at most this many stored entries (and vertices) run their
-#: modularity optimization phase in one work-group, one launch and one read-back
-#: (``optimize_level_one_group``), per device type; a tuning-cache entry ``"louvain":
-#: {"one_group_edges": ...}`` (:mod:`pyclmatch.engine.tuning`) overrides it per device.
+#: Levels whose graph has at most ``ONE_GROUP_EDGES`` stored entries and at most
+#: ``ONE_GROUP_VERTICES`` vertices run their modularity optimization phase and aggregation in
+#: one work-group, one launch each and one read-back (``optimize_level_one_group``,
+#: ``aggregate_level_one_group``), per device type; a tuning-cache entry ``"louvain":
+#: {"one_group_edges": ..., "one_group_vertices": ...}`` (:mod:`pyclmatch.engine.tuning`)
+#: overrides them per device.
 #: CPU: 2-core PoCL, whole-call medians, one-group against per-bucket on every level
 #: (``benchmarks/louvain_small.py --sweep``, benchmarks/results/louvain-small-pocl): faster
 #: to 4.3e5 entries on R-MAT (kron-13, 2.0e5 entries: 149 vs 300 ms; kron-14, 4.3e5: 301 vs
 #: 367 ms), even at 1e5-1.3e5 on grids and uniform graphs (grid-192 247 vs 238 ms,
 #: uniform-16384-d4 268 vs 296 ms), slower at 5.2e5 (uniform-65536-d4 1574 vs 1256 ms).
-#: GPU: the same bound until the H100 sweep (the same command with ``--device gpu``)
-#: measures it: one work-group has one of the H100's 132 multiprocessors, while the
-#: per-bucket path pays ~30 launches per iteration.
-ONE_GROUP_EDGES = {"cpu": 1 << 18, "gpu": 1 << 18}
+#: GPU: not measured yet (the same command with ``--device gpu`` measures it), bounds from
+#: counting: the group has one of the H100's 132 multiprocessors and pays about 7 barriers
+#: per slot step of a bucket (512 / T vertices), so ~2**15 vertices cost about one
+#: per-bucket iteration's ~30 launches; its 512 work-items hash ~2**17 entries per
+#: iteration in about the same time.
+ONE_GROUP_EDGES = {"cpu": 1 << 18, "gpu": 1 << 17}
+ONE_GROUP_VERTICES = {"cpu": 1 << 18, "gpu": 1 << 15}
 #: work-items of that work-group per device type (None: the per-bucket kernels' size): more
 #: on GPUs, where the group has a multiprocessor to itself and needs the warps to hide
 #: memory latency (fewer if the compiled kernel allows fewer: ``one_group_kernel``)
@@ -123,13 +128,13 @@ ONE_GROUP_WG = {"cpu": None, "gpu": 512}
 
 
 def one_group_default(handle):
-    """The ``one_group_edges`` bound of ``handle``'s device: its tuned value, else the
-    device type's ``ONE_GROUP_EDGES``."""
+    """``(entries, vertices)``: the one-group bounds of ``handle``'s device, its tuned values,
+    else the device type's ``ONE_GROUP_EDGES`` and ``ONE_GROUP_VERTICES``."""
     from ..engine import tuning
-    tuned = tuning.tuned_params(handle, "louvain").get("one_group_edges")
-    if tuned is not None:
-        return int(tuned)
-    return ONE_GROUP_EDGES["cpu" if handle.is_cpu else "gpu"]
+    kind = "cpu" if handle.is_cpu else "gpu"
+    tuned = tuning.tuned_params(handle, "louvain")
+    return (int(tuned.get("one_group_edges", ONE_GROUP_EDGES[kind])),
+            int(tuned.get("one_group_vertices", ONE_GROUP_VERTICES[kind])))
 
 
 #: default work-group sizes: the paper's thread block of 128 on GPUs; CPU devices run
@@ -375,11 +380,11 @@ class DeviceLouvain:
         level-0 buffers as uploaded and the final membership on the device for the
         verification (:mod:`.verify`): ``self.kept = (InputGraph, membership int32 array)``,
         which the caller clears. ``one_group_edges``: a level whose graph has at most this many
-        stored entries and vertices runs its optimization phase in one work-group
-        (:meth:`_optimize_one_group`); ``None``: :func:`one_group_default` of the device."""
+        stored entries and vertices runs in one work-group (:meth:`_optimize_one_group`);
+        ``None``: the bounds of :func:`one_group_default` for the device."""
         h, q = self.handle, self.handle.queue
-        if one_group_edges is None:
-            one_group_edges = one_group_default(h)
+        og_entries, og_vertices = (one_group_default(h) if one_group_edges is None
+                                   else (int(one_group_edges), int(one_group_edges)))
         sort, scan, scan_flag, imax = self._helpers()
         sum_d, sum_l = self._sums()
         n = int(indptr.size - 1)
@@ -532,7 +537,7 @@ class DeviceLouvain:
             newComm = self._empty(n, np.int32)
             ac = self._empty(n, np.int32)
             csize = self._empty(n, np.int32)
-            one_group = max(n, nnz) <= one_group_edges
+            one_group = nnz <= og_entries and n <= og_vertices
             if one_group:           # the whole phase in one work-group, one launch and read
                 if level == 0 and not exact:     # the fixed-point total is needed first
                     sched.read("partition", host_flags, flags.data)
