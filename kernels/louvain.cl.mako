@@ -768,9 +768,10 @@ void optimize_level_one_group(index_t n, offset_t nnz, __global const offset_t *
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 
-    double q_old;
+    double q_old = q_in;
+    for (int pass = have_q; pass < 1; ++pass) {     /* (a loop: no barrier inside a branch) */
 ${group_modularity("q_old")}
-    if (have_q) q_old = q_in;
+    }
     if (lid == 0) out[SMALL_HEAD] = q_old;
     const double q_start = q_old;
     int iters = 0, low = 0, doublings = 0, status = 0, ntrace = 1, have_first = 0;
