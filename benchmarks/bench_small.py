@@ -131,11 +131,28 @@ def bench_matching(name, A, handle, families, repeat):
     return rec
 
 
-def bench_louvain(name, A, handle, repeat):
+def time_plm(S, repeat):
+    """NetworKit ``PLM(refine=False)`` (all host threads) on the symmetric CSR ``S``: median
+    seconds of the call, modularity, threads; None without networkit."""
     try:
         import networkit as nk
     except ImportError:
-        nk = None
+        return None
+    coo = sp.triu(S).tocoo()
+    G = nk.graph.Graph(S.shape[0], weighted=False)
+    for u, v in zip(coo.row.tolist(), coo.col.tolist()):
+        G.addEdge(u, v)
+    ts, q = [], None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        part = nk.community.detectCommunities(G, algo=nk.community.PLM(G, refine=False),
+                                              inspect=False)
+        ts.append(time.perf_counter() - t)
+        q = nk.community.Modularity().getQuality(part, G)
+    return {"call_s": med(ts), "modularity": float(q), "threads": nk.getMaxNumberOfThreads()}
+
+
+def bench_louvain(name, A, handle, repeat):
     S = sp.csr_matrix(A)
     if S.shape[0] != S.shape[1] or (S != S.T).nnz:
         return None
@@ -148,20 +165,10 @@ def bench_louvain(name, A, handle, repeat):
     rec["louvain_modularity"] = float(runs[-1].modularity)
     rec["louvain_launches"] = runs[-1].counters.get("launches")
     rec["louvain_readbacks"] = runs[-1].counters.get("readbacks")
-    if nk is not None:
-        coo = sp.triu(S).tocoo()
-        G = nk.graph.Graph(S.shape[0], weighted=False)
-        for u, v in zip(coo.row.tolist(), coo.col.tolist()):
-            G.addEdge(u, v)
-        ts, q = [], None
-        for _ in range(repeat):
-            t = time.perf_counter()
-            part = nk.community.detectCommunities(G, algo=nk.community.PLM(G, refine=False),
-                                                  inspect=False)
-            ts.append(time.perf_counter() - t)
-            q = nk.community.Modularity().getQuality(part, G)
-        rec["plm_s"], rec["plm_modularity"] = med(ts), float(q)
-        rec["plm_threads"] = nk.getMaxNumberOfThreads()
+    plm = time_plm(S, repeat)
+    if plm is not None:
+        rec["plm_s"], rec["plm_modularity"] = plm["call_s"], plm["modularity"]
+        rec["plm_threads"] = plm["threads"]
     return rec
 
 

@@ -23,8 +23,9 @@
 </%doc>
 <%!
 from pyclmatch.community.hashing import TABLE_PRIMES, table_size
-from pyclmatch.community.driver import (RAW_TYPES, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG,
-                                        FLAG_MOVES, SLOT_EIN, SLOT_SQ)
+from pyclmatch.community.driver import (RAW_TYPES, FLAG_ASYM, FLAG_BAD, FLAG_LOOPS,
+                                        FLAG_MAXDEG, FLAG_MOVES, SLOT_EIN, SLOT_SQ,
+                                        SMALL_HEAD, SMALL_TRACE)
 %>
 <%include file="common.cl.mako"/>
 #ifdef cl_khr_fp64
@@ -142,12 +143,16 @@ inline int better(double s2, int c2, double s1, int c1)
 /* Sub-rounds (a pyclmatch extension of Alg. 1 line 6, in the spirit of the colouring of Lu et
    al. that Section 3 cites): with nsub > 1 only the vertices whose hashed id falls in sub-round
    sub move in a launch, so fewer neighbours move at once on small graphs. */
+inline uint subround_hash(index_t i)
+{
+    uint x = (uint)i * 2654435761u;
+    return x ^ (x >> 16);
+}
+
 inline int in_subround(index_t i, uint nsub, uint sub)
 {
     if (nsub <= 1u) return 1;
-    uint x = (uint)i * 2654435761u;
-    x ^= x >> 16;
-    return x % nsub == sub;
+    return subround_hash(i) % nsub == sub;
 }
 
 /* ---------------------------------------------------------------- per-vertex helpers */
@@ -484,45 +489,12 @@ __kernel void update_communities(__global const index_t *vset, int set_begin, in
 }
 
 /* ------------------------------------------------------- computeMove, one kernel per bucket */
-% for b, (lo, hi, T, L) in enumerate(move_buckets):
-<% VPG = wg // T %>
-<% where = ("local memory (%d slots per vertex)" % L) if L else \
-       "global memory (g_cap slots per work-group, vertices interleaved over work-groups)" %>
-<% top = hi if hi is not None else "inf" %>
-/* computeMove (Algorithm 2) for bucket ${b + 1}: degrees [${lo}, ${top}], ${T} work-items per
-   vertex (${VPG} vertices per work-group), hash table in ${where}. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end,
-                        __global const offset_t *vertices, __global const index_t *edges,
-                        __global const weight_t *weights, __global const index_t *C,
-                        __global const weight_t *k, __global const int *kq,
-                        __global const int *ac, double ac_unit,
-                        __global const index_t *csize, __global index_t *newComm,
-                        double m2, double resolution,
-                        __global int *g_keys, __global weight_t *g_vals, int g_cap,
-                        uint nsub, uint sub, int singleton_rule, int updown)
-{
-    const int lid = get_local_id(0);
-    const int lane = lid % ${T}, slot = lid / ${T};
-% if L:
-    __local int l_keys${b}[${VPG * L}];
-    __local weight_t l_vals${b}[${VPG * L}];
-    volatile __local int *hashComm = l_keys${b} + slot * ${L};
-    volatile __local weight_t *hashWeight = l_vals${b} + slot * ${L};
-<% sp = "__local" %>
-% else:
-    volatile __global int *hashComm = g_keys + (size_t)get_group_id(0) * (size_t)g_cap;
-    volatile __global weight_t *hashWeight = g_vals + (size_t)get_group_id(0) * (size_t)g_cap;
-<% sp = "__global" %>
-% endif
-    __local double red_score${b}[WG];
-    __local int red_comm${b}[WG];
-    for (int base = set_begin + (int)get_group_id(0) * ${VPG}; base < set_end;
-         base += (int)get_num_groups(0) * ${VPG}) {
-        const int idx = base + slot;
-        const index_t vi = idx < set_end ? vset[idx] : 0;
-        const int active = idx < set_end && in_subround(vi, nsub, sub);
-        const index_t i = active ? vi : 0;
+<%def name="compute_move_vertex(T, sp, red_score, red_comm)">\
+<%doc> computeMove (Algorithm 2) of vertex i by the ${T} work-items of its slot (lane = index
+  among them), with hashComm/hashWeight its table in ${sp} memory: lines 2-13 (hashing), 14
+  (argmax of Eq. 2, parallel reduction in the local arrays red_score/red_comm) and 15-18
+  (newComm[i]). Used by the per-bucket kernels compute_move_b* and by the one-group level
+  kernel; every work-item of the work-group must reach it (active = 0: no vertex). </%doc>\
         const offset_t start = active ? vertices[i] : 0;
         const offset_t end = active ? vertices[i + 1] : 0;
         const int size = table_size((int)(end - start));
@@ -562,24 +534,40 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
                                       : 0.0;
             if (cand && better(score, c, best, bestc)) { best = score; bestc = c; }
         }
-        red_score${b}[lid] = best;
-        red_comm${b}[lid] = bestc;
+        ${red_score}[lid] = best;
+        ${red_comm}[lid] = bestc;
         barrier(CLK_LOCAL_MEM_FENCE);
         /* line 14: parallel reduction over the ${T} work-items of the vertex */
-% for s in [1 << p for p in range(T.bit_length() - 2, -1, -1)]:
+% if isinstance(T, int):
+%   for s in [1 << p for p in range(T.bit_length() - 2, -1, -1)]:
         {
-            const int up = lane < ${s};
-            const double os = up ? red_score${b}[lid + ${s}] : 0.0;
-            const int oc = up ? red_comm${b}[lid + ${s}] : EMPTY;
-            const int take = better(os, oc, red_score${b}[lid], red_comm${b}[lid]);
+            const int s = ${s};
+            const int up = lane < s;
+            const double os = up ? ${red_score}[lid + s] : 0.0;
+            const int oc = up ? ${red_comm}[lid + s] : EMPTY;
+            const int take = better(os, oc, ${red_score}[lid], ${red_comm}[lid]);
             barrier(CLK_LOCAL_MEM_FENCE);
             if (take) {
-                red_score${b}[lid] = os;
-                red_comm${b}[lid] = oc;
+                ${red_score}[lid] = os;
+                ${red_comm}[lid] = oc;
             }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-% endfor
+%   endfor
+% else:
+        for (int s = ${T} / 2; s > 0; s >>= 1) {
+            const int up = lane < s;
+            const double os = up ? ${red_score}[lid + s] : 0.0;
+            const int oc = up ? ${red_comm}[lid + s] : EMPTY;
+            const int take = better(os, oc, ${red_score}[lid], ${red_comm}[lid]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (take) {
+                ${red_score}[lid] = os;
+                ${red_comm}[lid] = oc;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+% endif
         /* (every work-item looks up e_{i->C(i)}: no loop inside a divergent branch before a
            barrier, which PoCL's work-item loops mishandle) */
         const double e_own = (double)hash_get${sp}(hashComm, hashWeight, size, ci);
@@ -587,10 +575,10 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
             /* lines 15-18: move only for a positive gain of Eq. (2), i.e. if the best score
                beats staying: 2m e_{i->C(i)\{i}} - resolution k_i a_{C(i)\{i}} */
             index_t target = ci;
-            int bc = red_comm${b}[lid];
+            int bc = ${red_comm}[lid];
             if (bc != EMPTY) {
                 double own = m2 * e_own - resolution * ki * ((double)ac[ci] * ac_unit - kiq);
-                if (red_score${b}[lid] > own) {
+                if (${red_score}[lid] > own) {
                     /* singleton rule (Section 4, after Lu et al.): a vertex alone in its
                        community joins another singleton only if C[j] < C[i] (the host turns
                        it off with sub-rounds, where few neighbours move at once, and with
@@ -606,9 +594,305 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
             newComm[i] = target;
         }
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-    }
+</%def>
+
+% for b, (lo, hi, T, L) in enumerate(move_buckets):
+<% VPG = wg // T %>
+<% where = ("local memory (%d slots per vertex)" % L) if L else \
+       "global memory (g_cap slots per work-group, vertices interleaved over work-groups)" %>
+<% top = hi if hi is not None else "inf" %>
+/* computeMove (Algorithm 2) for bucket ${b + 1}: degrees [${lo}, ${top}], ${T} work-items per
+   vertex (${VPG} vertices per work-group), hash table in ${where}. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end,
+                        __global const offset_t *vertices, __global const index_t *edges,
+                        __global const weight_t *weights, __global const index_t *C,
+                        __global const weight_t *k, __global const int *kq,
+                        __global const int *ac, double ac_unit,
+                        __global const index_t *csize, __global index_t *newComm,
+                        double m2, double resolution,
+                        __global int *g_keys, __global weight_t *g_vals, int g_cap,
+                        uint nsub, uint sub, int singleton_rule, int updown)
+{
+    const int lid = get_local_id(0);
+    const int lane = lid % ${T}, slot = lid / ${T};
+% if L:
+    __local int l_keys${b}[${VPG * L}];
+    __local weight_t l_vals${b}[${VPG * L}];
+    volatile __local int *hashComm = l_keys${b} + slot * ${L};
+    volatile __local weight_t *hashWeight = l_vals${b} + slot * ${L};
+<% sp = "__local" %>
+% else:
+    volatile __global int *hashComm = g_keys + (size_t)get_group_id(0) * (size_t)g_cap;
+    volatile __global weight_t *hashWeight = g_vals + (size_t)get_group_id(0) * (size_t)g_cap;
+<% sp = "__global" %>
+% endif
+    __local double red_score${b}[WG];
+    __local int red_comm${b}[WG];
+    for (int base = set_begin + (int)get_group_id(0) * ${VPG}; base < set_end;
+         base += (int)get_num_groups(0) * ${VPG}) {
+        const int idx = base + slot;
+        const index_t vi = idx < set_end ? vset[idx] : 0;
+        const int active = idx < set_end && in_subround(vi, nsub, sub);
+        const index_t i = active ? vi : 0;
+${compute_move_vertex(T, sp, "red_score%d" % b, "red_comm%d" % b)}    }
 }
 % endfor
+
+/* ------------------------------------------------- small graphs: a whole level in one work-group
+   The modularity optimization phase of one level (Algorithm 1: every iteration, every degree
+   bucket and sub-round, until the stop rule holds) in ONE launch of one work-group, looping with
+   barriers instead of a launch per bucket and a read-back per iteration: on a graph that fits
+   the launches (about 30 per iteration) and round trips cost more than the work. Same moves,
+   same order of buckets and sub-rounds, same stop rule and the same arithmetic as the
+   per-bucket path (DeviceLouvain.run's host loop), so deterministic runs give the same answer
+   on either path. The degree partition (Alg. 1 lines 4-5) is a counting sort in local memory
+   by (bucket, bit-reversed low 5 bits of subround_hash): every sub-round of a power-of-two
+   count up to 32 is then one contiguous range of vset; other counts filter the whole bucket. */
+<% NB = len(move_buckets) %>
+<% LOCAL_NEED = max([(wg // T) * L for (lo, hi, T, L) in move_buckets if L] or [1]) %>
+#define NB ${NB}
+#define NCLS (NB * 32)
+#define SMALL_HEAD ${SMALL_HEAD}
+#define SMALL_TRACE ${SMALL_TRACE}
+
+/* the degree bucket of a vertex of degree d (the bucket_ends bounds; -1: no edges, no move) */
+inline int move_bucket(offset_t d)
+{
+    if (d < 1) return -1;
+% for b, (lo, hi, T, L) in enumerate(move_buckets[:-1]):
+    if (d <= ${hi}) return ${b};
+% endfor
+    return ${NB - 1};
+}
+
+__constant int bucket_threads[NB] = {${", ".join(str(T) for (lo, hi, T, L) in move_buckets)}};
+__constant int bucket_local[NB] = {${", ".join(str(L) for (lo, hi, T, L) in move_buckets)}};
+
+inline uint bitrev(uint x, int bits)
+{
+    uint r = 0;
+    for (int b = 0; b < bits; ++b) { r = (r << 1) | (x & 1u); x >>= 1; }
+    return r;
+}
+
+<%def name="group_modularity(q)">\
+<%doc> Eq. (1) of the partition C by the work-group alone (the sums of modularity_partial and
+  modularity_final, then the host's formula of DeviceLouvain.run, in the same order): every
+  work-item gets q. </%doc>\
+        {
+            acc_t e = 0;
+            long sq = 0;
+            for (offset_t x = lid; x < nnz; x += WG)
+                if (C[src[x]] == C[edges[x]]) e += (acc_t)weights[x];
+            for (index_t c = lid; c < n; c += WG)
+                sq += (long)ac[c] * (long)ac[c];
+            red_e[lid] = e;
+            red_q[lid] = sq;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int s = WG / 2; s > 0; s >>= 1) {
+                if (lid < s) {
+                    red_e[lid] += red_e[lid + s];
+                    red_q[lid] += red_q[lid + s];
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            const double sqd = (double)red_q[0] * ac_unit * ac_unit;
+            ${q} = (double)red_e[0] / m2 - resolution * sqd / (m2 * m2);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+</%def>
+
+/* One level's modularity optimization in one work-group. Starts every vertex alone (the
+   init_communities of the level), stops by the host's rule: relative = 1: two iterations in a
+   row each gaining at most max(thr x the first gain, floor_q x |Q|) (paper_moves: a gain <= 0
+   at once); relative = 0: a gain <= thr. An iteration losing modularity is undone (C_prev,
+   a_c recounted) and the sub-rounds doubled, up to max_subrounds. q_in: the partition's
+   modularity when the host knows it (have_q), else computed here. out (doubles): [0] final
+   Q, [1] starting Q, [2] iterations, [3] sub-round doublings, [4] 1 if it_bound iterations ran
+   out, [5] the final sub-round count, [6] trace length, [7] flags[FLAG_ASYM] (the level is
+   skipped when set: the input is not symmetric), then SMALL_TRACE modularities (the start
+   and after every iteration) and SMALL_TRACE counts of vertices moved per iteration. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void optimize_level_one_group(index_t n, offset_t nnz, __global const offset_t *vertices,
+                              __global const index_t *edges, __global const weight_t *weights,
+                              __global const index_t *src, __global const weight_t *k,
+                              __global const int *kq, double ac_unit, double m2,
+                              double resolution, __global index_t *C, __global index_t *C_prev,
+                              __global index_t *newComm, __global int *ac,
+                              __global index_t *csize, __global index_t *vset,
+                              __global int *g_keys, __global weight_t *g_vals, int g_cap,
+                              uint nsub, uint max_subrounds, int paper_moves, int relative,
+                              double thr, double floor_q, double q_in, int have_q, int it_bound,
+                              __global const int *flags, __global double *out)
+{
+    const int lid = get_local_id(0);
+    __local int l_keys[${LOCAL_NEED}];
+    __local weight_t l_vals[${LOCAL_NEED}];
+    __local double red_score[WG];
+    __local int red_comm[WG];
+    __local acc_t red_e[WG];
+    __local long red_q[WG];
+    __local int cls_start[NCLS + 1];
+    __local int cls_cur[NCLS];
+    __local int moved_l;
+    if (flags[${FLAG_ASYM}]) {
+        if (lid == 0) out[7] = 1.0;
+        return;
+    }
+    /* init_communities, and the counting sort of the vertices by (bucket, sub-round class) */
+    for (int x = lid; x < NCLS; x += WG) cls_cur[x] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (index_t i = lid; i < n; i += WG) {
+        C[i] = i;
+        ac[i] = kq[i];
+        csize[i] = 1;
+        const int b = move_bucket(vertices[i + 1] - vertices[i]);
+        if (b >= 0) atomic_inc(&cls_cur[b * 32 + (int)bitrev(subround_hash(i) & 31u, 5)]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (lid == 0) {
+        int acc = 0;
+        for (int x = 0; x < NCLS; ++x) {
+            cls_start[x] = acc;
+            acc += cls_cur[x];
+            cls_cur[x] = cls_start[x];
+        }
+        cls_start[NCLS] = acc;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (index_t i = lid; i < n; i += WG) {
+        const int b = move_bucket(vertices[i + 1] - vertices[i]);
+        if (b >= 0)
+            vset[atomic_inc(&cls_cur[b * 32 + (int)bitrev(subround_hash(i) & 31u, 5)])] = i;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+
+    double q_old = q_in;
+    for (int pass = have_q; pass < 1; ++pass) {     /* (a loop: no barrier inside a branch) */
+${group_modularity("q_old")}
+    }
+    if (lid == 0) out[SMALL_HEAD] = q_old;
+    const double q_start = q_old;
+    int iters = 0, low = 0, doublings = 0, status = 0, ntrace = 1, have_first = 0;
+    double first_gain = 0.0;
+    for (;;) {
+        if (iters >= it_bound) { status = 1; break; }
+        ++iters;
+        const int updown = paper_moves ? 0 : 2 - iters % 2;     /* down, up, down, ... */
+        const int singleton_rule = nsub == 1u && paper_moves;
+        /* sub-round classes: power-of-two counts up to 32 take a contiguous range */
+        int kb = -1;
+        if (nsub <= 32u && (nsub & (nsub - 1u)) == 0u) kb = 31 - clz(nsub);
+        for (index_t i = lid; i < n; i += WG) C_prev[i] = C[i];
+        if (lid == 0) moved_l = 0;
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        for (int b = 0; b < NB; ++b) {
+            /* bucket b + 1 (bucket_hi), T work-items per vertex, table of L slots per vertex in
+               local memory (L = 0: in global memory, g_cap slots) */
+            const int T = bucket_threads[b], L = bucket_local[b], VPG = WG / T;
+            const int lane = lid % T, slot = lid / T;
+            for (uint sub = 0; sub < nsub; ++sub) {
+                int c0 = b * 32, c1 = b * 32 + 32;
+                if (kb >= 0) {
+                    c0 += (int)bitrev(sub, kb) << (5 - kb);
+                    c1 = c0 + (1 << (5 - kb));
+                }
+                const int p0 = cls_start[c0], p1 = cls_start[c1];
+                /* (two loops, one of them empty, rather than a barrier inside a branch: PoCL
+                   duplicates the code after such a branch) */
+                {
+                    volatile __local int *hashComm = l_keys + slot * L;
+                    volatile __local weight_t *hashWeight = l_vals + slot * L;
+                    for (int base = p0; base < (L ? p1 : p0); base += VPG) {
+                        const int idx = base + slot;
+                        const index_t vi = idx < p1 ? vset[idx] : 0;
+                        const int active = idx < p1 && in_subround(vi, nsub, sub);
+                        const index_t i = active ? vi : 0;
+${compute_move_vertex("T", "__local", "red_score", "red_comm")}
+                    }
+                }
+                {
+                    volatile __global int *hashComm = g_keys;
+                    volatile __global weight_t *hashWeight = g_vals;
+                    for (int base = p0; base < (L ? p0 : p1); base += VPG) {
+                        const int idx = base + slot;
+                        const index_t vi = idx < p1 ? vset[idx] : 0;
+                        const int active = idx < p1 && in_subround(vi, nsub, sub);
+                        const index_t i = active ? vi : 0;
+${compute_move_vertex("T", "__global", "red_score", "red_comm")}
+                    }
+                }
+                /* Alg. 1 lines 8-11 (update_communities) */
+                int moved = 0;
+                for (int idx = p0 + lid; idx < p1; idx += WG) {
+                    const index_t i = vset[idx];
+                    if (!in_subround(i, nsub, sub)) continue;
+                    const index_t o = C[i], c = newComm[i];
+                    if (o != c) {
+                        C[i] = c;
+                        atomic_sub(&ac[o], kq[i]);
+                        atomic_add(&ac[c], kq[i]);
+                        atomic_dec(&csize[o]);
+                        atomic_inc(&csize[c]);
+                        ++moved;
+                    }
+                }
+                atomic_add(&moved_l, moved);
+                barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+            }
+        }
+        double q_new;
+${group_modularity("q_new")}
+        if (lid == 0 && ntrace < SMALL_TRACE) {
+            out[SMALL_HEAD + ntrace] = q_new;
+            out[SMALL_HEAD + SMALL_TRACE + ntrace - 1] = (double)moved_l;
+        }
+        ++ntrace;
+        /* the parallel moves lost modularity: the previous partition back, a_c recounted
+           (accumulate_communities), twice the sub-rounds (empty loops otherwise: no barrier
+           inside a branch) */
+        const int lost = q_new < q_old;
+        const index_t n_lost = lost ? n : 0;
+        for (index_t i = lid; i < n_lost; i += WG) {
+            C[i] = C_prev[i];
+            ac[i] = 0;
+            csize[i] = 0;
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        for (index_t i = lid; i < n_lost; i += WG) {
+            atomic_add(&ac[C[i]], kq[i]);
+            atomic_inc(&csize[C[i]]);
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        if (lost) {
+            if (nsub >= max_subrounds) break;
+            nsub = min(2u * nsub, max_subrounds);
+            ++doublings;
+            continue;
+        }
+        const double gain = q_new - q_old;
+        q_old = q_new;
+        if (!relative) {
+            if (gain <= thr) break;
+            continue;
+        }
+        if (!have_first) { first_gain = gain; have_first = 1; }
+        if (gain <= 0.0 && paper_moves) break;
+        low = gain <= fmax(thr * first_gain, floor_q * fabs(q_new)) ? low + 1 : 0;
+        if (low >= 2) break;
+    }
+    if (lid == 0) {
+        out[0] = q_old;
+        out[1] = q_start;
+        out[2] = (double)iters;
+        out[3] = (double)doublings;
+        out[4] = (double)status;
+        out[5] = (double)nsub;
+        out[6] = (double)min(ntrace, SMALL_TRACE);
+        out[7] = 0.0;
+    }
+}
 
 /* ---------------------------------------------------------------- aggregation (Algorithm 3) */
 
@@ -625,6 +909,156 @@ void compute_move_b${b}(__global const index_t *vset, int set_begin, int set_end
         }
 % endfor
 </%def>
+
+/* Algorithm 3 for a small level in ONE work-group (after optimize_level_one_group, whose out[]
+   it reads: the level's gain decides whether the method goes on, as DeviceLouvain.run's host
+   does). Lines 2-6 (comSize, comDegree by atomics), 7-16 (the prefix sums newID, edgePos,
+   vertexStart, here one work-group scan), the membership mapped (map_membership), then
+   mergeCommunity for all communities at once: every community's hash table gets its own
+   region of the scratch tables (2 x edgePos[c] + 16 c: a table of table_size(d) <= 2d + 16
+   slots), so the edges are hashed in one parallel pass (Alg. 2 lines 3-13 keyed by the
+   neighbour's community), the non-empty slots counted per new vertex, prefix-summed into the
+   new CSR offsets, and written there directly (no compaction pass). Writes at out[at..]:
+   n_new, nnz_new, the new graph's largest degree, 1 if the method stops here (the level's
+   gain at most lthr, stop_now, nothing merged, or the optimization did not run). */
+inline int owner_of_slot(__global const offset_t *tpos, index_t n, offset_t x)
+{
+    /* the last community c with tpos[c] <= x (tables are laid out in community order) */
+    index_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        index_t mid = lo + (hi - lo + 1) / 2;
+        if (tpos[mid] <= x) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void aggregate_level_one_group(index_t n, offset_t nnz, __global const offset_t *vertices,
+                               __global const index_t *edges, __global const weight_t *weights,
+                               __global const index_t *C, __global const int *ac,
+                               double ac_unit, index_t n0, __global index_t *memb,
+                               __global index_t *comSize, __global offset_t *comDegree,
+                               __global index_t *newID, __global offset_t *tpos,
+                               __global offset_t *cursor, __global int *g_keys,
+                               __global weight_t *g_vals,
+                               __global offset_t *new_vertices, __global index_t *new_edges,
+                               __global weight_t *new_weights, __global index_t *new_src,
+                               __global weight_t *k_new, __global int *kq_new,
+                               double lthr_abs, double lthr_rel, int stop_now,
+                               __global double *out, int at)
+{
+    const int lid = get_local_id(0);
+    __local int s0[WG], s1[WG];
+    __local int carry[3];
+    __local int maxdeg_l;
+    const int skip = out[7] != 0.0;             /* the optimization did not run */
+    const index_t nn = skip ? 0 : n;
+    /* lines 2-6 */
+    for (index_t c = lid; c < nn; c += WG) { comSize[c] = 0; comDegree[c] = 0; }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (index_t i = lid; i < nn; i += WG) {
+        atomic_inc(&comSize[C[i]]);
+        atomic_add(&comDegree[C[i]], (offset_t)(vertices[i + 1] - vertices[i]));
+    }
+    if (lid == 0) { carry[0] = 0; carry[1] = 0; carry[2] = 0; maxdeg_l = 0; }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    /* lines 7-16: newID = exclusive scan of (comSize > 0), tpos = exclusive scan of
+       2 comDegree + 16 (the table regions; edgePos is (tpos - 16 c) / 2) */
+    for (index_t base = 0; base < nn; base += WG) {
+        const index_t c = base + lid;
+        const int a = c < nn && comSize[c] > 0;
+        const int t = c < nn ? 2 * (int)comDegree[c] + 16 : 0;
+        s0[lid] = a;
+        s1[lid] = t;
+        barrier(CLK_LOCAL_MEM_FENCE);
+${inclusive_scan("s0", "lid", wg)}
+${inclusive_scan("s1", "lid", wg)}
+        if (c < nn) {
+            newID[c] = carry[0] + s0[lid] - a;
+            tpos[c] = carry[1] + s1[lid] - t;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        if (lid == 0) { carry[0] += s0[WG - 1]; carry[1] += s1[WG - 1]; }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const index_t n_new = carry[0];
+    const offset_t tspace = carry[1];
+    /* map_membership */
+    for (index_t v = lid; v < (skip ? 0 : n0); v += WG)
+        memb[v] = newID[C[memb[v]]];
+    /* does the method go on? (DeviceLouvain.run: the level's gain against lthr) */
+    const double gain = out[0] - out[1];
+    const double lthr = lthr_rel > 0.0 ? lthr_rel * fabs(out[0]) : lthr_abs;
+    const int stop = skip || stop_now || gain <= lthr || n_new == n;
+    const offset_t ts = stop ? 0 : tspace;
+    const index_t ns = stop ? 0 : n;
+    /* mergeCommunity, all communities at once: clear the tables, hash every edge */
+    for (offset_t x = lid; x < ts; x += WG) { g_keys[x] = EMPTY; g_vals[x] = (weight_t)0; }
+    for (index_t c = lid; c < ns; c += WG) cursor[c] = 0;
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (index_t i = lid; i < ns; i += WG) {
+        /* new vertex of each non-empty community: k (= a_c) */
+        if (comSize[i] > 0) {
+            k_new[newID[i]] = (weight_t)((double)ac[i] * ac_unit);
+            kq_new[newID[i]] = ac[i];
+        }
+    }
+    for (offset_t e = lid; e < (stop ? 0 : nnz); e += WG) {
+        /* the row of entry e: the last vertex i with vertices[i] <= e (rows with entries) */
+        index_t lo = 0, hi = n - 1;
+        while (lo < hi) {
+            index_t mid = lo + (hi - lo + 1) / 2;
+            if (vertices[mid] <= e) lo = mid; else hi = mid - 1;
+        }
+        const index_t c = C[lo];
+        const offset_t cd = comDegree[c];
+        const int size = table_size((int)(cd < (offset_t)n ? cd : (offset_t)n));
+        hash_add__global(g_keys + tpos[c], g_vals + tpos[c], size, C[edges[e]], weights[e]);
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    /* the degree of every new vertex: its table's non-empty slots (no zero self-loops) */
+    for (offset_t x = lid; x < ts; x += WG)
+        if (g_keys[x] != EMPTY && g_vals[x] != (weight_t)0)
+            atomic_inc(&cursor[newID[owner_of_slot(tpos, n, x)]]);
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    /* the new CSR offsets: exclusive scan of the degrees; cursor[u] becomes the next write
+       position of new vertex u */
+    for (index_t base = 0; base < (stop ? 0 : n_new); base += WG) {
+        const index_t u = base + lid;
+        const int d = u < n_new ? (int)cursor[u] : 0;
+        s0[lid] = d;
+        atomic_max(&maxdeg_l, d);       /* (unconditional: PoCL, see common.cl.mako) */
+        barrier(CLK_LOCAL_MEM_FENCE);
+${inclusive_scan("s0", "lid", wg)}
+        if (u < n_new) {
+            new_vertices[u] = (offset_t)(carry[2] + s0[lid] - d);
+            cursor[u] = (offset_t)(carry[2] + s0[lid] - d);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        if (lid == 0) carry[2] += s0[WG - 1];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const offset_t nnz_new = carry[2];
+    if (lid == 0 && !stop) new_vertices[n_new] = nnz_new;
+    /* the edges, renamed newID[nc] (Alg. 3 mergeCommunity's emission) */
+    for (offset_t x = lid; x < ts; x += WG) {
+        const int nc = g_keys[x];
+        const weight_t wv = g_vals[x];
+        if (nc != EMPTY && wv != (weight_t)0) {
+            const index_t u = newID[owner_of_slot(tpos, n, x)];
+            const offset_t p = atomic_inc(&cursor[u]);
+            new_edges[p] = newID[nc];
+            new_weights[p] = wv;
+            new_src[p] = u;
+        }
+    }
+    if (lid == 0) {
+        out[at] = (double)n_new;
+        out[at + 1] = (double)nnz_new;
+        out[at + 2] = (double)maxdeg_l;
+        out[at + 3] = (double)stop;
+    }
+}
 
 /* Alg. 3 lines 2-6: comSize and comDegree by atomics (both zero-filled before). */
 __kernel void community_sizes(index_t n, __global const index_t *C,

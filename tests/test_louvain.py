@@ -210,7 +210,8 @@ def test_aggregated_graph_is_the_community_quotient(monkeypatch, det, giants, we
     A = generators.kron(11).astype(np.float64)
     A = (A + sp.diags((np.arange(A.shape[0]) % 7 == 0).astype(float))).tocsr()  # loops
     A.data[:] = weight
-    r = louvain(A, return_levels=True, max_level=2, deterministic=det, threshold=1e-3)
+    r = louvain(A, return_levels=True, max_level=2, deterministic=det, threshold=1e-3,
+                one_group_edges=0)       # (the per-bucket path; test_louvain_one_group.py)
     assert r.counters["weights"] == ("int" if det or weight == 1.0 else "float")
     m0 = r.levels[0]
     k = int(m0.max()) + 1

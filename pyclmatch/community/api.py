@@ -19,7 +19,8 @@ What runs where (Paper III = shared/papers/004, "Community Detection on the GPU"
 * device, at the end (``verify=True``): the answer checked by kernels independent of the
   algorithm's (:mod:`.verify`): labels 0..k-1, Eq. (1) from the level-0 input buffers.
 
-pyclmatch additions, all documented at :func:`louvain`: the up/down move rule and a stop rule
+pyclmatch additions, all documented at :func:`louvain`: small levels optimized in one
+work-group (one launch per level, ``one_group_edges``); the up/down move rule and a stop rule
 relative to each phase's progress (the defaults; ``threshold="paper", moves="paper"`` is the
 paper's method); an iteration that loses modularity is undone; hashed sub-rounds (2 per
 bucket on large levels, 4 at or below ``bin_limit`` vertices); a_c in fixed point; giant
@@ -339,7 +340,8 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
             return_levels: bool = False, verify: bool | str = True, progress: Progress = None,
             work_group_size: int | None = None, move_buckets: Any = None,
             merge_buckets: Any = None, bin_limit: int = BIN_LIMIT,
-            subrounds: int | None = None, moves: str = "up-down") -> LouvainResult:
+            subrounds: int | None = None, moves: str = "up-down",
+            one_group_edges: int | None = None) -> LouvainResult:
     """Louvain community detection on an OpenCL device (Paper III, "Community Detection on
     the GPU", Naim et al.): modularity optimization with per-degree-bucket kernels
     (Algorithms 1-2) and aggregation (Algorithm 3), all on the device.
@@ -463,6 +465,17 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
         of Section 4 (a vertex alone joins another single vertex only if that one's id is
         lower). Both are deterministic; ``threshold="paper", moves="paper"`` is the paper's
         method.
+    one_group_edges : int, optional
+        Levels whose graph has at most this many stored entries (and vertices) run their
+        whole modularity optimization phase (every iteration, bucket and sub-round, the stop
+        rule) in one work-group: one launch and one read-back per level instead of a launch
+        per bucket and sub-round and a read-back per iteration, which dominate on small
+        graphs. Same moves and arithmetic as the per-bucket path (``deterministic=True``
+        gives the same answer on both). ``None``: the device's profile
+        (``community.driver.ONE_GROUP_EDGES`` and ``ONE_GROUP_VERTICES``: 2**18 entries and
+        vertices on CPUs, 2**17 entries and 2**15 vertices on GPUs, or the tuning cache's
+        ``"louvain"`` entry); ``0``: never. ``counters["path"]`` says which ran (``"one-group"``, ``"per-bucket"``
+        or ``"per-bucket+one-group"``), ``counters["one_group_levels"]`` on how many levels.
 
     Returns
     -------
@@ -482,7 +495,8 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
         level), ``vertices``/``edges`` (per level), ``launches``, ``readbacks``, ``moved``
         (vertices moved per iteration), ``trace`` (modularity after each iteration),
         ``weights`` (``"int"``: exact fixed-point sums, or ``"float"``: float32 atomics),
-        ``giant_communities`` (communities merged by all work-groups together),
+        ``giant_communities`` (communities merged by all work-groups together), ``path`` and
+        ``one_group_levels`` (see ``one_group_edges``),
         ``input_repaired`` (the host repaired the matrix after the device's check).
     """
     t_start = time.perf_counter()
@@ -548,7 +562,8 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
                 A.indptr, A.indices, data, sched, _scales(bool(deterministic), A),
                 resolution=res, stop=stop, bin_limit=int(bin_limit), moves=moves,
                 max_level=max_level, return_levels=return_levels, subrounds=subrounds,
-                check_symmetric=not sym_checked, keep_input=mode == "device")
+                check_symmetric=not sym_checked, keep_input=mode == "device",
+                one_group_edges=one_group_edges)
             break
         except InputProblem as problem:     # unsorted rows, explicit zeros, bad weights
             A = _repair(A, problem.bits)
@@ -586,6 +601,9 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
     timings["prepare"] = t_prepared - t_start      # host validation and weight conversion
     timings["total"] = time.perf_counter() - t_start
     counters.update(stats)
+    small = counters.get("one_group_levels", 0)
+    counters["path"] = ("one-group" if small == counters["levels"] else
+                        "per-bucket" if not small else "per-bucket+one-group")
     counters.update(sched.call_counters())
     return LouvainResult(memb, q_checked, q_dev, k, levels, res, bool(deterministic),
                          handle.label, nodes, timings, counters)

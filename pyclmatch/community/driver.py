@@ -8,6 +8,10 @@ The host only reads back a few scalars per iteration (the modularity of Eq. 1) a
 (bucket sizes, the new vertex and edge counts). The input arrives as the user gave it (weights
 in their own dtype): the first read-back returns the device's input checks and weight total,
 from which the host picks the weight scales (see :meth:`DeviceLouvain.run`).
+A level whose graph has at most ``one_group_edges`` entries and vertices (the device profile
+``ONE_GROUP_EDGES``, ``ONE_GROUP_VERTICES``) runs instead in two launches of one work-group each and one read-back:
+``optimize_level_one_group`` (every iteration, bucket and sub-round of Algorithm 1, and the stop
+rule) and ``aggregate_level_one_group`` (Algorithm 3), generated from the same template defs.
 """
 import time
 
@@ -51,6 +55,11 @@ SLOT_M2, SLOT_EIN, SLOT_SQ, SLOT_M2Q = 20, 22, 24, 26
 #: totals of the aggregation's prefix sums: new vertex count, edge bound, vertex count
 FLAG_NEW_N, FLAG_EDGE_BOUND, FLAG_VTOTAL = 28, 29, 30
 NFLAGS = 32
+#: the one-group level kernel's output (doubles): SMALL_HEAD values, then SMALL_TRACE
+#: modularities and SMALL_TRACE move counts (iterations past SMALL_TRACE are not traced)
+SMALL_HEAD, SMALL_TRACE = 8, 256
+ASYMMETRIC = ("the adjacency matrix is not symmetric: louvain needs an undirected graph "
+              "(symmetrize it, e.g. A + A.T, or pass a networkx Graph)")
 #: work-groups of the first stage of the modularity reduction (at most)
 MOD_GROUPS = 1024
 #: input problems found by ``input_stats`` (flags[FLAG_BAD] bits)
@@ -94,6 +103,40 @@ class InputProblem(Exception):
         self.bits = int(bits)
 
 
+#: Levels whose graph has at most ``ONE_GROUP_EDGES`` stored entries and at most
+#: ``ONE_GROUP_VERTICES`` vertices run their modularity optimization phase and aggregation in
+#: one work-group, one launch each and one read-back (``optimize_level_one_group``,
+#: ``aggregate_level_one_group``), per device type; a tuning-cache entry ``"louvain":
+#: {"one_group_edges": ..., "one_group_vertices": ...}`` (:mod:`pyclmatch.engine.tuning`)
+#: overrides them per device.
+#: CPU: 2-core PoCL, whole-call medians, one-group against per-bucket on every level
+#: (``benchmarks/louvain_small.py --sweep``, benchmarks/results/louvain-small-pocl): faster
+#: to 4.3e5 entries on R-MAT (kron-13, 2.0e5 entries: 149 vs 300 ms; kron-14, 4.3e5: 301 vs
+#: 367 ms), even at 1e5-1.3e5 on grids and uniform graphs (grid-192 247 vs 238 ms,
+#: uniform-16384-d4 268 vs 296 ms), slower at 5.2e5 (uniform-65536-d4 1574 vs 1256 ms).
+#: GPU: not measured yet (the same command with ``--device gpu`` measures it), bounds from
+#: counting: the group has one of the H100's 132 multiprocessors and pays about 7 barriers
+#: per slot step of a bucket (512 / T vertices), so ~2**15 vertices cost about one
+#: per-bucket iteration's ~30 launches; its 512 work-items hash ~2**17 entries per
+#: iteration in about the same time.
+ONE_GROUP_EDGES = {"cpu": 1 << 18, "gpu": 1 << 17}
+ONE_GROUP_VERTICES = {"cpu": 1 << 18, "gpu": 1 << 15}
+#: work-items of that work-group per device type (None: the per-bucket kernels' size): more
+#: on GPUs, where the group has a multiprocessor to itself and needs the warps to hide
+#: memory latency (fewer if the compiled kernel allows fewer: ``one_group_kernel``)
+ONE_GROUP_WG = {"cpu": None, "gpu": 512}
+
+
+def one_group_default(handle):
+    """``(entries, vertices)``: the one-group bounds of ``handle``'s device, its tuned values,
+    else the device type's ``ONE_GROUP_EDGES`` and ``ONE_GROUP_VERTICES``."""
+    from ..engine import tuning
+    kind = "cpu" if handle.is_cpu else "gpu"
+    tuned = tuning.tuned_params(handle, "louvain")
+    return (int(tuned.get("one_group_edges", ONE_GROUP_EDGES[kind])),
+            int(tuned.get("one_group_vertices", ONE_GROUP_VERTICES[kind])))
+
+
 #: default work-group sizes: the paper's thread block of 128 on GPUs; CPU devices run
 #: work-items as loop iterations, so a smaller group means less barrier overhead.
 DEFAULT_WG = {"gpu": 128, "cpu": 32}
@@ -120,9 +163,14 @@ class DeviceLouvain:
         if wg < 32 or wg & (wg - 1):
             raise ValueError(f"work_group_size must be a power of two >= 32, not {wg}")
         self.wg = wg
-        self.move = bucket_specs(move_buckets or (CPU_MOVE_BUCKETS if handle.is_cpu
-                                                  else PAPER_MOVE_BUCKETS), wg)
-        self.merge = bucket_specs(merge_buckets or PAPER_MERGE_BUCKETS, wg)
+        self._move_buckets = move_buckets or (CPU_MOVE_BUCKETS if handle.is_cpu
+                                              else PAPER_MOVE_BUCKETS)
+        self.move = bucket_specs(self._move_buckets, wg)
+        # the one-group level kernel's work-group (the whole device works for it alone)
+        self.og_wg = wg if work_group_size else min(
+            ONE_GROUP_WG["cpu" if handle.is_cpu else "gpu"] or wg, handle.max_work_group_size)
+        self._merge_buckets = merge_buckets or PAPER_MERGE_BUCKETS
+        self.merge = bucket_specs(self._merge_buckets, wg)
         self.values = dict(index_t="int", offset_t="int", mode="ct", wg=wg,
                            move_buckets=self.move, merge_buckets=self.merge,
                            row_lanes=1 if handle.is_cpu else 8, giant_batch=GIANT_BATCH)
@@ -159,6 +207,27 @@ class DeviceLouvain:
         knl = self._kernels.get(name)
         if knl is None:
             knl = self._kernels[name] = self.handle.kernel(TEMPLATE, name, **self.values)
+        return knl
+
+    def one_group_kernel(self, name="optimize_level_one_group"):
+        """Kernel ``name`` of the small-level path for work-groups of ``og_wg`` work-items
+        (its own specialization when that differs from the per-bucket kernels' size)."""
+        knl = self._kernels.get(("one group", name))
+        if knl is None:
+            values = dict(self.values, wg=self.og_wg,
+                          move_buckets=bucket_specs(self._move_buckets, self.og_wg),
+                          merge_buckets=bucket_specs(self._merge_buckets, self.og_wg))
+            knl = self.handle.kernel(TEMPLATE, name, **values)
+            if self.og_wg != self.wg and knl.get_work_group_info(
+                    cl.kernel_work_group_info.WORK_GROUP_SIZE,
+                    self.handle.device) < self.og_wg:
+                # (registers or local memory do not allow that many work-items here: both
+                # one-group kernels fall back to the per-bucket kernels' size)
+                self.og_wg = self.wg
+                self._kernels = {k: v for k, v in self._kernels.items()
+                                 if not (isinstance(k, tuple) and k[0] == "one group")}
+                return self.one_group_kernel(name)
+            self._kernels[("one group", name)] = knl
         return knl
 
     def _launch(self, sched, phase, name, global_size, local_size, *args):
@@ -285,7 +354,7 @@ class DeviceLouvain:
             stop=("relative", 2e-2, 1e-2), bin_limit=100_000, max_level=None,
             return_levels=False, max_iterations=None, subrounds=None, max_subrounds=32,
             small_subrounds=4, large_subrounds=LARGE_SUBROUNDS, check_symmetric=True,
-            moves="up-down", keep_input=False):
+            moves="up-down", keep_input=False, one_group_edges=None):
         """Louvain on the CSR graph ``(indptr, indices, data)`` as the user gave it (weights in
         a dtype of ``RAW_TYPES``, self-loops not doubled). The device checks the input
         (:class:`InputProblem` at the first read-back), sums the weights (2m, self-loops
@@ -310,8 +379,12 @@ class DeviceLouvain:
         weight total of the input (self-loops doubled). ``keep_input=True`` keeps the
         level-0 buffers as uploaded and the final membership on the device for the
         verification (:mod:`.verify`): ``self.kept = (InputGraph, membership int32 array)``,
-        which the caller clears."""
+        which the caller clears. ``one_group_edges``: a level whose graph has at most this many
+        stored entries and vertices runs in one work-group (:meth:`_optimize_one_group`);
+        ``None``: the bounds of :func:`one_group_default` for the device."""
         h, q = self.handle, self.handle.queue
+        og_entries, og_vertices = (one_group_default(h) if one_group_edges is None
+                                   else (int(one_group_edges), int(one_group_edges)))
         sort, scan, scan_flag, imax = self._helpers()
         sum_d, sum_l = self._sums()
         n = int(indptr.size - 1)
@@ -433,6 +506,21 @@ class DeviceLouvain:
             sched.read("modularity", host_flags, flags.data)
             return host_modularity()
 
+        def level0_checks(m2f):
+            """The level-0 checks read with the first bucket sizes (or before the first
+            one-group level): symmetry, and the rounded fixed-point total, which is
+            the 2m of Eq. (1) and (2) when the scaled total is not exact."""
+            if level == 0 and check_symmetric and host_flags[FLAG_ASYM]:
+                raise InputError(ASYMMETRIC)
+            if level == 0 and not exact:
+                m2q = i64(SLOT_M2Q)
+                if m2q > FIXED_POINT_TOTAL:      # cannot happen, but never overflow
+                    raise InputError("the total weight does not fit the fixed-point range")
+                if m2q == 0:
+                    raise InputError("every edge weight rounds to 0 in fixed point")
+                m2f = float(m2q)
+            return m2f
+
         while True:
             sched.tick("louvain levels", 64 + n0)
             t_level = time.perf_counter()
@@ -449,109 +537,125 @@ class DeviceLouvain:
             newComm = self._empty(n, np.int32)
             ac = self._empty(n, np.int32)
             csize = self._empty(n, np.int32)
-            self._launch(sched, "init", "init_communities", self._vgrid(n), gw,
-                         np.int32(n), C.data, kq.data, ac.data, csize.data)
-            # Alg. 1 lines 4-5: partition by degree once per level (degrees do not change)
-            with sched.step("partition"):
-                ids = self._empty(n, np.int32)
-                keys = self._empty(n, np.int32)
-                self._launch(sched, "partition", "degree_keys", self._vgrid(n), gw, np.int32(n),
-                             vertices.data, ids.data, keys.data, np.int32(KEY_MAX))
-                kb = max(1, min(16, int(min(maxdeg, KEY_MAX)).bit_length()))
-                kb += kb % 2
-                (vset, skeys), _ = sort(ids, keys, key_bits=kb, queue=q)
-                self._launch(sched, "partition", "bucket_ends", len(mb), None,
-                             np.int32(n), skeys.data, move_bounds.data,
-                             np.int32(len(mb)), flags.data)
-                if q_level is None:         # level 0: Eq. (1) of the singletons, same read
-                    enqueue_modularity(C, ac)
-                sched.read("partition", host_flags, flags.data)
-                ends = host_flags[:len(mb)].copy()
-                if level == 0 and check_symmetric and host_flags[FLAG_ASYM]:
-                    raise InputError("the adjacency matrix is not symmetric: louvain needs "
-                                     "an undirected graph (symmetrize it, e.g. A + A.T, or "
-                                     "pass a networkx Graph)")
-                if level == 0 and not exact:
-                    m2q = i64(SLOT_M2Q)
-                    if m2q > FIXED_POINT_TOTAL:      # cannot happen, but never overflow
-                        raise InputError("the total weight does not fit the fixed-point range")
-                    if m2q == 0:
-                        raise InputError("every edge weight rounds to 0 in fixed point")
-                    m2f = float(m2q)
-                del ids, keys, skeys
-            q_old = host_modularity() if q_level is None else q_level
-            q_start = q_old
-            iters = 0
-            trace = [q_old]
-            stats["trace"].append(trace)
-            moved = []          # vertices moved per iteration
-            stats.setdefault("moved", []).append(moved)
-            t_opt = time.perf_counter()
-            while True:
-                sched.tick(f"level {level} iterations", it_bound)
-                iters += 1
-                updown = 2 - iters % 2 if moves == "up-down" else 0   # down, up, down, ...
-                singleton = int(nsub == 1 and moves == "paper")
-                cl.enqueue_copy(q, C_prev.data, C.data)
-                for b, sub in ((b, sub) for b in range(len(self.move))
-                               for sub in range(nsub)):
-                    lo, hi, T, L = self.move[b]
-                    parts = move_parts[b]
-                    b0, b1 = int(ends[parts[0][0]]), int(ends[parts[-1][1]])
-                    if b1 <= b0:
-                        continue
-                    # every part of a bucket reads the same C: one update after all of them
-                    for i0, i1, top in parts:
-                        p0, p1 = int(ends[i0]), int(ends[i1])
-                        if p1 <= p0:
+            one_group = nnz <= og_entries and n <= og_vertices
+            if one_group:           # the whole phase in one work-group, one launch and read
+                if level == 0 and not exact:     # the fixed-point total is needed first
+                    sched.read("partition", host_flags, flags.data)
+                    m2f = level0_checks(m2f)
+                t_opt = time.perf_counter()
+                # Algorithm 3 in the same read-back: the new graph, sized by the old one
+                new = dict(vertices=self._empty(n + 1, np.int32),
+                           edges=self._empty(nnz, np.int32), w=self._empty(nnz, self.wdt),
+                           src=self._empty(nnz, np.int32), k=self._empty(n, self.wdt),
+                           kq=self._empty(n, np.int32))
+                stop_now = max_level is not None and level + 1 >= max_level
+                q_old, iters, doubled, trace, moved, agg = self._optimize_one_group(
+                    sched, level, n, nnz, vertices, edges, w, src, k, kq, ac_unit, m2f, res,
+                    C, C_prev, newComm, ac, csize, maxdeg, nsub, max_subrounds, moves,
+                    relative, thr, floor, q_level, it_bound, flags,
+                    (n0, memb, new, stop_now))
+                vset = None
+                q_start = trace[0]
+                if doubled:
+                    stats["subround_doublings"] = stats.get("subround_doublings", 0) + doubled
+                stats["trace"].append(trace)
+                stats.setdefault("moved", []).append(moved)
+                stats["one_group_levels"] = stats.get("one_group_levels", 0) + 1
+            else:
+                self._launch(sched, "init", "init_communities", self._vgrid(n), gw,
+                             np.int32(n), C.data, kq.data, ac.data, csize.data)
+                # Alg. 1 lines 4-5: partition by degree once per level (degrees do not change)
+                with sched.step("partition"):
+                    ids = self._empty(n, np.int32)
+                    keys = self._empty(n, np.int32)
+                    self._launch(sched, "partition", "degree_keys", self._vgrid(n), gw, np.int32(n),
+                                 vertices.data, ids.data, keys.data, np.int32(KEY_MAX))
+                    kb = max(1, min(16, int(min(maxdeg, KEY_MAX)).bit_length()))
+                    kb += kb % 2
+                    (vset, skeys), _ = sort(ids, keys, key_bits=kb, queue=q)
+                    self._launch(sched, "partition", "bucket_ends", len(mb), None,
+                                 np.int32(n), skeys.data, move_bounds.data,
+                                 np.int32(len(mb)), flags.data)
+                    if q_level is None:         # level 0: Eq. (1) of the singletons, same read
+                        enqueue_modularity(C, ac)
+                    sched.read("partition", host_flags, flags.data)
+                    ends = host_flags[:len(mb)].copy()
+                    if level == 0:
+                        m2f = level0_checks(m2f)
+                    del ids, keys, skeys
+                q_old = host_modularity() if q_level is None else q_level
+                q_start = q_old
+                iters = 0
+                trace = [q_old]
+                stats["trace"].append(trace)
+                moved = []          # vertices moved per iteration
+                stats.setdefault("moved", []).append(moved)
+                t_opt = time.perf_counter()
+                while True:
+                    sched.tick(f"level {level} iterations", it_bound)
+                    iters += 1
+                    updown = 2 - iters % 2 if moves == "up-down" else 0   # down, up, down, ...
+                    singleton = int(nsub == 1 and moves == "paper")
+                    cl.enqueue_copy(q, C_prev.data, C.data)
+                    for b, sub in ((b, sub) for b in range(len(self.move))
+                                   for sub in range(nsub)):
+                        lo, hi, T, L = self.move[b]
+                        parts = move_parts[b]
+                        b0, b1 = int(ends[parts[0][0]]), int(ends[parts[-1][1]])
+                        if b1 <= b0:
                             continue
-                        if L:
-                            groups = self._local_groups(p1 - p0, T)
-                            gk, gv, gcap = flags, flags, 0
-                        else:
-                            gcap = table_size(min(top or maxdeg, maxdeg))
-                            groups, (gk, gv) = self._global_tables(gcap, p1 - p0)
-                        self._launch(sched, "move", f"compute_move_b{b}", groups * gw, gw,
-                                     vset.data, np.int32(p0), np.int32(p1), vertices.data,
-                                     edges.data, w.data, C.data, k.data, kq.data, ac.data,
-                                     np.float64(ac_unit), csize.data, newComm.data,
-                                     np.float64(m2f), np.float64(res), gk.data,
-                                     gv.data, np.int32(gcap), np.uint32(nsub),
-                                     np.uint32(sub), np.int32(singleton), np.int32(updown))
-                    self._launch(sched, "update", "update_communities",
-                                 self._vgrid(b1 - b0), gw, vset.data, np.int32(b0),
-                                 np.int32(b1), C.data, newComm.data, kq.data, ac.data,
-                                 csize.data, np.uint32(nsub), np.uint32(sub), flags.data)
-                q_new = modularity(C, ac)
-                trace.append(q_new)
-                mv = int(host_flags[FLAG_MOVES])
-                moved.append((mv - moves_seen) & 0xFFFFFFFF)
-                moves_seen = mv
-                sched.report("louvain", level=level, iteration=iters, modularity=q_new)
-                if q_new < q_old:
-                    # parallel moves lost modularity: keep the previous partition and let
-                    # fewer vertices move at once (twice the sub-rounds), up to max_subrounds
-                    cl.enqueue_copy(q, C.data, C_prev.data)
-                    self._recount(C, kq, ac, csize, n, sched)
-                    if nsub >= max_subrounds:
+                        # every part of a bucket reads the same C: one update after all of them
+                        for i0, i1, top in parts:
+                            p0, p1 = int(ends[i0]), int(ends[i1])
+                            if p1 <= p0:
+                                continue
+                            if L:
+                                groups = self._local_groups(p1 - p0, T)
+                                gk, gv, gcap = flags, flags, 0
+                            else:
+                                gcap = table_size(min(top or maxdeg, maxdeg))
+                                groups, (gk, gv) = self._global_tables(gcap, p1 - p0)
+                            self._launch(sched, "move", f"compute_move_b{b}", groups * gw, gw,
+                                         vset.data, np.int32(p0), np.int32(p1), vertices.data,
+                                         edges.data, w.data, C.data, k.data, kq.data, ac.data,
+                                         np.float64(ac_unit), csize.data, newComm.data,
+                                         np.float64(m2f), np.float64(res), gk.data,
+                                         gv.data, np.int32(gcap), np.uint32(nsub),
+                                         np.uint32(sub), np.int32(singleton), np.int32(updown))
+                        self._launch(sched, "update", "update_communities",
+                                     self._vgrid(b1 - b0), gw, vset.data, np.int32(b0),
+                                     np.int32(b1), C.data, newComm.data, kq.data, ac.data,
+                                     csize.data, np.uint32(nsub), np.uint32(sub), flags.data)
+                    q_new = modularity(C, ac)
+                    trace.append(q_new)
+                    mv = int(host_flags[FLAG_MOVES])
+                    moved.append((mv - moves_seen) & 0xFFFFFFFF)
+                    moves_seen = mv
+                    sched.report("louvain", level=level, iteration=iters, modularity=q_new)
+                    if q_new < q_old:
+                        # parallel moves lost modularity: keep the previous partition and let
+                        # fewer vertices move at once (twice the sub-rounds), up to max_subrounds
+                        cl.enqueue_copy(q, C.data, C_prev.data)
+                        self._recount(C, kq, ac, csize, n, sched)
+                        if nsub >= max_subrounds:
+                            break
+                        nsub = min(2 * nsub, max_subrounds)
+                        stats["subround_doublings"] = stats.get("subround_doublings", 0) + 1
+                        continue
+                    gain = q_new - q_old
+                    q_old = q_new
+                    if not relative:
+                        if gain <= thr:             # the paper's rule
+                            break
+                        continue
+                    if first_gain is None:
+                        first_gain = gain
+                    if gain <= 0 and moves == "paper":      # (up/down: the other direction may)
                         break
-                    nsub = min(2 * nsub, max_subrounds)
-                    stats["subround_doublings"] = stats.get("subround_doublings", 0) + 1
-                    continue
-                gain = q_new - q_old
-                q_old = q_new
-                if not relative:
-                    if gain <= thr:             # the paper's rule
+                    # two iterations in a row (one up, one down) below the threshold
+                    low = low + 1 if gain <= max(thr * first_gain, floor * abs(q_new)) else 0
+                    if low >= 2:
                         break
-                    continue
-                if first_gain is None:
-                    first_gain = gain
-                if gain <= 0 and moves == "paper":      # (up/down: the other direction may)
-                    break
-                # two iterations in a row (one up, one down) below the threshold
-                low = low + 1 if gain <= max(thr * first_gain, floor * abs(q_new)) else 0
-                if low >= 2:
-                    break
             t_done = time.perf_counter()
             if level == 0:
                 sched.wall["optimize:level0"] += t_done - t_opt
@@ -563,6 +667,27 @@ class DeviceLouvain:
             stats["modularity"].append(q_old)
             q_level = q_old
             del C_prev, newComm, vset
+            if one_group:           # aggregated (or stopped) by aggregate_level_one_group
+                if return_levels:
+                    with sched.step("download"):
+                        levels.append(self.handle.download(memb, np.int64))
+                level += 1
+                stats["levels"] = level
+                n_new, nnz_new, maxdeg_new, stop = agg
+                if not stop:
+                    vertices, edges, w, src = (new["vertices"], new["edges"], new["w"],
+                                               new["src"])
+                    k, kq = new["k"], new["kq"]
+                    if self.debug:
+                        stats.setdefault("graphs", []).append(
+                            (vertices[:n_new + 1].get(), edges[:nnz_new].get(),
+                             w[:nnz_new].get(), k[:n_new].get()))
+                    n, nnz, maxdeg = n_new, nnz_new, maxdeg_new
+                del new, C, ac, csize
+                sched.wall[f"level{level - 1}"] += time.perf_counter() - t_level
+                if stop:
+                    break
+                continue
             # Algorithm 3 lines 2-16: sizes, degrees, new ids, edge and vertex positions
             with sched.step("aggregate"):
                 comSize = csize            # recomputed exactly below
@@ -683,6 +808,62 @@ class DeviceLouvain:
         self.handle.trim_pool()
         stats["modularity_device"] = q_level
         return membership, q_level, levels, stats
+
+    def _optimize_one_group(self, sched, level, n, nnz, vertices, edges, w, src, k, kq,
+                            ac_unit, m2f, res, C, C_prev, newComm, ac, csize, maxdeg, nsub,
+                            max_subrounds, moves, relative, thr, floor, q_level, it_bound,
+                            flags, aggregate):
+        """The modularity optimization phase of one level in one launch of
+        ``optimize_level_one_group`` (one work-group loops over the iterations, buckets and
+        sub-rounds with barriers) and one read-back of its output: ``(Q, iterations,
+        sub-round doublings, trace, moved)`` as the per-bucket loop of :meth:`run` computes
+        them (the same moves, stop rule and arithmetic); ``trace`` is the modularity at the
+        start and after each iteration, ``moved`` the vertices moved per iteration, both cut
+        at SMALL_TRACE. ``aggregate = (n0, memb, new, stop_now)``: Algorithm 3 follows in the
+        same read-back (``aggregate_level_one_group``: the membership mapped, and unless the
+        method stops, the new graph in the arrays of dict ``new``, sized by this level's);
+        its ``(n_new, nnz_new, largest degree, stop)`` is returned last."""
+        vset = self._empty(max(n, 1), np.int32)
+        if maxdeg > (self.move[-2][1] or 0) and not self.move[-1][3]:
+            gcap = table_size(maxdeg)       # the last bucket's table (global memory)
+            gk, gv = self._empty(gcap, np.int32), self._empty(gcap, self.wdt)
+        else:
+            gcap, gk, gv = 0, flags, flags
+        out = self._empty(SMALL_HEAD + 2 * SMALL_TRACE + 4, np.float64)
+        have_q = q_level is not None
+        sched.launch("move", self.one_group_kernel(), self.og_wg, self.og_wg, np.int32(n),
+                     np.int32(nnz), vertices.data, edges.data, w.data, src.data, k.data,
+                     kq.data, np.float64(ac_unit), np.float64(m2f), np.float64(res), C.data,
+                     C_prev.data, newComm.data, ac.data, csize.data, vset.data, gk.data,
+                     gv.data, np.int32(gcap), np.uint32(nsub), np.uint32(max_subrounds),
+                     np.int32(moves == "paper"), np.int32(relative), np.float64(thr),
+                     np.float64(floor), np.float64(q_level if have_q else 0.0),
+                     np.int32(have_q), np.int32(it_bound), flags.data, out.data)
+        n0, memb, new, stop_now = aggregate
+        gsize = 2 * nnz + 16 * n          # the tables of every community (<= 2 d + 16 each)
+        comSize, comDegree, newID, tpos, cursor = (self._empty(n, np.int32) for _ in range(5))
+        tk, tv = self._empty(gsize, np.int32), self._empty(gsize, self.wdt)
+        sched.launch("aggregate", self.one_group_kernel("aggregate_level_one_group"),
+                     self.og_wg, self.og_wg, np.int32(n), np.int32(nnz), vertices.data,
+                     edges.data, w.data, C.data, ac.data, np.float64(ac_unit), np.int32(n0),
+                     memb.data, comSize.data, comDegree.data, newID.data, tpos.data,
+                     cursor.data, tk.data, tv.data, new["vertices"].data, new["edges"].data,
+                     new["w"].data, new["src"].data, new["k"].data, new["kq"].data,
+                     np.float64(0.0 if relative else thr), np.float64(floor if relative else 0.0),
+                     np.int32(stop_now), out.data, np.int32(SMALL_HEAD + 2 * SMALL_TRACE))
+        host = np.empty(SMALL_HEAD + 2 * SMALL_TRACE + 4, np.float64)
+        sched.read("move", host, out.data)
+        if host[7]:
+            raise InputError(ASYMMETRIC)
+        iters = int(host[2])
+        for _ in range(iters + int(host[4])):      # raises past it_bound
+            sched.tick(f"level {level} iterations", it_bound)
+        ntrace = int(host[6])
+        trace = [float(x) for x in host[SMALL_HEAD:SMALL_HEAD + ntrace]]
+        moved = [int(x) for x in host[SMALL_HEAD + SMALL_TRACE:
+                                      SMALL_HEAD + SMALL_TRACE + ntrace - 1]]
+        agg = tuple(int(x) for x in host[SMALL_HEAD + 2 * SMALL_TRACE:])
+        return float(host[0]), iters, int(host[3]), trace, moved, agg
 
     def _recount(self, C, kq, ac, csize, n, sched):
         """Alg. 1 line 11: a_c (and community sizes) from scratch."""
