@@ -17,7 +17,8 @@ from ..engine.graphs import as_bipartite, DeviceBipartite
 from ..engine.intake import check_no_entries
 from ..engine.scheduler import Scheduler
 from ..errors import InputError
-from .certificate import DeviceCertificate, KonigCover, verify_matching
+from .certificate import (OUT_MATCHED_ROWS, DeviceCertificate, KonigCover, check_counts,
+                          verify_matching)
 from .augmenting import (AUGMENTING_VARIANTS, INITS, AugmentingPathMatcher,
                          InitialMatcher, parse_variant)
 
@@ -199,21 +200,35 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         res.timings = {"total": time.perf_counter() - t_call}
         return res
     sched = Scheduler(handle, progress=progress, label=f"maximum_matching[{name}]")
-    m = match_on_device(handle, graph, name, factory, init, params, sched)
-    rmatch, cmatch, cert, stats = m.rmatch, m.cmatch, m.cert, m.stats
-    init_card = m.init_cardinality
+    m = match_on_device(handle, graph, name, factory, init, params, sched, defer=True)
+    rmatch, cmatch, cert = m.rmatch, m.cmatch, m.cert
     on_device = verify is True or verify == "device"
-    if on_device:
-        with sched.step("verify"):
-            card = cert.verify(rmatch, cmatch, sched)
-    with sched.step("download"):
-        rm, cm, cover = cert.download(rmatch, cmatch, sched)
+    if cert.packed():   # small graph: the counters and the results in one read-back
+        pending = [a for a in (m.pending,) if a is not None]
+        if on_device:
+            with sched.step("verify"):
+                pending.append(cert.verify(rmatch, cmatch, sched, defer=True))
+        with sched.step("download"):
+            status, rm, cm, cover = cert.download_packed(rmatch, cmatch, sched, pending)
+        if m.pending is not None:
+            m.finish(status.pop(0))
+        if on_device:
+            with sched.step("verify"):
+                check_counts(status[0])
+                card = int(status[0][OUT_MATCHED_ROWS])
+    else:
+        m.finish()
+        if on_device:
+            with sched.step("verify"):
+                card = cert.verify(rmatch, cmatch, sched)
+        with sched.step("download"):
+            rm, cm, cover = cert.download(rmatch, cmatch, sched)
     if not on_device:
         card = int(np.count_nonzero(cm >= 0))
-    res = MatchingResult(rm, cm, card, init_card, cover, name, init, handle.label,
+    res = MatchingResult(rm, cm, card, m.init_cardinality, cover, name, init, handle.label,
                          choice=choice)
     sched.report("done", final=True, cardinality=res.cardinality)
-    return finish_result(res, graph, verify, sched, t_call, stats)
+    return finish_result(res, graph, verify, sched, t_call, m.stats)
 
 
 def finish_result(res, graph, verify, sched, t_call, stats):
@@ -264,7 +279,10 @@ class DeviceMatching:
     """A maximum matching left on the device by :func:`match_on_device`: the device graph,
     the match arrays, the last alternating BFS from the unmatched columns (``bfs_array``:
     values >= 2 mark the columns it reached, and are their BFS levels), the König cover
-    (flags enqueued in ``cert``), the initial cardinality and the algorithm's counters."""
+    (flags enqueued in ``cert``), the initial cardinality and the algorithm's counters.
+    With ``defer=True`` the one-group path leaves its counters on the device (``pending``):
+    the caller reads them with the results and calls :meth:`finish` with them, which fills
+    ``stats`` and ``init_cardinality`` (or raises the kernel's iteration-limit error)."""
     dg: DeviceBipartite
     rmatch: cla.Array
     cmatch: cla.Array
@@ -272,12 +290,26 @@ class DeviceMatching:
     cert: DeviceCertificate
     init_cardinality: int
     stats: dict
+    pending: Any = None
+    runner: Any = None
+
+    def finish(self, host=None):
+        """Take the deferred one-group counters ``host`` (read back by the caller);
+        nothing to do when none were deferred."""
+        if self.pending is None:
+            return
+        self.stats = dict(self.runner.one_group_stats(host), **self.stats)
+        self.init_cardinality = self.stats.pop("initial_cardinality")
+        self.pending = None
 
 
-def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=False):
+def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=False,
+                    defer=False):
     """Upload ``graph`` and compute a maximum matching and its König cover flags on the device
     (the body of :func:`maximum_matching`, shared with the Dulmage-Mendelsohn decomposition);
-    nothing is verified or downloaded here. ``need_csr`` uploads the row lists too."""
+    nothing is verified or downloaded here. ``need_csr`` uploads the row lists too.
+    ``defer=True`` lets the one-group path leave its counters on the device
+    (:class:`DeviceMatching`'s ``pending``; call ``finish`` with them read back)."""
     alg_params = {k: v for k, v in params.items() if k in factory.params}
     nr, nc = graph.shape
     extra = {"rmatch": nr * 4, "cmatch": nc * 4,
@@ -296,52 +328,61 @@ def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=
                            heavy_degree=params.get("heavy_degree"),
                            heavy_groups=params.get("heavy_groups"))
     runner = factory(handle, dg, name, **alg_params)
+    one_group = name in AUGMENTING_VARIANTS and runner.one_group
     certifier = runner if name in AUGMENTING_VARIANTS else _AugmentingRunner(
         handle, dg, CERTIFICATE_VARIANT,
         **{k: params[k] for k in ("heavy_degree", "heavy_groups", "one_group_edges")
            if k in params})
-    with sched.step("upload"):   # heavy-vertex lists: once per device graph, before any build
-        initm.prepare(init)
-        for r in ([runner] if certifier is runner else [runner, certifier]):
-            if hasattr(r, "prepare"):
-                r.prepare()
-        handle.queue.finish()
+    if not one_group:   # (the one group's loops have no heavy tier: nothing to prepare)
+        with sched.step("upload"):   # heavy-vertex lists: once per device graph, before builds
+            initm.prepare(init)
+            for r in ([runner] if certifier is runner else [runner, certifier]):
+                if hasattr(r, "prepare"):
+                    r.prepare()
+            handle.queue.finish()
     for side in ("cols", "rows"):   # heavy vertices handed to work-groups (0: none or off)
         tier = certifier.tiers.get(side) or initm.tiers.get(side)
         sched.counters[f"heavy_{side}"] = tier.count if tier else 0
     with sched.step("build"):
         runner.build()
         certifier.build()
-        if init != "none" and not (name in AUGMENTING_VARIANTS and runner.one_group):
+        if init != "none" and not one_group:
             initm.kernel("cheap_match")
         _count_kernel(handle, dg.idt)
         cert = DeviceCertificate(handle, dg)
         cert.build()
     q = handle.queue
-    one_group = name in AUGMENTING_VARIANTS and runner.one_group
+    pending = None
     with sched.step("init"):
-        rmatch = cla.empty(q, nr, dg.idt)
-        cmatch = cla.empty(q, nc, dg.idt)
-        sched.fill("init", rmatch.data, -1)
-        sched.fill("init", cmatch.data, -1)
+        rmatch = cla.empty(q, nr, dg.idt, allocator=handle.pool)
+        cmatch = cla.empty(q, nc, dg.idt, allocator=handle.pool)
+        sched.fill("init", rmatch, -1)
+        sched.fill("init", cmatch, -1)
         if not one_group:
             initm.run(init, rmatch, cmatch, sched)
             init_card = int(sched.get("init", _count_matched(handle, cmatch)))
     with sched.step("augment"):
         if one_group:   # the initial matching's rounds run in the same launch
-            bfs_array, stats = runner.run_one_group(rmatch, cmatch, sched, init,
-                                                    params.get("ks_rounds", 32))
-            init_card = stats.pop("initial_cardinality")
+            bfs_array, out = runner.run_one_group(rmatch, cmatch, sched, init,
+                                                  params.get("ks_rounds", 32), defer=True)
+            if defer:   # (finished, not read: the augment step keeps its device time)
+                q.finish()
+                pending, stats, init_card = out, {}, None
+            else:
+                stats = runner.one_group_stats(sched.read("one-group", np.zeros(5, np.int32),
+                                                          out))
+                init_card = stats.pop("initial_cardinality")
         else:
             bfs_array, stats = runner.run(rmatch, cmatch, sched)
-        q.finish()
+            q.finish()
     if bfs_array is None:
         with sched.step("certificate"):
             bfs_array, cstats = certifier.run(rmatch, cmatch, sched)
             stats["cover_phases"] = cstats["phases"]
             q.finish()
     cert.cover(rmatch, cmatch, bfs_array, sched)
-    return DeviceMatching(dg, rmatch, cmatch, bfs_array, cert, init_card, stats)
+    return DeviceMatching(dg, rmatch, cmatch, bfs_array, cert, init_card, stats, pending,
+                          runner)
 
 
 def _fits(handle, n_rows, n_cols, nnz, host, index_bytes):
