@@ -187,10 +187,14 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
     if verify not in (True, False, "device", "host"):
         raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
     shape = params.pop("shape", None)
-    handle = get_device(device)
+    from .host import HOST_FAMILY
+    # (the host family needs no OpenCL device: none is opened for it)
+    handle = None if str(algorithm).lower() == HOST_FAMILY else get_device(device)
     graph = as_bipartite(A, shape=shape, fits=functools.partial(_fits, handle))
     name, factory, params, choice = _resolve(handle, graph, algorithm, init, params)
     nr, nc = graph.shape
+    if getattr(factory, "host", False):
+        return _match_on_host(graph, name, verify, choice, t_call)
     if graph.nnz == 0:   # nothing to launch: every vertex is unmatched, the cover is empty
         check_no_entries(graph.indptr)
         rm, cm = np.full(nr, -1, np.int32), np.full(nc, -1, np.int32)
@@ -200,7 +204,38 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         res.timings = {"total": time.perf_counter() - t_call}
         return res
     sched = Scheduler(handle, progress=progress, label=f"maximum_matching[{name}]")
-    m = match_on_device(handle, graph, name, factory, init, params, sched, defer=True)
+    if choice and choice.get("race"):   # the host's Hopcroft-Karp in a thread beside us
+        from ..engine.intake import check_compressed_host
+        from .host import HostRace
+        with sched.step("upload"):
+            check_compressed_host(graph.indptr, graph.indices, graph.major[1])
+        race = HostRace(graph)
+    else:
+        race = None
+    try:
+        res = _match_with_device(handle, graph, name, factory, init, params, verify, choice,
+                                 sched, t_call, race)
+    except Exception as exc:
+        from .host import HostWon
+        if not isinstance(exc, HostWon):
+            raise
+        if handle.is_cpu:   # (enqueued kernels may read host memory about to be released)
+            handle.queue.finish()
+        choice = dict(choice, race=race.record("host-hk"))
+        counters = sched.call_counters()
+        return _host_result(graph, "host-hk", race.result, verify, choice, t_call,
+                            dict(sched.wall), counters)
+    if race is not None:
+        res.choice = dict(choice, race=race.record(name))
+    return res
+
+
+def _match_with_device(handle, graph, name, factory, init, params, verify, choice, sched,
+                       t_call, race=None):
+    """The device part of :func:`maximum_matching` (a graph with edges); ``race``: see
+    :func:`match_on_device`."""
+    m = match_on_device(handle, graph, name, factory, init, params, sched, defer=True,
+                        race=race)
     rmatch, cmatch, cert = m.rmatch, m.cmatch, m.cert
     on_device = verify is True or verify == "device"
     if cert.packed():   # small graph: the counters and the results in one read-back
@@ -231,6 +266,41 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
     return finish_result(res, graph, verify, sched, t_call, m.stats)
 
 
+def _match_on_host(graph, name, verify, choice, t_call):
+    """The call of a host family (``host-hk``, :mod:`pyclmatch.bipartite.host`): the intake's
+    structure checks on the host (scipy's compiled routines trust the arrays), then
+    :func:`_host_result`."""
+    from ..engine.intake import check_compressed_host
+    from . import host
+    t0 = time.perf_counter()
+    check_compressed_host(graph.indptr, graph.indices, graph.major[1])
+    timings = {"upload": time.perf_counter() - t0}   # (the intake: checks only)
+    return _host_result(graph, name, host.solve(graph), verify, choice, t_call, timings,
+                        {"launches": 0, "readbacks": 0, "copies": 0})
+
+
+def _host_result(graph, name, solved, verify, choice, t_call, timings, counters):
+    """The result of a matching computed on the host (``solved``: the output of
+    :func:`pyclmatch.bipartite.host.solve`), checked by :func:`verify_matching` when
+    ``verify`` asks for any check (the answer is on the host). Same result object as the
+    device families, with ``device == "host"``; ``counters`` holds the device work of a
+    raced call that the host won (none otherwise)."""
+    rm, cm, cover, steps = solved
+    timings = dict(timings)
+    for k, v in steps.items():
+        timings[f"host:{k}" if k in timings else k] = v
+    res = MatchingResult(rm, cm, int(np.count_nonzero(rm >= 0)), 0, cover, name, "none",
+                         "host", choice=choice)
+    if verify:
+        t0 = time.perf_counter()
+        verify_matching(graph, rm, cm, cover)
+        timings["verify"] = timings.get("verify", 0.0) + time.perf_counter() - t0
+    res.verified = bool(verify)
+    res.timings = dict(timings, total=time.perf_counter() - t_call)
+    res.counters = dict(counters, phases=0)
+    return res
+
+
 def finish_result(res, graph, verify, sched, t_call, stats):
     """The common end of a call: the host verification when asked for, ``verified``,
     ``timings`` (``total`` = the whole call since ``t_call``) and ``counters``."""
@@ -244,24 +314,30 @@ def finish_result(res, graph, verify, sched, t_call, stats):
     return res
 
 
-def _resolve(handle, graph, algorithm, init, params):
+def _resolve(handle, graph, algorithm, init, params, device_only=False):
     """The algorithm's name and factory, the parameters (tuned defaults added) and ``auto``'s
     choice record (None for a named algorithm) for a call of :func:`maximum_matching`;
-    raises :class:`InputError` on unknown names."""
+    raises :class:`InputError` on unknown names. ``device_only``: ``auto`` chooses among the
+    device families, and the host family is refused."""
     params = dict(params)
     if init not in INITS:
         raise InputError(f"unknown init {init!r}; choose one of {', '.join(INITS)}")
     from ..engine.tuning import tuned_params   # per-user autotune cache (PYCLMATCH_TUNING=off)
-    tuned = tuned_params(handle, "bipartite")
+    tuned = tuned_params(handle, "bipartite") if handle is not None else {}
     choice = None
     if (algorithm or "auto").lower() == "auto":   # features + device profile (choice.py)
         from .choice import choose
-        choice = choose(handle, graph)
+        choice = choose(handle, graph, device_only=device_only)
         name = choice["algorithm"]
         params.setdefault("one_group_edges", choice["one_group_edges"])
     else:
         name = resolve_algorithm(algorithm, handle, graph)
     factory = _ALGORITHMS[name]
+    if device_only and getattr(factory, "host", False):
+        raise InputError(f"{name!r} runs on the host; this call needs a device family: "
+                         f"'auto' or one of "
+                         + ", ".join(n for n, f in _ALGORITHMS.items()
+                                     if not getattr(f, "host", False)))
     if tuned.get("algorithm") == name:   # tuned values are defaults for what was not passed
         for k, v in tuned.items():
             if k in factory.params and k not in params:
@@ -304,12 +380,16 @@ class DeviceMatching:
 
 
 def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=False,
-                    defer=False):
+                    defer=False, race=None):
     """Upload ``graph`` and compute a maximum matching and its König cover flags on the device
     (the body of :func:`maximum_matching`, shared with the Dulmage-Mendelsohn decomposition);
     nothing is verified or downloaded here. ``need_csr`` uploads the row lists too.
     ``defer=True`` lets the one-group path leave its counters on the device
-    (:class:`DeviceMatching`'s ``pending``; call ``finish`` with them read back)."""
+    (:class:`DeviceMatching`'s ``pending``; call ``finish`` with them read back).
+    ``race`` (a :class:`~pyclmatch.bipartite.host.HostRace`) is checked once the programs are
+    built and then before every read-back: it raises
+    :class:`~pyclmatch.bipartite.host.HostWon` once the host has finished (the builds are
+    never cut short, so a raced call leaves the device family ready for the next)."""
     alg_params = {k: v for k, v in params.items() if k in factory.params}
     nr, nc = graph.shape
     extra = {"rmatch": nr * 4, "cmatch": nc * 4,
@@ -351,6 +431,9 @@ def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=
         _count_kernel(handle, dg.idt)
         cert = DeviceCertificate(handle, dg)
         cert.build()
+    if race is not None:   # from here on the host may win at any read-back
+        sched.race = race
+        race.check()
     q = handle.queue
     pending = None
     with sched.step("init"):

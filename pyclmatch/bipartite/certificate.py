@@ -33,10 +33,24 @@ class KonigCover:
         return int(self.rows.size + self.cols.size)
 
 
+def entries(graph):
+    """``(rows, cols)`` of every stored entry of the
+    :class:`~pyclmatch.engine.graphs.BipartiteGraph` ``graph``, from its compressed arrays as
+    they are (no sort, no copy of the indices)."""
+    n, _ = graph.major
+    owner = np.repeat(np.arange(n, dtype=np.int32), np.diff(graph.indptr))
+    return (owner, graph.indices) if graph.fmt == "csr" else (graph.indices, owner)
+
+
 def verify_matching(graph, row_match, col_match, cover=None):
     """Host-side certificate check: a consistent matching on edges of the graph, and (given a
-    cover) a vertex cover of every edge whose size equals the cardinality."""
+    cover) a vertex cover of every edge whose size equals the cardinality. Vectorized passes
+    over ``graph``'s compressed arrays as they are (unsorted lists and repeated entries
+    allowed), after the intake's structure checks (:class:`~pyclmatch.errors.InputError` on
+    a malformed matrix)."""
+    from ..engine.intake import check_compressed_host
     nr, nc = graph.shape
+    check_compressed_host(graph.indptr, graph.indices, graph.major[1])
     rm, cm = np.asarray(row_match), np.asarray(col_match)
     if rm.shape != (nr,) or cm.shape != (nc,):
         raise VerificationError(f"match arrays have shapes {rm.shape}, {cm.shape}; "
@@ -49,11 +63,12 @@ def verify_matching(graph, row_match, col_match, cover=None):
         raise VerificationError("a match array holds an invalid index")
     if mr.size and not np.array_equal(cm[rm[mr]], mr):
         raise VerificationError("row_match and col_match disagree")
-    if mr.size:
-        present = np.asarray(graph.csr[mr, rm[mr]]).ravel()
-        if not np.all(present == 1):
-            bad = mr[np.flatnonzero(present != 1)[0]]
-            raise VerificationError(f"matched pair (row {bad}, col {rm[bad]}) is not an edge")
+    er, ec = entries(graph)
+    on_edge = np.zeros(nr, bool)
+    on_edge[er[rm[er] == ec]] = True
+    if mr.size and not on_edge[mr].all():
+        bad = mr[np.flatnonzero(~on_edge[mr])[0]]
+        raise VerificationError(f"matched pair (row {bad}, col {rm[bad]}) is not an edge")
     if cover is None:
         return True
     if cover.size != mr.size:
@@ -63,13 +78,13 @@ def verify_matching(graph, row_match, col_match, cover=None):
     in_r[cover.rows] = True
     in_c = np.zeros(nc, bool)
     in_c[cover.cols] = True
-    csr = graph.csr
-    row_of_edge = np.repeat(np.arange(nr), np.diff(csr.indptr))
-    covered = in_r[row_of_edge] | in_c[csr.indices]
+    if int(in_r.sum()) + int(in_c.sum()) != cover.size:
+        raise VerificationError("the König cover lists a vertex twice")
+    covered = in_r[er] | in_c[ec]
     if not covered.all():
         k = np.flatnonzero(~covered)[0]
-        raise VerificationError(f"edge (row {row_of_edge[k]}, col {csr.indices[k]}) is not "
-                                f"covered: the matching is not maximum")
+        raise VerificationError(f"edge (row {er[k]}, col {ec[k]}) is not covered: the "
+                                f"matching is not maximum")
     return True
 
 
