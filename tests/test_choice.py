@@ -57,6 +57,13 @@ def test_each_threshold_has_data_on_both_sides():
         assert min(vals) <= prof[key] < max(vals), key
 
 
+def test_gpu_host_and_race_thresholds_have_data_on_both_sides():
+    rows = [feat["edges"] for dev, _, feat, _ in choice.EVIDENCE if dev == "gpu"]
+    prof = choice.PROFILES["gpu"]
+    for key in ("host_edges", "race_edges"):
+        assert min(rows) <= prof[key] < max(rows), key
+
+
 def _fake_handle(kind):
     return types.SimpleNamespace(type=kind, platform_name="test", name=f"fake {kind}",
                                  device=None, is_cpu=kind == "cpu")

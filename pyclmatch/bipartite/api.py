@@ -142,13 +142,16 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         the edge set: explicit zeros count as edges and duplicates are merged, as in scipy.
     algorithm : str
         ``"auto"`` (chosen from the graph's size and degree dispersion and the device's
-        profile: APFB in one work-group for small graphs, parallel Pothen-Fan for meshes on CPU
-        devices, APFB with GPUBFS-WR otherwise; ``res.choice`` says which rule and why, and
-        :mod:`pyclmatch.bipartite.choice` gives the rule and the benchmarks behind it) or
-        a name from :func:`algorithms`: the eight variants
+        profile: small graphs on the host (``"host-hk"``), on GPUs a race of the host against
+        the device family up to ``race_edges``, APFB in one work-group, parallel Pothen-Fan
+        for meshes on CPU devices, APFB with GPUBFS-WR otherwise; ``res.choice`` says which
+        rule and why, and :mod:`pyclmatch.bipartite.choice` gives the rule and the
+        benchmarks behind it) or a name from :func:`algorithms`: the eight variants
         ``{apfb|apsb}-{gpubfs|gpubfs-wr}-{ct|mt}`` of paper 000 (APFB/APsB drivers, GPUBFS
         (Algorithm 2) or GPUBFS-WR (Algorithm 4) BFS kernels, constant-grid (CT) or
-        one-vertex-per-work-item (MT) thread modes), and the other registered families.
+        one-vertex-per-work-item (MT) thread modes), the other registered device families,
+        and ``"host-hk"`` (scipy's Hopcroft-Karp and a König cover on the host,
+        :mod:`pyclmatch.bipartite.host`; no device is opened).
     init : {"karp-sipser", "cheap", "none"}
         Initial matching computed on the device.
     device : see :func:`pyclmatch.get_device` (default ``PYCLMATCH_DEVICE`` or ``"auto"``).
@@ -156,8 +159,8 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         Check the matching and its König-cover certificate before returning (raises
         :class:`~pyclmatch.errors.VerificationError` rather than return a wrong answer):
         ``True`` (= ``"device"``) by kernels independent of the algorithm, on the device the
-        answer is on (a few percent of the call); ``"host"`` in numpy from the input;
-        ``False`` not at all.
+        answer is on (a few percent of the call; on the host for an answer of the host
+        family); ``"host"`` in numpy from the input; ``False`` not at all.
     progress : callable or bool, optional
         Progress reports for long runs (``True`` prints to stderr).
     params : the algorithm's parameters (``work_group_size``, ``ct_work_items``,
