@@ -32,9 +32,9 @@ def symmetric_pattern(A):
     return S
 
 
-def make_call(family, A, h):
+def make_call(family, A, h, algorithm="auto"):
     if family == "matching":
-        return lambda: pyclmatch.maximum_matching(A, device=h)
+        return lambda: pyclmatch.maximum_matching(A, algorithm=algorithm, device=h)
     S = symmetric_pattern(A)
     if family == "louvain":
         return lambda: pyclmatch.louvain(S, device=h)
@@ -53,13 +53,16 @@ def main():
                     help="matching | weighted | bmatching | louvain")
     ap.add_argument("--graph", default="delaunay-21")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--algorithm", default="auto",
+                    help="maximum_matching's algorithm (e.g. apfb-gpubfs-wr-mt: the device path "
+                         "that auto races against the host on small graphs)")
     ap.add_argument("--loop", type=int, default=0,
                     help="also time this many calls and print their median and quartiles")
     args = ap.parse_args()
     suite = {**generators.SMALL_SUITE, **generators.MEDIUM_SUITE, **generators.SUITE}
     A = sp.csr_matrix(suite[args.graph]())
     h = pyclmatch.get_device(args.device)
-    call = make_call(args.family, A, h)
+    call = make_call(args.family, A, h, args.algorithm)
     call()                                                  # builds and verifies
     ts = []
     for _ in range(3):
