@@ -11,6 +11,11 @@ several small sizes, each also with random row/column permutations = RCP):
   registered exact family, with its device seconds (``res.device_seconds``), launches and
   read-backs (``res.counters``); ``auto``'s choice and reason (``res.choice``);
 * scipy's ``maximum_bipartite_matching`` (Hopcroft-Karp, one core) on the same CSR;
+* the host-vs-device crossover: the host family ``host-hk`` (scipy's Hopcroft-Karp with a
+  König cover and its check) against the best device family and ``auto`` (which sends graphs
+  of at most ``host_edges`` edges to the host and races the host against the device up to
+  ``race_edges``), with the graphs' cheap features, and for every edge threshold the worst
+  ratio to the best of host and device that a size rule alone would give (``host.md``);
 * ``louvain`` whole call on the symmetric files against NetworKit's PLM (all host threads)
   when ``networkit`` is importable.
 
@@ -105,7 +110,10 @@ def generated_graphs(quick):
 
 def bench_matching(name, A, handle, families, repeat):
     from scipy.sparse.csgraph import maximum_bipartite_matching
-    rec = {"graph": name, "rows": A.shape[0], "cols": A.shape[1], "nnz": int(A.nnz)}
+    from pyclmatch.bipartite.choice import features
+    from pyclmatch.engine.graphs import as_bipartite
+    rec = {"graph": name, "rows": A.shape[0], "cols": A.shape[1], "nnz": int(A.nnz),
+           "features": features(as_bipartite(A))}
     ref, rec["scipy_s"] = timed(lambda: maximum_bipartite_matching(A, perm_type="column"),
                                 repeat)
     rec["scipy_cardinality"] = int(np.count_nonzero(ref >= 0))
@@ -121,7 +129,9 @@ def bench_matching(name, A, handle, families, repeat):
         rec["families"][fam] = {
             "call_s": med([x.timings["total"] for x in runs]),
             "device_s": med([x.device_seconds for x in runs]),
-            "algorithm": r.algorithm, "launches": r.counters.get("launches"),
+            "algorithm": r.algorithm, "device": r.device,
+            "winners": sorted({x.algorithm for x in runs}),
+            "launches": r.counters.get("launches"),
             "readbacks": r.counters.get("readbacks"),
             "choice": getattr(r, "choice", None)}
     exact = {f: v["call_s"] for f, v in rec["families"].items() if f != "auto"}
@@ -129,6 +139,73 @@ def bench_matching(name, A, handle, families, repeat):
     rec["best"] = best
     rec["auto_over_best"] = rec["families"]["auto"]["call_s"] / exact[best]
     return rec
+
+
+HOST = "host-hk"
+
+
+def host_vs_device(mrecs):
+    """Rows of the crossover table and the size-rule analysis: per graph the host family,
+    the best device family, auto; per threshold T (host for edges <= T, auto's device family
+    above) the worst ratio to the best of the two and the share within 1.3x."""
+    rows = []
+    for m in mrecs:
+        F = m["families"]
+        dev = {f: v["call_s"] for f, v in F.items() if f not in ("auto", HOST)}
+        if HOST not in F or not dev:
+            continue
+        best_dev = min(dev, key=dev.get)
+        c = F["auto"].get("choice") or {}
+        auto_dev = c.get("algorithm") if c.get("algorithm") in dev else best_dev
+        rows.append({"graph": m["graph"], "edges": m["nnz"], "features": m.get("features", {}),
+                     "scipy": m["scipy_s"], "host": F[HOST]["call_s"],
+                     "best_dev": best_dev, "dev": dev[best_dev], "rule_dev": dev[auto_dev],
+                     "auto": F["auto"]["call_s"], "auto_winners": F["auto"].get("winners"),
+                     "race": bool(c.get("race"))})
+    rows.sort(key=lambda r: r["edges"])
+    sweep = []
+    for T in sorted({0} | {r["edges"] for r in rows}):
+        ratios = [(r["host"] if r["edges"] <= T else r["rule_dev"]) / min(r["host"], r["dev"])
+                  for r in rows]
+        if ratios:
+            sweep.append({"T": T, "worst": max(ratios),
+                          "within_1.3": sum(x <= 1.3 for x in ratios) / len(ratios)})
+    return rows, sweep
+
+
+def write_host(out, meta, mrecs):
+    rows, sweep = host_vs_device(mrecs)
+    if not rows:
+        return
+    L = [f"# Host vs device, whole calls: {meta['device']}", "", f"- command: `{meta['command']}`",
+         f"- date: {meta['date']}", "- host-hk = scipy's Hopcroft-Karp + König cover + check, "
+         "on the host; best device = the fastest device family; auto = the library's choice "
+         "(host, device, or a race of both; winners of the timed runs)", "",
+         "| graph | edges | dispersion | max degree | scipy ms | host-hk ms | best device ms "
+         "(family) | auto ms (winners) | raced | auto / best |", "|---|---|---|---|---|---|---|"
+         "---|---|---|"]
+    for r in rows:
+        f = r["features"]
+        L.append(f"| {r['graph']} | {r['edges']} | {f.get('dispersion')} | "
+                 f"{f.get('max_degree')} | {r['scipy'] * 1e3:.2f} | {r['host'] * 1e3:.2f} | "
+                 f"{r['dev'] * 1e3:.2f} ({r['best_dev']}) | {r['auto'] * 1e3:.2f} "
+                 f"({', '.join(r['auto_winners'] or [])}) | {'yes' if r['race'] else 'no'} | "
+                 f"{r['auto'] / min(r['host'], r['dev']):.2f} |")
+    ratios = [r["auto"] / min(r["host"], r["dev"]) for r in rows]
+    L += ["", f"- auto within 1.3x of the best of host and device on "
+          f"{sum(x <= 1.3 for x in ratios)}/{len(ratios)} graphs, worst {max(ratios):.2f}x; "
+          f"no slower than scipy on {sum(r['auto'] <= r['scipy'] for r in rows)}/{len(rows)}",
+          "", "A size rule alone (host for edges <= T, auto's device family above), per T:", "",
+          "| T (edges) | worst ratio | within 1.3x |", "|---|---|---|"]
+    for s in sweep:
+        L.append(f"| {s['T']} | {s['worst']:.2f} | {s['within_1.3']:.2f} |")
+    best = min(sweep, key=lambda s: (s["worst"], -s["within_1.3"]))
+    L += ["", f"- the size threshold with the smallest worst ratio: T = {best['T']} "
+          f"(worst {best['worst']:.2f}x, {best['within_1.3']:.0%} within 1.3x)"]
+    with open(os.path.join(out, "host.md"), "w") as fh:
+        fh.write("\n".join(L) + "\n")
+    with open(os.path.join(out, "host.json"), "w") as fh:
+        json.dump({"meta": meta, "rows": rows, "sweep": sweep}, fh, indent=1)
 
 
 def time_plm(S, repeat):
@@ -332,6 +409,7 @@ def main(argv=None):
               f"[{time.perf_counter() - t:.1f} s]", file=sys.stderr, flush=True)
         write(args.out, meta, mrecs, lrecs, families)
     write(args.out, meta, mrecs, lrecs, families)
+    write_host(args.out, meta, mrecs)
     print(os.path.join(args.out, "results.md"))
 
 

@@ -5,19 +5,23 @@ host does between and around launches (conversions, transfers, waits).
 
     python benchmarks/profile_call.py --device gpu --family matching --graph grid-2048
     python benchmarks/profile_call.py --device gpu --family louvain --graph delaunay-21 --top 30
+    python benchmarks/profile_call.py --device gpu --graph uniform-4K-d4 --loop 200 --top 0
 """
 import argparse
 import cProfile
 import io
+import os
 import pstats
+import sys
 import time
 
 import numpy as np
 import scipy.sparse as sp
 
-import pyclmatch
-from pyclmatch import generators
-from pyclmatch.weighted.graph import with_random_weights
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import pyclmatch  # noqa: E402  (the checkout's package, beside this script)
+from pyclmatch import generators  # noqa: E402
+from pyclmatch.weighted.graph import with_random_weights  # noqa: E402
 
 
 def symmetric_pattern(A):
@@ -28,9 +32,9 @@ def symmetric_pattern(A):
     return S
 
 
-def make_call(family, A, h):
+def make_call(family, A, h, algorithm="auto"):
     if family == "matching":
-        return lambda: pyclmatch.maximum_matching(A, device=h)
+        return lambda: pyclmatch.maximum_matching(A, algorithm=algorithm, device=h)
     S = symmetric_pattern(A)
     if family == "louvain":
         return lambda: pyclmatch.louvain(S, device=h)
@@ -49,11 +53,16 @@ def main():
                     help="matching | weighted | bmatching | louvain")
     ap.add_argument("--graph", default="delaunay-21")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--algorithm", default="auto",
+                    help="maximum_matching's algorithm (e.g. apfb-gpubfs-wr-mt: the device path "
+                         "that auto races against the host on small graphs)")
+    ap.add_argument("--loop", type=int, default=0,
+                    help="also time this many calls and print their median and quartiles")
     args = ap.parse_args()
     suite = {**generators.SMALL_SUITE, **generators.MEDIUM_SUITE, **generators.SUITE}
     A = sp.csr_matrix(suite[args.graph]())
     h = pyclmatch.get_device(args.device)
-    call = make_call(args.family, A, h)
+    call = make_call(args.family, A, h, args.algorithm)
     call()                                                  # builds and verifies
     ts = []
     for _ in range(3):
@@ -66,6 +75,14 @@ def main():
     print(f"{args.family} {args.graph} on {h.label}: {sorted(ts)[1]:.4f} s (kernels "
           f"{kern:.4f} s), {r.counters.get('launches')} launches, "
           f"{r.counters.get('readbacks')} read-backs\n  steps: {steps}")
+    if args.loop:
+        ts = []
+        for _ in range(args.loop):
+            t0 = time.perf_counter()
+            call()
+            ts.append(time.perf_counter() - t0)
+        q1, med, q3 = np.percentile(ts, [25, 50, 75]) * 1e3
+        print(f"  {args.loop} calls: median {med:.3f} ms (quartiles {q1:.3f} .. {q3:.3f})")
     prof = cProfile.Profile()
     prof.enable()
     call()

@@ -44,7 +44,9 @@ def main(argv=None):
     h = pyclmatch.get_device(args.device)
     graphs = [(n, as_bipartite(A)) for n, A in generators.suite(size=args.suite)]
     from pyclmatch.bipartite.api import _ALGORITHMS
-    algs = list(pyclmatch.bipartite.algorithms())
+    # (device families: the host family has no device parameters to tune)
+    algs = [a for a in pyclmatch.bipartite.algorithms()
+            if not getattr(_ALGORITHMS[a], "host", False)]
     wgs = [w for w in (32, 64, 128, 256) if w <= h.max_work_group_size]
     batches = [4, 8, 16]
     if args.quick:

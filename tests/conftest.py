@@ -18,6 +18,22 @@ def pytest_configure(config):
     global _TUNING_DIR
     _TUNING_DIR = tempfile.mkdtemp(prefix="pyclmatch-test-tuning-")
     os.environ["PYCLMATCH_TUNING"] = os.path.join(_TUNING_DIR, "tuning.json")
+    _device_families_under_auto()
+
+
+def _device_families_under_auto():
+    """``auto`` sends small graphs to the host family (``host-hk``) and races it on larger
+    ones (pyclmatch.bipartite.choice); the tests of the device families call ``auto`` on small
+    graphs, so the session's cache turns both off for the test device (``"auto"`` entry:
+    host_edges = race_edges = 0). The tests of the host family and of the rule name it or set
+    the profile themselves."""
+    import pyclmatch
+    from pyclmatch.engine import tuning
+    try:
+        h = pyclmatch.get_device(os.environ.get("PYCLMATCH_TEST_DEVICE") or None)
+    except pyclmatch.DeviceError:
+        return
+    tuning.store(h, "auto", {"host_edges": 0, "race_edges": 0})
 
 
 def pytest_unconfigure(config):

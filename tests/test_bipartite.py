@@ -109,16 +109,22 @@ def test_random_power_law_heavy(A, variant, init, wg, heavy_groups, device):
 
 def test_heavy_geometry(device):
     """Heavy tier geometry: one heavy group for all heavy vertices (many rounds), an odd group
-    size with a CT grid smaller than a group, and groups below HEAVY_MIN_GROUP (no tier)."""
+    size with a CT grid smaller than a group, and groups below HEAVY_MIN_GROUP (no tier). (The
+    per-level launches: the one-group path has no heavy tier and prepares none.)"""
     for A in (hubs(300, seed=7), star(200, transpose=True)):
         for params in ({"heavy_groups": 1, "work_group_size": 8},
                        {"heavy_groups": 3, "work_group_size": 5, "ct_work_items": 5},
                        {"work_group_size": 2}):
             for variant in ("apfb-gpubfs-wr-ct", "apsb-gpubfs-mt"):
                 res = pyclmatch.maximum_matching(A, algorithm=variant, device=device,
-                                                 heavy_degree=3, **params)
+                                                 heavy_degree=3, one_group_edges=0, **params)
                 check(A, res)
                 assert (res.counters["heavy_rows"] > 0) == (params["work_group_size"] >= 4)
+                small = pyclmatch.maximum_matching(A, algorithm=variant, device=device,
+                                                   heavy_degree=3, **params)
+                check(A, small)
+                assert small.counters["one_group"] == 1
+                assert small.counters["heavy_rows"] == small.counters["heavy_cols"] == 0
 
 
 def test_heavy_tier_default_by_device_type(device, monkeypatch):
@@ -131,11 +137,12 @@ def test_heavy_tier_default_by_device_type(device, monkeypatch):
     monkeypatch.setattr(DeviceHandle, "is_cpu", property(lambda self: False))
     assert default_heavy_degree(device, 64) == 64
     A = hubs(300, seed=3)
-    res = pyclmatch.maximum_matching(A, algorithm="apfb-gpubfs-wr-mt", device=device)
+    res = pyclmatch.maximum_matching(A, algorithm="apfb-gpubfs-wr-mt", device=device,
+                                     one_group_edges=0)
     check(A, res)
     assert res.counters["heavy_rows"] == int((np.diff(A.tocsr().indptr) > 64).sum()) > 0
     off = pyclmatch.maximum_matching(A, algorithm="apfb-gpubfs-wr-mt", device=device,
-                                     heavy_degree=-1)
+                                     heavy_degree=-1, one_group_edges=0)
     assert off.counters.get("heavy_rows", 0) == 0 and off.cardinality == res.cardinality
 
 

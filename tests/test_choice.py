@@ -12,10 +12,16 @@ from pyclmatch.bipartite import choice
 from pyclmatch.engine.graphs import as_bipartite
 
 
-def _time_of(chosen, prof, times, feat):
+def _time_of(chosen, number, prof, times, feat):
     """Seconds of the chosen family on an evidence row (the one-group column when the rule
-    sends the graph to one work-group)."""
-    if feat["edges"] <= prof["one_group_edges"] and "apfb-one-group" in times:
+    sends the graph to one work-group; a raced call: the measured ``auto-race`` column, or
+    else the faster of the host family and the device family)."""
+    if choice.raced(feat, prof, number):
+        if "auto-race" in times:
+            return times["auto-race"]
+        return min(times[choice.HOST], _time_of(chosen, 0, prof, times, feat))
+    if chosen != choice.HOST and feat["edges"] <= prof["one_group_edges"] \
+            and "apfb-one-group" in times:
         return times["apfb-one-group"]
     assert chosen in times, f"no measurement of {chosen} on this evidence row"
     return times[chosen]
@@ -31,9 +37,10 @@ def test_rule_against_its_evidence(dtype):
     for dev, name, feat, times in choice.EVIDENCE:
         if dev != dtype:
             continue
-        chosen, _, _ = choice.rule(feat, prof, dtype)
+        chosen, number, _ = choice.rule(feat, prof, dtype)
         assert chosen in algorithms(), chosen
-        ratios[name] = _time_of(chosen, prof, times, feat) / min(times.values())
+        best = min(t for k, t in times.items() if k != "auto-race")
+        ratios[name] = _time_of(chosen, number, prof, times, feat) / best
     assert len(ratios) >= 8
     within = sum(r <= choice.TOLERANCE for r in ratios.values()) / len(ratios)
     assert within >= choice.SHARE, ratios
@@ -44,10 +51,17 @@ def test_each_threshold_has_data_on_both_sides():
     """Every CPU threshold separates evidence rows (a threshold beyond all data is a guess)."""
     rows = [feat for dev, _, feat, _ in choice.EVIDENCE if dev == "cpu"]
     prof = choice.PROFILES["cpu"]
-    for key, feature in (("one_group_edges", "edges"), ("ppf_edges", "edges"),
-                         ("mesh_dispersion", "dispersion")):
+    for key, feature in (("host_edges", "edges"), ("one_group_edges", "edges"),
+                         ("ppf_edges", "edges"), ("mesh_dispersion", "dispersion")):
         vals = [f[feature] for f in rows if f[feature] is not None]
         assert min(vals) <= prof[key] < max(vals), key
+
+
+def test_gpu_host_and_race_thresholds_have_data_on_both_sides():
+    rows = [feat["edges"] for dev, _, feat, _ in choice.EVIDENCE if dev == "gpu"]
+    prof = choice.PROFILES["gpu"]
+    for key in ("host_edges", "race_edges"):
+        assert min(rows) <= prof[key] < max(rows), key
 
 
 def _fake_handle(kind):
@@ -69,7 +83,7 @@ def test_valid_family_for_every_device_type_and_shape(kind, monkeypatch):
     for A in shapes:
         c = choice.choose(h, as_bipartite(A))
         assert c["algorithm"] in algorithms()
-        assert c["rule"] in (1, 2, 3) and c["reason"] and c["features"]["edges"] == A.nnz
+        assert c["rule"] in (1, 2, 3, 4) and c["reason"] and c["features"]["edges"] == A.nnz
 
 
 def test_tuning_cache_overrides_profile(tmp_path, monkeypatch, device):

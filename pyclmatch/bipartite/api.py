@@ -17,7 +17,8 @@ from ..engine.graphs import as_bipartite, DeviceBipartite
 from ..engine.intake import check_no_entries
 from ..engine.scheduler import Scheduler
 from ..errors import InputError
-from .certificate import DeviceCertificate, KonigCover, verify_matching
+from .certificate import (OUT_MATCHED_ROWS, DeviceCertificate, KonigCover, check_counts,
+                          verify_matching)
 from .augmenting import (AUGMENTING_VARIANTS, INITS, AugmentingPathMatcher,
                          InitialMatcher, parse_variant)
 
@@ -141,13 +142,16 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         the edge set: explicit zeros count as edges and duplicates are merged, as in scipy.
     algorithm : str
         ``"auto"`` (chosen from the graph's size and degree dispersion and the device's
-        profile: APFB in one work-group for small graphs, parallel Pothen-Fan for meshes on CPU
-        devices, APFB with GPUBFS-WR otherwise; ``res.choice`` says which rule and why, and
-        :mod:`pyclmatch.bipartite.choice` gives the rule and the benchmarks behind it) or
-        a name from :func:`algorithms`: the eight variants
+        profile: small graphs on the host (``"host-hk"``), on GPUs a race of the host against
+        the device family up to ``race_edges``, APFB in one work-group, parallel Pothen-Fan
+        for meshes on CPU devices, APFB with GPUBFS-WR otherwise; ``res.choice`` says which
+        rule and why, and :mod:`pyclmatch.bipartite.choice` gives the rule and the
+        benchmarks behind it) or a name from :func:`algorithms`: the eight variants
         ``{apfb|apsb}-{gpubfs|gpubfs-wr}-{ct|mt}`` of paper 000 (APFB/APsB drivers, GPUBFS
         (Algorithm 2) or GPUBFS-WR (Algorithm 4) BFS kernels, constant-grid (CT) or
-        one-vertex-per-work-item (MT) thread modes), and the other registered families.
+        one-vertex-per-work-item (MT) thread modes), the other registered device families,
+        and ``"host-hk"`` (scipy's Hopcroft-Karp and a König cover on the host,
+        :mod:`pyclmatch.bipartite.host`; no device is opened).
     init : {"karp-sipser", "cheap", "none"}
         Initial matching computed on the device.
     device : see :func:`pyclmatch.get_device` (default ``PYCLMATCH_DEVICE`` or ``"auto"``).
@@ -155,8 +159,8 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         Check the matching and its König-cover certificate before returning (raises
         :class:`~pyclmatch.errors.VerificationError` rather than return a wrong answer):
         ``True`` (= ``"device"``) by kernels independent of the algorithm, on the device the
-        answer is on (a few percent of the call); ``"host"`` in numpy from the input;
-        ``False`` not at all.
+        answer is on (a few percent of the call; on the host for an answer of the host
+        family); ``"host"`` in numpy from the input; ``False`` not at all.
     progress : callable or bool, optional
         Progress reports for long runs (``True`` prints to stderr).
     params : the algorithm's parameters (``work_group_size``, ``ct_work_items``,
@@ -186,10 +190,14 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
     if verify not in (True, False, "device", "host"):
         raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
     shape = params.pop("shape", None)
-    handle = get_device(device)
+    from .host import HOST_FAMILY
+    # (the host family needs no OpenCL device: none is opened for it)
+    handle = None if str(algorithm).lower() == HOST_FAMILY else get_device(device)
     graph = as_bipartite(A, shape=shape, fits=functools.partial(_fits, handle))
     name, factory, params, choice = _resolve(handle, graph, algorithm, init, params)
     nr, nc = graph.shape
+    if getattr(factory, "host", False):
+        return _match_on_host(graph, name, verify, choice, t_call)
     if graph.nnz == 0:   # nothing to launch: every vertex is unmatched, the cover is empty
         check_no_entries(graph.indptr)
         rm, cm = np.full(nr, -1, np.int32), np.full(nc, -1, np.int32)
@@ -199,21 +207,101 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         res.timings = {"total": time.perf_counter() - t_call}
         return res
     sched = Scheduler(handle, progress=progress, label=f"maximum_matching[{name}]")
-    m = match_on_device(handle, graph, name, factory, init, params, sched)
-    rmatch, cmatch, cert, stats = m.rmatch, m.cmatch, m.cert, m.stats
-    init_card = m.init_cardinality
+    if choice and choice.get("race"):   # the host's Hopcroft-Karp in a thread beside us
+        from ..engine.intake import check_compressed_host
+        from .host import HostRace
+        with sched.step("upload"):
+            check_compressed_host(graph.indptr, graph.indices, graph.major[1])
+        race = HostRace(graph)
+    else:
+        race = None
+    try:
+        res = _match_with_device(handle, graph, name, factory, init, params, verify, choice,
+                                 sched, t_call, race)
+    except Exception as exc:
+        from .host import HostWon
+        if not isinstance(exc, HostWon):
+            raise
+        if handle.is_cpu:   # (enqueued kernels may read host memory about to be released)
+            handle.queue.finish()
+        choice = dict(choice, race=race.record("host-hk"))
+        counters = sched.call_counters()
+        return _host_result(graph, "host-hk", race.result, verify, choice, t_call,
+                            dict(sched.wall), counters)
+    if race is not None:
+        res.choice = dict(choice, race=race.record(name))
+    return res
+
+
+def _match_with_device(handle, graph, name, factory, init, params, verify, choice, sched,
+                       t_call, race=None):
+    """The device part of :func:`maximum_matching` (a graph with edges); ``race``: see
+    :func:`match_on_device`."""
+    m = match_on_device(handle, graph, name, factory, init, params, sched, defer=True,
+                        race=race)
+    rmatch, cmatch, cert = m.rmatch, m.cmatch, m.cert
     on_device = verify is True or verify == "device"
-    if on_device:
-        with sched.step("verify"):
-            card = cert.verify(rmatch, cmatch, sched)
-    with sched.step("download"):
-        rm, cm, cover = cert.download(rmatch, cmatch, sched)
+    if cert.packed():   # small graph: the counters and the results in one read-back
+        pending = [a for a in (m.pending,) if a is not None]
+        if on_device:
+            with sched.step("verify"):
+                pending.append(cert.verify(rmatch, cmatch, sched, defer=True))
+        with sched.step("download"):
+            status, rm, cm, cover = cert.download_packed(rmatch, cmatch, sched, pending)
+        if m.pending is not None:
+            m.finish(status.pop(0))
+        if on_device:
+            with sched.step("verify"):
+                check_counts(status[0])
+                card = int(status[0][OUT_MATCHED_ROWS])
+    else:
+        m.finish()
+        if on_device:
+            with sched.step("verify"):
+                card = cert.verify(rmatch, cmatch, sched)
+        with sched.step("download"):
+            rm, cm, cover = cert.download(rmatch, cmatch, sched)
     if not on_device:
         card = int(np.count_nonzero(cm >= 0))
-    res = MatchingResult(rm, cm, card, init_card, cover, name, init, handle.label,
+    res = MatchingResult(rm, cm, card, m.init_cardinality, cover, name, init, handle.label,
                          choice=choice)
     sched.report("done", final=True, cardinality=res.cardinality)
-    return finish_result(res, graph, verify, sched, t_call, stats)
+    return finish_result(res, graph, verify, sched, t_call, m.stats)
+
+
+def _match_on_host(graph, name, verify, choice, t_call):
+    """The call of a host family (``host-hk``, :mod:`pyclmatch.bipartite.host`): the intake's
+    structure checks on the host (scipy's compiled routines trust the arrays), then
+    :func:`_host_result`."""
+    from ..engine.intake import check_compressed_host
+    from . import host
+    t0 = time.perf_counter()
+    check_compressed_host(graph.indptr, graph.indices, graph.major[1])
+    timings = {"upload": time.perf_counter() - t0}   # (the intake: checks only)
+    return _host_result(graph, name, host.solve(graph), verify, choice, t_call, timings,
+                        {"launches": 0, "readbacks": 0, "copies": 0})
+
+
+def _host_result(graph, name, solved, verify, choice, t_call, timings, counters):
+    """The result of a matching computed on the host (``solved``: the output of
+    :func:`pyclmatch.bipartite.host.solve`), checked by :func:`verify_matching` when
+    ``verify`` asks for any check (the answer is on the host). Same result object as the
+    device families, with ``device == "host"``; ``counters`` holds the device work of a
+    raced call that the host won (none otherwise)."""
+    rm, cm, cover, steps = solved
+    timings = dict(timings)
+    for k, v in steps.items():
+        timings[f"host:{k}" if k in timings else k] = v
+    res = MatchingResult(rm, cm, int(np.count_nonzero(rm >= 0)), 0, cover, name, "none",
+                         "host", choice=choice)
+    if verify:
+        t0 = time.perf_counter()
+        verify_matching(graph, rm, cm, cover)
+        timings["verify"] = timings.get("verify", 0.0) + time.perf_counter() - t0
+    res.verified = bool(verify)
+    res.timings = dict(timings, total=time.perf_counter() - t_call)
+    res.counters = dict(counters, phases=0)
+    return res
 
 
 def finish_result(res, graph, verify, sched, t_call, stats):
@@ -229,24 +317,30 @@ def finish_result(res, graph, verify, sched, t_call, stats):
     return res
 
 
-def _resolve(handle, graph, algorithm, init, params):
+def _resolve(handle, graph, algorithm, init, params, device_only=False):
     """The algorithm's name and factory, the parameters (tuned defaults added) and ``auto``'s
     choice record (None for a named algorithm) for a call of :func:`maximum_matching`;
-    raises :class:`InputError` on unknown names."""
+    raises :class:`InputError` on unknown names. ``device_only``: ``auto`` chooses among the
+    device families, and the host family is refused."""
     params = dict(params)
     if init not in INITS:
         raise InputError(f"unknown init {init!r}; choose one of {', '.join(INITS)}")
     from ..engine.tuning import tuned_params   # per-user autotune cache (PYCLMATCH_TUNING=off)
-    tuned = tuned_params(handle, "bipartite")
+    tuned = tuned_params(handle, "bipartite") if handle is not None else {}
     choice = None
     if (algorithm or "auto").lower() == "auto":   # features + device profile (choice.py)
         from .choice import choose
-        choice = choose(handle, graph)
+        choice = choose(handle, graph, device_only=device_only)
         name = choice["algorithm"]
         params.setdefault("one_group_edges", choice["one_group_edges"])
     else:
         name = resolve_algorithm(algorithm, handle, graph)
     factory = _ALGORITHMS[name]
+    if device_only and getattr(factory, "host", False):
+        raise InputError(f"{name!r} runs on the host; this call needs a device family: "
+                         f"'auto' or one of "
+                         + ", ".join(n for n, f in _ALGORITHMS.items()
+                                     if not getattr(f, "host", False)))
     if tuned.get("algorithm") == name:   # tuned values are defaults for what was not passed
         for k, v in tuned.items():
             if k in factory.params and k not in params:
@@ -264,7 +358,10 @@ class DeviceMatching:
     """A maximum matching left on the device by :func:`match_on_device`: the device graph,
     the match arrays, the last alternating BFS from the unmatched columns (``bfs_array``:
     values >= 2 mark the columns it reached, and are their BFS levels), the König cover
-    (flags enqueued in ``cert``), the initial cardinality and the algorithm's counters."""
+    (flags enqueued in ``cert``), the initial cardinality and the algorithm's counters.
+    With ``defer=True`` the one-group path leaves its counters on the device (``pending``):
+    the caller reads them with the results and calls :meth:`finish` with them, which fills
+    ``stats`` and ``init_cardinality`` (or raises the kernel's iteration-limit error)."""
     dg: DeviceBipartite
     rmatch: cla.Array
     cmatch: cla.Array
@@ -272,12 +369,30 @@ class DeviceMatching:
     cert: DeviceCertificate
     init_cardinality: int
     stats: dict
+    pending: Any = None
+    runner: Any = None
+
+    def finish(self, host=None):
+        """Take the deferred one-group counters ``host`` (read back by the caller);
+        nothing to do when none were deferred."""
+        if self.pending is None:
+            return
+        self.stats = dict(self.runner.one_group_stats(host), **self.stats)
+        self.init_cardinality = self.stats.pop("initial_cardinality")
+        self.pending = None
 
 
-def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=False):
+def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=False,
+                    defer=False, race=None):
     """Upload ``graph`` and compute a maximum matching and its König cover flags on the device
     (the body of :func:`maximum_matching`, shared with the Dulmage-Mendelsohn decomposition);
-    nothing is verified or downloaded here. ``need_csr`` uploads the row lists too."""
+    nothing is verified or downloaded here. ``need_csr`` uploads the row lists too.
+    ``defer=True`` lets the one-group path leave its counters on the device
+    (:class:`DeviceMatching`'s ``pending``; call ``finish`` with them read back).
+    ``race`` (a :class:`~pyclmatch.bipartite.host.HostRace`) is checked once the programs are
+    built and then before every read-back: it raises
+    :class:`~pyclmatch.bipartite.host.HostWon` once the host has finished (the builds are
+    never cut short, so a raced call leaves the device family ready for the next)."""
     alg_params = {k: v for k, v in params.items() if k in factory.params}
     nr, nc = graph.shape
     extra = {"rmatch": nr * 4, "cmatch": nc * 4,
@@ -296,52 +411,64 @@ def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=
                            heavy_degree=params.get("heavy_degree"),
                            heavy_groups=params.get("heavy_groups"))
     runner = factory(handle, dg, name, **alg_params)
+    one_group = name in AUGMENTING_VARIANTS and runner.one_group
     certifier = runner if name in AUGMENTING_VARIANTS else _AugmentingRunner(
         handle, dg, CERTIFICATE_VARIANT,
         **{k: params[k] for k in ("heavy_degree", "heavy_groups", "one_group_edges")
            if k in params})
-    with sched.step("upload"):   # heavy-vertex lists: once per device graph, before any build
-        initm.prepare(init)
-        for r in ([runner] if certifier is runner else [runner, certifier]):
-            if hasattr(r, "prepare"):
-                r.prepare()
-        handle.queue.finish()
+    if not one_group:   # (the one group's loops have no heavy tier: nothing to prepare)
+        with sched.step("upload"):   # heavy-vertex lists: once per device graph, before builds
+            initm.prepare(init)
+            for r in ([runner] if certifier is runner else [runner, certifier]):
+                if hasattr(r, "prepare"):
+                    r.prepare()
+            handle.queue.finish()
     for side in ("cols", "rows"):   # heavy vertices handed to work-groups (0: none or off)
         tier = certifier.tiers.get(side) or initm.tiers.get(side)
         sched.counters[f"heavy_{side}"] = tier.count if tier else 0
     with sched.step("build"):
         runner.build()
         certifier.build()
-        if init != "none" and not (name in AUGMENTING_VARIANTS and runner.one_group):
+        if init != "none" and not one_group:
             initm.kernel("cheap_match")
         _count_kernel(handle, dg.idt)
         cert = DeviceCertificate(handle, dg)
         cert.build()
+    if race is not None:   # from here on the host may win at any read-back
+        sched.race = race
+        race.check()
     q = handle.queue
-    one_group = name in AUGMENTING_VARIANTS and runner.one_group
+    pending = None
     with sched.step("init"):
-        rmatch = cla.empty(q, nr, dg.idt)
-        cmatch = cla.empty(q, nc, dg.idt)
-        sched.fill("init", rmatch.data, -1)
-        sched.fill("init", cmatch.data, -1)
+        rmatch = cla.empty(q, nr, dg.idt, allocator=handle.pool)
+        cmatch = cla.empty(q, nc, dg.idt, allocator=handle.pool)
+        sched.fill("init", rmatch, -1)
+        sched.fill("init", cmatch, -1)
         if not one_group:
             initm.run(init, rmatch, cmatch, sched)
             init_card = int(sched.get("init", _count_matched(handle, cmatch)))
     with sched.step("augment"):
         if one_group:   # the initial matching's rounds run in the same launch
-            bfs_array, stats = runner.run_one_group(rmatch, cmatch, sched, init,
-                                                    params.get("ks_rounds", 32))
-            init_card = stats.pop("initial_cardinality")
+            bfs_array, out = runner.run_one_group(rmatch, cmatch, sched, init,
+                                                  params.get("ks_rounds", 32), defer=True)
+            if defer:   # (finished, not read: the augment step keeps its device time)
+                q.finish()
+                pending, stats, init_card = out, {}, None
+            else:
+                stats = runner.one_group_stats(sched.read("one-group", np.zeros(5, np.int32),
+                                                          out))
+                init_card = stats.pop("initial_cardinality")
         else:
             bfs_array, stats = runner.run(rmatch, cmatch, sched)
-        q.finish()
+            q.finish()
     if bfs_array is None:
         with sched.step("certificate"):
             bfs_array, cstats = certifier.run(rmatch, cmatch, sched)
             stats["cover_phases"] = cstats["phases"]
             q.finish()
     cert.cover(rmatch, cmatch, bfs_array, sched)
-    return DeviceMatching(dg, rmatch, cmatch, bfs_array, cert, init_card, stats)
+    return DeviceMatching(dg, rmatch, cmatch, bfs_array, cert, init_card, stats, pending,
+                          runner)
 
 
 def _fits(handle, n_rows, n_cols, nnz, host, index_bytes):

@@ -251,39 +251,50 @@ class AugmentingPathMatcher(_Launcher):
     #: init_kind of apfb_one_group per initial matching
     ONE_GROUP_INIT = {"none": 0, "cheap": 1, "karp-sipser": 2}
 
-    def run_one_group(self, rmatch, cmatch, sched, init="none", ks_rounds=32):
+    def run_one_group(self, rmatch, cmatch, sched, init="none", ks_rounds=32, defer=False):
         """Algorithm 1 whole in one work-group (``apfb_one_group``), after the initial matching
         ``init`` (its rounds in the same launch): one launch, one read-back of its counters.
         Same results as :class:`InitialMatcher` then :meth:`run` (the same loops, barriers
-        for launches); the stats hold ``initial_cardinality``."""
+        for launches); the stats hold ``initial_cardinality``. ``defer=True`` leaves the
+        counters on the device: returns ``(bfs_array, out)`` with ``out`` a device buffer of
+        the kernel's five int32 counters, for the caller to read with other results and pass
+        to :meth:`one_group_stats`."""
         q, g, it = self.handle.queue, self.dg.graph, self.dg.idt.type
         nr, nc = int(g.n_rows), int(g.n_cols)
-        bfs_array = cla.empty(q, nc, np.int32)
-        predecessor = cla.empty(q, nr, self.dg.idt)
-        out = cla.empty(q, 5, np.int32)
+        h = self.handle
+        bfs_array = cla.empty(q, nc, np.int32, allocator=h.pool)
+        predecessor = h.scratch(nr, self.dg.idt)
+        out = h.scratch(5, np.int32)
         kind = self.ONE_GROUP_INIT[init]
         if kind == 2:
-            rows = (self.dg.row_ptr.data, self.dg.row_ind.data,
-                    cla.empty(q, nc, self.dg.idt).data, cla.empty(q, nr, self.dg.idt).data)
+            rows = (self.dg.row_ptr.data, self.dg.row_ind.data, h.scratch(nc, self.dg.idt),
+                    h.scratch(nr, self.dg.idt))
         else:   # not read: any buffers of the right kinds
-            rows = (self.dg.col_ptr.data, self.dg.col_ind.data, predecessor.data,
-                    predecessor.data)
-        extra = (cla.empty(q, nc, self.dg.idt).data,) if self.wr else ()
+            rows = (self.dg.col_ptr.data, self.dg.col_ind.data, predecessor, predecessor)
+        extra = (h.scratch(nc, self.dg.idt),) if self.wr else ()
         wg = one_group_size(self.handle)
         sched.launch("one-group", self.one_group_kernel(), wg, wg, bfs_array.data,
                      self.dg.col_ptr.data, self.dg.col_ind.data, it(nr), it(nc), rmatch.data,
-                     cmatch.data, predecessor.data, out.data, np.int32(kind),
+                     cmatch.data, predecessor, out, np.int32(kind),
                      np.int32(ks_rounds), *rows, *extra)
-        host = sched.read("one-group", np.zeros(5, np.int32), out.data)
+        if defer:
+            return bfs_array, out
+        host = sched.read("one-group", np.zeros(5, np.int32), out)
+        return bfs_array, self.one_group_stats(host)
+
+    def one_group_stats(self, host):
+        """The stats of :meth:`run_one_group` from its five counters read back (``host``);
+        raises :class:`IterationLimitError` when the kernel stopped at its bound."""
+        g = self.dg.graph
+        nr, nc = int(g.n_rows), int(g.n_cols)
         if host[3]:
             raise IterationLimitError(
                 f"the one-group APFB exceeded its bound of {min(nr, nc) + 2} phases or "
                 f"{nc + 1} BFS levels on {self.handle.label}; stopped instead of hanging "
                 f"(please report this graph)")
-        stats = {"phases": int(host[0]), "bfs_levels": int(host[1]),
-                 "bfs_levels_launched": int(host[1]), "max_bfs_depth": int(host[2]),
-                 "one_group": 1, "initial_cardinality": int(host[4])}
-        return bfs_array, stats
+        return {"phases": int(host[0]), "bfs_levels": int(host[1]),
+                "bfs_levels_launched": int(host[1]), "max_bfs_depth": int(host[2]),
+                "one_group": 1, "initial_cardinality": int(host[4])}
 
     def run(self, rmatch, cmatch, sched):
         """Augment until no augmenting path exists; returns (bfs_array, stats).

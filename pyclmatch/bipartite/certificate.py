@@ -33,10 +33,24 @@ class KonigCover:
         return int(self.rows.size + self.cols.size)
 
 
+def entries(graph):
+    """``(rows, cols)`` of every stored entry of the
+    :class:`~pyclmatch.engine.graphs.BipartiteGraph` ``graph``, from its compressed arrays as
+    they are (no sort, no copy of the indices)."""
+    n, _ = graph.major
+    owner = np.repeat(np.arange(n, dtype=np.int32), np.diff(graph.indptr))
+    return (owner, graph.indices) if graph.fmt == "csr" else (graph.indices, owner)
+
+
 def verify_matching(graph, row_match, col_match, cover=None):
     """Host-side certificate check: a consistent matching on edges of the graph, and (given a
-    cover) a vertex cover of every edge whose size equals the cardinality."""
+    cover) a vertex cover of every edge whose size equals the cardinality. Vectorized passes
+    over ``graph``'s compressed arrays as they are (unsorted lists and repeated entries
+    allowed), after the intake's structure checks (:class:`~pyclmatch.errors.InputError` on
+    a malformed matrix)."""
+    from ..engine.intake import check_compressed_host
     nr, nc = graph.shape
+    check_compressed_host(graph.indptr, graph.indices, graph.major[1])
     rm, cm = np.asarray(row_match), np.asarray(col_match)
     if rm.shape != (nr,) or cm.shape != (nc,):
         raise VerificationError(f"match arrays have shapes {rm.shape}, {cm.shape}; "
@@ -49,11 +63,12 @@ def verify_matching(graph, row_match, col_match, cover=None):
         raise VerificationError("a match array holds an invalid index")
     if mr.size and not np.array_equal(cm[rm[mr]], mr):
         raise VerificationError("row_match and col_match disagree")
-    if mr.size:
-        present = np.asarray(graph.csr[mr, rm[mr]]).ravel()
-        if not np.all(present == 1):
-            bad = mr[np.flatnonzero(present != 1)[0]]
-            raise VerificationError(f"matched pair (row {bad}, col {rm[bad]}) is not an edge")
+    er, ec = entries(graph)
+    on_edge = np.zeros(nr, bool)
+    on_edge[er[rm[er] == ec]] = True
+    if mr.size and not on_edge[mr].all():
+        bad = mr[np.flatnonzero(~on_edge[mr])[0]]
+        raise VerificationError(f"matched pair (row {bad}, col {rm[bad]}) is not an edge")
     if cover is None:
         return True
     if cover.size != mr.size:
@@ -63,13 +78,13 @@ def verify_matching(graph, row_match, col_match, cover=None):
     in_r[cover.rows] = True
     in_c = np.zeros(nc, bool)
     in_c[cover.cols] = True
-    csr = graph.csr
-    row_of_edge = np.repeat(np.arange(nr), np.diff(csr.indptr))
-    covered = in_r[row_of_edge] | in_c[csr.indices]
+    if int(in_r.sum()) + int(in_c.sum()) != cover.size:
+        raise VerificationError("the König cover lists a vertex twice")
+    covered = in_r[er] | in_c[ec]
     if not covered.all():
         k = np.flatnonzero(~covered)[0]
-        raise VerificationError(f"edge (row {row_of_edge[k]}, col {csr.indices[k]}) is not "
-                                f"covered: the matching is not maximum")
+        raise VerificationError(f"edge (row {er[k]}, col {ec[k]}) is not covered: the "
+                                f"matching is not maximum")
     return True
 
 
@@ -117,30 +132,35 @@ class DeviceCertificate:
                      np.int32(nr), np.int32(nc), rmatch.data, cmatch.data, bfs_array.data,
                      self.cover_r.data, self.cover_c.data)
 
-    def verify(self, rmatch, cmatch, sched, phase="verify"):
-        """Check the matching and the cover on the device; returns the cardinality."""
+    def verify(self, rmatch, cmatch, sched, phase="verify", defer=False):
+        """Check the matching and the cover on the device; returns the cardinality.
+        ``defer=True`` returns the device buffer of the checks' five int32 counters instead,
+        for the caller to read with the results (:meth:`download_packed`) and pass to
+        :func:`check_counts`."""
         q = self.handle.queue
         g = self.dg.graph
         nr, nc = g.shape
-        out = cla.empty(q, 5, np.int32, allocator=self.handle.pool)
+        out = self.handle.scratch(5, np.int32)
         sched.fill(phase, out, 0)
         ptr, ind = self.dg.sorted_lists
         rows_sorted = self.dg.sorted_side == "rows"
         side = self.kernel("verify_side")
         sched.launch(phase, side, self._grid(nr), self.wg, np.int32(nr), np.int32(nc),
                      rmatch.data, cmatch.data, self.cover_r.data, ptr.data, ind.data,
-                     np.int32(rows_sorted), out.data, np.int32(OUT_MATCHED_ROWS),
+                     np.int32(rows_sorted), out, np.int32(OUT_MATCHED_ROWS),
                      np.int32(OUT_COVER_ROWS))
         sched.launch(phase, side, self._grid(nc), self.wg, np.int32(nc), np.int32(nr),
                      cmatch.data, rmatch.data, self.cover_c.data, ptr.data, ind.data,
-                     np.int32(not rows_sorted), out.data, np.int32(OUT_MATCHED_COLS),
+                     np.int32(not rows_sorted), out, np.int32(OUT_MATCHED_COLS),
                      np.int32(OUT_COVER_COLS))
         major, minor = (self.cover_r, self.cover_c) if rows_sorted else \
             (self.cover_c, self.cover_r)
         sched.launch(phase, self.kernel("verify_cover"), self._grid(g.nnz), self.wg,
                      np.int32(nr if rows_sorted else nc), self.dg.odt.type(g.nnz), ptr.data,
-                     ind.data, major.data, minor.data, out.data)
-        host = sched.read(phase, np.zeros(5, np.int32), out.data)
+                     ind.data, major.data, minor.data, out)
+        if defer:
+            return out
+        host = sched.read(phase, np.zeros(5, np.int32), out)
         check_counts(host)
         return int(host[OUT_MATCHED_ROWS])
 
@@ -171,6 +191,50 @@ class DeviceCertificate:
         host = h.download(out)
         cover = KonigCover(rows=host[nr + nc:nr + nc + kr], cols=host[nr + nc + kr:at])
         return host[:nr], host[nr:nr + nc], cover
+
+
+    #: graphs with at most this many vertices (both sides) come back by
+    #: :meth:`download_packed`, whose host pass over the cover flags costs less than the
+    #: device's list scans and their extra read-back
+    PACKED_MAX_VERTICES = 1 << 18
+
+    def packed(self):
+        """Whether :meth:`download_packed` suits this graph (see ``PACKED_MAX_VERTICES``)."""
+        nr, nc = self.dg.graph.shape
+        return nr + nc <= self.PACKED_MAX_VERTICES
+
+    def download_packed(self, rmatch, cmatch, sched, status=(), phase="download"):
+        """The matching, its cover and device buffers ``status`` of five int32 counters each
+        (left on the device by the kernels before) in one read-back: ``(status host arrays,
+        row_match, col_match, cover)``. The arrays are gathered into one buffer by device
+        copies (the status arrays, the two match arrays, then the two cover flag arrays as
+        bytes) and read in one blocking copy; the host turns the flags into vertex lists
+        (``np.flatnonzero``: one pass over ``nr + nc`` bytes, for small graphs)."""
+        q, h = self.handle.queue, self.handle
+        nr, nc = self.dg.graph.shape
+        parts = [(buf, 0, 20) for buf in status]
+        parts += [(a.base_data, a.offset, b) for a, b in ((rmatch, 4 * nr), (cmatch, 4 * nc),
+                                                          (self.cover_r, nr),
+                                                          (self.cover_c, nc))]
+        words = max(-(-sum(b for _, _, b in parts) // 4), 1)
+        out = h.scratch(words, np.int32)
+        at = 0
+        for src, offset, b in parts:
+            if b:
+                sched.record(phase, cl.enqueue_copy(q, out, src, byte_count=b,
+                                                    dst_offset=at, src_offset=offset))
+            at += b
+        host = sched.read(phase, np.empty(words, np.int32), out).view(np.uint8)
+        at, res = 0, []
+        for _ in status:
+            res.append(host[at:at + 20].view(np.int32))
+            at += 20
+        rm = host[at:at + 4 * nr].view(np.int32)
+        cm = host[at + 4 * nr:at + 4 * (nr + nc)].view(np.int32)
+        at += 4 * (nr + nc)
+        cover = KonigCover(rows=np.flatnonzero(host[at:at + nr]).astype(np.int32),
+                           cols=np.flatnonzero(host[at + nr:at + nr + nc]).astype(np.int32))
+        return res, rm, cm, cover
 
 
 def check_counts(out):

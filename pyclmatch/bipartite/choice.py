@@ -12,7 +12,29 @@ coefficient of variation it does not drift with the average degree) and ``shape`
 The rule, per device profile (:data:`PROFILES`; :func:`device_profile` applies the per-device
 tuning cache on top, see below):
 
-1. ``edges <= one_group_edges``: ``small_family``, which runs APFB whole in one work-group
+1. ``edges <= host_edges`` (on CPU devices not for mesh-like graphs above
+   ``one_group_edges``, see rule 3): ``"host-hk"``, scipy's compiled Hopcroft-Karp on the host
+   with a König cover and its check (:mod:`pyclmatch.bipartite.host`): a device call has a
+   fixed cost (uploads, launches, read-backs; about 4 ms on the H100 before the small path's
+   two read-backs) that the host's whole work stays under on such graphs. H100
+   (benchmarks/results/small-h100, whole calls): scipy took 0.15 to 0.9 ms on the eight
+   graphs of 2764 to 6102 edges where the best device family took 3.3 to 6.8 ms; from 27622
+   edges on, neither side wins by size: grid-100 (27622 edges) 11 ms on the host vs 6.6 on
+   the device, rajat01 (43250) 0.5 vs 10.4, delaunay-13 1.4 vs 10, its RCP 17.9 vs 9.8,
+   bcsstk13 (83883) 0.23 vs 6.5, facebook_combined (88234) 1993 vs 17, bayer10 (94926) 156 vs
+   24. No cheap feature separates these: delaunay-13 and its random permutation have the
+   same degrees (Hopcroft-Karp's greedy start depends on the order), and the degree
+   dispersion and maximum degree of the host-fast graphs (rajat01 118 and 1442, bcsstk13 12
+   and 95, 4elt 0.06 and 10) span those of the host-slow ones (facebook 69 and 1043, bayer10
+   7.9 and 27, grid-100 0.3 and 4). A size rule alone does badly above 6102 edges: the best
+   threshold by worst ratio leaves a 33x miss (4elt or bcsstk13 on the device) or a 115x
+   one (facebook_combined on the host). Hence ``host_edges`` = 8192 on GPUs, and above it
+   the race below. PoCL (2 cores; the host family's whole call, with its cover and check,
+   against the device families': EVIDENCE): the host wins up to 49146 edges on all graphs but
+   uniform random ones (uniform-8192-d4: 7.7 ms vs 5.4 in one work-group) and meshes, where
+   PPF does (grid-150, 62584 edges: host 18 ms, PPF 4.6 ms of device time; the 2 cores leave
+   no room for a race), hence ``host_edges`` = 65536 and the mesh exception on CPU devices.
+2. ``edges <= one_group_edges``: ``small_family``, which runs APFB whole in one work-group
    (``apfb_one_group``: one launch and one read-back for the whole augmentation, see
    :mod:`pyclmatch.bipartite.augmenting`). PoCL, 2 cores
    (benchmarks/results/small-pocl/one_group.md, whole call medians, one group vs the
@@ -23,18 +45,32 @@ tuning cache on top, see below):
    same bound until a sweep on the device (``bench_small.py --one-group-sweep``) moves it;
    one SM walks the graph, so the bound is where a level's work per work-item reaches a
    launch plus a read-back.
-2. CPU devices, ``dispersion <= mesh_dispersion`` or ``edges < ppf_edges``: ``"ppf"``
+3. CPU devices, ``dispersion <= mesh_dispersion`` or ``edges < ppf_edges``: ``"ppf"``
    (parallel Pothen-Fan). On 2-core PoCL, medium suite with and without RCP
    (benchmarks/results/families-pocl-medium), PPF was 2.7x to 7x faster than APFB on Delaunay
    meshes (dispersion 0.30) and grids (0.30) and the best device time on most shared graphs
    under 1e5 edges (benchmarks/results/small-pocl).
-3. Otherwise ``large_family``: on CPU devices ``"apfb-gpubfs-wr-mt"``, 1.4x to 1.8x ahead of
+4. Otherwise ``large_family``: on CPU devices ``"apfb-gpubfs-wr-mt"``, 1.4x to 1.8x ahead of
    PPF on uniform random (dispersion 1.0) and Kronecker graphs (dispersion > 100) of the medium
    suite, and on uniform 1M x 1M d4 (issue 15's case; 2-core PoCL, device seconds: APFB-MT
    1.80, G-PR 2.29, APFB-CT 3.00, PPF 7.89, which the previous device-type rule chose); on GPUs
    ``"apfb-gpubfs-wr-mt"``, the fastest family or within 1.25x of it on 8 of 8 reference
    graphs on the H100 (benchmarks/results/families-h100), where G-PR was 1.3x to 12x slower
    and PPF 2.7x to 6x slower on uniform and Delaunay graphs.
+
+The race: with a device family chosen (rules 2 to 4) and ``edges <= race_edges``, the call
+starts the host family in a background thread (:class:`~pyclmatch.bipartite.host.HostRace`;
+scipy's Hopcroft-Karp releases the GIL) and runs the device family beside it; once the
+programs are built, the device path stops at its next read-back if the host has finished, and
+the first to finish answers (``res.algorithm`` is the winner, ``res.device`` ``"host"`` when
+the host won, ``res.choice["race"]`` records it). The device gives up nothing but its
+read-backs' checks when it wins; the host attempt it leaves behind runs on to its end in the
+background (compiled code cannot be stopped), and at most one such attempt runs at a time in
+the process (a call that finds one still running is not raced), so a loop over host-hard
+graphs keeps one core busy, not more. ``race_edges`` = 131072 on GPUs (every small-h100 graph
+is raced: the race answers in about the faster of host and device, e.g. 4elt on the host,
+facebook_combined on the device); 0 on CPU devices, whose cores the host thread would take
+from the device.
 
 The initial matching's deficiency is not a feature: it is known only after the initial
 matching, which depends on the family's thread mode, and it did not separate PPF's bad cases
@@ -49,17 +85,24 @@ PPF 1.7x behind APFB-CT).
 Per-device profile: ``examples/autotune.py`` stores a tuned ``"bipartite"`` entry
 (``algorithm`` and its parameters) in the tuning cache (:mod:`pyclmatch.engine.tuning`); that
 tuned algorithm replaces the rule (rule 0; APFB/APsB variants still run graphs up to
-``one_group_edges`` in one work-group). An ``"auto"``
-entry of the cache may override any key of :data:`PROFILES` for the device.
+``one_group_edges`` in one work-group). An ``"auto"`` entry of the cache may override any key
+of :data:`PROFILES` for the device (``host_edges`` and ``race_edges`` too: 0 turns the host
+family or the race off). ``bench_small.py`` measures the crossover per device (``host.md``:
+host family, best device family, ``auto``, and the worst ratio of every size threshold).
 """
 import numpy as np
 
+#: the host family (:mod:`pyclmatch.bipartite.host`)
+HOST = "host-hk"
+
 #: shipped defaults per device type ("cpu" for CPU devices such as PoCL, "gpu" for the rest)
 PROFILES = {
-    "cpu": {"one_group_edges": 1 << 15, "small_family": "apfb-gpubfs-wr-ct",
+    "cpu": {"host_edges": 1 << 16, "race_edges": 0,
+            "one_group_edges": 1 << 15, "small_family": "apfb-gpubfs-wr-ct",
             "mesh_dispersion": 0.5, "ppf_edges": 1 << 17, "mesh_family": "ppf",
             "large_family": "apfb-gpubfs-wr-mt"},
-    "gpu": {"one_group_edges": 1 << 15, "small_family": "apfb-gpubfs-wr-mt",
+    "gpu": {"host_edges": 1 << 13, "race_edges": 1 << 17,
+            "one_group_edges": 1 << 15, "small_family": "apfb-gpubfs-wr-mt",
             "mesh_dispersion": None, "ppf_edges": 0, "mesh_family": "ppf",
             "large_family": "apfb-gpubfs-wr-mt"},
 }
@@ -94,19 +137,20 @@ EVIDENCE = [
     # small graphs, PoCL (whole-call ms / 1e3; the one-group column from one_group.md, the
     # others from the same machine's bench_small run, noisy host: medians of 3)
     ("cpu", "grid-96", {"edges": 25532, "dispersion": 0.3122, "max_degree": 4},
-     {"apfb-one-group": 0.00628, "apfb-gpubfs-wr-ct": 0.01559, "ppf": 0.01346}),
+     {"host-hk": 0.00501, "apfb-one-group": 0.00628, "apfb-gpubfs-wr-ct": 0.01559, "ppf": 0.01346}),
     ("cpu", "kron-10", {"edges": 21002, "dispersion": 77.70, "max_degree": 471},
-     {"apfb-one-group": 0.00279, "apfb-gpubfs-wr-ct": 0.00620, "ppf": 0.00823}),
+     {"host-hk": 0.00101, "apfb-one-group": 0.00279, "apfb-gpubfs-wr-ct": 0.00620, "ppf": 0.00823}),
     ("cpu", "uniform-8192-d4", {"edges": 32761, "dispersion": 1.0176, "max_degree": 13},
-     {"apfb-one-group": 0.00536, "apfb-gpubfs-wr-ct": 0.01320, "ppf": 0.01187}),
+     {"host-hk": 0.0077, "apfb-one-group": 0.00536, "apfb-gpubfs-wr-ct": 0.01320, "ppf": 0.01187}),
     ("cpu", "delaunay-12", {"edges": 24520, "dispersion": 0.3213, "max_degree": 12},
-     {"apfb-one-group": 0.00404, "apfb-gpubfs-wr-ct": 0.01379, "ppf": 0.00796}),
+     {"host-hk": 0.00093, "apfb-one-group": 0.00404, "apfb-gpubfs-wr-ct": 0.01379, "ppf": 0.00796}),
     # 32K to 131K edges, PoCL: device seconds (bench_small.py --device cpu --repeat 3, before
     # the one-group path; the files of shared/data/graphs and generated graphs)
     ("cpu", "4elt.graph", {"edges": 91756, "dispersion": 0.0559, "max_degree": 10},
      {"apfb-gpubfs-wr-mt": 0.03591, "apfb-gpubfs-wr-ct": 0.04833, "gpr": 0.03963, "ppf": 0.00495}),
     ("cpu", "PGPgiantcompo.graph", {"edges": 48632, "dispersion": 14.33, "max_degree": 205},
-     {"apfb-gpubfs-wr-mt": 0.00604, "apfb-gpubfs-wr-ct": 0.00581, "gpr": 0.00641, "ppf": 0.0029}),
+     {"host-hk": 0.00375,
+      "apfb-gpubfs-wr-mt": 0.00604, "apfb-gpubfs-wr-ct": 0.00581, "gpr": 0.00641, "ppf": 0.0029}),
     ("cpu", "WormNet.v3", {"edges": 78736, "dispersion": 39.04, "max_degree": 247},
      {"apfb-gpubfs-wr-mt": 0.01472, "apfb-gpubfs-wr-ct": 0.01467, "gpr": 0.00729, "ppf": 0.00501}),
     ("cpu", "bayer10.mtx", {"edges": 94926, "dispersion": 7.855, "max_degree": 27},
@@ -118,11 +162,14 @@ EVIDENCE = [
     ("cpu", "facebook_combined", {"edges": 88234, "dispersion": 69.27, "max_degree": 1043},
      {"apfb-gpubfs-wr-mt": 0.01538, "apfb-gpubfs-wr-ct": 0.01494, "gpr": 0.03568, "ppf": 0.00882}),
     ("cpu", "rajat01.mtx", {"edges": 43250, "dispersion": 117.8, "max_degree": 1442},
-     {"apfb-gpubfs-wr-mt": 0.01587, "apfb-gpubfs-wr-ct": 0.00641, "gpr": 0.01377, "ppf": 0.00758}),
+     {"host-hk": 0.00093,
+      "apfb-gpubfs-wr-mt": 0.01587, "apfb-gpubfs-wr-ct": 0.00641, "gpr": 0.01377, "ppf": 0.00758}),
     ("cpu", "uniform-16384-d3", {"edges": 49146, "dispersion": 1.010, "max_degree": 14},
-     {"apfb-gpubfs-wr-mt": 0.02701, "apfb-gpubfs-wr-ct": 0.03363, "gpr": 0.07416, "ppf": 0.02539}),
+     {"host-hk": 0.0209,
+      "apfb-gpubfs-wr-mt": 0.02701, "apfb-gpubfs-wr-ct": 0.03363, "gpr": 0.07416, "ppf": 0.02539}),
     ("cpu", "uniform-16384-d3-rcp", {"edges": 49146, "dispersion": 1.010, "max_degree": 14},
-     {"apfb-gpubfs-wr-mt": 0.05743, "apfb-gpubfs-wr-ct": 0.04434, "gpr": 0.06284, "ppf": 0.02422}),
+     {"host-hk": 0.02319,
+      "apfb-gpubfs-wr-mt": 0.05743, "apfb-gpubfs-wr-ct": 0.04434, "gpr": 0.06284, "ppf": 0.02422}),
     ("cpu", "kron-12", {"edges": 97194, "dispersion": 168.7, "max_degree": 1336},
      {"apfb-gpubfs-wr-mt": 0.0062, "apfb-gpubfs-wr-ct": 0.00448, "gpr": 0.0148, "ppf": 0.00779}),
     ("cpu", "kron-12-rcp", {"edges": 97194, "dispersion": 168.7, "max_degree": 1336},
@@ -132,9 +179,11 @@ EVIDENCE = [
     ("cpu", "delaunay-14-rcp", {"edges": 98256, "dispersion": 0.3078, "max_degree": 16},
      {"apfb-gpubfs-wr-mt": 0.01583, "apfb-gpubfs-wr-ct": 0.00735, "gpr": 0.01851, "ppf": 0.00587}),
     ("cpu", "grid-150", {"edges": 62584, "dispersion": 0.3011, "max_degree": 4},
-     {"apfb-gpubfs-wr-mt": 0.02226, "apfb-gpubfs-wr-ct": 0.02154, "gpr": 0.02758, "ppf": 0.00461}),
+     {"host-hk": 0.01845,
+      "apfb-gpubfs-wr-mt": 0.02226, "apfb-gpubfs-wr-ct": 0.02154, "gpr": 0.02758, "ppf": 0.00461}),
     ("cpu", "grid-150-rcp", {"edges": 62584, "dispersion": 0.3011, "max_degree": 4},
-     {"apfb-gpubfs-wr-mt": 0.01284, "apfb-gpubfs-wr-ct": 0.02639, "gpr": 0.05372, "ppf": 0.00807}),
+     {"host-hk": 0.02436,
+      "apfb-gpubfs-wr-mt": 0.01284, "apfb-gpubfs-wr-ct": 0.02639, "gpr": 0.05372, "ppf": 0.00807}),
     # H100, reference suite (families-h100/results.md, device seconds; the GPU rule reads
     # the size only: dispersion None where it was not measured)
     ("gpu", "kron-21", {"edges": 63538872, "dispersion": None, "max_degree": None},
@@ -153,6 +202,60 @@ EVIDENCE = [
      {"apfb-gpubfs-wr-ct": 0.0562, "apfb-gpubfs-wr-mt": 0.0526, "gpr": 0.1764, "ppf": 0.042}),
     ("gpu", "grid-2048-rcp", {"edges": 11741556, "dispersion": 0.3, "max_degree": None},
      {"apfb-gpubfs-wr-ct": 0.0491, "apfb-gpubfs-wr-mt": 0.045, "gpr": 0.1326, "ppf": 0.0467}),
+    # H100, small graphs (benchmarks/results/small-h100, whole calls in seconds from the
+    # user's CSR with verify=True, medians of 5, before the two-read-back small path):
+    # "host-hk" = scipy's Hopcroft-Karp (the host family adds its cover and check, ~0.3 ms),
+    # "apfb-gpubfs-wr-mt" = what auto ran (one work-group up to 32768 edges), and the best
+    # other device family when faster. Raced rows count the faster of host and device
+    # (tests/test_choice.py) until an "auto-race" column is measured (bench_small.py host.md).
+    ("gpu", "grid-32", {"edges": 2764, "dispersion": 0.3124, "max_degree": 4},
+     {"host-hk": 0.00047, "apfb-gpubfs-wr-mt": 0.00464, "apfb-gpubfs-mt": 0.00454}),
+    ("gpu", "grid-32-rcp", {"edges": 2764, "dispersion": 0.3124, "max_degree": 4},
+     {"host-hk": 0.00046, "apfb-gpubfs-wr-mt": 0.00723, "apsb-gpubfs-mt": 0.00681}),
+    ("gpu", "uniform-1024-d4", {"edges": 4085, "dispersion": 0.9721, "max_degree": 12},
+     {"host-hk": 0.00087, "apfb-gpubfs-wr-mt": 0.00428, "apsb-gpubfs-ct": 0.00386}),
+    ("gpu", "uniform-1024-d4-rcp", {"edges": 4085, "dispersion": 0.9721, "max_degree": 12},
+     {"host-hk": 0.00082, "apfb-gpubfs-wr-mt": 0.00683, "apsb-gpubfs-wr-ct": 0.00469}),
+    ("gpu", "kron-8", {"edges": 4262, "dispersion": 32.09, "max_degree": 166},
+     {"host-hk": 0.00018, "apfb-gpubfs-wr-mt": 0.00517, "apsb-gpubfs-wr-mt": 0.00327}),
+    ("gpu", "kron-8-rcp", {"edges": 4262, "dispersion": 32.09, "max_degree": 166},
+     {"host-hk": 0.00015, "apfb-gpubfs-wr-mt": 0.00664, "apsb-gpubfs-wr-mt": 0.00626}),
+    ("gpu", "delaunay-10", {"edges": 6102, "dispersion": 0.3016, "max_degree": 11},
+     {"host-hk": 0.00021, "apfb-gpubfs-wr-mt": 0.00482, "apsb-gpubfs-wr-ct": 0.00422}),
+    ("gpu", "delaunay-10-rcp", {"edges": 6102, "dispersion": 0.3016, "max_degree": 11},
+     {"host-hk": 0.00073, "apfb-gpubfs-wr-mt": 0.00681, "apsb-gpubfs-mt": 0.00654}),
+    ("gpu", "grid-100", {"edges": 27622, "dispersion": 0.3106, "max_degree": 4},
+     {"host-hk": 0.01096, "apfb-gpubfs-wr-mt": 0.00656}),
+    ("gpu", "grid-100-rcp", {"edges": 27622, "dispersion": 0.3106, "max_degree": 4},
+     {"host-hk": 0.01674, "apfb-gpubfs-wr-mt": 0.00942, "apfb-gpubfs-wr-ct": 0.00902}),
+    ("gpu", "uniform-8192-d4", {"edges": 32761, "dispersion": 1.0176, "max_degree": 13},
+     {"host-hk": 0.01308, "apfb-gpubfs-wr-mt": 0.00532, "apsb-gpubfs-wr-ct": 0.00541}),
+    ("gpu", "uniform-8192-d4-rcp", {"edges": 32761, "dispersion": 1.0176, "max_degree": 13},
+     {"host-hk": 0.01295, "apfb-gpubfs-wr-mt": 0.00738, "apfb-gpubfs-wr-ct": 0.00726}),
+    ("gpu", "rajat01.mtx", {"edges": 43250, "dispersion": 117.8, "max_degree": 1442},
+     {"host-hk": 0.00051, "apfb-gpubfs-wr-mt": 0.01132, "apsb-gpubfs-ct": 0.01038}),
+    ("gpu", "kron-11", {"edges": 45468, "dispersion": 115.7, "max_degree": 760},
+     {"host-hk": 0.00236, "apfb-gpubfs-wr-mt": 0.00942, "ppf": 0.00849}),
+    ("gpu", "kron-11-rcp", {"edges": 45468, "dispersion": 115.7, "max_degree": 760},
+     {"host-hk": 0.00233, "apfb-gpubfs-wr-mt": 0.01301, "ppf": 0.0117}),
+    ("gpu", "PGPgiantcompo.graph", {"edges": 48632, "dispersion": 14.33, "max_degree": 205},
+     {"host-hk": 0.00431, "apfb-gpubfs-wr-mt": 0.00638}),
+    ("gpu", "delaunay-13", {"edges": 49108, "dispersion": 0.3104, "max_degree": 13},
+     {"host-hk": 0.00141, "apfb-gpubfs-wr-mt": 0.01018}),
+    ("gpu", "delaunay-13-rcp", {"edges": 49108, "dispersion": 0.3104, "max_degree": 13},
+     {"host-hk": 0.01785, "apfb-gpubfs-wr-mt": 0.01232, "apfb-gpubfs-wr-ct": 0.0098}),
+    ("gpu", "WormNet.v3", {"edges": 78736, "dispersion": 39.04, "max_degree": 247},
+     {"host-hk": 0.01304, "apfb-gpubfs-wr-mt": 0.01486, "gpr-first": 0.01356}),
+    ("gpu", "bcsstk13.mtx", {"edges": 83883, "dispersion": 12.42, "max_degree": 95},
+     {"host-hk": 0.00023, "apfb-gpubfs-wr-mt": 0.0081, "ppf": 0.00648}),
+    ("gpu", "facebook_combined", {"edges": 88234, "dispersion": 69.27, "max_degree": 1043},
+     {"host-hk": 1.99342, "apfb-gpubfs-wr-mt": 0.02347, "gpr-first": 0.01734}),
+    ("gpu", "ca-condmat-cc1", {"edges": 91342, "dispersion": 17.64, "max_degree": 272},
+     {"host-hk": 0.00352, "apfb-gpubfs-wr-mt": 0.00686, "apfb-gpubfs-ct": 0.00548}),
+    ("gpu", "4elt.graph", {"edges": 91756, "dispersion": 0.0559, "max_degree": 10},
+     {"host-hk": 0.00129, "apfb-gpubfs-wr-mt": 0.04229, "ppf": 0.03045}),
+    ("gpu", "bayer10.mtx", {"edges": 94926, "dispersion": 7.855, "max_degree": 27},
+     {"host-hk": 0.15641, "apfb-gpubfs-wr-mt": 0.02525}),
 ]
 
 
@@ -199,21 +302,32 @@ def rule(feat, prof, device_type, tuned_algorithm=None):
                                     "device (APFB/APsB still run graphs of <= "
                                     f"{prof['one_group_edges']} edges in one work-group)")
     if e == 0:
-        return prof["small_family"], 1, "no edges: nothing to launch"
+        return prof["small_family"], 2, "no edges: nothing to launch"
+    md = prof.get("mesh_dispersion")
+    mesh = (device_type == "cpu" and md is not None and e > prof["one_group_edges"]
+            and feat.get("dispersion") is not None and feat["dispersion"] <= md)
+    if e <= prof.get("host_edges", 0) and not mesh:
+        return HOST, 1, (f"{e} edges <= host_edges {prof['host_edges']}: Hopcroft-Karp on "
+                         f"the host (scipy) ends before a device call's fixed cost")
     if e <= prof["one_group_edges"]:
-        return prof["small_family"], 1, (f"{e} edges <= one_group_edges "
+        return prof["small_family"], 2, (f"{e} edges <= one_group_edges "
                                          f"{prof['one_group_edges']}: APFB in one work-group")
     if device_type == "cpu":
-        md = prof.get("mesh_dispersion")
-        if md is not None and feat["dispersion"] <= md:
-            return prof["mesh_family"], 2, (f"degree dispersion {feat['dispersion']} <= {md} "
+        if mesh:
+            return prof["mesh_family"], 3, (f"degree dispersion {feat['dispersion']} <= {md} "
                                             f"(mesh-like) on a CPU device")
         if e < prof.get("ppf_edges", 0):
-            return prof["mesh_family"], 2, (f"{e} edges < ppf_edges {prof['ppf_edges']} "
+            return prof["mesh_family"], 3, (f"{e} edges < ppf_edges {prof['ppf_edges']} "
                                             f"on a CPU device")
     degs = (f", degree dispersion {feat['dispersion']}, max degree {feat['max_degree']}"
             if feat.get("dispersion") is not None else "")
-    return prof["large_family"], 3, f"{e} edges{degs}: the large-graph family of this device"
+    return prof["large_family"], 4, f"{e} edges{degs}: the large-graph family of this device"
+
+
+def raced(feat, prof, number):
+    """Whether a call under rule ``number`` races the host's Hopcroft-Karp against the
+    device family: device families (rules 2-4) on graphs of at most ``race_edges`` edges."""
+    return number in (2, 3, 4) and 0 < feat["edges"] <= prof.get("race_edges", 0)
 
 
 def _tuned_algorithm(handle):
@@ -223,19 +337,28 @@ def _tuned_algorithm(handle):
     return alg if alg in algorithms() else None
 
 
-def choose(handle, graph):
+def choose(handle, graph, device_only=False):
     """The choice of ``"auto"`` on ``handle`` for ``graph`` (a
     :class:`~pyclmatch.engine.graphs.BipartiteGraph` or anything
-    :func:`~pyclmatch.engine.graphs.as_bipartite` takes), as recorded in ``res.choice``."""
+    :func:`~pyclmatch.engine.graphs.as_bipartite` takes), as recorded in ``res.choice``.
+    ``device_only``: a device family, neither the host family nor a race (for callers that
+    need the matching on the device, such as the Dulmage-Mendelsohn decomposition)."""
     from ..engine.graphs import BipartiteGraph, as_bipartite
     if not isinstance(graph, BipartiteGraph):
         graph = as_bipartite(graph)
     prof, source = device_profile(handle)
+    if device_only:
+        prof.update(host_edges=0, race_edges=0)
     dtype = "cpu" if handle.type == "cpu" else "gpu"
     feat = features(graph, degrees=dtype == "cpu" and graph.nnz > prof["one_group_edges"])
     alg, number, reason = rule(feat, prof, dtype, _tuned_algorithm(handle))
-    return {"algorithm": alg, "rule": number, "reason": reason, "features": feat,
-            "profile": source, "one_group_edges": prof["one_group_edges"]}
+    out = {"algorithm": alg, "rule": number, "reason": reason, "features": feat,
+           "profile": source, "one_group_edges": prof["one_group_edges"]}
+    if raced(feat, prof, number):
+        out["race"] = HOST
+        out["reason"] += (f"; raced against {HOST} on the host ({feat['edges']} edges <= "
+                          f"race_edges {prof['race_edges']}: the first to finish answers)")
+    return out
 
 
 def choose_algorithm(handle, graph=None, init_deficiency=None):

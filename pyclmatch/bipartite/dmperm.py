@@ -522,7 +522,8 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
     handle = get_device(device)
     graph = as_bipartite(A, shape=params.pop("shape", None),
                          fits=functools.partial(_fits, handle))
-    name, factory, params, _ = _resolve(handle, graph, algorithm, init, params)
+    name, factory, params, _ = _resolve(handle, graph, algorithm, init, params,
+                                        device_only=True)
     nr, nc = graph.shape
     if graph.nnz == 0:
         res = _trivial(graph, handle, name, t_call)

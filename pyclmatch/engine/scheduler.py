@@ -48,6 +48,9 @@ class Scheduler:
         self.label = label
         self._last_progress = 0.0
         self._readbacks0 = handle.readbacks
+        #: an object whose ``check()`` runs before every blocking read-back (a raced call's
+        #: host attempt, which raises there once it has won), or None
+        self.race = None
 
     # -- launching -------------------------------------------------------------------------
     def launch(self, phase, kernel, global_size, local_size, *args):
@@ -95,6 +98,8 @@ class Scheduler:
 
     def read(self, phase, host, buf, offset=0):
         """Blocking read of ``buf`` into ``host`` (one counted round trip)."""
+        if self.race is not None:
+            self.race.check()
         t0 = time.perf_counter()
         cl.enqueue_copy(self.queue, host, buf, src_offset=offset, is_blocking=True)
         self.wall["readback"] += time.perf_counter() - t0
@@ -104,6 +109,8 @@ class Scheduler:
     def get(self, phase, arr):
         """Blocking read of the device array ``arr`` (a counted round trip, timed under
         ``readback``), as a new numpy array."""
+        if self.race is not None:
+            self.race.check()
         t0 = time.perf_counter()
         host = self.handle.download(arr)
         self.wall["readback"] += time.perf_counter() - t0

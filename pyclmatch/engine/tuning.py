@@ -11,6 +11,8 @@ Keys: ``"<platform> | <device> | <driver>"`` -> family -> ``{"params": ..., "tim
 "date": ...}``.  A missing or corrupt file reads as empty (never an error).
 """
 import datetime
+import copy
+import functools
 import json
 import os
 import tempfile
@@ -28,6 +30,13 @@ def cache_path():
     env = os.environ.get("PYCLMATCH_TUNING", "").strip()
     if env and env.lower() not in _OFF:
         return os.path.expanduser(env)
+    return _default_path(os.environ.get("HOME", ""), os.environ.get("XDG_CACHE_HOME", ""))
+
+
+@functools.lru_cache(maxsize=8)
+def _default_path(home, xdg_cache):
+    """The default cache file for these ``HOME`` / ``XDG_CACHE_HOME`` values (platformdirs'
+    user cache dir; computed once per pair)."""
     try:
         import platformdirs
         base = platformdirs.user_cache_dir("pyclmatch")
@@ -42,15 +51,34 @@ def device_key(handle):
     return f"{handle.platform_name} | {handle.name} | {str(driver).strip()}"
 
 
+#: the last file read by :func:`load`: (path, (inode, size, mtime_ns)) -> its contents
+_LOADED = {}
+
+
 def load():
+    """The cache's contents (``{}`` when off, missing or corrupt). The file is parsed again
+    only when its path, inode, size or modification time changed since the last read (one
+    ``stat`` per call otherwise: every ``maximum_matching`` call consults the cache)."""
     if not enabled():
         return {}
+    path = cache_path()
     try:
-        with open(cache_path()) as fh:
-            data = json.load(fh)
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
+        st = os.stat(path)
+    except OSError:
         return {}
+    stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+    hit = _LOADED.get(path)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    try:
+        with open(path) as fh:
+            data = json.load(fh)
+        data = data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        data = {}
+    _LOADED.clear()
+    _LOADED[path] = (stamp, data)
+    return data
 
 
 def tuned_params(handle, family):
@@ -68,7 +96,7 @@ def store(handle, family, params, timings=None):
     if not enabled():
         return None
     path = cache_path()
-    data = load()
+    data = copy.deepcopy(load())
     data.setdefault(device_key(handle), {})[family] = {
         "params": dict(params), "timings": timings or {},
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}

@@ -1,0 +1,184 @@
+"""The host family ``host-hk`` (scipy's Hopcroft-Karp with a König cover on the host), ``auto``'s
+host rule at its threshold and the race of host and device."""
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import pyclmatch
+from pyclmatch import InputError
+from pyclmatch.bipartite import choice, host
+from pyclmatch.bipartite.certificate import verify_matching
+from pyclmatch.engine import tuning
+from pyclmatch.engine.graphs import as_bipartite
+
+
+def _scipy_cardinality(A):
+    A = sp.csr_matrix(A)
+    B = sp.csr_matrix((np.ones(A.indices.size), A.indices, A.indptr), shape=A.shape)
+    return int((sp.csgraph.maximum_bipartite_matching(B, perm_type="column") >= 0).sum())
+
+
+def _check(A, res):
+    """A verified host answer: cardinality of scipy's, mutual matching on edges, and a König
+    cover of that size that covers every edge (checked here from the dense pattern)."""
+    assert res.algorithm == "host-hk" and res.device == "host" and res.verified
+    assert res.counters["launches"] == 0 and res.counters["readbacks"] == 0
+    assert res.cardinality == _scipy_cardinality(A) == res.certificate.size
+    assert res.row_match.dtype == res.col_match.dtype == np.int32
+    D = sp.csr_matrix(A, copy=True)
+    D.data[:] = 1
+    D = D.toarray() > 0
+    rows = np.flatnonzero(res.row_match >= 0)
+    assert D[rows, res.row_match[rows]].all()
+    assert (res.col_match[res.row_match[rows]] == rows).all()
+    covered = np.zeros_like(D)
+    covered[res.certificate.rows, :] = True
+    covered[:, res.certificate.cols] = True
+    assert not (D & ~covered).any()
+    verify_matching(as_bipartite(A), res.row_match, res.col_match, res.certificate)
+
+
+@st.composite
+def bipartite(draw):
+    """Random patterns: rectangular, CSR or CSC, int32 or int64 indices, sometimes unsorted
+    lists with repeated entries and explicit zeros (edges, as in scipy)."""
+    nr, nc = draw(st.integers(0, 40)), draw(st.integers(0, 40))
+    m = draw(st.integers(0, 4 * max(nr, nc))) if nr and nc else 0
+    seed = draw(st.integers(0, 2 ** 31))
+    rng = np.random.default_rng(seed)
+    r, c = rng.integers(0, max(nr, 1), m), rng.integers(0, max(nc, 1), m)
+    if draw(st.booleans()) and m:          # one hub row and one hub column
+        r[: m // 3], c[m // 3: 2 * m // 3] = 0, nc - 1
+    A = sp.coo_matrix((rng.integers(0, 2, m).astype(float), (r, c)), shape=(nr, nc))
+    A = A.tocsr() if draw(st.booleans()) else A.tocsc()
+    if draw(st.booleans()):                # repeats and unsorted lists kept as they are
+        A = type(A)((A.data, A.indices, A.indptr), shape=A.shape)
+        A.has_canonical_format = False
+    if draw(st.booleans()):
+        A.indices, A.indptr = A.indices.astype(np.int64), A.indptr.astype(np.int64)
+    return A
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bipartite())
+def test_random_graphs_match_scipy_and_the_certificate_holds(A):
+    _check(A, pyclmatch.maximum_matching(A, algorithm="host-hk"))
+
+
+def test_adversarial_shapes_and_same_answer_as_device(device):
+    hub = sp.lil_matrix((60, 90))
+    hub[0, :] = 1
+    hub[:, 5] = 1
+    cases = [sp.csr_matrix((0, 0)), sp.csr_matrix((7, 0)), sp.csr_matrix((3, 5)),
+             hub.tocsr(), hub.tocsc(), hub.T.tocsr(), sp.eye(50, 80, format="csr"),
+             pyclmatch.generators.kron(8), pyclmatch.generators.grid(20),
+             sp.random(30, 300, density=0.02, format="csr", random_state=3)]
+    for A in cases:
+        res = pyclmatch.maximum_matching(A, algorithm="host-hk")
+        _check(A, res)
+        if A.nnz:
+            dev = pyclmatch.maximum_matching(A, algorithm="apfb-gpubfs-wr-ct", device=device)
+            assert dev.cardinality == res.cardinality
+    # scipy's drop-in and the edge-array input take the host family too
+    A = cases[3]
+    perm = pyclmatch.maximum_bipartite_matching(A, perm_type="column", algorithm="host-hk")
+    assert int((perm >= 0).sum()) == _scipy_cardinality(A)
+    coo = A.tocoo()
+    res = pyclmatch.maximum_matching((coo.row, coo.col), shape=A.shape, algorithm="host-hk")
+    assert res.cardinality == _scipy_cardinality(A)
+
+
+def test_bad_input_is_refused_before_scipy_reads_it():
+    A = sp.csr_matrix(np.eye(4))
+    bad_ptr = sp.csr_matrix((A.data, A.indices, A.indptr.copy()), shape=A.shape)
+    bad_ptr.indptr[2] = 3
+    bad_ptr.indptr[3] = 1
+    with pytest.raises(InputError, match="indptr"):
+        pyclmatch.maximum_matching(bad_ptr, algorithm="host-hk")
+    bad_idx = sp.csr_matrix((A.data, A.indices.copy(), A.indptr), shape=A.shape)
+    bad_idx.indices[1] = 9
+    with pytest.raises(InputError, match="out of range"):
+        pyclmatch.maximum_matching(bad_idx, algorithm="host-hk")
+    with pytest.raises(InputError, match="unknown parameter"):
+        pyclmatch.maximum_matching(A, algorithm="host-hk", work_group_size=64)
+
+
+def test_verification_catches_a_wrong_cover():
+    A = pyclmatch.generators.grid(6)
+    res = pyclmatch.maximum_matching(A, algorithm="host-hk")
+    bad = type(res.certificate)(res.certificate.rows[1:], res.certificate.cols)
+    with pytest.raises(pyclmatch.VerificationError):
+        verify_matching(as_bipartite(A), res.row_match, res.col_match, bad)
+
+
+@pytest.fixture
+def profile(device, monkeypatch, tmp_path):
+    """Set keys of the test device's ``auto`` profile through the tuning cache."""
+    monkeypatch.setenv("PYCLMATCH_TUNING", str(tmp_path / "tuning.json"))
+
+    def set_(**keys):
+        tuning.store(device, "auto", keys)
+    return set_
+
+
+def test_auto_takes_the_host_up_to_host_edges(device, profile):
+    A = sp.csr_matrix(pyclmatch.generators.grid(12))
+    profile(host_edges=A.nnz, race_edges=0)
+    res = pyclmatch.maximum_matching(A, device=device)
+    assert res.algorithm == "host-hk" and res.device == "host"
+    assert res.choice["rule"] == 1 and "host_edges" in res.choice["reason"]
+    _check(A, res)
+    profile(host_edges=A.nnz - 1, race_edges=0)
+    res = pyclmatch.maximum_matching(A, device=device)
+    assert res.algorithm != "host-hk" and res.device != "host" and res.choice["rule"] > 1
+    assert "race" not in res.choice
+    # the Dulmage-Mendelsohn decomposition needs the matching on the device: auto stays there
+    profile(host_edges=10 ** 9, race_edges=10 ** 9)
+    dm = pyclmatch.dulmage_mendelsohn(A, device=device)
+    assert dm.structural_rank == res.cardinality
+    with pytest.raises(InputError, match="host"):
+        pyclmatch.dulmage_mendelsohn(A, algorithm="host-hk", device=device)
+
+
+def _wait_for_host_attempt():
+    """Let a host attempt a raced call left behind finish (one at a time per process)."""
+    assert host.HostRace._one.acquire(timeout=30)
+    host.HostRace._one.release()
+
+
+def test_race_host_wins(device, profile, monkeypatch):
+    """The device path stops at its check once the host has finished: the host's answer,
+    the device work done so far counted."""
+    A = sp.csr_matrix(pyclmatch.generators.kron(8))
+    profile(host_edges=0, race_edges=A.nnz)
+    pyclmatch.maximum_matching(A, device=device)            # builds the device family
+    from pyclmatch.bipartite.certificate import DeviceCertificate
+    build = DeviceCertificate.build
+
+    def slow_build(self):          # the device is late: the host finishes first
+        build(self)
+        time.sleep(0.3)
+    monkeypatch.setattr(DeviceCertificate, "build", slow_build)
+    res = pyclmatch.maximum_matching(A, device=device)
+    assert res.choice["race"]["winner"] == "host-hk" and res.algorithm == "host-hk"
+    assert res.device == "host" and res.verified and res.counters["launches"] > 0
+    assert res.cardinality == _scipy_cardinality(A)
+    verify_matching(as_bipartite(A), res.row_match, res.col_match, res.certificate)
+    _wait_for_host_attempt()
+
+
+def test_race_device_wins(device, profile, monkeypatch):
+    A = sp.csr_matrix(pyclmatch.generators.kron(8))
+    profile(host_edges=0, race_edges=A.nnz)
+    solve = host.solve
+    monkeypatch.setattr(host, "solve", lambda g: (time.sleep(0.5), solve(g))[1])
+    res = pyclmatch.maximum_matching(A, device=device)
+    assert res.choice["race"]["winner"] == res.algorithm != "host-hk"
+    assert res.device != "host" and res.cardinality == _scipy_cardinality(A)
+    # while that host attempt still runs, the next call is not raced
+    again = pyclmatch.maximum_matching(A, device=device)
+    assert again.choice["race"]["host_started"] is False
+    _wait_for_host_attempt()
