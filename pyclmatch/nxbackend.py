@@ -95,7 +95,8 @@ class PyclGraph:
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, nodes: list,
                  directed: bool = False, multigraph: bool = False,
-                 values: dict | None = None, graph: dict | None = None):
+                 values: dict | None = None, graph: dict | None = None,
+                 ids_are_labels: bool | None = None):
         self.indptr, self.indices = indptr, indices
         self.node_list = nodes
         self.n = len(nodes)
@@ -105,6 +106,8 @@ class PyclGraph:
         self.values = dict(values or {})
         self.graph = dict(graph or {})
         self._cache: dict = {}
+        if ids_are_labels is not None:
+            self._cache["ids_are_labels"] = [bool(ids_are_labels)]
         self.__networkx_cache__: dict = {}
 
     # networkx's graph protocol, as far as the dispatcher and users look
@@ -194,17 +197,27 @@ class PyclGraph:
         return sorted({a for a, _ in self.values if a is not None})
 
     def labels(self, idx: np.ndarray) -> list:
-        """The node labels of the positions ``idx`` (Python objects, never numpy scalars)."""
-        lab = self._memo("labels", lambda: np.fromiter(self.node_list, dtype=object,
-                                                       count=self.n))
-        return lab[np.asarray(idx, np.int64)].tolist()
+        """The node labels of the positions ``idx`` (Python objects, never numpy scalars;
+        the positions themselves when the labels are the ids 0..n-1)."""
+        if self.ids_are_labels:
+            return np.asarray(idx).tolist()
+        return self.label_array[np.asarray(idx, np.int64)].tolist()
+
+    @property
+    def label_array(self) -> np.ndarray | None:
+        """The node labels as an object array (None when they are the ids 0..n-1)."""
+        if self.ids_are_labels:
+            return None
+        return self._memo("labels", lambda: np.fromiter(self.node_list, dtype=object,
+                                                        count=self.n))
 
     @property
     def ids_are_labels(self) -> bool:
         """Whether the node labels are the ints 0..n-1 in order (then no look-up is needed)."""
         def check():
-            nl = self.node_list
-            return [bool(nl == list(range(self.n)))]
+            from .interop import _integer_labels
+            lab = _integer_labels(self.node_list, exact=True)
+            return [lab is not None and bool((lab == np.arange(self.n)).all())]
         return self._memo("ids_are_labels", check)[0]
 
     def positions(self, nodes, what: str = "node") -> np.ndarray:
@@ -269,7 +282,7 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
         values[(None, None)] = walk.sorted_values(None)
     graph = dict(G.graph) if preserve_graph_attrs else {}
     return PyclGraph(walk.indptr, walk.sorted_indices, walk.nodes, walk.directed,
-                     walk.multigraph, values, graph)
+                     walk.multigraph, values, graph, ids_are_labels=walk.ids_are_labels)
 
 
 def convert_to_nx(obj: Any, *, name: str | None = None):
@@ -365,6 +378,20 @@ def _as_pycl(G, weight) -> PyclGraph:
     return from_networkx(G, weight)
 
 
+def _singleton_modularity(g: PyclGraph, A, resolution) -> float:
+    """Eq. (1) of the partition into single nodes (what networkx's first level is compared
+    with), from the degrees alone: a self-loop is inside its community and counts twice in
+    2m and in its node's degree, as in :func:`pyclmatch.community.api._modularity_csr`."""
+    w = np.asarray(A.data, np.float64)
+    diag = A.diagonal().astype(np.float64)
+    k = np.bincount(g.rows, weights=w, minlength=g.n) + diag
+    m2 = float(k.sum())
+    if m2 == 0:
+        return 0.0
+    a = k / m2
+    return float(2.0 * diag.sum() / m2 - resolution * np.dot(a, a))
+
+
 def _louvain_levels(G, weight, resolution, threshold, max_level, seed, device):
     """The memberships networkx's ``louvain_partitions`` would yield, from one pyclmatch
     run: its levels, each kept while it merges communities and gains more than
@@ -377,7 +404,7 @@ def _louvain_levels(G, weight, resolution, threshold, max_level, seed, device):
         return g, [np.arange(g.n)]
     res = louvain(A, resolution=resolution, max_level=max_level, seed=_seed_int(seed),
                   deterministic=True, return_levels=True, device=device)
-    q_prev = _modularity_csr(A, np.arange(g.n), resolution)
+    q_prev = _singleton_modularity(g, A, resolution)
     # the device's Eq. (1) after every level (the last one verified against the input);
     # recomputed on the host where the driver did not report one per level
     q_levels = res.counters.get("modularity")
@@ -403,7 +430,7 @@ def louvain_partitions(G, weight="weight", resolution=1, threshold=0.0000001, se
     """networkx's ``louvain_partitions`` on an OpenCL device: yields the partition (list of
     sets of nodes) after each level. ``device``: see :func:`pyclmatch.get_device`."""
     g, levels = _louvain_levels(G, weight, resolution, threshold, None, seed, device)
-    return (membership_sets(m, None, g.node_list) for m in levels)
+    return (membership_sets(m, None, g.label_array) for m in levels)
 
 
 def louvain_communities(G, weight="weight", resolution=1, threshold=0.0000001, max_level=None,
@@ -414,7 +441,7 @@ def louvain_communities(G, weight="weight", resolution=1, threshold=0.0000001, m
         raise ValueError("max_level argument must be a positive integer or None")
     g, levels = _louvain_levels(G, weight, resolution, threshold, max_level, seed, device)
     memb = levels[-1] if max_level is None else levels[:max_level][-1]
-    return membership_sets(memb, None, g.node_list)
+    return membership_sets(memb, None, g.label_array)
 
 
 def _membership(g: PyclGraph, communities) -> np.ndarray:
@@ -461,10 +488,9 @@ def _bipartite_split(g: PyclGraph, top_nodes):
     jumping depth parity, kept on the graph."""
     import networkx as nx
     if top_nodes is not None:
-        top = np.unique(g.positions(top_nodes, "top node"))
         mask = np.zeros(g.n, bool)
-        mask[top] = True
-        return top, np.flatnonzero(~mask)
+        mask[g.positions(top_nodes, "top node")] = True
+        return np.flatnonzero(mask), np.flatnonzero(~mask)
 
     def colour():
         from scipy.sparse.csgraph import breadth_first_order, connected_components
@@ -493,17 +519,41 @@ def _bipartite_split(g: PyclGraph, top_nodes):
 
 
 def _biadjacency(g: PyclGraph, top, bottom) -> sp.csr_matrix:
-    """Rows = bottom nodes, columns = top nodes: pyclmatch's König cover grows from the
-    unmatched columns, networkx's ``to_vertex_cover`` from the unmatched top nodes."""
-    A = g.csr(None)
-    return A[bottom][:, top].tocsr()
+    """Rows = bottom nodes, columns = top nodes (pyclmatch's König cover grows from the
+    unmatched columns, networkx's ``to_vertex_cover`` from the unmatched top nodes): the
+    bottom rows of the cached CSR (one slice when they are consecutive) with the columns
+    renumbered by a position table, entries between two bottom nodes dropped. The top
+    positions ascend, so every list stays sorted: the result is canonical."""
+    ptr, ind = g.indptr, g.indices
+    nb = bottom.size
+    if nb and int(bottom[-1]) - int(bottom[0]) == nb - 1:       # consecutive rows
+        a, b = int(ptr[bottom[0]]), int(ptr[bottom[-1] + 1])
+        cols, counts = ind[a:b], np.diff(ptr[bottom[0]:bottom[-1] + 2])
+    else:
+        counts = (ptr[bottom + 1] - ptr[bottom]).astype(np.int64)
+        starts = np.repeat(ptr[bottom].astype(np.int64) - np.cumsum(counts) + counts, counts)
+        cols = ind[starts + np.arange(int(counts.sum()))]
+    colpos = np.full(g.n, -1, np.int32)
+    colpos[top] = np.arange(top.size, dtype=np.int32)
+    cols = colpos[cols]
+    indptr = np.zeros(nb + 1, np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    keep = cols >= 0
+    if not keep.all():
+        rows = np.repeat(np.arange(nb), counts)[keep]
+        cols = cols[keep]
+        indptr[1:] = np.cumsum(np.bincount(rows, minlength=nb))
+    B = sp.csr_matrix((np.ones(cols.size, np.int8), cols, indptr.astype(np.int32)),
+                      shape=(nb, top.size), copy=False)
+    B.has_canonical_format = True
+    return B
 
 
 def _bipartite_match(G, top_nodes, device):
     from .bipartite import maximum_matching
     g = _as_pycl(G, None)
-    key = ("bimatch", None if top_nodes is None else frozenset(top_nodes), device)
-    hit = g._cache.get(key)
+    key = ("bimatch", device)       # (the answer for networkx's own split is kept)
+    hit = g._cache.get(key) if top_nodes is None else None
     if hit is not None:
         return hit
     top, bottom = _bipartite_split(g, top_nodes)
@@ -522,10 +572,8 @@ def hopcroft_karp_matching(G, top_nodes=None, *, device=None) -> dict:
     g, top, bottom, res = _bipartite_match(G, top_nodes, device)
     cm = np.asarray(res.col_match)
     j = np.flatnonzero(cm >= 0)
-    u, v = g.labels(top[j]), g.labels(bottom[cm[j]])
-    out = dict(zip(u, v))
-    out.update(zip(v, u))
-    return out
+    u, v = top[j], bottom[cm[j]]
+    return dict(zip(g.labels(np.concatenate([u, v])), g.labels(np.concatenate([v, u]))))
 
 
 def eppstein_matching(G, top_nodes=None, *, device=None) -> dict:
