@@ -225,7 +225,8 @@ class PyclGraph:
         import networkx as nx
         if self.ids_are_labels and (isinstance(nodes, range) or (
                 isinstance(nodes, np.ndarray) and nodes.dtype.kind in "iu")):
-            pos = np.asarray(nodes, np.int64)
+            pos = (np.arange(nodes.start, nodes.stop, nodes.step, dtype=np.int64)
+                   if isinstance(nodes, range) else np.asarray(nodes, np.int64))
             if pos.size and (pos.min() < 0 or pos.max() >= self.n):
                 bad = pos[(pos < 0) | (pos >= self.n)][0]
                 raise nx.NetworkXError(f"{what} {int(bad)!r} is not in the graph")
