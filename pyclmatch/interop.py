@@ -110,10 +110,12 @@ class NetworkxAdjacency:
     ``fits(n, nnz, host)``, when given, is called with the sizes (read off the dicts' lengths)
     before anything proportional to the entries is allocated
     (:func:`pyclmatch.engine.limits.check`); otherwise the conversion's own host arrays are
-    checked against the host's memory there.
+    checked against the host's memory there. ``rows`` (node labels): walk only their
+    adjacency dicts (a bipartite graph's one side), the rows of the CSR in that order;
+    ``ids_are_labels=True``: the caller knows the labels are the Python ints 0..n-1.
     """
 
-    def __init__(self, G, fits=None):
+    def __init__(self, G, fits=None, rows=None, ids_are_labels=None):
         adj = getattr(G, "_adj", None)
         if not isinstance(adj, dict):
             adj = {u: dict(nbrs) for u, nbrs in G.adj.items()}
@@ -125,8 +127,12 @@ class NetworkxAdjacency:
             "adjlist_inner_dict_factory", "edge_attr_dict_factory", "edge_key_dict_factory"))
         nodes = list(adj)
         n = len(nodes)
-        deg = np.fromiter(map(len, adj.values()), np.int64, n)
-        indptr = np.zeros(n + 1, np.int64)
+        # the adjacency dicts walked: every node's, or those of the labels ``rows`` (then
+        # the CSR has one row per label, its columns still the positions of all nodes)
+        self.row_dicts = list(adj.values()) if rows is None else \
+            list(map(adj.__getitem__, rows))
+        deg = np.fromiter(map(len, self.row_dicts), np.int64, len(self.row_dicts))
+        indptr = np.zeros(deg.size + 1, np.int64)
         np.cumsum(deg, out=indptr[1:])
         nnz = int(indptr[-1])
         if n > INDEX_MAX or nnz > INDEX_MAX:
@@ -136,19 +142,22 @@ class NetworkxAdjacency:
         self.nodes, self.n, self.nnz = nodes, n, nnz
         self.indptr = indptr.astype(np.int32)
         self.ids_are_labels = False
-        self.indices = self._indices()
+        self.indices = self._indices(ids_are_labels)
         self._order = False      # not computed yet (None: the lists are sorted already)
 
     def _keys(self):
-        return chain.from_iterable(self.adj.values())
+        return chain.from_iterable(self.row_dicts)
 
-    def _indices(self):
+    def _indices(self, ids_are_labels=None):
         n, nnz = self.n, self.nnz
         if n == 0:
             self.ids_are_labels = True
             return np.zeros(0, np.int32)
-        types = set(map(type, self.nodes))
-        lab = _int_labels(self.nodes, types, False)
+        if ids_are_labels:          # known already (a graph converted before): no check
+            types, lab = {int}, np.arange(n)
+        else:
+            types = set(map(type, self.nodes))
+            lab = _int_labels(self.nodes, types, False)
         if lab is not None:
             try:
                 keys = np.fromiter(self._keys(), np.int64, nnz)
@@ -196,7 +205,7 @@ class NetworkxAdjacency:
     def _datadicts(self):
         """The edge data of every adjacency entry, in CSR order (key dicts of a multigraph)."""
         values = dict.values if self._plain else methodcaller("values")
-        return chain.from_iterable(map(values, self.adj.values()))
+        return chain.from_iterable(map(values, self.row_dicts))
 
     def values(self, weight="weight", default=1.0):
         """Per-entry values of the edge attribute ``weight`` (``default`` where missing) as
@@ -234,7 +243,7 @@ class NetworkxAdjacency:
                     self._order = None
                 else:      # scipy's per-row sort carries the positions along as the data
                     M = sp.csr_matrix((np.arange(self.nnz, dtype=np.int32), ind, ptr),
-                                      shape=(self.n, self.n))
+                                      shape=(ptr.size - 1, self.n))
                     M.sort_indices()
                     self._order = M.data
                     self._sorted_indices = M.indices

@@ -77,6 +77,9 @@ _UNDIRECTED = {"louvain_communities", "louvain_partitions", "modularity",
 _NO_MULTIGRAPH = {"maximal_matching"}
 #: keyword arguments beyond networkx's that every implemented function takes
 BACKEND_KWARGS = ("device",)
+#: functions that may need only part of the graph: networkx's conversion hook defers the walk
+#: (:meth:`PyclGraph.deferred`); with ``top_nodes`` only the other side's lists are read
+_DEFERRED = {"hopcroft_karp_matching", "eppstein_matching", "to_vertex_cover"}
 
 
 # --------------------------------------------------------------------------- graph type
@@ -97,18 +100,67 @@ class PyclGraph:
                  directed: bool = False, multigraph: bool = False,
                  values: dict | None = None, graph: dict | None = None,
                  ids_are_labels: bool | None = None):
-        self.indptr, self.indices = indptr, indices
+        self._indptr, self._indices = indptr, indices
+        self._source = None      # (networkx graph, edge attributes) of a deferred walk
         self.node_list = nodes
         self.n = len(nodes)
         self.directed, self.multigraph = bool(directed), bool(multigraph)
         #: (attribute, default) -> weights in CSR order; (None, None) -> 1 per stored entry
         #: (a multigraph's parallel-edge count)
-        self.values = dict(values or {})
+        self._values = dict(values or {})
         self.graph = dict(graph or {})
         self._cache: dict = {}
         if ids_are_labels is not None:
             self._cache["ids_are_labels"] = [bool(ids_are_labels)]
         self.__networkx_cache__: dict = {}
+
+    @classmethod
+    def deferred(cls, G, attrs: dict, graph: dict | None = None) -> "PyclGraph":
+        """The graph of the networkx graph ``G`` with its adjacency walked on first use
+        (:attr:`indptr`, :attr:`indices`, :attr:`values`): a function that needs only part
+        of it (one side of a bipartite graph, :func:`hopcroft_karp_matching` with
+        ``top_nodes``) walks only that part (:attr:`source`). Built by networkx's
+        conversion hook, whose cache drops it when ``G`` changes."""
+        adj = getattr(G, "_adj", None)
+        nodes = list(adj) if isinstance(adj, dict) else list(G)
+        g = cls(None, None, nodes, G.is_directed(), G.is_multigraph(), None, graph)
+        g._source = (G, dict(attrs))
+        return g
+
+    @property
+    def source(self):
+        """The networkx graph of a deferred walk not done yet (else None)."""
+        return None if self._source is None else self._source[0]
+
+    def _walk(self):
+        G, attrs = self._source
+        walk = NetworkxAdjacency(G)
+        self._values = _walk_values(walk, attrs)
+        self._indptr, self._indices = walk.indptr, walk.sorted_indices
+        self._cache.setdefault("ids_are_labels", [walk.ids_are_labels])
+        self._source = None
+
+    @property
+    def indptr(self) -> np.ndarray:
+        """CSR offsets (int32, ``n + 1``)."""
+        if self._source is not None:
+            self._walk()
+        return self._indptr
+
+    @property
+    def indices(self) -> np.ndarray:
+        """CSR column positions (int32, sorted within each row)."""
+        if self._source is not None:
+            self._walk()
+        return self._indices
+
+    @property
+    def values(self) -> dict:
+        """``(attribute, default)`` -> weights in CSR order; ``(None, None)`` -> 1 per
+        stored entry (a multigraph's parallel-edge count)."""
+        if self._source is not None:
+            self._walk()
+        return self._values
 
     # networkx's graph protocol, as far as the dispatcher and users look
     def is_directed(self) -> bool:
@@ -267,12 +319,23 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     implemented function reads them)."""
     if isinstance(G, PyclGraph):
         return G
-    walk = NetworkxAdjacency(G)
     if isinstance(edge_attrs, str):
         edge_attrs = {edge_attrs: 1}
     attrs = dict(edge_attrs or {})
     if preserve_edge_attrs and not attrs:
         attrs = {"weight": 1}
+    graph = dict(G.graph) if preserve_graph_attrs else {}
+    if name in _DEFERRED:
+        return PyclGraph.deferred(G, attrs, graph)
+    walk = NetworkxAdjacency(G)
+    return PyclGraph(walk.indptr, walk.sorted_indices, walk.nodes, walk.directed,
+                     walk.multigraph, _walk_values(walk, attrs), graph,
+                     ids_are_labels=walk.ids_are_labels)
+
+
+def _walk_values(walk, attrs) -> dict:
+    """The weights of ``attrs`` (``{attribute: default}``) in CSR order, and a multigraph's
+    parallel-edge counts, from one :class:`~pyclmatch.interop.NetworkxAdjacency`."""
     values = {}
     for attr, default in attrs.items():
         if attr is None:
@@ -281,9 +344,7 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
         values[(attr, d)] = walk.sorted_values(attr, d)
     if walk.multigraph:
         values[(None, None)] = walk.sorted_values(None)
-    graph = dict(G.graph) if preserve_graph_attrs else {}
-    return PyclGraph(walk.indptr, walk.sorted_indices, walk.nodes, walk.directed,
-                     walk.multigraph, values, graph, ids_are_labels=walk.ids_are_labels)
+    return values
 
 
 def convert_to_nx(obj: Any, *, name: str | None = None):
@@ -524,13 +585,19 @@ def _biadjacency(g: PyclGraph, top, bottom) -> sp.csr_matrix:
     unmatched columns, networkx's ``to_vertex_cover`` from the unmatched top nodes): the
     bottom rows of the cached CSR (one slice when they are consecutive) with the columns
     renumbered by a position table, entries between two bottom nodes dropped. The top
-    positions ascend, so every list stays sorted: the result is canonical."""
-    ptr, ind = g.indptr, g.indices
+    positions ascend, so every list stays sorted: the result is canonical. A graph whose
+    walk is deferred (:meth:`PyclGraph.deferred`) has only the bottom nodes' adjacency
+    dicts walked: half the entries of a bipartite graph."""
     nb = bottom.size
-    if nb and int(bottom[-1]) - int(bottom[0]) == nb - 1:       # consecutive rows
+    if g.source is not None:
+        walk = NetworkxAdjacency(g.source, rows=g.labels(bottom), ids_are_labels=g.ids_are_labels)
+        cols, counts = walk.sorted_indices, np.diff(walk.indptr)
+    elif nb and int(bottom[-1]) - int(bottom[0]) == nb - 1:       # consecutive rows
+        ptr, ind = g.indptr, g.indices
         a, b = int(ptr[bottom[0]]), int(ptr[bottom[-1] + 1])
         cols, counts = ind[a:b], np.diff(ptr[bottom[0]:bottom[-1] + 2])
     else:
+        ptr, ind = g.indptr, g.indices
         counts = (ptr[bottom + 1] - ptr[bottom]).astype(np.int64)
         starts = np.repeat(ptr[bottom].astype(np.int64) - np.cumsum(counts) + counts, counts)
         cols = ind[starts + np.arange(int(counts.sum()))]
@@ -552,7 +619,7 @@ def _biadjacency(g: PyclGraph, top, bottom) -> sp.csr_matrix:
 
 def _bipartite_match(G, top_nodes, device):
     from .bipartite import maximum_matching
-    g = _as_pycl(G, None)
+    g = G if isinstance(G, PyclGraph) else PyclGraph.deferred(G, {})
     key = ("bimatch", device)       # (the answer for networkx's own split is kept)
     hit = g._cache.get(key) if top_nodes is None else None
     if hit is not None:

@@ -99,10 +99,14 @@ def test_biadjacency_is_scipy_slicing(n, m, seed, consecutive):
     else:
         mask = rng.random(n) < 0.5
         top, bottom = np.flatnonzero(mask), np.flatnonzero(~mask)
-    Bm = B._biadjacency(g, top, bottom)
     ref = _biadjacency_reference(g, top, bottom)
-    assert Bm.shape == ref.shape and Bm.has_canonical_format
-    assert (Bm != ref).nnz == 0
+    lazy = B.PyclGraph.deferred(G, {})        # only the bottom nodes' dicts are walked
+    for Bm in (B._biadjacency(g, top, bottom), B._biadjacency(lazy, top, bottom)):
+        assert Bm.shape == ref.shape and Bm.has_canonical_format
+        assert (Bm != ref).nnz == 0
+    assert lazy.source is G                   # (still deferred)
+    assert lazy.number_of_edges() == g.number_of_edges() and lazy.source is None
+    assert (lazy.csr(None) != g.csr(None)).nnz == 0
 
 
 @pytest.mark.parametrize("how", ["ids", "sparse-ints", "strings", "tuples"])
