@@ -59,6 +59,9 @@ GRAPHS = {"delaunay-20": lambda: generators.delaunay(20),
           "grid-2048": lambda: generators.grid(2048)}
 SMALL = {"delaunay-14": lambda: generators.delaunay(14),
          "grid-128": lambda: generators.grid(128)}
+#: PoCL-sized graphs where the host parts show (by name only: --graphs delaunay-17,grid-512)
+MID = {"delaunay-17": lambda: generators.delaunay(17),
+       "grid-512": lambda: generators.grid(512)}
 
 
 def med(ts):
@@ -340,7 +343,11 @@ def main():
             print(json.dumps(row), flush=True)
 
     for name in names:
-        A = (table.get(name) or GRAPHS.get(name) or SMALL[name])()
+        make = table.get(name) or GRAPHS.get(name) or SMALL.get(name) or MID.get(name)
+        if make is None:
+            raise SystemExit(f"unknown graph {name!r}: choose from "
+                             f"{', '.join([*GRAPHS, *SMALL, *MID])}")
+        A = make()
         A = sp.csr_matrix(A)
         A.data[:] = 1
         t0 = time.perf_counter()

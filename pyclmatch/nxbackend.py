@@ -9,7 +9,11 @@ Installed, the package registers the entry points ``networkx.backends`` and
 converts ``G`` once with :func:`convert_from_nx` into a :class:`PyclGraph` (and keeps it in
 ``G.__networkx_cache__``, so repeated calls on an unchanged graph convert once); a
 :class:`PyclGraph` can also be built directly (:func:`from_networkx`) and passed instead of the
-networkx graph.
+networkx graph. For the bipartite functions the walk is deferred
+(:meth:`PyclGraph.deferred`): with ``top_nodes`` only the bottom nodes' adjacency dicts are
+read. Results are built from integer arrays (node labels through an object array, or none
+when the labels are the ids 0..n-1): ``dict(zip(...))`` for matchings, one ``set`` per
+community after a radix sort of the membership.
 
 Implemented, with networkx's signatures and return types:
 
@@ -60,8 +64,8 @@ BACKEND_NAME = "pyclmatch"
 #: (a converted :class:`PyclGraph` always runs; ``None``: never worth a conversion, because
 #: networkx's function reads only the matching, not the graph). Below, networkx's loop
 #: finishes before the conversion and one device round trip. Measured on PoCL (2 cores,
-#: benchmarks/results/nx-pocl-small): Louvain is 9x networkx at 23k edges; Hopcroft-Karp
-#: 4x to 30x at 50k to 100k bipartite edges.
+#: benchmarks/results/nx-pocl-small): Louvain is 6x to 9x networkx at 23k to 49k edges;
+#: Hopcroft-Karp 3x to 33x at 50k to 100k bipartite edges (whole calls).
 MIN_EDGES = {
     "louvain_communities": 5_000, "louvain_partitions": 5_000, "modularity": 50_000,
     "hopcroft_karp_matching": 20_000, "eppstein_matching": 20_000, "to_vertex_cover": 20_000,
