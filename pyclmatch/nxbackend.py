@@ -644,8 +644,11 @@ def hopcroft_karp_matching(G, top_nodes=None, *, device=None) -> dict:
     g, top, bottom, res = _bipartite_match(G, top_nodes, device)
     cm = np.asarray(res.col_match)
     j = np.flatnonzero(cm >= 0)
-    u, v = top[j], bottom[cm[j]]
-    return dict(zip(g.labels(np.concatenate([u, v])), g.labels(np.concatenate([v, u]))))
+    mate = np.full(g.n, -1, np.int64)       # keys in node order: the dict's table and the
+    mate[top[j]] = bottom[cm[j]]            # new int objects are then written in order
+    mate[bottom[cm[j]]] = top[j]            # (1.5x faster than top keys, then bottom ones)
+    x = np.flatnonzero(mate >= 0)
+    return dict(zip(g.labels(x), g.labels(mate[x])))
 
 
 def eppstein_matching(G, top_nodes=None, *, device=None) -> dict:
