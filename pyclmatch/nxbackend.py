@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import weakref
 from typing import Any, Iterator
 
 import numpy as np
@@ -128,16 +129,25 @@ class PyclGraph:
         adj = getattr(G, "_adj", None)
         nodes = list(adj) if isinstance(adj, dict) else list(G)
         g = cls(None, None, nodes, G.is_directed(), G.is_multigraph(), None, graph)
-        g._source = (G, dict(attrs))
+        try:      # (a weak reference: G's conversion cache holds g, and g must not hold G)
+            ref = weakref.ref(G)
+        except TypeError:
+            ref = (lambda G: lambda: G)(G)
+        g._source = (ref, dict(attrs))
         return g
 
     @property
     def source(self):
         """The networkx graph of a deferred walk not done yet (else None)."""
-        return None if self._source is None else self._source[0]
+        if self._source is None:
+            return None
+        G = self._source[0]()
+        if G is None:
+            raise InputError("the networkx graph of this deferred conversion was freed")
+        return G
 
     def _walk(self):
-        G, attrs = self._source
+        G, attrs = self.source, self._source[1]
         walk = NetworkxAdjacency(G)
         self._values = _walk_values(walk, attrs)
         self._indptr, self._indices = walk.indptr, walk.sorted_indices
@@ -594,6 +604,10 @@ def _biadjacency(g: PyclGraph, top, bottom) -> sp.csr_matrix:
     dicts walked: half the entries of a bipartite graph."""
     nb = bottom.size
     if g.source is not None:
+        key = ("biadjacency", hash(top.tobytes()), top.size)     # (networkx's cache keeps g:
+        hit = g._cache.get(key)                                  # a later call reuses B)
+        if hit is not None and np.array_equal(hit[0], top):
+            return hit[1]
         walk = NetworkxAdjacency(g.source, rows=g.labels(bottom), ids_are_labels=g.ids_are_labels)
         cols, counts = walk.sorted_indices, np.diff(walk.indptr)
     elif nb and int(bottom[-1]) - int(bottom[0]) == nb - 1:       # consecutive rows
@@ -618,6 +632,8 @@ def _biadjacency(g: PyclGraph, top, bottom) -> sp.csr_matrix:
     B = sp.csr_matrix((np.ones(cols.size, np.int8), cols, indptr.astype(np.int32)),
                       shape=(nb, top.size), copy=False)
     B.has_canonical_format = True
+    if g.source is not None:
+        g._cache[key] = (top, B)
     return B
 
 

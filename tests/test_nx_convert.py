@@ -104,7 +104,7 @@ def test_biadjacency_is_scipy_slicing(n, m, seed, consecutive):
     for Bm in (B._biadjacency(g, top, bottom), B._biadjacency(lazy, top, bottom)):
         assert Bm.shape == ref.shape and Bm.has_canonical_format
         assert (Bm != ref).nnz == 0
-    assert lazy.source is G                   # (still deferred)
+    assert lazy.source is G                   # (still deferred; G held weakly)
     assert lazy.number_of_edges() == g.number_of_edges() and lazy.source is None
     assert (lazy.csr(None) != g.csr(None)).nnz == 0
 
@@ -166,3 +166,16 @@ def test_sizes_checked_before_the_conversion(monkeypatch):
     monkeypatch.setattr(limits, "host_available", lambda: 1 << 10)
     with pytest.raises(pyclmatch.HostMemoryError, match="DataFrame"):
         interop.dataframe_csr(pd.DataFrame({"source": range(100), "target": range(1, 101)}))
+
+
+def test_deferred_graph_reuses_its_biadjacency_and_holds_g_weakly():
+    G = nx.complete_bipartite_graph(3, 4)
+    g = B.PyclGraph.deferred(G, {})
+    top, bottom = np.arange(3), np.arange(3, 7)
+    assert B._biadjacency(g, top, bottom) is B._biadjacency(g, top, bottom)
+    assert B._biadjacency(g, np.arange(4), np.arange(4, 7)).shape == (3, 4)
+    del G
+    import gc
+    gc.collect()
+    with pytest.raises(pyclmatch.InputError, match="freed"):
+        g.csr(None)
