@@ -1,39 +1,45 @@
 #!/usr/bin/env python3
 """networkx backend benchmark: networkx's own ``louvain_communities`` and
 ``bipartite.maximum_matching`` against the same calls dispatched to pyclmatch
-(``backend="pyclmatch"``), on networkx graphs of the suite generators (delaunay-20, grid-1024:
-1M vertices, 1.5M to 3M edges; ``--small``: PoCL-sized versions).
+(``backend="pyclmatch"``), on networkx graphs of the suite generators (delaunay-20/21,
+grid-1024/2048: 1M to 4M vertices, 2M to 6M edges; ``--small``: PoCL-sized versions).
 
 What is timed (seconds, median of ``--repeat`` calls after one warm-up call that builds the
 OpenCL programs), all from the networkx graph in memory:
 
 * ``convert``: :func:`pyclmatch.nxbackend.from_networkx` (the backend's conversion), beside
-  ``networkx.to_scipy_sparse_array`` on the same graph (``to_scipy``, timed once: it is slow);
+  ``networkx.to_scipy_sparse_array`` on the same graph (``to_scipy``, once);
 * ``backend``: the whole dispatched call as the user writes it, conversion included (networkx's
-  conversion cache is cleared before every call);
+  conversion cache is cleared before every call; the bipartite call, given ``top_nodes``,
+  reads only the bottom nodes' adjacency dicts, half of what ``convert`` reads);
 * ``reuse``: the call on a graph converted once (:class:`~pyclmatch.nxbackend.PyclGraph`);
 * ``device``: pyclmatch's own ``timings["total"]`` of one call on the converted graph's CSR;
-* ``networkx``: networkx's own function, once, in a forked process killed after ``--nx-cap``
-  seconds (reported as ``> cap``; the speed-up is then a lower bound). Both networkx calls
-  of a graph start in their own processes as soon as its networkx graphs are built and run
-  (one core each) while pyclmatch's calls are measured, so the run takes about as long as
-  networkx's slowest call per graph; ``--serial-nx`` runs each after pyclmatch's instead
-  (on machines with few cores).
+* ``networkx``: networkx's own function, once, in a forked process stopped after ``--nx-cap``
+  seconds. A stopped call is reported as ``> T``, T being how long networkx's function had
+  run when it was stopped (the child records its start), and the speed-ups are then lower
+  bounds (``speedup_*_lower_bound`` = T / pyclmatch's time).
+
+The networkx calls and ``to_scipy`` run in forked processes (one core each) started as soon as
+a graph's networkx graphs are built, beside pyclmatch's measurements, and are collected at the
+end, so the run takes about as long as building the graphs plus the cap; ``--serial-nx`` runs
+each after pyclmatch's calls of its graph instead (on machines with few cores, where the
+children would compete with the measured calls). The parent keeps every graph until the end:
+freeing one would copy the pages it shares with the running children.
 
 The Louvain rows carry the modularity of both partitions (pyclmatch's host Eq. 1); the
 matching rows both cardinalities (must be equal: both are maximum).
 
-    python3 benchmarks/bench_nx.py --device gpu --out benchmarks/results/nx-h100
-    python3 benchmarks/bench_nx.py --device cpu --small --out /tmp/nx-pocl
+    python3 benchmarks/bench_nx.py --device gpu --graphs delaunay-20,grid-1024 --nx-cap 240 \
+        --out benchmarks/results/nx-h100
+    python3 benchmarks/bench_nx.py --device cpu --small --serial-nx --out /tmp/nx-pocl
 """
 import argparse
-import datetime
 import json
 import multiprocessing as mp
 import os
-import platform
 import statistics
 import sys
+import threading
 import time
 
 import numpy as np
@@ -46,12 +52,17 @@ from pyclmatch import nxbackend as B
 from pyclmatch.community import modularity
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_bipartite import finish_child  # noqa: E402
+from bench_e2e import run_meta, save_results  # noqa: E402
 
 GRAPHS = {"delaunay-20": lambda: generators.delaunay(20),
-          "grid-1024": lambda: generators.grid(1024)}
+          "delaunay-21": lambda: generators.delaunay(21),
+          "grid-1024": lambda: generators.grid(1024),
+          "grid-2048": lambda: generators.grid(2048)}
 SMALL = {"delaunay-14": lambda: generators.delaunay(14),
          "grid-128": lambda: generators.grid(128)}
+#: PoCL-sized graphs where the host parts show (by name only: --graphs delaunay-17,grid-512)
+MID = {"delaunay-17": lambda: generators.delaunay(17),
+       "grid-512": lambda: generators.grid(512)}
 
 
 def med(ts):
@@ -69,46 +80,75 @@ def timed(fn, repeat, before=None):
     return med(ts), out
 
 
-def _child(conn, fn):
-    t0 = time.perf_counter()
+def _child(conn, started, fn, post):
+    started.value = time.perf_counter()      # (CLOCK_MONOTONIC: the parent's clock too)
     out = fn()
-    conn.send((time.perf_counter() - t0, out))
+    conn.send((time.perf_counter() - started.value, post(out)))
 
 
-def start_capped(fn, post):
-    """Start ``post(fn())`` in a forked process (the graphs are shared copy-on-write); the
-    job for :func:`bench_bipartite.finish_child`, which waits at most the cap from now."""
-    ctx = mp.get_context("fork")
-    a, b = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=_child, args=(b, lambda: post(fn())))
-    p.start()
-    return p, a, time.perf_counter()
+class Capped:
+    """``post(fn())`` in a forked process (the graphs are shared copy-on-write), killed by a
+    timer ``cap`` seconds after the fork; :meth:`finish` gives ``(seconds, post's value)``
+    or, when killed, ``(None, None)`` with :attr:`ran` = how long ``fn`` had run (from the
+    start time the child recorded: the honest lower bound of networkx's time)."""
+
+    def __init__(self, fn, post, cap):
+        ctx = mp.get_context("fork")
+        self.conn, b = ctx.Pipe(duplex=False)
+        self.started = ctx.Value("d", 0.0, lock=False)
+        self.ran = None
+        self.proc = ctx.Process(target=_child, args=(b, self.started, fn, post))
+        self.t_fork = time.perf_counter()
+        self.proc.start()
+        self.timer = threading.Timer(cap, self._kill)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _kill(self):
+        if self.proc.is_alive():
+            self.ran = time.perf_counter() - (self.started.value or self.t_fork)
+            self.proc.kill()
+
+    def finish(self):
+        got = None
+        while got is None and (self.proc.is_alive() or self.conn.poll(0)):
+            if self.conn.poll(0.1):
+                try:
+                    got = self.conn.recv()
+                except EOFError:       # killed: the pipe closed without a result
+                    break
+        self.proc.join()
+        self.timer.cancel()
+        if got is not None:
+            self.ran = None
+            return got
+        if self.ran is None:
+            raise SystemExit(f"a networkx child died (exit code {self.proc.exitcode})")
+        return None, None
 
 
 def networkx_jobs(A, G, Gb, args):
-    """networkx's own louvain_communities on ``G`` and hopcroft_karp_matching on ``Gb``, each
-    in a child process (``{}`` with --skip-nx)."""
-    if args.skip_nx:
-        return {}
+    """Starters of networkx's own louvain_communities on ``G`` and hopcroft_karp_matching on
+    ``Gb`` and of ``to_scipy_sparse_array`` on both, each a :class:`Capped` child (networkx's
+    calls left out with --skip-nx)."""
     n = A.shape[0]
+    cap = args.nx_cap
     jobs = {}
-    if G is not None:
-        jobs["louvain"] = lambda: start_capped(
-            lambda: nx.community.louvain_communities(G, seed=1, backend="networkx"),
-            lambda p: (modularity(A, membership(p, n)), len(p)))
-    if Gb is not None:
-        jobs["matching"] = lambda: start_capped(
-            lambda: nx.bipartite.hopcroft_karp_matching(Gb, range(n), backend="networkx"),
-            lambda m: len(m) // 2)
-    if args.serial_nx:        # started when their rows are measured, after pyclmatch's calls
+    for key, H in (("louvain", G), ("matching", Gb)):
+        if H is not None:
+            jobs[f"to_scipy:{key}"] = lambda H=H: Capped(
+                lambda: nx.to_scipy_sparse_array(H, format="csr"), lambda M: None, cap)
+    if args.skip_nx:
         return jobs
-    return {k: (start(),) for k, start in jobs.items()}
-
-
-def finish_networkx(job, args):
-    """``(seconds or None, result or None)`` of a job of :func:`networkx_jobs`."""
-    job = job[0] if isinstance(job, tuple) else job()
-    return finish_child(job, args.nx_cap)
+    if G is not None:
+        jobs["louvain"] = lambda: Capped(
+            lambda: nx.community.louvain_communities(G, seed=1, backend="networkx"),
+            lambda p: (modularity(A, membership(p, n)), len(p)), cap)
+    if Gb is not None:
+        jobs["matching"] = lambda: Capped(
+            lambda: nx.bipartite.hopcroft_karp_matching(Gb, range(n), backend="networkx"),
+            lambda m: len(m) // 2, cap)
+    return jobs
 
 
 def _nx_from_symmetric(S, node_attrs=None):
@@ -168,12 +208,11 @@ def clear(G):
     return lambda: G.__networkx_cache__.clear()
 
 
-def bench_louvain(name, A, G, dev, args, job):
+def bench_louvain(name, A, G, dev, args):
     n = A.shape[0]
     row = {"graph": name, "function": "louvain_communities", "n": n,
            "m": G.number_of_edges()}
     row["convert_s"], g = timed(lambda: B.from_networkx(G), args.repeat)
-    row["to_scipy_s"], _ = timed(lambda: nx.to_scipy_sparse_array(G, format="csr"), 1)
     call = lambda X: nx.community.louvain_communities(X, backend="pyclmatch", seed=1,  # noqa
                                                       device=dev)
     call(g)                                                       # warm-up: program builds
@@ -183,21 +222,15 @@ def bench_louvain(name, A, G, dev, args, job):
     row["device_s"] = r.timings["total"]
     row["Q_backend"] = modularity(A, membership(parts, n))
     row["communities_backend"] = len(parts)
-    if job is not None:
-        t, out = finish_networkx(job, args)
-        row["networkx_s"] = t
-        if out:
-            row["Q_networkx"], row["communities_networkx"] = out
     return row
 
 
-def bench_matching(name, A, Gb, dev, args, job):
+def bench_matching(name, A, Gb, dev, args):
     n = A.shape[0]
     top = range(n)
     row = {"graph": name, "function": "bipartite.maximum_matching", "n": 2 * n,
            "m": Gb.number_of_edges()}
     row["convert_s"], g = timed(lambda: B.from_networkx(Gb, None), args.repeat)
-    row["to_scipy_s"], _ = timed(lambda: nx.to_scipy_sparse_array(Gb, format="csr"), 1)
     call = lambda X: nx.bipartite.maximum_matching(X, top_nodes=top,  # noqa: E731
                                                    backend="pyclmatch", device=dev)
     call(g)
@@ -206,22 +239,78 @@ def bench_matching(name, A, Gb, dev, args, job):
     r = pyclmatch.maximum_matching(A, device=dev)
     row["device_s"] = r.timings["total"]
     row["cardinality_backend"] = len(M) // 2
-    if job is not None:
-        t, card = finish_networkx(job, args)
-        row["networkx_s"] = t
-        row["cardinality_networkx"] = card
-        if card is not None and card != row["cardinality_backend"]:
-            raise SystemExit(f"{name}: cardinality {row['cardinality_backend']} != "
-                             f"networkx's {card}")
     return row
 
 
-def fmt(x, cap=None):
+def collect(row, jobs, key):
+    """Fill ``row`` from its children in ``jobs`` (:class:`Capped`, or a starter called
+    here: then one child runs at a time): to_scipy and networkx's own call."""
+    to_scipy = jobs.get(f"to_scipy:{key}")
+    if callable(to_scipy):
+        to_scipy = to_scipy()
+    if to_scipy is not None:
+        row["to_scipy_s"], _ = to_scipy.finish()
+        if row["to_scipy_s"] is None:
+            row["to_scipy_ran_s"] = to_scipy.ran
+    job = jobs.get(key)
+    if job is None:
+        return
+    if callable(job):
+        job = job()
+    t, out = job.finish()
+    row["networkx_s"] = t
+    if t is None:
+        row["networkx_ran_s"] = job.ran
+    if key == "louvain" and out:
+        row["Q_networkx"], row["communities_networkx"] = out
+    if key == "matching":
+        row["cardinality_networkx"] = out
+        if out is not None and out != row["cardinality_backend"]:
+            raise SystemExit(f"{row['graph']}: cardinality {row['cardinality_backend']} != "
+                             f"networkx's {out}")
+
+
+def speedups(r):
+    """The speed-ups over networkx of the whole call and of the call on a converted graph
+    (lower bounds, from how long networkx had run, when it was stopped), and the
+    conversion's over to_scipy_sparse_array."""
+    nxs, ran = r.get("networkx_s"), r.get("networkx_ran_s")
+    for key, col in (("backend_s", "whole"), ("reuse_s", "reuse")):
+        r[f"speedup_{col}"] = nxs / r[key] if nxs else None
+        r[f"speedup_{col}_lower_bound"] = ran / r[key] if ran else None
+    ts = r.get("to_scipy_s") or r.get("to_scipy_ran_s")
+    r["convert_vs_to_scipy"] = ts / r["convert_s"] if ts else None
+
+
+def fmt(x, ran=None):
     if x is None:
-        return f"> {cap:g}" if cap else "-"
+        return f"> {ran:.4g}" if ran else "-"
     if isinstance(x, float):
         return f"{x:.4g}"
     return str(x)
+
+
+COLS = ["graph", "function", "n", "m", "convert_s", "to_scipy_s", "convert_vs_to_scipy",
+        "backend_s", "reuse_s", "device_s", "networkx_s", "speedup_whole", "speedup_reuse",
+        "speedup_whole_lower_bound", "speedup_reuse_lower_bound", "Q_backend", "Q_networkx",
+        "cardinality_backend", "cardinality_networkx"]
+
+
+def markdown(meta, rows):
+    md = [f"# networkx backend vs networkx ({meta['device']})", "",
+          f"- command: `{meta['command']}`", f"- date: {meta['date']}, host {meta['host']}, "
+          f"networkx {meta['networkx']}, repeat {meta['repeat']} (medians), networkx stopped "
+          f"after {meta['nx_cap_s']:g} s (\"> T\": it had run T s), children "
+          f"{'after' if meta['serial_nx'] else 'beside'} pyclmatch's calls, wall "
+          f"{meta.get('wall_s', 0):.0f} s", "",
+          "backend_s: the whole dispatched call from the networkx graph (conversion "
+          "included); reuse_s: the call on a graph converted once; speedup_whole/_reuse: "
+          "networkx_s over those.", "",
+          "| " + " | ".join(COLS) + " |", "|" + " --- |" * len(COLS)]
+    for r in rows:
+        ran = {"networkx_s": r.get("networkx_ran_s"), "to_scipy_s": r.get("to_scipy_ran_s")}
+        md.append("| " + " | ".join(fmt(r.get(c), ran.get(c)) for c in COLS) + " |")
+    return "\n".join(md) + "\n"
 
 
 def main():
@@ -232,7 +321,7 @@ def main():
     ap.add_argument("--graphs", default=None, help="comma-separated names of the table")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--nx-cap", type=float, default=120.0,
-                    help="seconds after which networkx's own call is stopped")
+                    help="seconds after which networkx's own call (and to_scipy) is stopped")
     ap.add_argument("--serial-nx", action="store_true",
                     help="run networkx's calls after pyclmatch's, not beside them")
     ap.add_argument("--skip-nx", action="store_true")
@@ -243,59 +332,57 @@ def main():
     dev = pyclmatch.get_device(args.device)
     table = SMALL if args.small else GRAPHS
     names = args.graphs.split(",") if args.graphs else list(table)
-    rows = []
+    meta = run_meta(dev, networkx=nx.__version__, pyclmatch=pyclmatch.__version__,
+                    repeat=args.repeat, nx_cap_s=args.nx_cap, serial_nx=args.serial_nx)
+    rows, pending, keep = [], [], []
     t_start = time.perf_counter()
+
+    def finish(items):
+        for row, jobs, key in items:
+            collect(row, jobs, key)
+            speedups(row)
+            print(json.dumps(row), flush=True)
+
     for name in names:
-        A = (table.get(name) or GRAPHS.get(name) or SMALL[name])()
+        make = table.get(name) or GRAPHS.get(name) or SMALL.get(name) or MID.get(name)
+        if make is None:
+            raise SystemExit(f"unknown graph {name!r}: choose from "
+                             f"{', '.join([*GRAPHS, *SMALL, *MID])}")
+        A = make()
         A = sp.csr_matrix(A)
         A.data[:] = 1
         t0 = time.perf_counter()
         G = nx_graph(A) if "louvain" in args.functions else None
         Gb = nx_bipartite(A) if "matching" in args.functions else None
         build = time.perf_counter() - t0
-        jobs = networkx_jobs(A, G, Gb, args)
+        starters = networkx_jobs(A, G, Gb, args)
+        jobs = {} if args.serial_nx else {k: start() for k, start in starters.items()}
+        mine = []
         if G is not None:
-            row = bench_louvain(name, A, G, dev, args, jobs.get("louvain"))
+            row = bench_louvain(name, A, G, dev, args)
             row["nx_build_s"] = build
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+            mine.append((row, "louvain"))
         if Gb is not None:
-            row = bench_matching(name, A, Gb, dev, args, jobs.get("matching"))
-            rows.append(row)
+            mine.append((bench_matching(name, A, Gb, dev, args), "matching"))
+        rows += [row for row, _ in mine]
+        for row, _ in mine:
             print(json.dumps(row), flush=True)
-        del G, Gb
-    for r in rows:
-        r["speedup_vs_networkx"] = (r["networkx_s"] / r["backend_s"]
-                                    if r.get("networkx_s") else None)
-        r["speedup_lower_bound"] = (args.nx_cap / r["backend_s"]
-                                    if r.get("networkx_s") is None and not args.skip_nx
-                                    else None)
-        r["convert_vs_to_scipy"] = r["to_scipy_s"] / r["convert_s"]
-    meta = {"command": " ".join([os.path.basename(sys.executable)] + sys.argv),
-            "date": datetime.datetime.now().isoformat(timespec="seconds"),
-            "device": dev.label, "host": platform.node(), "networkx": nx.__version__,
-            "pyclmatch": pyclmatch.__version__, "repeat": args.repeat, "nx_cap_s": args.nx_cap,
-            "wall_s": time.perf_counter() - t_start}
-    cols = ["graph", "function", "n", "m", "convert_s", "to_scipy_s", "convert_vs_to_scipy",
-            "backend_s", "reuse_s", "device_s", "networkx_s", "speedup_vs_networkx",
-            "speedup_lower_bound", "Q_backend", "Q_networkx", "cardinality_backend",
-            "cardinality_networkx"]
-    md = [f"# networkx backend vs networkx ({meta['device']})", "",
-          f"- command: `{meta['command']}`", f"- date: {meta['date']}, host {meta['host']}, "
-          f"networkx {meta['networkx']}, repeat {args.repeat} (medians), networkx capped at "
-          f"{args.nx_cap:g} s, wall {meta['wall_s']:.0f} s", "",
-          "| " + " | ".join(cols) + " |", "|" + " --- |" * len(cols)]
-    for r in rows:
-        md.append("| " + " | ".join(fmt(r.get(c), args.nx_cap if c == "networkx_s" and
-                                          not args.skip_nx else None) for c in cols) + " |")
-    text = "\n".join(md) + "\n"
+        if args.serial_nx:        # one child at a time, after pyclmatch's calls
+            finish([(row, starters, key) for row, key in mine])
+            del G, Gb
+        else:
+            pending += [(row, jobs, key) for row, key in mine]
+            keep.append((G, Gb))
+        if args.out:
+            os.makedirs(args.out, exist_ok=True)
+            save_results(args.out, meta, rows, markdown)
+    finish(pending)
+    meta["wall_s"] = time.perf_counter() - t_start
+    text = markdown(meta, rows)
     print(text)
     if args.out:
         os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "results.json"), "w") as f:
-            json.dump({"meta": meta, "rows": rows}, f, indent=1)
-        with open(os.path.join(args.out, "results.md"), "w") as f:
-            f.write(text)
+        save_results(args.out, meta, rows, markdown)
 
 
 if __name__ == "__main__":

@@ -65,20 +65,28 @@ def is_backend_graph(G):
     return getattr(type(G), "__networkx_backend__", None) == "pyclmatch"
 
 
-def foreign_graph(G, weight="weight"):
+def foreign_graph(G, weight="weight", fits=None):
     """``G`` as a :data:`ForeignGraph` when it is a networkx or igraph graph, a pandas edge
     list or a pyclmatch backend graph; ``None`` for anything else (scipy matrices, arrays,
     edge tuples: the families' own paths). ``weight``: the edge attribute (networkx, igraph,
-    backend graph) or column (DataFrame) holding the weights, ``None`` for 1 on every edge."""
+    backend graph) or column (DataFrame) holding the weights, ``None`` for 1 on every edge.
+
+    The sizes are checked before the conversion allocates anything proportional to them:
+    by ``fits(n, nnz, host)`` (a family's declared-size check, with the conversion's host
+    arrays in ``host``) when given, else the conversion's host arrays against the host's
+    memory (:func:`pyclmatch.engine.limits.check`). ``nnz`` is the number of stored entries
+    (an upper bound for igraph graphs and edge lists, whose repeated edges merge later)."""
     if is_backend_graph(G):
+        if fits is not None:
+            fits(G.n, G.nnz, {})
         return ForeignGraph(G.csr(weight), G.node_list, G.is_directed())
     if is_networkx(G):
-        csr, nodes = networkx_csr(G, weight)
+        csr, nodes = networkx_csr(G, weight, fits=fits)
         return ForeignGraph(csr, nodes, G.is_directed())
     if is_igraph(G):
-        return igraph_csr(G, weight)
+        return igraph_csr(G, weight, fits=fits)
     if is_dataframe(G):
-        return dataframe_csr(G, weight=weight)
+        return dataframe_csr(G, weight=weight, fits=fits)
     return None
 
 
@@ -90,46 +98,114 @@ class NetworkxAdjacency:
     weights of any edge attribute in the same order. :meth:`csr` sorts the lists (scipy's
     compiled per-row sort, skipped when they are sorted already).
 
-    The walk is a few C-level passes (``numpy.fromiter`` over chained dict iterators); node
-    labels go through one dict look-up each, none when the labels are 0..n-1 in order. An
-    undirected edge is in both lists already (a self-loop once), so nothing is symmetrized.
+    The walk is a few C-level passes (``numpy.fromiter`` over chained dict iterators) and no
+    Python code per entry. Neighbour labels become positions by the cheapest exact rule:
+    none when the labels are the ints 0..n-1 in order (``ids_are_labels``); for other integer
+    labels, a look-up table (or a binary search) over the label values; for any other labels,
+    the neighbour's object identity (networkx stores the node objects it was given, so a
+    neighbour key is usually the node key object itself), a dict look-up only for the keys
+    that are equal but not identical objects. An undirected edge is in both lists already (a
+    self-loop once), so nothing is symmetrized.
+
+    ``fits(n, nnz, host)``, when given, is called with the sizes (read off the dicts' lengths)
+    before anything proportional to the entries is allocated
+    (:func:`pyclmatch.engine.limits.check`); otherwise the conversion's own host arrays are
+    checked against the host's memory there. ``rows`` (node labels): walk only their
+    adjacency dicts (a bipartite graph's one side), the rows of the CSR in that order;
+    ``ids_are_labels=True``: the caller knows the labels are the Python ints 0..n-1.
     """
 
-    def __init__(self, G):
+    def __init__(self, G, fits=None, rows=None, ids_are_labels=None):
         adj = getattr(G, "_adj", None)
         if not isinstance(adj, dict):
             adj = {u: dict(nbrs) for u, nbrs in G.adj.items()}
         self.adj = adj
         self.multigraph = bool(G.is_multigraph())
         self.directed = bool(G.is_directed())
+        # plain dicts inside (networkx's default factories): their C methods are mapped directly
+        self._plain = all(getattr(G, f, dict) is dict for f in (
+            "adjlist_inner_dict_factory", "edge_attr_dict_factory", "edge_key_dict_factory"))
         nodes = list(adj)
         n = len(nodes)
-        deg = np.fromiter(map(len, adj.values()), np.int64, n)
-        indptr = np.zeros(n + 1, np.int64)
+        # the adjacency dicts walked: every node's, or those of the labels ``rows`` (then
+        # the CSR has one row per label, its columns still the positions of all nodes)
+        self.row_dicts = list(adj.values()) if rows is None else \
+            list(map(adj.__getitem__, rows))
+        deg = np.fromiter(map(len, self.row_dicts), np.int64, len(self.row_dicts))
+        indptr = np.zeros(deg.size + 1, np.int64)
         np.cumsum(deg, out=indptr[1:])
         nnz = int(indptr[-1])
         if n > INDEX_MAX or nnz > INDEX_MAX:
             raise InputError(f"the graph has {n} nodes and {nnz} adjacency entries; pyclmatch "
                              f"supports up to 2**31-1 of each")
+        _check_conversion(fits, n, nnz, "networkx graph")
         self.nodes, self.n, self.nnz = nodes, n, nnz
         self.indptr = indptr.astype(np.int32)
-        self.indices = self._indices()
+        self.ids_are_labels = False
+        self.indices = self._indices(ids_are_labels)
         self._order = False      # not computed yet (None: the lists are sorted already)
 
-    def _indices(self):
-        keys = chain.from_iterable(self.adj.values())
+    def _keys(self):
+        return chain.from_iterable(self.row_dicts)
+
+    def _indices(self, ids_are_labels=None):
         n, nnz = self.n, self.nnz
-        if self.nodes == list(range(n)):         # labels are the ids: no look-up
+        if n == 0:
+            self.ids_are_labels = True
+            return np.zeros(0, np.int32)
+        if ids_are_labels:          # known already (a graph converted before): no check
+            types, lab = {int}, np.arange(n)
+        else:
+            types = set(map(type, self.nodes))
+            lab = _int_labels(self.nodes, types, False)
+        if lab is not None:
             try:
-                return np.fromiter(keys, np.int32, nnz)
+                keys = np.fromiter(self._keys(), np.int64, nnz)
             except (TypeError, ValueError, OverflowError):
-                keys = chain.from_iterable(self.adj.values())
-        self._index = index = dict(zip(self.nodes, range(n)))
-        return np.fromiter(map(index.__getitem__, keys), np.int32, nnz)
+                keys = None
+            if keys is not None:
+                if lab[0] == 0 and lab[-1] == n - 1 and (n < 2 or bool(
+                        (lab[1:] - lab[:-1] == 1).all())):
+                    self.ids_are_labels = types == {int}
+                    pos = keys                           # labels are the ids: no look-up
+                else:
+                    pos = _positions_of_values(lab, keys)
+                if pos is not None and (nnz == 0 or (pos.min() >= 0 and pos.max() < n)):
+                    return pos.astype(np.int32)
+        return self._indices_by_identity()
+
+    def _indices_by_identity(self):
+        """Positions of the neighbour keys by object identity (``id``), the keys that are
+        not the node objects themselves (equal labels built anew) by the node index."""
+        n, nnz = self.n, self.nnz
+        keys = list(self._keys())
+        pos = None
+        sample = keys[:1000]
+        if sample:
+            node_ids = np.fromiter(map(id, self.nodes), np.intp, n)
+            order = np.argsort(node_ids)
+            sorted_ids = node_ids[order]
+            probe = np.fromiter(map(id, sample), np.intp, len(sample))
+            at = np.minimum(np.searchsorted(sorted_ids, probe), n - 1)
+            if 2 * int(np.count_nonzero(sorted_ids[at] == probe)) >= len(sample):
+                ids = np.fromiter(map(id, keys), np.intp, nnz)
+                at = np.minimum(np.searchsorted(sorted_ids, ids), n - 1)
+                hit = sorted_ids[at] == ids
+                pos = order[at].astype(np.int32)
+                miss = np.flatnonzero(~hit)
+                if miss.size:
+                    index, get = self.index(), keys.__getitem__
+                    pos[miss] = np.fromiter(map(index.__getitem__, map(get, miss.tolist())),
+                                            np.int32, miss.size)
+        if pos is None:
+            index = self.index()
+            pos = np.fromiter(map(index.__getitem__, keys), np.int32, nnz)
+        return pos
 
     def _datadicts(self):
         """The edge data of every adjacency entry, in CSR order (key dicts of a multigraph)."""
-        return chain.from_iterable(map(methodcaller("values"), self.adj.values()))
+        values = dict.values if self._plain else methodcaller("values")
+        return chain.from_iterable(map(values, self.row_dicts))
 
     def values(self, weight="weight", default=1.0):
         """Per-entry values of the edge attribute ``weight`` (``default`` where missing) as
@@ -143,10 +219,11 @@ class NetworkxAdjacency:
             it = (sum(map(get, kd.values())) for kd in self._datadicts())
         elif weight is None:
             return np.ones(nnz, np.int8)
-        elif not any(map(len, self._datadicts())):   # no edge has any attribute (one C pass)
+        elif not any(self._datadicts()):   # no edge has any attribute (one C pass)
             return np.full(nnz, default, np.float64)
         else:
-            it = map(methodcaller("get", weight, default), self._datadicts())
+            get = dict.get if self._plain else (lambda d, k, v: d.get(k, v))
+            it = map(get, self._datadicts(), repeat(weight), repeat(default))
         try:
             return np.fromiter(it, np.float64, nnz)
         except (TypeError, ValueError) as exc:
@@ -166,7 +243,7 @@ class NetworkxAdjacency:
                     self._order = None
                 else:      # scipy's per-row sort carries the positions along as the data
                     M = sp.csr_matrix((np.arange(self.nnz, dtype=np.int32), ind, ptr),
-                                      shape=(self.n, self.n))
+                                      shape=(ptr.size - 1, self.n))
                     M.sort_indices()
                     self._order = M.data
                     self._sorted_indices = M.indices
@@ -201,24 +278,78 @@ def canonical_csr(data, indices, indptr, n):
     return A
 
 
-def networkx_csr(G, weight="weight", default=1.0):
+def _integer_labels(nodes, exact=False):
+    """The labels as int64 when every one is a Python or numpy integer (bool included: it
+    is the int it equals; ``exact``: Python ints only, the objects ``tolist`` gives back),
+    else None."""
+    return _int_labels(nodes, set(map(type, nodes)), exact)
+
+
+def _int_labels(nodes, types, exact):
+    for t in types:
+        if t is not int and (exact or not issubclass(t, (int, np.integer))
+                             or issubclass(t, np.uint64)):
+            return None
+    try:
+        return np.fromiter(nodes, np.int64, len(nodes))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _positions_of_values(lab, keys):
+    """Position in ``lab`` (distinct int64 labels) of every value of ``keys``: a look-up
+    table when the labels are small non-negative ints, else a binary search; None when a
+    key is not a label (then the caller takes the exact dict path)."""
+    n = lab.size
+    lo, hi = int(lab.min()), int(lab.max())
+    if keys.size and (int(keys.min()) < lo or int(keys.max()) > hi):
+        return None
+    if lo >= 0 and hi < 4 * n + 1024:
+        table = np.full(hi + 1, -1, np.int64)
+        table[lab] = np.arange(n)
+        return table[keys]
+    order = np.argsort(lab, kind="stable")
+    srt = lab[order]
+    at = np.minimum(np.searchsorted(srt, keys), n - 1)
+    if not bool((srt[at] == keys).all()):
+        return None
+    return order[at]
+
+
+def _check_conversion(fits, n, nnz, what, nnz_text="adjacency entries"):
+    """The declared-size check of a conversion of ``n`` nodes and ``nnz`` stored entries,
+    before its arrays are allocated: the family's ``fits(n, nnz, host)`` when given (its
+    device footprint and these host arrays), else the host arrays against the host's
+    memory."""
+    host = {f"{what} conversion": (n + 1) * 8 + nnz * 24}
+    if fits is not None:
+        fits(n, nnz, host)
+        return
+    from .engine import limits
+    limits.check(None, f"converting a {what}", limits.sizes_text(n, nnz=nnz,
+                 entries=nnz_text), host=host)
+
+
+def networkx_csr(G, weight="weight", default=1.0, fits=None):
     """``(csr, nodes)``: the adjacency matrix of the networkx graph ``G`` in its node order,
     as ``networkx.to_scipy_sparse_array(G, weight=weight)`` builds it (missing attributes
     count ``default``, a multigraph's parallel edges are summed, an undirected self-loop is
     one diagonal entry), canonical, int32 indices; ``weight=None`` gives int8 ones (the
-    edge count between two nodes for a multigraph)."""
-    walk = NetworkxAdjacency(G)
+    edge count between two nodes for a multigraph). ``fits``: see :func:`foreign_graph`."""
+    walk = NetworkxAdjacency(G, fits)
     return walk.csr(weight, default), walk.nodes
 
 
 # --------------------------------------------------------------------------- igraph
-def igraph_csr(g, weight="weight"):
+def igraph_csr(g, weight="weight", fits=None):
     """:data:`ForeignGraph` of an ``igraph.Graph``: the (symmetric, unless directed) adjacency
     with multi-edges summed and a self-loop stored once on the diagonal, weights from the edge
     attribute ``weight`` (1 where the graph has no such attribute), node labels from the
     vertex attribute ``name`` (or ``_nx_name``, set by ``igraph.Graph.from_networkx``)
-    where present."""
+    where present. ``fits``: see :func:`foreign_graph`."""
     n = g.vcount()
+    m = g.ecount()
+    _check_conversion(fits, n, 2 * m, "igraph graph", "stored entries")
     el = np.asarray(g.get_edgelist(), np.int64).reshape(-1, 2)
     if weight is not None and weight in g.es.attributes():
         w = _numeric(g.es[weight], f"edge attribute {weight!r}")
@@ -266,12 +397,17 @@ def _edges_csr(u, v, w, n, directed, sum_repeats):
 
 
 # --------------------------------------------------------------------------- pandas
-def dataframe_csr(df, source="source", target="target", weight="weight"):
+def dataframe_csr(df, source="source", target="target", weight="weight", fits=None):
     """:data:`ForeignGraph` of a pandas edge list (undirected): node labels are the sorted
     distinct values of ``source`` and ``target`` (first-seen order where they cannot be
     sorted), weights from the column ``weight`` when the frame has it (else 1); a pair given
-    more than once, in either direction, keeps the weight of its last row."""
+    more than once, in either direction, keeps the weight of its last row. ``fits``: see
+    :func:`foreign_graph` (called with the exact node count before the CSR is built; the
+    host's memory is checked for two nodes and two stored entries per row before anything
+    is read)."""
     import pandas as pd
+    rows = len(df)
+    _check_conversion(None, 2 * rows, 2 * rows, "edge-list DataFrame", "stored entries")
     src, dst = _columns(df, source, target)
     try:
         codes, labels = pd.factorize(np.concatenate([src, dst]), sort=True)
@@ -285,6 +421,8 @@ def dataframe_csr(df, source="source", target="target", weight="weight"):
     else:
         w = np.ones(m, np.float64)
     codes = codes.astype(np.int64)
+    if fits is not None:
+        fits(len(labels), 2 * m, {"edge-list conversion": m * 48 + len(labels) * 8})
     A = _edges_csr(codes[:m], codes[m:], w, len(labels), False, sum_repeats=False)
     return ForeignGraph(A, labels.tolist(), False)
 
@@ -318,6 +456,8 @@ def _labels(nodes, n):
     """Object array of node labels (tuples stay whole), or ids 0..n-1."""
     if nodes is None:
         return np.arange(n)
+    if isinstance(nodes, np.ndarray) and nodes.dtype == object:
+        return nodes
     return np.fromiter(nodes, dtype=object, count=len(nodes))
 
 
@@ -365,10 +505,22 @@ def membership_sets(membership, k=None, nodes=None):
     memb = np.asarray(membership)
     if k is None:
         k = int(memb.max()) + 1 if memb.size else 0
-    order = np.argsort(memb, kind="stable")
-    bounds = np.searchsorted(memb[order], np.arange(k + 1))
-    lab = _labels(nodes, memb.size)[order].tolist()
+    order = group_order(memb, k)
+    bounds = np.zeros(k + 1, np.int64)
+    np.cumsum(np.bincount(memb, minlength=k), out=bounds[1:])
+    lab = (order if nodes is None else _labels(nodes, memb.size)[order]).tolist()
     return [set(lab[bounds[c]:bounds[c + 1]]) for c in range(k)]
+
+
+def group_order(labels, k):
+    """A permutation that sorts ``labels`` (ints in 0..k-1, k <= 2**32): numpy's linear
+    radix sort on 16-bit keys (stable), twice for more than 2**16 groups (low half, then
+    high half), several times faster than a comparison argsort of int64 keys."""
+    labels = np.asarray(labels)
+    if k <= 1 << 16:
+        return np.argsort(labels.astype(np.uint16), kind="stable")
+    order = np.argsort((labels & 0xFFFF).astype(np.uint16), kind="stable")
+    return order[np.argsort((labels[order] >> 16).astype(np.uint16), kind="stable")]
 
 
 def vertex_clustering(res, graph):

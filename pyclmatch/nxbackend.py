@@ -9,7 +9,11 @@ Installed, the package registers the entry points ``networkx.backends`` and
 converts ``G`` once with :func:`convert_from_nx` into a :class:`PyclGraph` (and keeps it in
 ``G.__networkx_cache__``, so repeated calls on an unchanged graph convert once); a
 :class:`PyclGraph` can also be built directly (:func:`from_networkx`) and passed instead of the
-networkx graph.
+networkx graph. For the bipartite functions the walk is deferred
+(:meth:`PyclGraph.deferred`): with ``top_nodes`` only the bottom nodes' adjacency dicts are
+read. Results are built from integer arrays (node labels through an object array, or none
+when the labels are the ids 0..n-1): ``dict(zip(...))`` for matchings, one ``set`` per
+community after a radix sort of the membership.
 
 Implemented, with networkx's signatures and return types:
 
@@ -40,6 +44,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import weakref
 from typing import Any, Iterator
 
 import numpy as np
@@ -60,8 +65,8 @@ BACKEND_NAME = "pyclmatch"
 #: (a converted :class:`PyclGraph` always runs; ``None``: never worth a conversion, because
 #: networkx's function reads only the matching, not the graph). Below, networkx's loop
 #: finishes before the conversion and one device round trip. Measured on PoCL (2 cores,
-#: benchmarks/results/nx-pocl-small): Louvain is 9x networkx at 23k edges; Hopcroft-Karp
-#: 4x to 30x at 50k to 100k bipartite edges.
+#: benchmarks/results/nx-pocl-small): Louvain is 6x to 9x networkx at 23k to 49k edges;
+#: Hopcroft-Karp 3x to 33x at 50k to 100k bipartite edges (whole calls).
 MIN_EDGES = {
     "louvain_communities": 5_000, "louvain_partitions": 5_000, "modularity": 50_000,
     "hopcroft_karp_matching": 20_000, "eppstein_matching": 20_000, "to_vertex_cover": 20_000,
@@ -77,6 +82,9 @@ _UNDIRECTED = {"louvain_communities", "louvain_partitions", "modularity",
 _NO_MULTIGRAPH = {"maximal_matching"}
 #: keyword arguments beyond networkx's that every implemented function takes
 BACKEND_KWARGS = ("device",)
+#: functions that may need only part of the graph: networkx's conversion hook defers the walk
+#: (:meth:`PyclGraph.deferred`); with ``top_nodes`` only the other side's lists are read
+_DEFERRED = {"hopcroft_karp_matching", "eppstein_matching", "to_vertex_cover"}
 
 
 # --------------------------------------------------------------------------- graph type
@@ -95,17 +103,78 @@ class PyclGraph:
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, nodes: list,
                  directed: bool = False, multigraph: bool = False,
-                 values: dict | None = None, graph: dict | None = None):
-        self.indptr, self.indices = indptr, indices
+                 values: dict | None = None, graph: dict | None = None,
+                 ids_are_labels: bool | None = None):
+        self._indptr, self._indices = indptr, indices
+        self._source = None      # (networkx graph, edge attributes) of a deferred walk
         self.node_list = nodes
         self.n = len(nodes)
         self.directed, self.multigraph = bool(directed), bool(multigraph)
         #: (attribute, default) -> weights in CSR order; (None, None) -> 1 per stored entry
         #: (a multigraph's parallel-edge count)
-        self.values = dict(values or {})
+        self._values = dict(values or {})
         self.graph = dict(graph or {})
         self._cache: dict = {}
+        if ids_are_labels is not None:
+            self._cache["ids_are_labels"] = [bool(ids_are_labels)]
         self.__networkx_cache__: dict = {}
+
+    @classmethod
+    def deferred(cls, G, attrs: dict, graph: dict | None = None) -> "PyclGraph":
+        """The graph of the networkx graph ``G`` with its adjacency walked on first use
+        (:attr:`indptr`, :attr:`indices`, :attr:`values`): a function that needs only part
+        of it (one side of a bipartite graph, :func:`hopcroft_karp_matching` with
+        ``top_nodes``) walks only that part (:attr:`source`). Built by networkx's
+        conversion hook, whose cache drops it when ``G`` changes."""
+        adj = getattr(G, "_adj", None)
+        nodes = list(adj) if isinstance(adj, dict) else list(G)
+        g = cls(None, None, nodes, G.is_directed(), G.is_multigraph(), None, graph)
+        try:      # (a weak reference: G's conversion cache holds g, and g must not hold G)
+            ref = weakref.ref(G)
+        except TypeError:
+            ref = (lambda G: lambda: G)(G)
+        g._source = (ref, dict(attrs))
+        return g
+
+    @property
+    def source(self):
+        """The networkx graph of a deferred walk not done yet (else None)."""
+        if self._source is None:
+            return None
+        G = self._source[0]()
+        if G is None:
+            raise InputError("the networkx graph of this deferred conversion was freed")
+        return G
+
+    def _walk(self):
+        G, attrs = self.source, self._source[1]
+        walk = NetworkxAdjacency(G)
+        self._values = _walk_values(walk, attrs)
+        self._indptr, self._indices = walk.indptr, walk.sorted_indices
+        self._cache.setdefault("ids_are_labels", [walk.ids_are_labels])
+        self._source = None
+
+    @property
+    def indptr(self) -> np.ndarray:
+        """CSR offsets (int32, ``n + 1``)."""
+        if self._source is not None:
+            self._walk()
+        return self._indptr
+
+    @property
+    def indices(self) -> np.ndarray:
+        """CSR column positions (int32, sorted within each row)."""
+        if self._source is not None:
+            self._walk()
+        return self._indices
+
+    @property
+    def values(self) -> dict:
+        """``(attribute, default)`` -> weights in CSR order; ``(None, None)`` -> 1 per
+        stored entry (a multigraph's parallel-edge count)."""
+        if self._source is not None:
+            self._walk()
+        return self._values
 
     # networkx's graph protocol, as far as the dispatcher and users look
     def is_directed(self) -> bool:
@@ -194,17 +263,27 @@ class PyclGraph:
         return sorted({a for a, _ in self.values if a is not None})
 
     def labels(self, idx: np.ndarray) -> list:
-        """The node labels of the positions ``idx`` (Python objects, never numpy scalars)."""
-        lab = self._memo("labels", lambda: np.fromiter(self.node_list, dtype=object,
-                                                       count=self.n))
-        return lab[np.asarray(idx, np.int64)].tolist()
+        """The node labels of the positions ``idx`` (Python objects, never numpy scalars;
+        the positions themselves when the labels are the ids 0..n-1)."""
+        if self.ids_are_labels:
+            return np.asarray(idx).tolist()
+        return self.label_array[np.asarray(idx, np.int64)].tolist()
+
+    @property
+    def label_array(self) -> np.ndarray | None:
+        """The node labels as an object array (None when they are the ids 0..n-1)."""
+        if self.ids_are_labels:
+            return None
+        return self._memo("labels", lambda: np.fromiter(self.node_list, dtype=object,
+                                                        count=self.n))
 
     @property
     def ids_are_labels(self) -> bool:
         """Whether the node labels are the ints 0..n-1 in order (then no look-up is needed)."""
         def check():
-            nl = self.node_list
-            return [bool(nl == list(range(self.n)))]
+            from .interop import _integer_labels
+            lab = _integer_labels(self.node_list, exact=True)
+            return [lab is not None and bool((lab == np.arange(self.n)).all())]
         return self._memo("ids_are_labels", check)[0]
 
     def positions(self, nodes, what: str = "node") -> np.ndarray:
@@ -212,7 +291,8 @@ class PyclGraph:
         import networkx as nx
         if self.ids_are_labels and (isinstance(nodes, range) or (
                 isinstance(nodes, np.ndarray) and nodes.dtype.kind in "iu")):
-            pos = np.asarray(nodes, np.int64)
+            pos = (np.arange(nodes.start, nodes.stop, nodes.step, dtype=np.int64)
+                   if isinstance(nodes, range) else np.asarray(nodes, np.int64))
             if pos.size and (pos.min() < 0 or pos.max() >= self.n):
                 bad = pos[(pos < 0) | (pos >= self.n)][0]
                 raise nx.NetworkXError(f"{what} {int(bad)!r} is not in the graph")
@@ -253,12 +333,23 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     implemented function reads them)."""
     if isinstance(G, PyclGraph):
         return G
-    walk = NetworkxAdjacency(G)
     if isinstance(edge_attrs, str):
         edge_attrs = {edge_attrs: 1}
     attrs = dict(edge_attrs or {})
     if preserve_edge_attrs and not attrs:
         attrs = {"weight": 1}
+    graph = dict(G.graph) if preserve_graph_attrs else {}
+    if name in _DEFERRED:
+        return PyclGraph.deferred(G, attrs, graph)
+    walk = NetworkxAdjacency(G)
+    return PyclGraph(walk.indptr, walk.sorted_indices, walk.nodes, walk.directed,
+                     walk.multigraph, _walk_values(walk, attrs), graph,
+                     ids_are_labels=walk.ids_are_labels)
+
+
+def _walk_values(walk, attrs) -> dict:
+    """The weights of ``attrs`` (``{attribute: default}``) in CSR order, and a multigraph's
+    parallel-edge counts, from one :class:`~pyclmatch.interop.NetworkxAdjacency`."""
     values = {}
     for attr, default in attrs.items():
         if attr is None:
@@ -267,9 +358,7 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
         values[(attr, d)] = walk.sorted_values(attr, d)
     if walk.multigraph:
         values[(None, None)] = walk.sorted_values(None)
-    graph = dict(G.graph) if preserve_graph_attrs else {}
-    return PyclGraph(walk.indptr, walk.sorted_indices, walk.nodes, walk.directed,
-                     walk.multigraph, values, graph)
+    return values
 
 
 def convert_to_nx(obj: Any, *, name: str | None = None):
@@ -365,6 +454,20 @@ def _as_pycl(G, weight) -> PyclGraph:
     return from_networkx(G, weight)
 
 
+def _singleton_modularity(g: PyclGraph, A, resolution) -> float:
+    """Eq. (1) of the partition into single nodes (what networkx's first level is compared
+    with), from the degrees alone: a self-loop is inside its community and counts twice in
+    2m and in its node's degree, as in :func:`pyclmatch.community.api._modularity_csr`."""
+    w = np.asarray(A.data, np.float64)
+    diag = A.diagonal().astype(np.float64)
+    k = np.bincount(g.rows, weights=w, minlength=g.n) + diag
+    m2 = float(k.sum())
+    if m2 == 0:
+        return 0.0
+    a = k / m2
+    return float(2.0 * diag.sum() / m2 - resolution * np.dot(a, a))
+
+
 def _louvain_levels(G, weight, resolution, threshold, max_level, seed, device):
     """The memberships networkx's ``louvain_partitions`` would yield, from one pyclmatch
     run: its levels, each kept while it merges communities and gains more than
@@ -377,7 +480,7 @@ def _louvain_levels(G, weight, resolution, threshold, max_level, seed, device):
         return g, [np.arange(g.n)]
     res = louvain(A, resolution=resolution, max_level=max_level, seed=_seed_int(seed),
                   deterministic=True, return_levels=True, device=device)
-    q_prev = _modularity_csr(A, np.arange(g.n), resolution)
+    q_prev = _singleton_modularity(g, A, resolution)
     # the device's Eq. (1) after every level (the last one verified against the input);
     # recomputed on the host where the driver did not report one per level
     q_levels = res.counters.get("modularity")
@@ -403,7 +506,7 @@ def louvain_partitions(G, weight="weight", resolution=1, threshold=0.0000001, se
     """networkx's ``louvain_partitions`` on an OpenCL device: yields the partition (list of
     sets of nodes) after each level. ``device``: see :func:`pyclmatch.get_device`."""
     g, levels = _louvain_levels(G, weight, resolution, threshold, None, seed, device)
-    return (membership_sets(m, None, g.node_list) for m in levels)
+    return (membership_sets(m, None, g.label_array) for m in levels)
 
 
 def louvain_communities(G, weight="weight", resolution=1, threshold=0.0000001, max_level=None,
@@ -414,7 +517,7 @@ def louvain_communities(G, weight="weight", resolution=1, threshold=0.0000001, m
         raise ValueError("max_level argument must be a positive integer or None")
     g, levels = _louvain_levels(G, weight, resolution, threshold, max_level, seed, device)
     memb = levels[-1] if max_level is None else levels[:max_level][-1]
-    return membership_sets(memb, None, g.node_list)
+    return membership_sets(memb, None, g.label_array)
 
 
 def _membership(g: PyclGraph, communities) -> np.ndarray:
@@ -461,10 +564,9 @@ def _bipartite_split(g: PyclGraph, top_nodes):
     jumping depth parity, kept on the graph."""
     import networkx as nx
     if top_nodes is not None:
-        top = np.unique(g.positions(top_nodes, "top node"))
         mask = np.zeros(g.n, bool)
-        mask[top] = True
-        return top, np.flatnonzero(~mask)
+        mask[g.positions(top_nodes, "top node")] = True
+        return np.flatnonzero(mask), np.flatnonzero(~mask)
 
     def colour():
         from scipy.sparse.csgraph import breadth_first_order, connected_components
@@ -493,17 +595,53 @@ def _bipartite_split(g: PyclGraph, top_nodes):
 
 
 def _biadjacency(g: PyclGraph, top, bottom) -> sp.csr_matrix:
-    """Rows = bottom nodes, columns = top nodes: pyclmatch's König cover grows from the
-    unmatched columns, networkx's ``to_vertex_cover`` from the unmatched top nodes."""
-    A = g.csr(None)
-    return A[bottom][:, top].tocsr()
+    """Rows = bottom nodes, columns = top nodes (pyclmatch's König cover grows from the
+    unmatched columns, networkx's ``to_vertex_cover`` from the unmatched top nodes): the
+    bottom rows of the cached CSR (one slice when they are consecutive) with the columns
+    renumbered by a position table, entries between two bottom nodes dropped. The top
+    positions ascend, so every list stays sorted: the result is canonical. A graph whose
+    walk is deferred (:meth:`PyclGraph.deferred`) has only the bottom nodes' adjacency
+    dicts walked: half the entries of a bipartite graph."""
+    nb = bottom.size
+    if g.source is not None:
+        key = ("biadjacency", hash(top.tobytes()), top.size)     # (networkx's cache keeps g:
+        hit = g._cache.get(key)                                  # a later call reuses B)
+        if hit is not None and np.array_equal(hit[0], top):
+            return hit[1]
+        walk = NetworkxAdjacency(g.source, rows=g.labels(bottom), ids_are_labels=g.ids_are_labels)
+        cols, counts = walk.sorted_indices, np.diff(walk.indptr)
+    elif nb and int(bottom[-1]) - int(bottom[0]) == nb - 1:       # consecutive rows
+        ptr, ind = g.indptr, g.indices
+        a, b = int(ptr[bottom[0]]), int(ptr[bottom[-1] + 1])
+        cols, counts = ind[a:b], np.diff(ptr[bottom[0]:bottom[-1] + 2])
+    else:
+        ptr, ind = g.indptr, g.indices
+        counts = (ptr[bottom + 1] - ptr[bottom]).astype(np.int64)
+        starts = np.repeat(ptr[bottom].astype(np.int64) - np.cumsum(counts) + counts, counts)
+        cols = ind[starts + np.arange(int(counts.sum()))]
+    colpos = np.full(g.n, -1, np.int32)
+    colpos[top] = np.arange(top.size, dtype=np.int32)
+    cols = colpos[cols]
+    indptr = np.zeros(nb + 1, np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    keep = cols >= 0
+    if not keep.all():
+        rows = np.repeat(np.arange(nb), counts)[keep]
+        cols = cols[keep]
+        indptr[1:] = np.cumsum(np.bincount(rows, minlength=nb))
+    B = sp.csr_matrix((np.ones(cols.size, np.int8), cols, indptr.astype(np.int32)),
+                      shape=(nb, top.size), copy=False)
+    B.has_canonical_format = True
+    if g.source is not None:
+        g._cache[key] = (top, B)
+    return B
 
 
 def _bipartite_match(G, top_nodes, device):
     from .bipartite import maximum_matching
-    g = _as_pycl(G, None)
-    key = ("bimatch", None if top_nodes is None else frozenset(top_nodes), device)
-    hit = g._cache.get(key)
+    g = G if isinstance(G, PyclGraph) else PyclGraph.deferred(G, {})
+    key = ("bimatch", device)       # (the answer for networkx's own split is kept)
+    hit = g._cache.get(key) if top_nodes is None else None
     if hit is not None:
         return hit
     top, bottom = _bipartite_split(g, top_nodes)
@@ -522,10 +660,11 @@ def hopcroft_karp_matching(G, top_nodes=None, *, device=None) -> dict:
     g, top, bottom, res = _bipartite_match(G, top_nodes, device)
     cm = np.asarray(res.col_match)
     j = np.flatnonzero(cm >= 0)
-    u, v = g.labels(top[j]), g.labels(bottom[cm[j]])
-    out = dict(zip(u, v))
-    out.update(zip(v, u))
-    return out
+    mate = np.full(g.n, -1, np.int64)       # keys in node order: the dict's table and the
+    mate[top[j]] = bottom[cm[j]]            # new int objects are then written in order
+    mate[bottom[cm[j]]] = top[j]            # (1.5x faster than top keys, then bottom ones)
+    x = np.flatnonzero(mate >= 0)
+    return dict(zip(g.labels(x), g.labels(mate[x])))
 
 
 def eppstein_matching(G, top_nodes=None, *, device=None) -> dict:

@@ -1,0 +1,181 @@
+"""The networkx conversion's label rules (pyclmatch.interop.NetworkxAdjacency: ids, integer
+labels by table or binary search, object identity with the dict for equal-but-not-identical
+keys), the backend's host-side results (biadjacency, matching dict, community sets) against
+plain references, and the declared-size check made before a conversion allocates."""
+import random
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import networkx as nx
+import pyclmatch
+from pyclmatch import interop
+from pyclmatch import nxbackend as B
+from pyclmatch.engine import limits
+
+LABELINGS = ["ids", "shuffled-ids", "odd-ints", "sparse-ints", "negative-ints", "numpy-ints",
+             "strings", "fresh-strings", "tuples", "mixed"]
+
+
+def _relabel(G, how, rng):
+    """``G`` (nodes 0..n-1) relabelled, the nodes inserted in a random order; for
+    "fresh-*" the neighbour keys are equal copies of the node objects, not the objects."""
+    n = G.number_of_nodes()
+    order = list(range(n))
+    rng.shuffle(order)
+    names = [f"v{i}" for i in range(n)]          # one object per node: identity hits
+    lab = {"ids": lambda i: i, "shuffled-ids": lambda i: i, "odd-ints": lambda i: 2 * i + 1,
+           "sparse-ints": lambda i: 1000 * i + 7, "negative-ints": lambda i: -3 * i - 1,
+           "numpy-ints": lambda i: np.int64(i), "strings": names.__getitem__,
+           "fresh-strings": lambda i: f"v{i}", "tuples": lambda i: (i % 3, i),
+           "mixed": lambda i: (i,) if i % 3 == 0 else (f"s{i}" if i % 3 == 1 else i)}[how]
+    H = G.__class__()
+    H.add_nodes_from(lab(i) for i in (range(n) if how == "ids" else order))
+    for u, v, d in G.edges(data=True):
+        if how == "fresh-strings":    # equal strings built anew: not the node objects
+            H.add_edge("".join(["v", str(u)]), "".join(["v", str(v)]), **d)
+        else:
+            H.add_edge(lab(u), lab(v), **d)
+    return H
+
+
+@st.composite
+def labelled_graphs(draw):
+    n = draw(st.integers(1, 30))
+    cls = draw(st.sampled_from([nx.Graph, nx.DiGraph, nx.MultiGraph]))
+    G = cls()
+    G.add_nodes_from(range(n))
+    for u, v, w in draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1),
+                                           st.one_of(st.none(), st.integers(1, 9))),
+                                 max_size=60)):
+        G.add_edge(u, v, **({} if w is None else {"weight": w}))
+    how = draw(st.sampled_from(LABELINGS))
+    return _relabel(G, how, random.Random(draw(st.integers(0, 99)))), how
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(labelled_graphs(), st.sampled_from(["weight", None]))
+def test_conversion_is_to_scipy_sparse_array_for_every_labelling(case, weight):
+    G, how = case
+    A, nodes = interop.networkx_csr(G, weight)
+    assert nodes == list(G)
+    assert A.has_canonical_format and A.indices.dtype == np.int32
+    ref = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=weight, format="csr")
+    assert abs(sp.csr_matrix(A, dtype=float) - ref).max() == 0 if ref.nnz else A.nnz == 0
+    g = B.from_networkx(G, weight)
+    assert g.ids_are_labels == (nodes == list(range(len(nodes))) and
+                                all(type(u) is int for u in nodes))
+    assert g.labels(np.arange(g.n)) == nodes      # the very label objects, in order
+    assert all(type(a) is type(b) for a, b in zip(g.labels(np.arange(g.n)), nodes))
+
+
+def test_identity_path_with_equal_but_new_keys():
+    """Neighbour keys that are equal copies of the node objects go through the dict."""
+    G = nx.Graph()
+    G.add_nodes_from(["a", "b", "c"])
+    a2 = "".join(["a", ""])
+    G._adj["b"][a2] = G._adj["a"]["b"] = {}      # the neighbour key: an equal, other string
+    walk = interop.NetworkxAdjacency(G)
+    assert walk.indices.tolist() == [1, 0]
+    assert not walk.ids_are_labels
+
+
+def _biadjacency_reference(g, top, bottom):
+    return g.csr(None)[bottom][:, top].tocsr()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 25), st.integers(0, 80), st.integers(0, 2 ** 16), st.booleans())
+def test_biadjacency_is_scipy_slicing(n, m, seed, consecutive):
+    rng = np.random.default_rng(seed)
+    G = nx.gnm_random_graph(n, m, seed=seed)
+    G.add_edges_from((u, u) for u in range(0, n, 5))        # self-loops are dropped too
+    g = B.from_networkx(G, None)
+    if consecutive:
+        k = int(rng.integers(0, n + 1))
+        top, bottom = np.arange(k), np.arange(k, n)
+    else:
+        mask = rng.random(n) < 0.5
+        top, bottom = np.flatnonzero(mask), np.flatnonzero(~mask)
+    ref = _biadjacency_reference(g, top, bottom)
+    lazy = B.PyclGraph.deferred(G, {})        # only the bottom nodes' dicts are walked
+    for Bm in (B._biadjacency(g, top, bottom), B._biadjacency(lazy, top, bottom)):
+        assert Bm.shape == ref.shape and Bm.has_canonical_format
+        assert (Bm != ref).nnz == 0
+    assert lazy.source is G                   # (still deferred; G held weakly)
+    assert lazy.number_of_edges() == g.number_of_edges() and lazy.source is None
+    assert (lazy.csr(None) != g.csr(None)).nnz == 0
+
+
+@pytest.mark.parametrize("how", ["ids", "sparse-ints", "strings", "tuples"])
+def test_matching_dict_and_communities_keep_labels(device, how):
+    G = _relabel(nx.grid_2d_graph(6, 5), "ids", random.Random(0))
+    G = nx.convert_node_labels_to_integers(G)
+    G = _relabel(G, how, random.Random(1))
+    top = {u for u in G if nx.bipartite.color(G)[u] == 0}
+    m = B.hopcroft_karp_matching(G, top, device=device)
+    assert len(m) == len(nx.bipartite.hopcroft_karp_matching(G, top))
+    assert all(m[m[u]] == u and G.has_edge(u, m[u]) for u in m)
+    assert all(type(u) in (int, str, tuple) for u in m)
+    parts = B.louvain_communities(G, seed=2, device=device)
+    assert nx.community.is_partition(G, parts)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(0, 9), max_size=50), st.sampled_from([None, "obj"]))
+def test_membership_sets_as_reference(memb, labels):
+    memb = np.asarray(memb, np.int64)
+    nodes = None if labels is None else [f"x{i}" for i in range(memb.size)]
+    sets = interop.membership_sets(memb, None, nodes)
+    lab = list(range(memb.size)) if nodes is None else nodes
+    k = int(memb.max()) + 1 if memb.size else 0
+    assert sets == [{lab[i] for i in range(memb.size) if memb[i] == c} for c in range(k)]
+
+
+def test_group_order_beyond_16_bits():
+    rng = np.random.default_rng(0)
+    memb = rng.integers(0, 200_000, 50_000)
+    order = interop.group_order(memb, 200_000)
+    assert (np.diff(memb[order]) >= 0).all()
+    assert np.array_equal(np.sort(order), np.arange(memb.size))
+
+
+def test_sizes_checked_before_the_conversion(monkeypatch):
+    """The declared sizes are refused before the walk reads any neighbour: a networkx graph,
+    an igraph graph and a DataFrame whose conversion cannot fit the host's memory."""
+    monkeypatch.setattr(limits, "host_available", lambda: 1 << 10)
+    G = nx.path_graph(100)
+    calls = []
+    monkeypatch.setattr(interop.NetworkxAdjacency, "_indices",
+                        lambda self: calls.append(1))
+    with pytest.raises(pyclmatch.HostMemoryError, match="networkx graph"):
+        interop.networkx_csr(G)
+    assert not calls
+    seen = []
+
+    def fits(n, nnz, host):
+        seen.append((n, nnz))
+        raise pyclmatch.DeviceMemoryError("refused")
+    monkeypatch.setattr(limits, "host_available", lambda: 1 << 40)
+    with pytest.raises(pyclmatch.DeviceMemoryError):
+        interop.foreign_graph(G, fits=fits)
+    assert seen == [(100, 198)] and not calls
+    pd = pytest.importorskip("pandas")
+    monkeypatch.setattr(limits, "host_available", lambda: 1 << 10)
+    with pytest.raises(pyclmatch.HostMemoryError, match="DataFrame"):
+        interop.dataframe_csr(pd.DataFrame({"source": range(100), "target": range(1, 101)}))
+
+
+def test_deferred_graph_reuses_its_biadjacency_and_holds_g_weakly():
+    G = nx.complete_bipartite_graph(3, 4)
+    g = B.PyclGraph.deferred(G, {})
+    top, bottom = np.arange(3), np.arange(3, 7)
+    assert B._biadjacency(g, top, bottom) is B._biadjacency(g, top, bottom)
+    assert B._biadjacency(g, np.arange(4), np.arange(4, 7)).shape == (3, 4)
+    del G
+    import gc
+    gc.collect()
+    with pytest.raises(pyclmatch.InputError, match="freed"):
+        g.csr(None)
