@@ -120,14 +120,13 @@ def _as_symmetric_csr(G, check_symmetric=True, check_values=True, fits=None, wei
     fits = fits or (lambda *args: None)
     nodes = None
     symmetric = False
-    fg = foreign_graph(G, weight)
+    fg = foreign_graph(G, weight, fits=fits)
     if fg is not None:     # networkx, igraph, pandas edge list, networkx-backend graph
         if fg.directed:
             raise InputError(f"louvain needs an undirected graph; got a directed "
                              f"{type(G).__name__} (make it undirected first if the direction "
                              f"does not matter)")
         A, nodes, symmetric = fg.csr, fg.nodes, True
-        fits(A.shape[0], A.nnz, {})
     elif sp.issparse(G):
         A = G
     else:

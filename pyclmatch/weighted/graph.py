@@ -361,13 +361,12 @@ def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="w
     if isinstance(G, WeightedGraph):
         fits(G.n, G.nnz, {})
         return G
-    fg = foreign_graph(G, weight)
+    fg = foreign_graph(G, weight, fits=fits)
     if fg is not None:     # networkx, igraph, pandas edge list, networkx-backend graph
         if fg.directed and not symmetrize:
             raise InputError(f"the {type(G).__name__} graph is directed; pass symmetrize=True "
                              f"to use the heavier of the two directions, or make it "
                              f"undirected first")
-        fits(fg.csr.shape[0], fg.csr.nnz, {})
         # (an undirected graph's matrix holds each edge in both directions already)
         return SparseInput(fg.csr, fg.nodes, fg.directed, drop_invalid, **opts)
     if isinstance(G, tuple) and len(G) in (3, 4) and not sp.issparse(G[0]) \
