@@ -155,6 +155,7 @@ def test_race_host_wins(device, profile, monkeypatch):
     A = sp.csr_matrix(pyclmatch.generators.kron(8))
     profile(host_edges=0, race_edges=A.nnz)
     pyclmatch.maximum_matching(A, device=device)            # builds the device family
+    _wait_for_host_attempt()       # (a host attempt still running: the next call is not raced)
     from pyclmatch.bipartite.certificate import DeviceCertificate
     build = DeviceCertificate.build
 
