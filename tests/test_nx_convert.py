@@ -146,10 +146,11 @@ def test_sizes_checked_before_the_conversion(monkeypatch):
     """The declared sizes are refused before the walk reads any neighbour: a networkx graph,
     an igraph graph and a DataFrame whose conversion cannot fit the host's memory."""
     monkeypatch.setattr(limits, "host_available", lambda: 1 << 10)
+    monkeypatch.setattr(limits, "HOST_CHECK_MIN", 0)   # (small needs are not checked)
     G = nx.path_graph(100)
     calls = []
     monkeypatch.setattr(interop.NetworkxAdjacency, "_indices",
-                        lambda self: calls.append(1))
+                        lambda self, *args: calls.append(1))
     with pytest.raises(pyclmatch.HostMemoryError, match="networkx graph"):
         interop.networkx_csr(G)
     assert not calls
