@@ -142,8 +142,8 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         the edge set: explicit zeros count as edges and duplicates are merged, as in scipy.
     algorithm : str
         ``"auto"`` (chosen from the graph's size and degree dispersion and the device's
-        profile: small graphs on the host (``"host-hk"``), on GPUs a race of the host against
-        the device family up to ``race_edges``, APFB in one work-group, parallel Pothen-Fan
+        profile: small graphs on the host (``"host-hk"``; a race of the host against the
+        device family up to ``race_edges`` when turned on), APFB in one work-group, parallel Pothen-Fan
         for meshes on CPU devices, APFB with GPUBFS-WR otherwise; ``res.choice`` says which
         rule and why, and :mod:`pyclmatch.bipartite.choice` gives the rule and the
         benchmarks behind it) or a name from :func:`algorithms`: the eight variants
