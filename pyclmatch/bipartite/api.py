@@ -143,9 +143,9 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
     algorithm : str
         ``"auto"`` (chosen from the graph's size and degree dispersion and the device's
         profile: small graphs on the host (``"host-hk"``; a race of the host against the
-        device family up to ``race_edges`` when turned on), APFB in one work-group, parallel Pothen-Fan
-        for meshes on CPU devices, APFB with GPUBFS-WR otherwise; ``res.choice`` says which
-        rule and why, and :mod:`pyclmatch.bipartite.choice` gives the rule and the
+        device family up to ``race_edges`` when turned on), APFB in one work-group, parallel
+        Pothen-Fan for meshes on CPU devices, APFB with GPUBFS-WR otherwise; ``res.choice``
+        says which rule and why, and :mod:`pyclmatch.bipartite.choice` gives the rule and the
         benchmarks behind it) or a name from :func:`algorithms`: the eight variants
         ``{apfb|apsb}-{gpubfs|gpubfs-wr}-{ct|mt}`` of paper 000 (APFB/APsB drivers, GPUBFS
         (Algorithm 2) or GPUBFS-WR (Algorithm 4) BFS kernels, constant-grid (CT) or

@@ -32,7 +32,8 @@ tuning cache on top, see below):
    benchmarks/results/small-h100-2/host.md after the small path's cuts: the host family's
    whole call 0.8 to 1.7 ms vs the best device family's 1.6 to 4.5 ms up to 6102 edges,
    the device ahead on grid-100 and uniform-8192 from 27622 edges), and above it the device
-   families, with the misses listed in :data:`KNOWN_MISSES`. PoCL (2 cores; the host family's whole call, with its cover and check,
+   families, with the misses listed in :data:`KNOWN_MISSES`. PoCL (2 cores; the host
+   family's whole call, with its cover and check,
    against the device families': EVIDENCE): the host wins up to 49146 edges on all graphs but
    uniform random ones (uniform-8192-d4: 7.7 ms vs 5.4 in one work-group) and meshes, where
    PPF does (grid-150, 62584 edges: host 18 ms, PPF 4.6 ms of device time; the 2 cores leave

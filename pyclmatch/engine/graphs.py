@@ -267,7 +267,7 @@ class DeviceBipartite:
         bits = dc.problems(sched)
         raise_structure_problem(bits, "the sparse matrix")
         if bits & NOT_CANONICAL:        # sorted and merged on the device, then taken again
-            ptr, ind, nnz = canonical_lists(dc, sched, host_ptr=graph.indptr)
+            ptr, ind, nnz = canonical_lists(dc, sched, graph.indptr)
             dc = DeviceCompressed(handle, ptr, ind, n, n_minor, transpose=transpose,
                                   sched=sched, nnz=nnz, offset_t=self.offset_t)
             graph.nnz = nnz

@@ -404,15 +404,15 @@ def sort_window_entries(handle, odt):
     return max(1, budget // per_key - 1)
 
 
-def canonical_lists(dc, sched, phase="upload", host_ptr=None, window=None):
+def canonical_lists(dc, sched, host_ptr, phase="upload"):
     """The canonical lists of the checked structure ``dc`` (sorted, repeats dropped), built on
     the device: ``(ptr, ind)`` device arrays and the entry count (one read-back). Each entry
     becomes a 64-bit key (list, index); pyopencl's ``RadixSort`` orders the keys over the
     bits they use and ``unique`` drops repeats (with 64-bit offsets, a scan of 64-bit
     indices: pyopencl's ``unique`` indexes with 32 bits). The sort's scratch is 64 to 128
-    bytes per key: above :func:`sort_window_entries` keys (``window``), the keys are sorted
-    in ranges of whole lists (:func:`sort_windows` over ``host_ptr``, the input's offsets on
-    the host), which leaves the whole array sorted."""
+    bytes per key: above :func:`sort_window_entries` keys, the keys are sorted in ranges of
+    whole lists (:func:`sort_windows` over ``host_ptr``, the input's offsets on the host),
+    which leaves the whole array sorted."""
     from pyopencl.algorithm import RadixSort
     handle, q = dc.handle, dc.handle.queue
     n, nnz, odt = dc.n, dc.nnz, dc.odt
@@ -428,8 +428,8 @@ def canonical_lists(dc, sched, phase="upload", host_ptr=None, window=None):
     sort = handle.memoize(("engine", "radix sort uint64", odt.str), lambda: RadixSort(
         handle.context, "ulong *keys", key_expr="keys[i]", sort_arg_names=["keys"],
         key_dtype=np.uint64, bits_at_a_time=SORT_BITS, index_dtype=odt))
-    window = sort_window_entries(handle, odt) if window is None else int(window)
-    if nnz <= window or host_ptr is None:
+    window = sort_window_entries(handle, odt)
+    if nnz <= window:
         (keys,), evt = sort(keys, key_bits=minor_bits + major_bits, queue=q,
                             allocator=handle.pool)
         sched.record(phase, evt)

@@ -98,8 +98,9 @@ def check(handle, what, sizes, device=None, host=None):
     """Raise unless a call fits: :class:`DeviceMemoryError` when a buffer of ``device``
     (``{name: bytes}`` or ``{name: (count, bytes each)}``) exceeds the device's largest
     allocation or all of them its global memory; :class:`HostMemoryError` when ``host`` exceeds
-    :func:`host_budget` (needs under :data:`HOST_CHECK_MIN` pass unchecked). ``what`` names the call, ``sizes`` the input's sizes (both in the
-    message; ``sizes`` may be empty). ``handle`` may be ``None`` (host only: the readers)."""
+    :func:`host_budget` (needs under :data:`HOST_CHECK_MIN` pass unchecked). ``what`` names
+    the call, ``sizes`` the input's sizes (both in the message; ``sizes`` may be empty).
+    ``handle`` may be ``None`` (host only: the readers)."""
     what = f"{what} of {sizes}" if sizes else what
     if device and handle is not None:
         total, largest = _total(device)
@@ -180,8 +181,8 @@ def weighted_footprint(n, nnz, b=None, weight_bytes=8):
 def louvain_footprint(n, nnz, weight_bytes=8):
     """louvain: ``(device, host)`` buffers of a symmetric graph of ``n`` vertices and ``nnz``
     stored entries (the graph, its input weights, the aggregation's edge arrays and the next
-    level's graph, sixteen per-vertex arrays, the scratch of the sort by community; on the host the membership, the seed's permuted
-    copy and the level memberships)."""
+    level's graph, sixteen per-vertex arrays, the scratch of the sort by community; on the
+    host the membership, the seed's permuted copy and the level memberships)."""
     n, m = int(n), int(nnz)
     host = {"membership": n * 8, "levels": n * 8}
     if m == 0:
