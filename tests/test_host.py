@@ -232,6 +232,7 @@ def test_race_worker_killed_mid_call(device, profile, monkeypatch):
 
     def kill_then_build(self):
         w.proc.kill()
+        w.proc.wait()
         build(self)
     monkeypatch.setattr(DeviceCertificate, "build", kill_then_build)
     t0 = time.perf_counter()
