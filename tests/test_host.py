@@ -275,3 +275,17 @@ def test_race_waits_for_device_work_a_host_win_left(device, profile, monkeypatch
     res = pyclmatch.maximum_matching(A, device=device)
     assert res.algorithm != "host-hk" and device.race_backlog is None
     assert res.cardinality == _scipy_cardinality(A)
+
+
+def test_worker_imports_numpy_and_scipy_only():
+    """The race worker starts without the package (no pyopencl, no pyclmatch import) and
+    exits at the end of its input."""
+    import subprocess
+    import sys
+    path = os.path.join(os.path.dirname(race.__file__), "hk_worker.py")
+    out = subprocess.run([sys.executable, "-X", "importtime", path], input=b"",
+                         capture_output=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    imported = out.stderr.decode()
+    assert "scipy.sparse.csgraph" in imported
+    assert "pyopencl" not in imported and "pyclmatch" not in imported and "mako" not in imported

@@ -217,6 +217,7 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
     from .race import HostWon
     try:
         if race is not None and race.started:
+            race.poll_s = race.poll_s if handle.is_cpu else 0.0   # (GPUs spin: race.py)
             _wait_for_backlog(handle, race)
         res = _match_with_device(handle, graph, name, factory, init, params, verify, choice,
                                  sched, t_call, race if race is not None and race.started
@@ -449,7 +450,7 @@ def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=
         _count_kernel(handle, dg.idt)
         cert = DeviceCertificate(handle, dg)
         cert.build()
-    if race is not None:   # from here on the host may win at any read-back
+    if race is not None:   # from here on the host may win at any launch or wait
         sched.race = race
         race.check()
     q = handle.queue

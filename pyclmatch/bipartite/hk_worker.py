@@ -13,8 +13,9 @@ resource tracker (the segment must outlive this process):
 
 * request ``("solve", job, segment name, layout, delay)``: the stored lists at
   ``layout["ptr"]``/``layout["ind"]`` (offset, dtype, count), the side sizes; reply
-  ``("done", job, kr, kc, seconds)`` with the major and minor mates and the two cover lists
-  written from ``layout["out"]`` on (int32), or ``("error", job, text)``. ``delay``: seconds
+  ``("done", job, kr, kc, seconds, sent)`` with the major and minor mates and the two cover
+  lists written from ``layout["out"]`` on (int32), or ``("error", job, text, sent)``
+  (``sent``: ``time.perf_counter()`` at the reply, the system-wide monotonic clock on Linux). ``delay``: seconds
   to sleep first (tests: a host attempt that loses);
 * request ``("quit",)`` or end of input: exit.
 
@@ -51,7 +52,9 @@ def _release(seg):
 
 
 def main():
+    import signal
     from multiprocessing.connection import Connection
+    signal.signal(signal.SIGINT, signal.SIG_IGN)    # (the caller's Ctrl-C is the caller's)
     requests = Connection(os.dup(0), writable=False)
     replies = Connection(os.dup(1), readable=False)
     os.dup2(2, 1)          # (stray prints must not corrupt the reply pipe)
@@ -97,7 +100,7 @@ def main():
         del arrays
         ptr = ind = out = None
         try:
-            replies.send(reply)
+            replies.send(reply + (time.perf_counter(),))
         except OSError:
             break
     _release(seg)

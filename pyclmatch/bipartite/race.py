@@ -29,8 +29,10 @@ Policy (:class:`HostWorker`, :func:`start_race`): a call races only when the wor
 
 The device path notices a host win at each of its waits (:meth:`HostRace.wait`, called by
 :class:`~pyclmatch.engine.scheduler.Scheduler` before its blocking read-backs and queue
-drains in a raced call): it polls the device's event and the worker's pipe in turn (each poll
-at most ``POLL_S``), so the host's answer is taken within about ``POLL_S`` of its reply.
+drains in a raced call, and every ``GLANCE_S`` at its launches): it looks at the device's event
+and the worker's pipe in turn (on GPUs without sleeping; on CPU devices, whose cores the
+kernels need, sleeping up to ``POLL_S`` on the pipe), so the host's answer is taken within
+microseconds of its reply on GPUs, about ``POLL_S`` on CPU devices.
 """
 import atexit
 import os
@@ -41,8 +43,14 @@ import time
 
 import numpy as np
 
-#: seconds of one wait on the worker's pipe between two looks at the device's event
+#: seconds of one wait on the worker's pipe between two looks at the device's event on CPU
+#: devices (whose cores the device work needs: the wait sleeps); on GPUs the wait spins
+#: (looks at both in turn without sleeping, as a driver's own blocking wait does), so either
+#: end is taken within a few microseconds
 POLL_S = 1e-4
+#: seconds between two looks at the worker while the device path enqueues work
+#: (:meth:`HostRace.glance`)
+GLANCE_S = 5e-5
 #: seconds a raced host attempt sleeps before it starts (tests: a host that loses the race)
 HOST_DELAY = 0.0
 
@@ -109,7 +117,7 @@ class HostWorker:
                                     "hk_worker.py")
                 self.proc = subprocess.Popen([sys.executable, path], stdin=subprocess.PIPE,
                                              stdout=subprocess.PIPE, close_fds=True)
-            except OSError:
+            except (OSError, ValueError):
                 self.supported = False      # (no interpreter to start: never race)
                 return False
             self.requests = Connection(os.dup(self.proc.stdin.fileno()), readable=False)
@@ -252,7 +260,7 @@ class HostWorker:
         """``(row-or-col mates of the major side, of the minor side, cover lists, seconds)``
         of the finished ``job``, copied out of the segment."""
         with self.lock:
-            _, _, kr, kc, seconds = self.reply
+            _, _, kr, kc, seconds, _ = self.reply
             n_major, n_minor = self.layout["major"]
             out = np.frombuffer(self.shm.buf, np.int32, n_major + n_minor + kr + kc,
                                 self.layout["out"]).copy()
@@ -280,7 +288,7 @@ class HostRace:
         self.graph = graph
         self.worker = worker or HostWorker.get()
         self.t0 = time.perf_counter()
-        self.seconds = self.noticed = None
+        self.seconds = self.noticed = self.latency = None
         self.job = None
         self.why = None
         self.failed = None
@@ -296,6 +304,10 @@ class HostRace:
                 self.why = "race worker could not take the graph"
         self.started = self.job is not None
         self.device_wait = 0.0
+        #: seconds of each wait on the worker's pipe in :meth:`wait` (0: spin; the caller
+        #: sets it per device type)
+        self.poll_s = POLL_S
+        self._glanced = self.t0
 
     def won(self, timeout=0.0):
         """Whether the host's answer is ready (waiting up to ``timeout`` for the worker)."""
@@ -310,9 +322,12 @@ class HostRace:
                     self.failed = "the race worker died"
                 return False
         if self.noticed is None:
-            self.noticed = time.perf_counter() - self.t0
+            now = time.perf_counter()
+            self.noticed = now - self.t0
             if reply[0] == "done":
                 self.seconds = float(sum(reply[4].values()))
+                if sys.platform.startswith("linux"):   # (perf_counter: one clock for all)
+                    self.latency = now - reply[5]
         if reply[0] != "done":
             self.failed = reply[2]
             self.worker.abandon(self.job)
@@ -324,6 +339,13 @@ class HostRace:
         if self.won():
             raise HostWon()
 
+    def glance(self):
+        """:meth:`check`, at most every ``GLANCE_S`` seconds (the scheduler's launches)."""
+        now = time.perf_counter()
+        if now - self._glanced >= GLANCE_S:
+            self._glanced = now
+            self.check()
+
     def wait(self, event):
         """Wait for the device's ``event`` while polling the worker: returns once the event
         has completed (or failed: the caller's next step reports it), raises
@@ -334,7 +356,7 @@ class HostRace:
         t0 = time.perf_counter()
         try:
             while event.get_info(status) > complete:
-                if self.won(POLL_S if self.started and not self.failed else 0):
+                if self.won(self.poll_s):
                     raise HostWon()
                 if not self.started or self.failed:
                     event.wait()
@@ -357,10 +379,13 @@ class HostRace:
         """What ``res.choice["race"]`` reports: the winner, whether the host attempt started
         (and why not), the host's seconds (its matching and cover in the worker; None while
         it still runs), when its answer was taken (seconds after the hand-over) and the
-        seconds the device path spent waiting while polling the worker."""
+        seconds the device path spent waiting while polling the worker; on Linux also how
+        long the host's answer waited before the device path took it."""
         out = {"winner": winner, "host_started": self.started,
                "host_seconds": self.seconds, "host_answer_taken_s": self.noticed,
                "device_wait_s": self.device_wait}
+        if self.latency is not None:
+            out["host_answer_latency_s"] = self.latency
         if self.why:
             out["why_not"] = self.why
         if self.failed:

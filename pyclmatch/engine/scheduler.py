@@ -72,6 +72,8 @@ class Scheduler:
             gs, ls = (int(global_size),), None
         if gs[0] == 0:
             return None
+        if self.race is not None:
+            self.race.glance()
         if not getattr(kernel, "_pyclmatch_typed", False):
             _declare_arg_types(kernel, args)
         evt = kernel(self.queue, gs, ls, *args)
