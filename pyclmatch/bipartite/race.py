@@ -85,7 +85,7 @@ class HostWorker:
     @classmethod
     def get(cls):
         with cls._make:
-            if cls._one is None:
+            if cls._one is None or cls._one.pid != os.getpid():   # (a forked child: its own)
                 cls._one = cls()
                 atexit.register(cls._one.close)
             return cls._one
@@ -102,6 +102,7 @@ class HostWorker:
         self.reply = None         # the reply to busy_job once it came
         self.starts = 0           # workers started (counters and tests)
         self.supported = os.name == "posix"
+        self.pid = os.getpid()
 
     # -- life ----------------------------------------------------------------------------
     def start(self):
@@ -151,6 +152,8 @@ class HostWorker:
     def close(self):
         """Interpreter exit: stop the worker (a quit message, then a kill) and unlink the
         segment."""
+        if self.pid != os.getpid():    # (a forked child: the worker is its parent's)
+            return
         with self.lock:
             proc = self.proc
             if proc is not None and proc.poll() is None and self.state in ("idle", "booting"):
@@ -294,8 +297,9 @@ class HostRace:
         self.failed = None
         if not self.worker.available():
             self.why = {"off": "no race worker", "booting": "race worker starting",
-                        "busy": "race worker busy with an abandoned host attempt"
-                        }.get(self.worker.state, "race worker unavailable")
+                        "busy": "race worker busy (an abandoned host attempt, or another "
+                                "thread's race)"}.get(self.worker.state,
+                                                      "race worker unavailable")
             if not self.worker.supported:
                 self.why = "no race worker on this platform"
         else:
