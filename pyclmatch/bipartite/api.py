@@ -218,7 +218,7 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
     try:
         if race is not None and race.started:
             race.poll_s = race.poll_s if handle.is_cpu else 0.0   # (GPUs spin: race.py)
-            _wait_for_backlog(handle, race)
+            _wait_for_backlog(handle, sched, race)
         res = _match_with_device(handle, graph, name, factory, init, params, verify, choice,
                                  sched, t_call, race if race is not None and race.started
                                  else None)
@@ -226,7 +226,9 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         if handle.is_cpu:   # (enqueued kernels may read host memory about to be released)
             handle.queue.finish()
         else:   # the next raced call enqueues nothing before this work has drained
-            handle.race_backlog = sched.drained()
+            marker, kept = sched.drained()    # (an earlier backlog's events kept too:
+            earlier = handle.race_backlog     # dropping a pending read's event waits for it)
+            handle.race_backlog = (marker, kept + (earlier[1] if earlier else []))
         choice = dict(choice, race=race.record("host-hk"))
         counters = sched.call_counters()
         return _host_result(graph, "host-hk", race.solved(), verify, choice, t_call,
@@ -239,13 +241,18 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
     return res
 
 
-def _wait_for_backlog(handle, race):
+def _wait_for_backlog(handle, sched, race):
     """Before a raced call enqueues anything: the device work that an earlier raced call
-    left running when the host won it must drain first (waited for while polling ``race``,
-    which raises :class:`~pyclmatch.bipartite.race.HostWon` if the host answers before)."""
-    backlog = getattr(handle, "race_backlog", None)
+    left running when the host won it must drain first (waited for by ``sched`` while
+    polling ``race``, which raises :class:`~pyclmatch.bipartite.race.HostWon` if the host
+    answers before)."""
+    backlog = handle.race_backlog
     if backlog is not None:
-        race.wait(backlog[0])
+        sched.race = race
+        try:
+            sched.wait(backlog[0])
+        finally:
+            sched.race = None     # (set again once the programs are built)
         handle.race_backlog = None
 
 

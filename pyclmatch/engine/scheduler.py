@@ -117,7 +117,7 @@ class Scheduler:
             evt = cl.enqueue_copy(self.queue, host, buf, src_offset=offset, is_blocking=False)
             self.pending_reads.append(evt)
             self.queue.flush()
-            self.race.wait(evt)
+            self.wait(evt)
         else:
             cl.enqueue_copy(self.queue, host, buf, src_offset=offset, is_blocking=True)
         self.wall["readback"] += time.perf_counter() - t0
@@ -146,7 +146,15 @@ class Scheduler:
         self.race.check()
         evt = cl.enqueue_marker(self.queue)
         self.queue.flush()
-        self.race.wait(evt)
+        self.wait(evt)
+
+    def wait(self, evt):
+        """Wait for the event ``evt`` (flushed); in a raced call while polling the host
+        attempt (raises once it has won)."""
+        if self.race is None:
+            evt.wait()
+        else:
+            self.race.wait(evt)
 
     def drained(self):
         """A marker of everything enqueued so far (flushed), with the events that must live
