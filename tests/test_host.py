@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import pyclmatch
 from pyclmatch import InputError
-from pyclmatch.bipartite import choice, race
+from pyclmatch.bipartite import race
 from pyclmatch.bipartite.certificate import verify_matching
 from pyclmatch.engine import tuning
 from pyclmatch.engine.graphs import as_bipartite

@@ -77,7 +77,7 @@ def main():
         if msg[0] != "solve":
             break
         _, job, name, layout, delay = msg
-        arrays = ()
+        ptr = ind = out = None
         try:
             if name != seg_name:
                 _release(seg)
@@ -93,12 +93,10 @@ def main():
             out = np.frombuffer(buf, np.int32, n_major + n_minor + cj.size + cn.size,
                                 layout["out"])
             np.concatenate((mj, mn, cj, cn), out=out)
-            arrays = (ptr, ind, out)
             reply = ("done", job, int(cj.size), int(cn.size), seconds)
         except Exception as exc:      # (the caller's device answer stands)
             reply = ("error", job, f"{type(exc).__name__}: {exc}")
-        del arrays
-        ptr = ind = out = None
+        ptr = ind = out = None        # (no view of the segment outlives the job)
         try:
             replies.send(reply + (time.perf_counter(),))
         except OSError:

@@ -12,20 +12,24 @@ it imports numpy and scipy; later calls race. The graph's stored lists go to the
 a shared-memory segment that this process owns (reused across calls, grown when a graph needs
 more, unlinked at interpreter exit or when grown); the messages on the pipes are small tuples.
 
-Policy (:class:`HostWorker`, :func:`start_race`): a call races only when the worker is idle.
+Policy (:meth:`HostWorker.available`, :class:`HostRace`): a call races only when the worker
+is idle, and enqueues device work only when the queue holds none that a host win left.
 
 * The device won and the worker still runs the abandoned host attempt (a host-hard graph can
   take seconds; compiled code cannot be interrupted): the call runs on the device alone, and
   once that attempt has run longer than the worker's measured start-up time it is killed and
   a fresh worker started in the background (waiting longer than a restart costs is the
-  ski-rental bound: never more than twice the better of waiting and restarting).
+  ski-rental bound: never more than twice the better of waiting and restarting). Killing at
+  once would restart the worker after every device win, even where its attempt ends in a
+  millisecond; waiting for any attempt to end leaves a loop over host-hard graphs without a
+  race for seconds (facebook_combined: 2 s on the H100).
 * The host won and the abandoned device work is still on the queue: the next raced call hands
   its graph to the worker at once but enqueues nothing until that work has drained (the device
   path waits on a marker of it while polling the worker), so device work never piles up behind
   host wins, and a host-hard graph still gets the device once the queue is free.
 * The worker died, failed or cannot start: the call keeps the device's answer (a raced call
   never fails or hangs because of the worker); the next call that wants a race starts a new
-  one.
+  one. Where no worker can be started (no ``sys.executable``, not POSIX) calls never race.
 
 The device path notices a host win at each of its waits (:meth:`HostRace.wait`, called by
 :class:`~pyclmatch.engine.scheduler.Scheduler` before its blocking read-backs and queue
