@@ -16,6 +16,10 @@ several small sizes, each also with random row/column permutations = RCP):
   of at most ``host_edges`` edges to the host and races the host against the device up to
   ``race_edges``), with the graphs' cheap features, and for every edge threshold the worst
   ratio to the best of host and device that a size rule alone would give (``host.md``);
+* with ``--race EDGES``: ``auto`` twice, side by side: ``auto`` with the race off
+  (``race_edges`` = 0) and ``auto-race`` with the host family raced against the device family
+  in the worker process up to EDGES edges (:mod:`pyclmatch.bipartite.race`; the worker is
+  started and idle before each graph's auto-race runs, its start-up time is in the header);
 * ``louvain`` whole call on the symmetric files against NetworKit's PLM (all host threads)
   when ``networkit`` is importable.
 
@@ -25,6 +29,7 @@ performance profile of the families and ``auto`` (whole-call time).
 
     python3 benchmarks/bench_small.py --device cpu --quick --out /tmp/small-pocl
     python3 benchmarks/bench_small.py --device gpu --out benchmarks/results/small-h100
+    python3 benchmarks/bench_small.py --device gpu --quick --race 131072 --out /tmp/race
 """
 import argparse
 import datetime
@@ -44,6 +49,9 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import pyclmatch  # noqa: E402
 from pyclmatch import generators  # noqa: E402
+
+#: the ``auto`` columns (not exact families): ``auto``, and ``auto-race`` with ``--race``
+AUTOS = ("auto", "auto-race")
 
 GRAPH_DIRS = [os.path.join(os.environ.get("PYCLMATCH_SHARED", "/nonexistent"), "data", "graphs"),
               os.path.join(HERE, "..", "..", "shared", "data", "graphs"),
@@ -108,7 +116,25 @@ def generated_graphs(quick):
     return out
 
 
-def bench_matching(name, A, handle, families, repeat):
+def worker_idle(timeout=30.0):
+    """Seconds waited until the race worker is idle (a host attempt that an earlier graph's
+    device win left running is killed after the worker's start-up time and the worker
+    restarted): each graph's auto-race starts from an idle worker."""
+    from pyclmatch.bipartite.race import HostWorker
+    w, t0 = HostWorker.get(), time.perf_counter()
+    while not w.available() and time.perf_counter() - t0 < timeout:
+        time.sleep(0.005)
+    return time.perf_counter() - t0
+
+
+def race_profile(handle, race_edges):
+    """Set ``race_edges`` of ``handle``'s shipped profile (None: leave it as shipped)."""
+    from pyclmatch.bipartite import choice
+    if race_edges is not None:
+        choice.PROFILES["cpu" if handle.type == "cpu" else "gpu"]["race_edges"] = race_edges
+
+
+def bench_matching(name, A, handle, families, repeat, race=None):
     from scipy.sparse.csgraph import maximum_bipartite_matching
     from pyclmatch.bipartite.choice import features
     from pyclmatch.engine.graphs import as_bipartite
@@ -118,13 +144,23 @@ def bench_matching(name, A, handle, families, repeat):
                                 repeat)
     rec["scipy_cardinality"] = int(np.count_nonzero(ref >= 0))
     rec["families"] = {}
-    for fam in ["auto"] + families:
-        warm = pyclmatch.maximum_matching(A, algorithm=fam, device=handle)   # builds, verifies
+    autos = ["auto", "auto-race"] if race else ["auto"]
+    for fam in autos + families:
+        if fam in AUTOS:   # auto with the race off, or on up to `race` edges (--race)
+            race_profile(handle, None if race is None else (race if fam == "auto-race" else 0))
+        alg = "auto" if fam in AUTOS else fam
+        if fam == "auto-race":
+            worker_idle()
+        warm = pyclmatch.maximum_matching(A, algorithm=alg, device=handle)   # builds, verifies
         if warm.cardinality != rec["scipy_cardinality"]:
             raise AssertionError(f"{name} {fam}: {warm.cardinality} != scipy's "
                                  f"{rec['scipy_cardinality']}")
-        runs = [pyclmatch.maximum_matching(A, algorithm=fam, device=handle)
+        runs = [pyclmatch.maximum_matching(A, algorithm=alg, device=handle)
                 for _ in range(repeat)]
+        for x in runs:
+            if x.cardinality != rec["scipy_cardinality"] or not x.verified:
+                raise AssertionError(f"{name} {fam}: {x.cardinality} != scipy's "
+                                     f"{rec['scipy_cardinality']}")
         r = runs[-1]
         rec["families"][fam] = {
             "call_s": med([x.timings["total"] for x in runs]),
@@ -134,7 +170,9 @@ def bench_matching(name, A, handle, families, repeat):
             "launches": r.counters.get("launches"),
             "readbacks": r.counters.get("readbacks"),
             "choice": getattr(r, "choice", None)}
-    exact = {f: v["call_s"] for f, v in rec["families"].items() if f != "auto"}
+        if fam == "auto-race":   # per run: the winner, the host's seconds, when it answered
+            rec["families"][fam]["races"] = [x.choice.get("race") for x in runs]
+    exact = {f: v["call_s"] for f, v in rec["families"].items() if f not in AUTOS}
     best = min(exact, key=exact.get)
     rec["best"] = best
     rec["auto_over_best"] = rec["families"]["auto"]["call_s"] / exact[best]
@@ -151,7 +189,7 @@ def host_vs_device(mrecs):
     rows = []
     for m in mrecs:
         F = m["families"]
-        dev = {f: v["call_s"] for f, v in F.items() if f not in ("auto", HOST)}
+        dev = {f: v["call_s"] for f, v in F.items() if f not in AUTOS + (HOST,)}
         if HOST not in F or not dev:
             continue
         best_dev = min(dev, key=dev.get)
@@ -161,6 +199,8 @@ def host_vs_device(mrecs):
                      "scipy": m["scipy_s"], "host": F[HOST]["call_s"],
                      "best_dev": best_dev, "dev": dev[best_dev], "rule_dev": dev[auto_dev],
                      "auto": F["auto"]["call_s"], "auto_winners": F["auto"].get("winners"),
+                     "auto_race": F.get("auto-race", {}).get("call_s"),
+                     "race_winners": F.get("auto-race", {}).get("winners"),
                      "race": bool(c.get("race"))})
     rows.sort(key=lambda r: r["edges"])
     sweep = []
@@ -177,25 +217,49 @@ def write_host(out, meta, mrecs):
     rows, sweep = host_vs_device(mrecs)
     if not rows:
         return
+    raced = any(r["auto_race"] is not None for r in rows)
     L = [f"# Host vs device, whole calls: {meta['device']}", "", f"- command: `{meta['command']}`",
          f"- date: {meta['date']}", "- host-hk = scipy's Hopcroft-Karp + König cover + check, "
          "on the host; best device = the fastest device family; auto = the library's choice "
-         "(host, device, or a race of both; winners of the timed runs)", "",
-         "| graph | edges | dispersion | max degree | scipy ms | host-hk ms | best device ms "
-         "(family) | auto ms (winners) | raced | auto / best |", "|---|---|---|---|---|---|---|"
-         "---|---|---|"]
+         "(host, device, or a race of both; winners of the timed runs)"]
+    head = ("| graph | edges | dispersion | max degree | scipy ms | host-hk ms | best device ms "
+            "(family) | auto ms (winners) | raced | auto / best |")
+    if raced:
+        L.append(f"- auto-race = auto with the host family raced in the worker process up to "
+                 f"{meta.get('race_edges')} edges, auto = the same with the race off "
+                 f"(worker start-up {meta.get('worker_boot_s')} s, before the first graph)")
+        head += " auto-race ms (winners) | auto-race / best | auto-race / auto |"
+    L += ["", head, "|" + "---|" * head[1:].count("|")]
     for r in rows:
         f = r["features"]
-        L.append(f"| {r['graph']} | {r['edges']} | {f.get('dispersion')} | "
-                 f"{f.get('max_degree')} | {r['scipy'] * 1e3:.2f} | {r['host'] * 1e3:.2f} | "
-                 f"{r['dev'] * 1e3:.2f} ({r['best_dev']}) | {r['auto'] * 1e3:.2f} "
-                 f"({', '.join(r['auto_winners'] or [])}) | {'yes' if r['race'] else 'no'} | "
-                 f"{r['auto'] / min(r['host'], r['dev']):.2f} |")
-    ratios = [r["auto"] / min(r["host"], r["dev"]) for r in rows]
-    L += ["", f"- auto within 1.3x of the best of host and device on "
-          f"{sum(x <= 1.3 for x in ratios)}/{len(ratios)} graphs, worst {max(ratios):.2f}x; "
-          f"no slower than scipy on {sum(r['auto'] <= r['scipy'] for r in rows)}/{len(rows)}",
-          "", "A size rule alone (host for edges <= T, auto's device family above), per T:", "",
+        best = min(r["host"], r["dev"])
+        line = (f"| {r['graph']} | {r['edges']} | {f.get('dispersion')} | "
+                f"{f.get('max_degree')} | {r['scipy'] * 1e3:.2f} | {r['host'] * 1e3:.2f} | "
+                f"{r['dev'] * 1e3:.2f} ({r['best_dev']}) | {r['auto'] * 1e3:.2f} "
+                f"({', '.join(r['auto_winners'] or [])}) | {'yes' if r['race'] else 'no'} | "
+                f"{r['auto'] / best:.2f} |")
+        if raced:
+            line += (f" {r['auto_race'] * 1e3:.2f} ({', '.join(r['race_winners'] or [])}) | "
+                     f"{r['auto_race'] / best:.2f} | {r['auto_race'] / r['auto']:.2f} |")
+        L.append(line)
+    L.append("")
+    for key, label in (("auto", "auto"), ("auto_race", "auto-race")):
+        if key == "auto_race" and not raced:
+            continue
+        ratios = [r[key] / min(r["host"], r["dev"]) for r in rows]
+        L.append(f"- {label} within 1.3x of the best of host and device on "
+                 f"{sum(x <= 1.3 for x in ratios)}/{len(ratios)} graphs, worst "
+                 f"{max(ratios):.2f}x; no slower than scipy on "
+                 f"{sum(r[key] <= r['scipy'] for r in rows)}/{len(rows)}; under 2 ms on "
+                 f"{sum(r[key] < 2e-3 for r in rows if r['scipy'] < 2e-3)}/"
+                 f"{sum(r['scipy'] < 2e-3 for r in rows)} of the graphs where scipy takes "
+                 f"under 2 ms")
+    if raced:
+        q = [r["auto_race"] / r["auto"] for r in rows]
+        L.append(f"- auto-race / auto: geometric mean "
+                 f"{float(np.exp(np.mean(np.log(q)))):.2f}, best {min(q):.2f}, worst "
+                 f"{max(q):.2f}")
+    L += ["", "A size rule alone (host for edges <= T, auto's device family above), per T:", "",
           "| T (edges) | worst ratio | within 1.3x |", "|---|---|---|"]
     for s in sweep:
         L.append(f"| {s['T']} | {s['worst']:.2f} | {s['within_1.3']:.2f} |")
@@ -302,7 +366,7 @@ def profile(records, names, xs=(1, 1.1, 1.3, 1.5, 2, 3, 5, 10)):
     rows = {}
     for f in names:
         r = [m["families"][f]["call_s"] / min(v["call_s"] for k, v in m["families"].items()
-                                              if k != "auto") for m in records]
+                                              if k not in AUTOS) for m in records]
         rows[f] = [sum(1 for x in r if x <= t * (1 + 1e-9)) / len(r) for t in xs]
     return list(xs), rows
 
@@ -319,9 +383,16 @@ def write(out, meta, mrecs, lrecs, families):
          "| graph | nnz | scipy | auto (chose) | " + " | ".join(families)
          + " | best | auto/best | call/scipy |",
          "|" + "---|" * (7 + len(families))]
+    shown = ([f for f in families] if not mrecs or "auto-race" not in mrecs[0]["families"]
+             else ["auto-race"] + list(families))
+    if shown != list(families):     # (auto-race's cell: whole call and the winners)
+        L[-2] = L[-2].replace("| auto (chose) | ", "| auto (chose) | auto-race | ")
+        L[-1] += "---|"
     for m in mrecs:
         F = m["families"]
-        cells = [f"{F[f]['call_s'] * 1e3:.2f} ({F[f]['device_s'] * 1e3:.2f})" for f in families]
+        cells = [f"{F[f]['call_s'] * 1e3:.2f} ({F[f]['device_s'] * 1e3:.2f})"
+                 if f != "auto-race" else
+                 f"{F[f]['call_s'] * 1e3:.2f} ({', '.join(F[f]['winners'])})" for f in shown]
         a = F["auto"]
         L.append(f"| {m['graph']} | {m['nnz']} | {m['scipy_s'] * 1e3:.2f} | "
                  f"{a['call_s'] * 1e3:.2f} ({a['algorithm']}) | " + " | ".join(cells)
@@ -337,7 +408,8 @@ def write(out, meta, mrecs, lrecs, families):
               f"/{len(mrecs)} graphs", "",
               "Performance profile (whole call; fraction of graphs within x of the best exact "
               "family):", ""]
-        xs, rows = profile(mrecs, ["auto"] + families)
+        autos = [a for a in AUTOS if a in mrecs[0]["families"]]
+        xs, rows = profile(mrecs, autos + families)
         L.append("| family | " + " | ".join(f"x={x}" for x in xs) + " |")
         L.append("|" + "---|" * (len(xs) + 1))
         for f, v in rows.items():
@@ -377,6 +449,9 @@ def main(argv=None):
                     help="also sweep graph sizes with and without the one-work-group path "
                          "for these comma-separated families (one_group.md)")
     ap.add_argument("--sweep-only", action="store_true")
+    ap.add_argument("--race", type=int, default=None, metavar="EDGES",
+                    help="measure auto with the race off (race_edges 0) and auto-race with "
+                         "race_edges EDGES side by side (host.md)")
     args = ap.parse_args(argv)
     handle = pyclmatch.get_device(args.device)
     families = (args.families.split(",") if args.families
@@ -387,6 +462,10 @@ def main(argv=None):
                 datetime.timezone.utc).isoformat(timespec="seconds"),
             "command": "python3 " + " ".join(sys.argv), "repeat": args.repeat,
             "host": f"{platform.node()} ({os.cpu_count()} CPUs)"}
+    if args.race is not None:     # the worker up and idle before the first graph
+        from pyclmatch.bipartite.race import HostWorker
+        worker_idle(60)
+        meta["race_edges"], meta["worker_boot_s"] = args.race, HostWorker.get().boot_seconds
     if args.one_group_sweep:
         write_sweep(args.out, meta, one_group_sweep(handle, args.one_group_sweep.split(","),
                                                     args.repeat, args.quick))
@@ -395,7 +474,7 @@ def main(argv=None):
     mrecs, lrecs = [], []
     for name, A in graphs:
         t = time.perf_counter()
-        mrecs.append(bench_matching(name, A, handle, families, args.repeat))
+        mrecs.append(bench_matching(name, A, handle, families, args.repeat, args.race))
         if not args.no_louvain and not name.startswith(("uniform", "kron", "delaunay",
                                                         "grid")):
             r = bench_louvain(name, A, handle, args.repeat)

@@ -1,5 +1,6 @@
 """The host family ``host-hk`` (scipy's Hopcroft-Karp with a König cover on the host), ``auto``'s
 host rule at its threshold and the race of host and device."""
+import os
 import time
 
 import numpy as np
@@ -9,7 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import pyclmatch
 from pyclmatch import InputError
-from pyclmatch.bipartite import choice, host
+from pyclmatch.bipartite import race
 from pyclmatch.bipartite.certificate import verify_matching
 from pyclmatch.engine import tuning
 from pyclmatch.engine.graphs import as_bipartite
@@ -143,19 +144,34 @@ def test_auto_takes_the_host_up_to_host_edges(device, profile):
         pyclmatch.dulmage_mendelsohn(A, algorithm="host-hk", device=device)
 
 
-def _wait_for_host_attempt():
-    """Let a host attempt a raced call left behind finish (one at a time per process)."""
-    assert host.HostRace._one.acquire(timeout=30)
-    host.HostRace._one.release()
+def _ready_worker(timeout=60):
+    """The race worker, started and idle (an abandoned host attempt finished)."""
+    w = race.HostWorker.get()
+    t0 = time.perf_counter()
+    while not w.available():
+        assert time.perf_counter() - t0 < timeout, w.state
+        time.sleep(0.01)
+    return w
 
 
-def test_race_host_wins(device, profile, monkeypatch):
-    """The device path stops at its check once the host has finished: the host's answer,
-    the device work done so far counted."""
+def _segments():
+    return {f for f in os.listdir("/dev/shm") if f.startswith("psm_")} \
+        if os.path.isdir("/dev/shm") else set()
+
+
+def test_race_first_call_alone_then_host_wins(device, profile, monkeypatch):
+    """The first call that wants a race starts the worker and runs on the device alone;
+    once it is up, the host wins on a host-easy graph (the device path is late here) and its
+    answer is verified; the device work left on the queue delays nothing."""
     A = sp.csr_matrix(pyclmatch.generators.kron(8))
     profile(host_edges=0, race_edges=A.nnz)
-    pyclmatch.maximum_matching(A, device=device)            # builds the device family
-    _wait_for_host_attempt()       # (a host attempt still running: the next call is not raced)
+    w = race.HostWorker.get()
+    w.close()                      # (a fresh worker: the first call finds none)
+    res = pyclmatch.maximum_matching(A, device=device)
+    assert res.choice["race"]["host_started"] is False
+    assert res.choice["race"]["why_not"] == "race worker starting"
+    assert res.algorithm == res.choice["race"]["winner"] != "host-hk" and res.verified
+    _ready_worker()
     from pyclmatch.bipartite.certificate import DeviceCertificate
     build = DeviceCertificate.build
 
@@ -164,22 +180,113 @@ def test_race_host_wins(device, profile, monkeypatch):
         time.sleep(0.3)
     monkeypatch.setattr(DeviceCertificate, "build", slow_build)
     res = pyclmatch.maximum_matching(A, device=device)
-    assert res.choice["race"]["winner"] == "host-hk" and res.algorithm == "host-hk"
-    assert res.device == "host" and res.verified and res.counters["launches"] > 0
+    r = res.choice["race"]
+    assert r["winner"] == "host-hk" == res.algorithm and r["host_started"]
+    assert 0 < r["host_seconds"] < 0.3
+    assert res.device == "host" and res.verified and res.counters["launches"] >= 0
     assert res.cardinality == _scipy_cardinality(A)
     verify_matching(as_bipartite(A), res.row_match, res.col_match, res.certificate)
-    _wait_for_host_attempt()
+    # a CSC and a rectangular graph come back oriented (rows, cols)
+    B = sp.random(40, 70, density=0.08, format="csc", random_state=5)
+    profile(host_edges=0, race_edges=B.nnz)
+    res = pyclmatch.maximum_matching(B, device=device)
+    assert res.algorithm == "host-hk" and res.row_match.shape == (40,)
+    assert res.cardinality == _scipy_cardinality(B)
+    verify_matching(as_bipartite(B), res.row_match, res.col_match, res.certificate)
 
 
-def test_race_device_wins(device, profile, monkeypatch):
+def test_race_device_wins_then_busy_worker_is_left_alone(device, profile, monkeypatch):
+    """A host attempt slower than the device: the device answers; the next call finds the
+    worker busy with the abandoned attempt and runs on the device alone."""
     A = sp.csr_matrix(pyclmatch.generators.kron(8))
     profile(host_edges=0, race_edges=A.nnz)
-    solve = host.solve
-    monkeypatch.setattr(host, "solve", lambda g: (time.sleep(0.5), solve(g))[1])
+    w = _ready_worker()
+    monkeypatch.setattr(race, "HOST_DELAY", 2.0)
+    monkeypatch.setattr(w, "boot_seconds", 30.0)     # (no restart within this test)
     res = pyclmatch.maximum_matching(A, device=device)
     assert res.choice["race"]["winner"] == res.algorithm != "host-hk"
-    assert res.device != "host" and res.cardinality == _scipy_cardinality(A)
-    # while that host attempt still runs, the next call is not raced
+    assert res.choice["race"]["host_started"] and res.choice["race"]["host_seconds"] is None
+    assert res.device != "host" and res.verified
+    assert res.cardinality == _scipy_cardinality(A)
     again = pyclmatch.maximum_matching(A, device=device)
     assert again.choice["race"]["host_started"] is False
-    _wait_for_host_attempt()
+    assert "busy" in again.choice["race"]["why_not"]
+    # an abandoned attempt older than a restart: the worker is killed and started afresh
+    starts = w.starts
+    monkeypatch.setattr(w, "boot_seconds", 0.0)
+    monkeypatch.setattr(race, "HOST_DELAY", 0.0)
+    third = pyclmatch.maximum_matching(A, device=device)
+    assert third.choice["race"]["host_started"] is False and w.starts == starts + 1
+    _ready_worker()
+
+
+def test_race_worker_killed_mid_call(device, profile, monkeypatch):
+    """The worker dies during a raced call: the device's answer stands, nothing hangs, the
+    next call starts a new worker, and no shared-memory segment is left at close."""
+    A = sp.csr_matrix(pyclmatch.generators.grid(12))
+    profile(host_edges=0, race_edges=A.nnz)
+    w = _ready_worker()
+    monkeypatch.setattr(race, "HOST_DELAY", 5.0)
+    from pyclmatch.bipartite.certificate import DeviceCertificate
+    build = DeviceCertificate.build
+
+    def kill_then_build(self):
+        w.proc.kill()
+        w.proc.wait()
+        build(self)
+    monkeypatch.setattr(DeviceCertificate, "build", kill_then_build)
+    t0 = time.perf_counter()
+    res = pyclmatch.maximum_matching(A, device=device)
+    assert time.perf_counter() - t0 < 4.0
+    assert res.algorithm != "host-hk" and res.verified and res.cardinality == \
+        _scipy_cardinality(A)
+    assert res.choice["race"]["host_started"]
+    verify_matching(as_bipartite(A), res.row_match, res.col_match, res.certificate)
+    monkeypatch.setattr(DeviceCertificate, "build", build)
+    monkeypatch.setattr(race, "HOST_DELAY", 0.0)
+    starts = w.starts
+    nxt = pyclmatch.maximum_matching(A, device=device)
+    assert nxt.choice["race"]["host_started"] is False and w.starts == starts + 1
+    assert nxt.verified
+    name = w.shm.name if w.shm is not None else None
+    w.close()
+    assert name is None or name not in _segments()
+    assert w.proc is None
+
+
+def test_race_waits_for_device_work_a_host_win_left(device, profile, monkeypatch):
+    """Device work left on the queue by a call the host won: the next raced call enqueues
+    nothing until it has drained (the host answers meanwhile); once drained, the device
+    runs again and the mark is cleared."""
+    import pyopencl as cl
+    A = sp.csr_matrix(pyclmatch.generators.kron(8))
+    profile(host_edges=0, race_edges=A.nnz)
+    pyclmatch.maximum_matching(A, device=device)       # (builds)
+    _ready_worker()
+    pending = cl.UserEvent(device.context)
+    monkeypatch.setattr(device, "race_backlog", (pending, []))
+    res = pyclmatch.maximum_matching(A, device=device)
+    assert res.algorithm == "host-hk" and res.counters["launches"] == 0 and res.verified
+    assert res.choice["race"]["device_wait_s"] > 0
+    verify_matching(as_bipartite(A), res.row_match, res.col_match, res.certificate)
+    pending.set_status(cl.command_execution_status.COMPLETE)
+    _ready_worker()
+    monkeypatch.setattr(race, "HOST_DELAY", 1.0)
+    res = pyclmatch.maximum_matching(A, device=device)
+    assert res.algorithm != "host-hk" and device.race_backlog is None
+    assert res.cardinality == _scipy_cardinality(A)
+
+
+def test_worker_imports_numpy_and_scipy_only():
+    """The race worker starts without the package (no pyopencl, no pyclmatch import) and
+    exits at the end of its input."""
+    import subprocess
+    import sys
+    path = os.path.join(os.path.dirname(race.__file__), "hk_worker.py")
+    out = subprocess.run([sys.executable, "-X", "importtime", path], input=b"",
+                         capture_output=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.decode().splitlines()
+                if line.startswith("import time:")}
+    assert "scipy.sparse.csgraph" in imported
+    assert not {m for m in imported if m.split(".")[0] in ("pyopencl", "pyclmatch", "mako")}

@@ -207,30 +207,53 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         res.timings = {"total": time.perf_counter() - t_call}
         return res
     sched = Scheduler(handle, progress=progress, label=f"maximum_matching[{name}]")
-    if choice and choice.get("race"):   # the host's Hopcroft-Karp in a thread beside us
+    race = None
+    if choice and choice.get("race"):   # the host's Hopcroft-Karp in the race worker
         from ..engine.intake import check_compressed_host
-        from .host import HostRace
+        from .race import HostRace
         with sched.step("upload"):
             check_compressed_host(graph.indptr, graph.indices, graph.major[1])
         race = HostRace(graph)
-    else:
-        race = None
+    from .race import HostWon
     try:
+        if race is not None and race.started:
+            race.poll_s = race.poll_s if handle.is_cpu else 0.0   # (GPUs spin: race.py)
+            _wait_for_backlog(handle, sched, race)
         res = _match_with_device(handle, graph, name, factory, init, params, verify, choice,
-                                 sched, t_call, race)
-    except Exception as exc:
-        from .host import HostWon
-        if not isinstance(exc, HostWon):
-            raise
+                                 sched, t_call, race if race is not None and race.started
+                                 else None)
+    except HostWon:
         if handle.is_cpu:   # (enqueued kernels may read host memory about to be released)
             handle.queue.finish()
+        else:   # the next raced call enqueues nothing before this work has drained
+            marker, kept = sched.drained()    # (an earlier backlog's events kept too:
+            earlier = handle.race_backlog     # dropping a pending read's event waits for it)
+            handle.race_backlog = (marker, kept + (earlier[1] if earlier else []))
         choice = dict(choice, race=race.record("host-hk"))
         counters = sched.call_counters()
-        return _host_result(graph, "host-hk", race.result, verify, choice, t_call,
+        return _host_result(graph, "host-hk", race.solved(), verify, choice, t_call,
                             dict(sched.wall), counters)
+    finally:
+        if race is not None:
+            race.lost()     # (nothing when the host won: its answer was taken)
     if race is not None:
         res.choice = dict(choice, race=race.record(name))
     return res
+
+
+def _wait_for_backlog(handle, sched, race):
+    """Before a raced call enqueues anything: the device work that an earlier raced call
+    left running when the host won it must drain first (waited for by ``sched`` while
+    polling ``race``, which raises :class:`~pyclmatch.bipartite.race.HostWon` if the host
+    answers before)."""
+    backlog = handle.race_backlog
+    if backlog is not None:
+        sched.race = race
+        try:
+            sched.wait(backlog[0])
+        finally:
+            sched.race = None     # (set again once the programs are built)
+        handle.race_backlog = None
 
 
 def _match_with_device(handle, graph, name, factory, init, params, verify, choice, sched,
@@ -389,9 +412,9 @@ def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=
     nothing is verified or downloaded here. ``need_csr`` uploads the row lists too.
     ``defer=True`` lets the one-group path leave its counters on the device
     (:class:`DeviceMatching`'s ``pending``; call ``finish`` with them read back).
-    ``race`` (a :class:`~pyclmatch.bipartite.host.HostRace`) is checked once the programs are
-    built and then before every read-back: it raises
-    :class:`~pyclmatch.bipartite.host.HostWon` once the host has finished (the builds are
+    ``race`` (a :class:`~pyclmatch.bipartite.race.HostRace`) is checked once the programs are
+    built and then at every read-back and drain: it raises
+    :class:`~pyclmatch.bipartite.race.HostWon` once the host has finished (the builds are
     never cut short, so a raced call leaves the device family ready for the next)."""
     alg_params = {k: v for k, v in params.items() if k in factory.params}
     nr, nc = graph.shape
@@ -434,7 +457,7 @@ def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=
         _count_kernel(handle, dg.idt)
         cert = DeviceCertificate(handle, dg)
         cert.build()
-    if race is not None:   # from here on the host may win at any read-back
+    if race is not None:   # from here on the host may win at any launch or wait
         sched.race = race
         race.check()
     q = handle.queue
@@ -452,7 +475,7 @@ def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=
             bfs_array, out = runner.run_one_group(rmatch, cmatch, sched, init,
                                                   params.get("ks_rounds", 32), defer=True)
             if defer:   # (finished, not read: the augment step keeps its device time)
-                q.finish()
+                sched.sync()
                 pending, stats, init_card = out, {}, None
             else:
                 stats = runner.one_group_stats(sched.read("one-group", np.zeros(5, np.int32),
@@ -460,12 +483,12 @@ def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=
                 init_card = stats.pop("initial_cardinality")
         else:
             bfs_array, stats = runner.run(rmatch, cmatch, sched)
-            q.finish()
+            sched.sync()
     if bfs_array is None:
         with sched.step("certificate"):
             bfs_array, cstats = certifier.run(rmatch, cmatch, sched)
             stats["cover_phases"] = cstats["phases"]
-            q.finish()
+            sched.sync()
     cert.cover(rmatch, cmatch, bfs_array, sched)
     return DeviceMatching(dg, rmatch, cmatch, bfs_array, cert, init_card, stats, pending,
                           runner)

@@ -33,58 +33,36 @@ class KonigCover:
         return int(self.rows.size + self.cols.size)
 
 
-def entries(graph):
-    """``(rows, cols)`` of every stored entry of the
-    :class:`~pyclmatch.engine.graphs.BipartiteGraph` ``graph``, from its compressed arrays as
-    they are (no sort, no copy of the indices)."""
-    n, _ = graph.major
-    owner = np.repeat(np.arange(n, dtype=np.int32), np.diff(graph.indptr))
-    return (owner, graph.indices) if graph.fmt == "csr" else (graph.indices, owner)
-
-
 def verify_matching(graph, row_match, col_match, cover=None):
     """Host-side certificate check: a consistent matching on edges of the graph, and (given a
     cover) a vertex cover of every edge whose size equals the cardinality. Vectorized passes
     over ``graph``'s compressed arrays as they are (unsorted lists and repeated entries
-    allowed), after the intake's structure checks (:class:`~pyclmatch.errors.InputError` on
-    a malformed matrix)."""
+    allowed; :func:`~pyclmatch.bipartite.hk_core.check_matching_and_cover`), after the
+    intake's structure checks (:class:`~pyclmatch.errors.InputError` on a malformed
+    matrix)."""
+    from ..engine.graphs import as_bipartite
     from ..engine.intake import check_compressed_host
+    from .hk_core import check_matching_and_cover
+    if not hasattr(graph, "major"):     # (a scipy matrix or anything as_bipartite takes)
+        graph = as_bipartite(graph)
     nr, nc = graph.shape
-    check_compressed_host(graph.indptr, graph.indices, graph.major[1])
+    n_major, n_minor = graph.major
+    check_compressed_host(graph.indptr, graph.indices, n_minor)
     rm, cm = np.asarray(row_match), np.asarray(col_match)
     if rm.shape != (nr,) or cm.shape != (nc,):
         raise VerificationError(f"match arrays have shapes {rm.shape}, {cm.shape}; "
                                 f"expected ({nr},), ({nc},)")
-    mr = np.flatnonzero(rm >= 0)
-    mc = np.flatnonzero(cm >= 0)
-    if mr.size != mc.size:
-        raise VerificationError(f"{mr.size} rows but {mc.size} columns are matched")
-    if (rm < -1).any() or (cm < -1).any() or (rm >= nc).any() or (cm >= nr).any():
-        raise VerificationError("a match array holds an invalid index")
-    if mr.size and not np.array_equal(cm[rm[mr]], mr):
-        raise VerificationError("row_match and col_match disagree")
-    er, ec = entries(graph)
-    on_edge = np.zeros(nr, bool)
-    on_edge[er[rm[er] == ec]] = True
-    if mr.size and not on_edge[mr].all():
-        bad = mr[np.flatnonzero(~on_edge[mr])[0]]
-        raise VerificationError(f"matched pair (row {bad}, col {rm[bad]}) is not an edge")
+    csr = graph.fmt == "csr"
+    major, minor = (rm, cm) if csr else (cm, rm)
     if cover is None:
-        return True
-    if cover.size != mr.size:
-        raise VerificationError(f"the König cover has {cover.size} vertices but the matching "
-                                f"has {mr.size} edges")
-    in_r = np.zeros(nr, bool)
-    in_r[cover.rows] = True
-    in_c = np.zeros(nc, bool)
-    in_c[cover.cols] = True
-    if int(in_r.sum()) + int(in_c.sum()) != cover.size:
-        raise VerificationError("the König cover lists a vertex twice")
-    covered = in_r[er] | in_c[ec]
-    if not covered.all():
-        k = np.flatnonzero(~covered)[0]
-        raise VerificationError(f"edge (row {er[k]}, col {ec[k]}) is not covered: the "
-                                f"matching is not maximum")
+        cmaj = cmin = None
+    else:
+        cmaj, cmin = (cover.rows, cover.cols) if csr else (cover.cols, cover.rows)
+    problem = check_matching_and_cover(graph.indptr, graph.indices, n_major, n_minor, major,
+                                       minor, cmaj, cmin,
+                                       names=("row", "col") if csr else ("col", "row"))
+    if problem:
+        raise VerificationError(problem)
     return True
 
 

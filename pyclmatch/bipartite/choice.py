@@ -63,21 +63,28 @@ tuning cache on top, see below):
    and PPF 2.7x to 6x slower on uniform and Delaunay graphs.
 
 The race: with a device family chosen (rules 2 to 4) and ``edges <= race_edges``, the call
-starts the host family in a background thread (:class:`~pyclmatch.bipartite.host.HostRace`;
-useful only where the host routine releases the GIL) and runs the device family beside it; once the
-programs are built, the device path stops at its next read-back if the host has finished, and
-the first to finish answers (``res.algorithm`` is the winner, ``res.device`` ``"host"`` when
-the host won, ``res.choice["race"]`` records it). The device gives up nothing but its
-read-backs' checks when it wins; the host attempt it leaves behind runs on to its end in the
-background (compiled code cannot be stopped), and at most one such attempt runs at a time in
-the process (a call that finds one still running is not raced), so a loop over host-hard
-graphs keeps one core busy, not more. ``race_edges`` = 0 (off) on every device type by
-default: scipy 1.17's Hopcroft-Karp holds the GIL for its whole run (a Python thread beside it
-advances only at the interpreter's switch interval), so the device path stalls behind the
-host attempt: on the H100 (small-h100-2/host.md) the raced facebook_combined took 2076 ms
-where the device family alone took 13.6 ms, and grid-100 18 ms vs 3.1 ms. CPU devices would
-lose their cores to the host thread anyway. A tuning-cache ``"auto"`` entry may turn it on
-for a host routine that runs without the GIL.
+hands the graph to the host family in a worker process (:mod:`pyclmatch.bipartite.race`: a
+separate interpreter, since scipy's Hopcroft-Karp holds the GIL for its whole run, and a host
+attempt in a thread stalled the device path behind it: on the H100, small-h100-2/host.md, a
+raced facebook_combined took 2076 ms in a thread where the device family alone took 13.6 ms)
+and runs the device family beside it. The device path polls the worker at each of its waits
+(read-backs, queue drains), so the first to finish answers within about 0.1 ms of its end
+(``res.algorithm`` is the winner, ``res.device`` ``"host"`` when the host won,
+``res.choice["race"]`` records the winner, the host's seconds and, for a call that was not
+raced, why). A call races only when the worker is idle: the first call that wants a race
+starts the worker and runs on the device alone while it starts (about 0.3 s); after a device
+win the host attempt runs on, and calls meanwhile run on the device alone (a worker busy
+longer than its start-up time is killed and restarted); after a host win the device work left
+on the queue drains before the next raced call enqueues anything (the host answers meanwhile).
+A race makes the graphs above ``host_edges`` that the host solves in a fraction of the
+device's time (:data:`KNOWN_MISSES`) cost the host's time plus the hand-over (the lists copied
+to shared memory, a message, the answer copied back and checked: a few tenths of a
+millisecond), and the host-hard ones the device's time plus the polling. ``race_edges`` = 0
+on CPU devices: the device family needs the cores the worker takes (2-core PoCL,
+``bench_small.py --race``: delaunay-13 8.2 ms raced vs 7.1 ms with PPF alone, its RCP 25 vs
+20 ms). On GPUs ``race_edges`` stays 0 until the H100's side-by-side run (``bench_small.py
+--race 131072``, host.md: ``auto`` vs ``auto-race``) shows the race ahead; a tuning-cache
+``"auto"`` entry turns it on per device.
 
 The initial matching's deficiency is not a feature: it is known only after the initial
 matching, which depends on the family's thread mode, and it did not separate PPF's bad cases
@@ -114,11 +121,13 @@ PROFILES = {
             "large_family": "apfb-gpubfs-wr-mt"},
 }
 
-#: evidence rows where the rule's family is more than WORST behind the best measured one,
-#: with the reason; tests/test_choice.py checks that the misses are exactly these. On GPUs:
-#: graphs above host_edges where scipy's Hopcroft-Karp (host) needs under a third of the
-#: device call's time and no cheap feature tells them from graphs where it needs 10 to 150x
-#: more (facebook_combined, bayer10, grid-100): see rule 1 and the race above.
+#: evidence rows where the rule's family, not raced, is more than WORST behind the best
+#: measured one, with the reason; tests/test_choice.py checks that the misses of the rows
+#: the profile does not race are exactly these (a raced row counts the faster of host and
+#: device, or its measured ``auto-race`` time). On GPUs: graphs above host_edges where
+#: scipy's Hopcroft-Karp (host) needs under a third of the device call's time and no cheap
+#: feature tells them from graphs where it needs 10 to 150x more (facebook_combined,
+#: bayer10, grid-100): see rule 1 and the race above.
 KNOWN_MISSES = {
     "gpu": {"bcsstk13.mtx": "host 0.23 ms vs device 6.5 ms", "4elt.graph": "host vs device "
             "BFS over a long-path mesh", "rajat01.mtx": "host 0.5 ms vs device 10 ms",

@@ -133,6 +133,10 @@ class DeviceHandle:
         self.local_mem = device.local_mem_size
         self.max_alloc = device.max_mem_alloc_size
         self._programs = {}
+        #: (marker event, events to keep alive) of device work that a raced
+        #: ``maximum_matching`` left on the queue when the host won
+        #: (:mod:`pyclmatch.bipartite.race`), or None
+        self.race_backlog = None
         self._memo = {}
         self._lock = threading.RLock()          # builds and memoized objects
         self._stage_lock = threading.Lock()     # the page-locked transfer stages

@@ -7,6 +7,12 @@ Every family drives its kernels through a :class:`Scheduler`:
 * :meth:`Scheduler.read` is the only blocking read-back (a full round trip: ~20 us on an H100,
   ~250 us on PoCL), counted so that drivers can keep them few: read a small flags buffer after
   a batch of launches rather than after each one;
+* :meth:`Scheduler.sync` drains the queue (``queue.finish()``);
+* in a raced call (``auto``'s race of the host family against the device family,
+  :mod:`pyclmatch.bipartite.race`) ``Scheduler.race`` is the host attempt: every read-back and
+  drain then waits on the device's event while polling the host attempt
+  (:meth:`~pyclmatch.bipartite.race.HostRace.wait`), which raises
+  :class:`~pyclmatch.bipartite.race.HostWon` as soon as the host has answered;
 * :meth:`Scheduler.tick` guards every loop with an iteration bound that raises
   :class:`~pyclmatch.errors.IterationLimitError` instead of hanging;
 * :meth:`Scheduler.step` times host-side steps (upload, download, verification) by wall clock.
@@ -48,9 +54,13 @@ class Scheduler:
         self.label = label
         self._last_progress = 0.0
         self._readbacks0 = handle.readbacks
-        #: an object whose ``check()`` runs before every blocking read-back (a raced call's
-        #: host attempt, which raises there once it has won), or None
+        #: a raced call's host attempt (:class:`~pyclmatch.bipartite.race.HostRace`): its
+        #: ``check()`` runs before every read-back and drain, its ``wait(event)`` waits for
+        #: them (both raise once the host has won), or None
         self.race = None
+        #: non-blocking read-backs of a raced call (their events hold the host arrays they
+        #: write into; kept until the queue has drained, even when the call is abandoned)
+        self.pending_reads = []
 
     # -- launching -------------------------------------------------------------------------
     def launch(self, phase, kernel, global_size, local_size, *args):
@@ -62,6 +72,8 @@ class Scheduler:
             gs, ls = (int(global_size),), None
         if gs[0] == 0:
             return None
+        if self.race is not None:
+            self.race.glance()
         if not getattr(kernel, "_pyclmatch_typed", False):
             _declare_arg_types(kernel, args)
         evt = kernel(self.queue, gs, ls, *args)
@@ -97,11 +109,17 @@ class Scheduler:
         return evt
 
     def read(self, phase, host, buf, offset=0):
-        """Blocking read of ``buf`` into ``host`` (one counted round trip)."""
+        """Blocking read of ``buf`` into ``host`` (one counted round trip; in a raced call a
+        non-blocking copy waited for while polling the host attempt)."""
+        t0 = time.perf_counter()
         if self.race is not None:
             self.race.check()
-        t0 = time.perf_counter()
-        cl.enqueue_copy(self.queue, host, buf, src_offset=offset, is_blocking=True)
+            evt = cl.enqueue_copy(self.queue, host, buf, src_offset=offset, is_blocking=False)
+            self.pending_reads.append(evt)
+            self.queue.flush()
+            self.wait(evt)
+        else:
+            cl.enqueue_copy(self.queue, host, buf, src_offset=offset, is_blocking=True)
         self.wall["readback"] += time.perf_counter() - t0
         self.handle.readbacks += 1
         return host
@@ -109,15 +127,41 @@ class Scheduler:
     def get(self, phase, arr):
         """Blocking read of the device array ``arr`` (a counted round trip, timed under
         ``readback``), as a new numpy array."""
-        if self.race is not None:
-            self.race.check()
         t0 = time.perf_counter()
+        if self.race is not None:
+            self.sync()
         host = self.handle.download(arr)
         self.wall["readback"] += time.perf_counter() - t0
         return host
 
     def finish(self):
         self.queue.finish()
+
+    def sync(self):
+        """Wait until the queue has drained (``queue.finish()``); in a raced call through a
+        marker event waited for while polling the host attempt (raises once it has won)."""
+        if self.race is None:
+            self.queue.finish()
+            return
+        self.race.check()
+        evt = cl.enqueue_marker(self.queue)
+        self.queue.flush()
+        self.wait(evt)
+
+    def wait(self, evt):
+        """Wait for the event ``evt`` (flushed); in a raced call while polling the host
+        attempt (raises once it has won)."""
+        if self.race is None:
+            evt.wait()
+        else:
+            self.race.wait(evt)
+
+    def drained(self):
+        """A marker of everything enqueued so far (flushed), with the events that must live
+        until it completes: what a raced call the host won leaves on the queue."""
+        evt = cl.enqueue_marker(self.queue)
+        self.queue.flush()
+        return evt, self.pending_reads
 
     # -- guards and host steps --------------------------------------------------------------
     def tick(self, loop, bound):
