@@ -25,8 +25,10 @@
   based with pass stamps (stamp[c]: the pass of c's last change; only columns changed in the
   previous pass or in this one walk their edges, the rest cost one check) and relax
   chaotically (the `sweeps` def below: short lists in one work-group until converged); the
-  host repeats a relaxation in batches of launches, reading one flag per batch, until a
-  launch leaves the flag clear. The queue BFS (alternating reachability, FW-BW) keep their
+  host repeats a relaxation until a launch changes nothing, reading the flag (the number of
+  the last pass that changed something) by non-blocking copies while it keeps enqueuing
+  (Scheduler.converge). Once the unassigned list fits one work-group, scc_small runs all the
+  remaining rounds in one launch. The queue BFS (alternating reachability, FW-BW) keep their
   frontier bounds on the device (`frontier_levels`).
 
   Block order: the longest-path level of each SCC in the condensation (lev[comp] = 1 + the
