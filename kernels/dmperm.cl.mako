@@ -333,46 +333,66 @@ __kernel void scc_small(index_t n, __global const index_t *list,
 }
 
 <%def name="frontier_levels()">
-    /* BFS levels over the queue: frontier [bnd[0], bnd[1]), appended entries from bnd[1] to
-       the tail bnd[2]. levels == 0 (GPUs: many work-groups, one level a launch): the last
-       work-group to finish (counted in bnd[3], after a fence) turns the appended entries into
-       the next frontier and stores the launch's `pass` in flags[0] when it is not empty.
-       levels > 0 (CPU devices: one work-group): up to that many levels in this launch, a
-       barrier between levels, flags[0] = pass only when the search is not finished. A launch
-       on an empty frontier does nothing (the host may enqueue a few past the end). */
+    /* BFS levels over the queue: the frontier is [bnd[4 + 2s], bnd[5 + 2s]) in slot s =
+       pass & 1 (the launches of one search have consecutive pass numbers), entries are
+       appended at the tail bnd[2], and the next frontier goes to the other slot, so no
+       work-group ever reads a frontier bound that this launch rewrites.
+       levels == 0 (GPUs: one level a launch over the grid): only the work-groups the
+       frontier needs (`need`, one a work-group's worth of entries) take part, the others
+       return at once; the last participant to finish (counted in bnd[3], after a fence)
+       writes the next frontier and stores the launch's `pass` in flags[0] when it is not
+       empty. A small frontier thus costs a few work-groups and a short chain of atomics, not
+       the whole grid's. levels > 0 (CPU devices: one work-group): up to that many levels in
+       this launch, a barrier between levels, flags[0] = pass only when the search is not
+       finished. A launch on an empty frontier only passes the empty frontier on (the host
+       may enqueue a few past the end). */
     __local int last;
     __local index_t frontier[2];
-    if (get_local_id(0) == 0) { frontier[0] = bnd[0]; frontier[1] = bnd[1]; }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int level_no = 0;; ++level_no) {
-        const index_t lo = frontier[0], hi = frontier[1];
-        for (index_t i = lo + (index_t)get_global_id(0); i < hi;
-             i += (index_t)get_global_size(0)) {
+    const int cur = pass & 1, nxt = 1 - (pass & 1);
+    const index_t lsz = (index_t)get_local_size(0);
+    if (levels == 0) {
+        const index_t lo = bnd[4 + 2 * cur], hi = bnd[5 + 2 * cur];
+        const index_t need = min((index_t)get_num_groups(0), (hi - lo + lsz - 1) / lsz);
+        if (need == 0) {
+            if (get_global_id(0) == 0) { bnd[4 + 2 * nxt] = hi; bnd[5 + 2 * nxt] = hi; }
+            return;
+        }
+        if ((index_t)get_group_id(0) >= need) return;
+        for (index_t i = lo + (index_t)get_group_id(0) * lsz + (index_t)get_local_id(0);
+             i < hi; i += need * lsz) {
             ${caller.body()}
         }
         mem_fence(CLK_GLOBAL_MEM_FENCE);
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-        if (levels == 0) {
-            if (get_local_id(0) == 0)
-                last = atomic_inc(&bnd[3]) == (index_t)get_num_groups(0) - 1;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (last && get_local_id(0) == 0) {
-                const index_t tail = atomic_add(&bnd[2], 0);
-                bnd[0] = hi;
-                bnd[1] = tail;
-                bnd[3] = 0;
-                if (tail > hi) flags[0] = pass;
-            }
-            break;
+        if (get_local_id(0) == 0) last = atomic_inc(&bnd[3]) == need - 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (last && get_local_id(0) == 0) {
+            const index_t tail = atomic_add(&bnd[2], 0);
+            bnd[4 + 2 * nxt] = hi;
+            bnd[5 + 2 * nxt] = tail;
+            bnd[3] = 0;
+            if (tail > hi) flags[0] = pass;
         }
-        const int more = bnd[2] > hi;
+        return;
+    }
+    if (get_local_id(0) == 0) { frontier[0] = bnd[4 + 2 * cur]; frontier[1] = bnd[5 + 2 * cur]; }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int level_no = 0;; ++level_no) {
+        const index_t lo = frontier[0], hi = frontier[1];
+        for (index_t i = lo + (index_t)get_local_id(0); i < hi; i += lsz) {
+            ${caller.body()}
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        const index_t tail = bnd[2];
+        const int more = tail > hi;
         const int stop = !more || level_no + 1 >= levels;
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         if (get_local_id(0) == 0) {
             frontier[0] = hi;
-            frontier[1] = bnd[2];
+            frontier[1] = tail;
             if (stop) {
-                bnd[0] = hi;
-                bnd[1] = bnd[2];
+                bnd[4 + 2 * nxt] = hi;
+                bnd[5 + 2 * nxt] = tail;
                 if (more) flags[0] = pass;
             }
         }
@@ -397,9 +417,12 @@ __kernel void reach_roots(index_t n, __global const index_t *mate, __global int 
     }
 }
 
+/* The roots are the first frontier (both slots: see frontier_levels) */
 __kernel void reach_start(__global index_t *bnd)
 {
-    if (get_global_id(0) == 0) { bnd[0] = 0; bnd[1] = bnd[2]; bnd[3] = 0; }
+    if (get_global_id(0) == 0) {
+        bnd[4] = bnd[6] = 0; bnd[5] = bnd[7] = bnd[2]; bnd[3] = 0;
+    }
 }
 
 __kernel void reach_visit(int levels, int pass, __global const offset_t *ptr,
@@ -426,8 +449,8 @@ __kernel void reach_visit(int levels, int pass, __global const offset_t *ptr,
    of Hong et al., "On fast parallel detection of strongly connected components (SCC) in
    small-world graphs", SC 2013): the SCC of a pivot is the intersection of the columns it
    reaches and those that reach it. Both searches are level-synchronous queue BFS (each level
-   touches only its frontier); the queue bounds live on the device (bnd: frontier [bnd[0],
-   bnd[1]), tail bnd[2], finished work-groups bnd[3]), so the host enqueues levels without
+   touches only its frontier); the queue bounds live on the device (bnd: the frontier in one
+   of two slots, tail bnd[2], finished work-groups bnd[3]), so the host enqueues levels without
    reading anything back and checks flags[0] (a non-empty frontier) once per batch. reach[c]
    bit 1: reached forward, bit 2: backward. The pivot: the largest in-degree x out-degree
    (Slota et al.), from a max-reduction of (degree product << 32 | column). */
@@ -437,7 +460,7 @@ __kernel void fwbw_start(__global const long *key, int bit, __global index_t *qu
     if (get_global_id(0) == 0) {
         const index_t p = (index_t)(key[0] & 0xffffffffL);
         queue[0] = p;
-        bnd[0] = 0; bnd[1] = 1; bnd[2] = 1; bnd[3] = 0;
+        bnd[4] = bnd[6] = 0; bnd[5] = bnd[7] = 1; bnd[2] = 1; bnd[3] = 0;
         reach[p] |= bit;
     }
 }

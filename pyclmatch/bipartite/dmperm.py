@@ -142,9 +142,11 @@ class _DeviceDM:
         kind = "cpu" if handle.is_cpu else "gpu"
         self.sweeps = SWEEPS[kind]
         self.one_group = ONE_GROUP_MAX[kind]
-        #: work-group of ``scc_small`` (the last rounds in one group): the widest the device
-        #: allows on GPUs, up to 1024
-        self.small_wg = self.wg if handle.is_cpu else min(1024, handle.max_work_group_size)
+        #: work-group of ``scc_small`` (the last rounds in one group): on GPUs the widest the
+        #: kernel allows on this device, up to 1024
+        self.small_wg = self.wg if handle.is_cpu else min(1024, self.k("scc_small")
+                                                           .get_work_group_info(
+            cl.kernel_work_group_info.WORK_GROUP_SIZE, handle.device))
         #: the loops' flags (``flags[0]``: the last pass that changed something, see
         #: :meth:`Scheduler.converge`; ``flags[1]``: an augmenting path seen) and the pass
         #: counter, increasing over the whole call (the push kernels' stamps compare with it)
@@ -218,7 +220,7 @@ class _DeviceDM:
                                       (self.nr, rmatch, dg.row_ptr, dg.row_ind, cmatch))
         level = self.empty(n, np.int32)
         queue = self.empty(n, dg.idt)
-        bnd = self.empty(4, dg.idt)
+        bnd = self.empty(8, dg.idt)
         self.sched.fill("coarse", bnd, 0)
         self.sched.fill("coarse", self.flags, 0)
         self.launch("coarse", "reach_roots", n, np.int32(n), mate.data, level.data,
@@ -325,7 +327,7 @@ class _DeviceDM:
         reach = self.empty(self.nc, np.int32)
         sched.fill("scc", reach, 0)
         queue = self.empty(self.nc, dg.idt)
-        bnd = self.empty(4, dg.idt)
+        bnd = self.empty(8, dg.idt)
         levels = 0
         for bit, fw, ptr, ind in ((1, 1, dg.row_ptr, dg.row_ind), (2, 0, dg.col_ptr,
                                                                    dg.col_ind)):
