@@ -169,22 +169,23 @@ class Scheduler:
         dc, da = self.CONVERGE["cpu" if self.handle.is_cpu else "gpu"]
         chunk, ahead = chunk or dc, ahead or da
         self.fill(phase, flags[:1], 0)
-        ring = np.zeros((ahead + 2, int(flags.size)), np.int32)
+        ring = self.handle.flag_ring(ahead + 2, int(flags.size))
         pending, passes, slot, size = [], 0, 0, 1
         while True:
             for _ in range(size):
                 last = step()
             passes += size
             size = min(2 * size, chunk)
-            pending.append((self.read_later(phase, ring[slot], flags.data), last, slot))
+            pending.append((self.read_later(phase, ring[slot, :flags.size], flags.data),
+                            last, slot))
             slot = (slot + 1) % ring.shape[0]
             while pending and (len(pending) > ahead or self.done(pending[0][0])):
                 evt, last_pass, at = pending.pop(0)
                 self.wait(evt)
                 if ring[at, 0] < last_pass:
-                    if pending:       # the ring outlives the copies still in flight
-                        self._keep.append((ring, pending))
-                    return passes, ring[at].copy()
+                    if pending:       # the copies still in flight land in the ring later
+                        self._keep.append(pending)
+                    return passes, ring[at, :flags.size].copy()
             if passes > bound:
                 raise IterationLimitError(
                     f"{self.label or 'device loop'}: {what} ran past {passes} passes on "
