@@ -138,6 +138,7 @@ class _DeviceDM:
     def __init__(self, handle, dg, sched):
         self.handle, self.dg, self.sched = handle, dg, sched
         self.values = dict(dg.type_values, mode="ct")
+        self._kernels = {}            # this thread's kernel objects by name
         self.wg = handle.default_work_group_size()
         kind = "cpu" if handle.is_cpu else "gpu"
         self.sweeps = SWEEPS[kind]
@@ -156,7 +157,10 @@ class _DeviceDM:
         self.nr, self.nc = dg.graph.shape
 
     def k(self, name):
-        return self.handle.kernel(TEMPLATE, name, **self.values)
+        knl = self._kernels.get(name)
+        if knl is None:
+            knl = self._kernels[name] = self.handle.kernel(TEMPLATE, name, **self.values)
+        return knl
 
     def grid(self, n):
         return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
