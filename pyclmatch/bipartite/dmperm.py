@@ -532,7 +532,8 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
         ``kernel:<phase>`` device times) and ``counters`` (launches of the alternating BFS
         (``reach_launches_*``: one a level on GPUs, a whole search on CPU devices) and of the
         FW-BW searches, SCC rounds, trimming, colouring and backward passes, level passes and
-        block levels, launches, read-backs).
+        block levels, launches, read-backs, and the loops' non-blocking flag copies
+        ``flag_reads`` and the waits on them ``flag_waits``).
     """
     from .api import _fits, _resolve, match_on_device, finish_result
     t_call = time.perf_counter()
