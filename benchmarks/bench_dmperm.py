@@ -96,7 +96,7 @@ def bench(name, A, args):
            "counters": {k: d.counters.get(k) for k in (
                "reach_launches_cols", "reach_launches_rows", "scc_rounds", "trim_passes",
                "fwbw_launches", "color_passes", "backward_passes", "level_passes",
-               "block_levels", "launches", "readbacks")}}
+               "block_levels", "launches", "readbacks", "flag_reads", "flag_waits")}}
     row["btf_over_match"] = row["btf_s"] / row["match_s"] if row["match_s"] else None
     row["host_over_btf"] = host_s / row["btf_s"] if host_s else None
     print(json.dumps(row), flush=True)

@@ -25,8 +25,10 @@
   based with pass stamps (stamp[c]: the pass of c's last change; only columns changed in the
   previous pass or in this one walk their edges, the rest cost one check) and relax
   chaotically (the `sweeps` def below: short lists in one work-group until converged); the
-  host repeats a relaxation in batches of launches, reading one flag per batch, until a
-  launch leaves the flag clear. The queue BFS (alternating reachability, FW-BW) keep their
+  host repeats a relaxation until a launch changes nothing, reading the flag (the number of
+  the last pass that changed something) by non-blocking copies while it keeps enqueuing
+  (Scheduler.converge). Once the unassigned list fits one work-group, scc_small runs all the
+  remaining rounds in one launch. The queue BFS (alternating reachability, FW-BW) keep their
   frontier bounds on the device (`frontier_levels`).
 
   Block order: the longest-path level of each SCC in the condensation (lev[comp] = 1 + the
@@ -48,13 +50,13 @@
 #define UNASSIGNED (-1)
 #define OUTSIDE (-2)
 
-/* Coarse set of each column (C0 = 0, C1 = 1, C2 = 2, C3 = 3) and the SCC state of C2.
-   flags[0] |= 1 when a column lies in both C1 and C3, which no maximum matching allows. */
+/* Coarse set of each column (C0 = 0, C1 = 1, C2 = 2, C3 = 3) and the SCC state of C2;
+   counts[p] += 1 per column of set p. counts[5] = 1 when a column lies in both C1 and C3,
+   which no maximum matching allows. */
 __kernel void coarse_parts(index_t nc, __global const index_t *cmatch,
                            __global const int *bfs_c, __global const int *bfs_r,
                            __global uchar *part, __global index_t *comp,
-                           __global index_t *group, __global int *flags,
-                           __global int *counts)
+                           __global index_t *group, __global int *counts)
 {
     FOR_EACH_VERTEX(c, nc) {
         const index_t r = cmatch[c];
@@ -62,7 +64,7 @@ __kernel void coarse_parts(index_t nc, __global const index_t *cmatch,
         if (r < 0) p = 0;
         else {
             const int h = bfs_c[c] >= L0, v = bfs_r[r] >= L0;
-            if (h && v) flags[0] |= 1;
+            if (h && v) counts[5] = 1;
             p = h ? 1 : v ? 3 : 2;
         }
         part[c] = p;
@@ -79,9 +81,10 @@ __kernel void coarse_parts(index_t nc, __global const index_t *cmatch,
        (coalesced), in alternating directions, until a sweep of the tile changes nothing or
        `sweeps` sweeps ran; every update reads the newest values, so a label travels along a
        path inside the tile in one launch instead of one hop per launch. The host still
-       repeats launches until one leaves flags[0] clear: a launch that changed nothing
-       anywhere, or a single work-group (small lists) whose last sweep changed nothing, which
-       is then the fixpoint of the whole list. */
+       repeats launches until one leaves flags[0] below its pass number (a launch that
+       changed something stores its `pass`, so the flag needs no clearing between launches):
+       a launch that changed nothing anywhere, or a single work-group (small lists) whose last
+       sweep changed nothing, which is then the fixpoint of the whole list. */
     __local int wg_changed;
     int any_change = 0, unfinished = 1;
     const index_t tile = (${n} + (index_t)get_num_groups(0) - 1) / (index_t)get_num_groups(0);
@@ -104,7 +107,7 @@ __kernel void coarse_parts(index_t nc, __global const index_t *cmatch,
         any_change = 1;
     }
     if (any_change && (unfinished || get_num_groups(0) > 1) && get_local_id(0) == 0)
-        flags[0] = 1;
+        flags[0] = pass;
 </%def>
 
 /* Trimming over the list of active columns: an unassigned column without an unassigned in-
@@ -230,47 +233,167 @@ __kernel void scc_assign(index_t n, __global const index_t *list, __global index
     }
 }
 
+<%def name="fixpoint()">
+    /* One step of scc_small swept over list[:n] by the work-group until a sweep changes
+       nothing (the body sets `changed`); barriers make every sweep see the last one's
+       writes. */
+    for (;;) {
+        if (get_local_id(0) == 0) wg_changed = 0;
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        int changed = 0;
+        for (index_t k = (index_t)get_local_id(0); k < n; k += (index_t)get_local_size(0)) {
+            const index_t c = list[k];
+            if (comp[c] != UNASSIGNED) continue;
+            ${caller.body()}
+        }
+        if (changed) wg_changed = 1;
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        const int more = wg_changed;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!more) break;
+    }
+</%def>
+
+/* The last rounds of Multistep in one work-group (the list fits ONE_GROUP_MAX): trimming,
+   coloring, backward marking from the roots and assignment, as scc_trim, scc_color_init,
+   scc_color, scc_roots, scc_back and scc_assign do over the grid, repeated over list[:n]
+   until every listed column is assigned; each step is swept to its fixpoint with barriers
+   between sweeps (every pass checks all listed columns: no stamps), so the rounds cost no
+   launch and no read-back each. */
+__kernel void scc_small(index_t n, __global const index_t *list,
+                        __global const offset_t *cp, __global const index_t *ci,
+                        __global const offset_t *rp, __global const index_t *ri,
+                        __global const index_t *rmatch, __global const index_t *cmatch,
+                        __global index_t *comp, __global index_t *group,
+                        __global index_t *color, __global uchar *mark)
+{
+    __local int wg_changed, wg_left;
+    for (;;) {
+        /* trimming */
+<%self:fixpoint>
+            const index_t g = group[c], r = cmatch[c];
+            int has_in = 0, has_out = 0;
+            for (offset_t e = cp[c]; e < cp[c + 1] && !has_in; ++e) {
+                const index_t u = rmatch[ci[e]];
+                has_in = u >= 0 && u != c && comp[u] == UNASSIGNED && group[u] == g;
+            }
+            for (offset_t e = rp[r]; has_in && e < rp[r + 1] && !has_out; ++e) {
+                const index_t v = ri[e];
+                has_out = v != c && comp[v] == UNASSIGNED && group[v] == g;
+            }
+            if (!has_in || !has_out) { comp[c] = c; changed = 1; }
+</%self:fixpoint>
+        /* colour init: every unassigned column takes its own id */
+        if (get_local_id(0) == 0) wg_left = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int left = 0;
+        for (index_t k = (index_t)get_local_id(0); k < n; k += (index_t)get_local_size(0)) {
+            const index_t c = list[k];
+            if (comp[c] == UNASSIGNED) { color[c] = c; left = 1; }
+        }
+        if (left) wg_left = 1;
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        const int any_left = wg_left;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!any_left) break;
+        /* forward max-label propagation within each group */
+<%self:fixpoint>
+            const index_t g = group[c], col = color[c], r = cmatch[c];
+            for (offset_t e = rp[r]; e < rp[r + 1]; ++e) {
+                const index_t w = ri[e];
+                if (comp[w] != UNASSIGNED || group[w] != g || color[w] >= col) continue;
+                if (atomic_max(&color[w], col) < col) changed = 1;
+            }
+</%self:fixpoint>
+        /* roots keep their own colour */
+        for (index_t k = (index_t)get_local_id(0); k < n; k += (index_t)get_local_size(0)) {
+            const index_t c = list[k];
+            mark[c] = comp[c] == UNASSIGNED && color[c] == c;
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        /* backward marking from the roots within each colour */
+<%self:fixpoint>
+            if (!mark[c]) continue;
+            const index_t col = color[c];
+            for (offset_t e = cp[c]; e < cp[c + 1]; ++e) {
+                const index_t u = rmatch[ci[e]];
+                if (u < 0 || mark[u] || comp[u] != UNASSIGNED || color[u] != col) continue;
+                mark[u] = 1; changed = 1;
+            }
+</%self:fixpoint>
+        /* the marked columns are their root's component, the others the next round's parts */
+        for (index_t k = (index_t)get_local_id(0); k < n; k += (index_t)get_local_size(0)) {
+            const index_t c = list[k];
+            if (comp[c] != UNASSIGNED) continue;
+            if (mark[c]) comp[c] = color[c];
+            else group[c] = color[c];
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+    }
+}
+
 <%def name="frontier_levels()">
-    /* BFS levels over the queue: frontier [bnd[0], bnd[1]), appended entries from bnd[1] to
-       the tail bnd[2]. levels == 0 (GPUs: many work-groups, one level a launch): the last
-       work-group to finish (counted in bnd[3], after a fence) turns the appended entries into
-       the next frontier and sets flags[0] when it is not empty. levels > 0 (CPU devices: one
-       work-group): up to that many levels in this launch, a barrier between levels, flags[0]
-       set only when the search is not finished. */
+    /* BFS levels over the queue: the frontier is [bnd[4 + 2s], bnd[5 + 2s]) in slot s =
+       pass & 1 (the launches of one search have consecutive pass numbers), entries are
+       appended at the tail bnd[2], and the next frontier goes to the other slot, so no
+       work-group ever reads a frontier bound that this launch rewrites.
+       levels == 0 (GPUs: one level a launch over the grid): only the work-groups the
+       frontier needs (`need`, one a work-group's worth of entries) take part, the others
+       return at once; the last participant to finish (counted in bnd[3], after a fence)
+       writes the next frontier and stores the launch's `pass` in flags[0] when it is not
+       empty. A small frontier thus costs a few work-groups and a short chain of atomics, not
+       the whole grid's. levels > 0 (CPU devices: one work-group): up to that many levels in
+       this launch, a barrier between levels, flags[0] = pass only when the search is not
+       finished. A launch on an empty frontier only passes the empty frontier on (the host
+       may enqueue a few past the end). */
     __local int last;
     __local index_t frontier[2];
-    if (get_local_id(0) == 0) { frontier[0] = bnd[0]; frontier[1] = bnd[1]; }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int level_no = 0;; ++level_no) {
-        const index_t lo = frontier[0], hi = frontier[1];
-        for (index_t i = lo + (index_t)get_global_id(0); i < hi;
-             i += (index_t)get_global_size(0)) {
+    const int cur = pass & 1, nxt = 1 - (pass & 1);
+    const index_t lsz = (index_t)get_local_size(0);
+    if (levels == 0) {
+        const index_t lo = bnd[4 + 2 * cur], hi = bnd[5 + 2 * cur];
+        const index_t need = min((index_t)get_num_groups(0), (hi - lo + lsz - 1) / lsz);
+        if (need == 0) {
+            if (get_global_id(0) == 0) { bnd[4 + 2 * nxt] = hi; bnd[5 + 2 * nxt] = hi; }
+            return;
+        }
+        if ((index_t)get_group_id(0) >= need) return;
+        for (index_t i = lo + (index_t)get_group_id(0) * lsz + (index_t)get_local_id(0);
+             i < hi; i += need * lsz) {
             ${caller.body()}
         }
         mem_fence(CLK_GLOBAL_MEM_FENCE);
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-        if (levels == 0) {
-            if (get_local_id(0) == 0)
-                last = atomic_inc(&bnd[3]) == (index_t)get_num_groups(0) - 1;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (last && get_local_id(0) == 0) {
-                const index_t tail = atomic_add(&bnd[2], 0);
-                bnd[0] = hi;
-                bnd[1] = tail;
-                bnd[3] = 0;
-                if (tail > hi) flags[0] = 1;
-            }
-            break;
+        if (get_local_id(0) == 0) last = atomic_inc(&bnd[3]) == need - 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (last && get_local_id(0) == 0) {
+            const index_t tail = atomic_add(&bnd[2], 0);
+            bnd[4 + 2 * nxt] = hi;
+            bnd[5 + 2 * nxt] = tail;
+            bnd[3] = 0;
+            if (tail > hi) flags[0] = pass;
         }
-        const int more = bnd[2] > hi;
+        return;
+    }
+    if (get_local_id(0) == 0) { frontier[0] = bnd[4 + 2 * cur]; frontier[1] = bnd[5 + 2 * cur]; }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int level_no = 0;; ++level_no) {
+        const index_t lo = frontier[0], hi = frontier[1];
+        for (index_t i = lo + (index_t)get_local_id(0); i < hi; i += lsz) {
+            ${caller.body()}
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        const index_t tail = bnd[2];
+        const int more = tail > hi;
         const int stop = !more || level_no + 1 >= levels;
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         if (get_local_id(0) == 0) {
             frontier[0] = hi;
-            frontier[1] = bnd[2];
+            frontier[1] = tail;
             if (stop) {
-                bnd[0] = hi;
-                bnd[1] = bnd[2];
-                if (more) flags[0] = 1;
+                bnd[4 + 2 * nxt] = hi;
+                bnd[5 + 2 * nxt] = tail;
+                if (more) flags[0] = pass;
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
@@ -294,12 +417,15 @@ __kernel void reach_roots(index_t n, __global const index_t *mate, __global int 
     }
 }
 
+/* The roots are the first frontier (both slots: see frontier_levels) */
 __kernel void reach_start(__global index_t *bnd)
 {
-    if (get_global_id(0) == 0) { bnd[0] = 0; bnd[1] = bnd[2]; bnd[3] = 0; }
+    if (get_global_id(0) == 0) {
+        bnd[4] = bnd[6] = 0; bnd[5] = bnd[7] = bnd[2]; bnd[3] = 0;
+    }
 }
 
-__kernel void reach_visit(int levels, __global const offset_t *ptr,
+__kernel void reach_visit(int levels, int pass, __global const offset_t *ptr,
                           __global const index_t *ind, __global const index_t *mate_of,
                           __global int *level, __global index_t *queue, __global index_t *bnd,
                           __global int *flags)
@@ -323,8 +449,8 @@ __kernel void reach_visit(int levels, __global const offset_t *ptr,
    of Hong et al., "On fast parallel detection of strongly connected components (SCC) in
    small-world graphs", SC 2013): the SCC of a pivot is the intersection of the columns it
    reaches and those that reach it. Both searches are level-synchronous queue BFS (each level
-   touches only its frontier); the queue bounds live on the device (bnd: frontier [bnd[0],
-   bnd[1]), tail bnd[2], finished work-groups bnd[3]), so the host enqueues levels without
+   touches only its frontier); the queue bounds live on the device (bnd: the frontier in one
+   of two slots, tail bnd[2], finished work-groups bnd[3]), so the host enqueues levels without
    reading anything back and checks flags[0] (a non-empty frontier) once per batch. reach[c]
    bit 1: reached forward, bit 2: backward. The pivot: the largest in-degree x out-degree
    (Slota et al.), from a max-reduction of (degree product << 32 | column). */
@@ -334,7 +460,7 @@ __kernel void fwbw_start(__global const long *key, int bit, __global index_t *qu
     if (get_global_id(0) == 0) {
         const index_t p = (index_t)(key[0] & 0xffffffffL);
         queue[0] = p;
-        bnd[0] = 0; bnd[1] = 1; bnd[2] = 1; bnd[3] = 0;
+        bnd[4] = bnd[6] = 0; bnd[5] = bnd[7] = 1; bnd[2] = 1; bnd[3] = 0;
         reach[p] |= bit;
     }
 }
@@ -342,7 +468,7 @@ __kernel void fwbw_start(__global const long *key, int bit, __global index_t *qu
 /* One BFS level: the unassigned columns of the pivot's group adjacent to the frontier
    (forward: the columns of the mate row of v; backward: the mates of the rows of v) are
    claimed by atomic_or on reach and appended to the queue (levels: frontier_levels). */
-__kernel void fwbw_visit(int levels, int bit, int forward, __global const offset_t *ptr,
+__kernel void fwbw_visit(int levels, int pass, int bit, int forward, __global const offset_t *ptr,
                          __global const index_t *ind, __global const index_t *rmatch,
                          __global const index_t *cmatch, __global const index_t *comp,
                          __global const index_t *group, __global int *reach,

@@ -214,10 +214,11 @@ def _cycles_and_chains(seed):
 
 @pytest.fixture(params=["fwbw", "gpu-style", "coloring"])
 def scc_path(request, monkeypatch):
-    """The SCC paths: the FW-BW step first (default: these lists are short enough to relax
-    in one work-group until converged); the same with the launch shapes of long lists on GPUs
-    (queue searches one level a launch over many work-groups, four sweeps a tile); colouring
-    from the first round with one sweep a launch over many work-groups."""
+    """The SCC paths: the default (lists that fit ONE_GROUP_MAX go to scc_small, all rounds
+    in one work-group; longer ones, as grid(100)'s, first to the FW-BW step and grid rounds);
+    the launch shapes of long lists on GPUs throughout (queue searches one level a launch over
+    many work-groups, four sweeps a tile); colouring from the first round with one sweep a
+    launch over many work-groups."""
     from pyclmatch.bipartite import dmperm
     if request.param != "fwbw":
         monkeypatch.setattr(dmperm, "ONE_GROUP_MAX", {"cpu": 0, "gpu": 0})

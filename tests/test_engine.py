@@ -226,3 +226,65 @@ def test_staged_upload_windows(monkeypatch):
     for turn in (0, 1):
         stage = h._memo.get(("engine", "upload stage", turn))
         assert stage is None or stage[0].nbytes <= 4096
+
+
+_CHAIN_SRC = """
+__kernel void relax(int n, int pass, __global int *x, __global int *flags)
+{   /* pass p sets x[p] = x[p - 1] - 1 (a chain, one hop a pass), flags[0] = pass */
+    const int i = get_global_id(0);
+    if (i != pass || i >= n) return;
+    const int v = x[i - 1] - 1;
+    if (v > x[i]) { x[i] = v; flags[0] = pass; }
+}
+__kernel void scale(int n, int by, __global int *x)
+{
+    const int i = get_global_id(0);
+    if (i < n) x[i] *= by;
+}
+"""
+
+
+def test_converge_and_bound_launches(device):
+    """Scheduler.converge stops once a pass changes nothing (however many copies are in
+    flight), with the passes it needed plus at most the ones enqueued ahead; a BoundLaunch
+    relaunches with only its pass changed, and sets all its arguments again after another
+    launch of the same kernel object with other arguments."""
+    import pyopencl.array as cla
+    from pyclmatch.engine.scheduler import Scheduler
+    from pyclmatch.errors import IterationLimitError
+    prg = cl.Program(device.context, _CHAIN_SRC).build()
+    relax, scale = cl.Kernel(prg, "relax"), cl.Kernel(prg, "scale")
+    n = 40
+
+    def chain(sched):
+        x = cla.to_device(device.queue, np.r_[n, np.zeros(n - 1)].astype(np.int32))
+        flags = cla.zeros(device.queue, 2, np.int32)
+        bound = sched.bind("t", relax, n, 8, np.int32(n), np.int32(0), x.data, flags.data)
+        count = [0]
+
+        def step():
+            count[0] += 1
+            bound((1, np.int32(count[0])))
+            return count[0]
+        return x, flags, step
+    for chunk, ahead in ((1, 1), (2, 3), (4, 2)):
+        sched = Scheduler(device)
+        x, flags, step = chain(sched)
+        passes, host = sched.converge("t", step, flags, "chain", bound=10 * n,
+                                      chunk=chunk, ahead=ahead)
+        assert np.array_equal(x.get(), n - np.arange(n))
+        # passes 1 .. n - 1 change something, pass n is the first that changes nothing
+        assert n <= passes <= n + (ahead + 1) * chunk
+        assert host[0] == n - 1
+        sched.finish()
+    x, flags, step = chain(sched)
+    with pytest.raises(IterationLimitError):
+        sched.converge("t", step, flags, "chain", bound=5)
+    y = cla.to_device(device.queue, np.ones(16, np.int32))
+    z = cla.to_device(device.queue, np.ones(16, np.int32))
+    by2 = sched.bind("t", scale, 16, 8, np.int32(16), np.int32(2), y.data)
+    by2()
+    sched.launch("t", scale, 16, 8, np.int32(16), np.int32(5), z.data)
+    by2()                                   # y again, by 2 (not z, not by 5)
+    by2((1, np.int32(3)))
+    assert np.array_equal(y.get(), np.full(16, 12)) and np.array_equal(z.get(), np.full(16, 5))

@@ -138,14 +138,29 @@ class _DeviceDM:
     def __init__(self, handle, dg, sched):
         self.handle, self.dg, self.sched = handle, dg, sched
         self.values = dict(dg.type_values, mode="ct")
+        self._kernels = {}            # this thread's kernel objects by name
         self.wg = handle.default_work_group_size()
-        self.batch0, self.batch_max = (1, 8) if handle.is_cpu else (4, 32)
-        self.sweeps = SWEEPS["cpu" if handle.is_cpu else "gpu"]
+        kind = "cpu" if handle.is_cpu else "gpu"
+        self.sweeps = SWEEPS[kind]
+        self.one_group = ONE_GROUP_MAX[kind]
+        #: work-group of ``scc_small`` (the last rounds in one group): on GPUs the widest the
+        #: kernel allows on this device, up to 1024
+        self.small_wg = self.wg if handle.is_cpu else min(1024, self.k("scc_small")
+                                                           .get_work_group_info(
+            cl.kernel_work_group_info.WORK_GROUP_SIZE, handle.device))
+        #: the loops' flags (``flags[0]``: the last pass that changed something, see
+        #: :meth:`Scheduler.converge`; ``flags[1]``: an augmenting path seen) and the pass
+        #: counter, increasing over the whole call (the push kernels' stamps compare with it)
+        self.flags = cla.empty(handle.queue, 2, np.int32, allocator=handle.pool)
+        self.passno = 0
         self.fwbw_min = FWBW_MIN
         self.nr, self.nc = dg.graph.shape
 
     def k(self, name):
-        return self.handle.kernel(TEMPLATE, name, **self.values)
+        knl = self._kernels.get(name)
+        if knl is None:
+            knl = self._kernels[name] = self.handle.kernel(TEMPLATE, name, **self.values)
+        return knl
 
     def grid(self, n):
         return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
@@ -153,50 +168,52 @@ class _DeviceDM:
     def launch(self, phase, name, n, *args):
         self.sched.launch(phase, self.k(name), self.grid(n), self.wg, *args)
 
-    def relax(self, phase, name, n, lst, *args):
-        """One launch of a relaxation kernel (``sweeps`` in the kernel file) over ``lst[:n]``:
-        lists up to ``ONE_GROUP_MAX`` entries go to one work-group sweeping until nothing
-        changes (a fixpoint in one launch); longer ones to the grid, ``self.sweeps`` sweeps
-        a tile."""
-        small = n <= ONE_GROUP_MAX["cpu" if self.handle.is_cpu else "gpu"]
-        self.sched.launch(phase, self.k(name), self.wg if small else self.grid(n), self.wg,
-                          np.int32(n), lst, np.int32(1 << 20 if small else self.sweeps),
-                          *args)
+    def relax(self, phase, name, n, lst, args, what):
+        """A relaxation kernel (``sweeps`` in the kernel file) over ``lst[:n]`` to its
+        fixpoint; returns the launches. Lists up to ``ONE_GROUP_MAX`` entries go to one
+        work-group sweeping until nothing changes: one launch, no read-back (a sweep carries
+        every label at least one edge further, so fewer than ``n + 1 < 1 << 20`` sweeps reach
+        the fixpoint). Longer ones go to the grid, ``self.sweeps`` sweeps a tile per launch,
+        relaunched (:meth:`Scheduler.converge`) until a launch changes nothing. ``args``:
+        the kernel's arguments after ``n, list, sweeps, pass``."""
+        small = n <= self.one_group
+        bound = self.sched.bind(phase, self.k(name), self.wg if small else self.grid(n),
+                                self.wg, np.int32(n), lst,
+                                np.int32(1 << 20 if small else self.sweeps), np.int32(0),
+                                *args)
 
-    def search(self, phase, name, n, *args):
-        """One launch of a queue BFS kernel (``frontier_levels`` in the kernel file): on GPUs
-        one level over the grid; on CPU devices one work-group running up to
-        ``CPU_SEARCH_LEVELS`` levels with a barrier between them (no launch per level)."""
+        def step():
+            self.passno += 1
+            bound((3, np.int32(self.passno)))
+            return self.passno
+        if small:
+            step()
+            return 1
+        return self.sched.converge(phase, step, self.flags, what, self.nc + 2)[0]
+
+    def search(self, phase, name, n, args, what):
+        """A queue BFS kernel (``frontier_levels`` in the kernel file) relaunched until its
+        frontier is empty; returns ``(launches, flags read after the last level)``. On GPUs
+        one level a launch over the grid; on CPU devices one work-group running up to
+        ``CPU_SEARCH_LEVELS`` levels with a barrier between them. ``args``: the kernel's
+        arguments after ``levels, pass``."""
         if self.handle.is_cpu and CPU_SEARCH_LEVELS:
-            self.sched.launch(phase, self.k(name), self.wg, self.wg,
-                              np.int32(CPU_SEARCH_LEVELS), *args)
+            bound = self.sched.bind(phase, self.k(name), self.wg, self.wg,
+                                    np.int32(CPU_SEARCH_LEVELS), np.int32(0), *args)
         else:
-            self.sched.launch(phase, self.k(name), self.grid(n), self.wg, np.int32(0), *args)
+            bound = self.sched.bind(phase, self.k(name), self.grid(n), self.wg, np.int32(0),
+                                    np.int32(0), *args)
+
+        def step():
+            self.passno += 1
+            bound((1, np.int32(self.passno)))
+            return self.passno
+        return self.sched.converge(phase, step, self.flags, what, self.nc + 2)
 
     def empty(self, n, dtype):
         return cla.empty(self.handle.queue, max(int(n), 1), dtype, allocator=self.handle.pool)
 
-    def until_stable(self, phase, flags, host, step, what):
-        """Repeat ``step()`` (one pass) in growing batches until a batch leaves ``flags[0]``
-        zero; returns the passes run (raises rather than loop past ``nc + 2`` passes). GPUs
-        start with batches of 4: a pass after convergence costs a launch of stamp checks,
-        less than the read-back and the idle queue it saves."""
-        batch, passes = self.batch0, 0
-        while True:
-            self.sched.fill(phase, flags[:1], 0)
-            for _ in range(batch):
-                step()
-            passes += batch
-            self.sched.read(phase, host, flags.data)
-            if host[0] == 0:
-                return passes
-            if passes > self.nc + 2 + batch:
-                raise IterationLimitError(f"dulmage_mendelsohn: {what} ran past {passes} "
-                                          f"passes on {self.handle.label}; stopped instead "
-                                          f"of hanging (please report this graph)")
-            batch = min(2 * batch, self.batch_max)
-
-    def reach(self, rmatch, cmatch, side, flags, host):
+    def reach(self, rmatch, cmatch, side):
         """The alternating BFS from the unmatched columns (``side="cols"``, over the column
         lists) or rows (``"rows"``, over the row lists) of the maximum matching, a queue BFS
         (``reach_visit``): returns its level array over that side (>= L0: reached, and the
@@ -207,31 +224,30 @@ class _DeviceDM:
                                       (self.nr, rmatch, dg.row_ptr, dg.row_ind, cmatch))
         level = self.empty(n, np.int32)
         queue = self.empty(n, dg.idt)
-        bnd = self.empty(4, dg.idt)
+        bnd = self.empty(8, dg.idt)
         self.sched.fill("coarse", bnd, 0)
-        self.sched.fill("coarse", flags, 0)
+        self.sched.fill("coarse", self.flags, 0)
         self.launch("coarse", "reach_roots", n, np.int32(n), mate.data, level.data,
                     queue.data, bnd.data)
         self.launch("coarse", "reach_start", 1, bnd.data)
-        levels = self.until_stable("coarse", flags, host, lambda: self.search(
-            "coarse", "reach_visit", n, ptr.data, ind.data, mate_of.data, level.data,
-            queue.data, bnd.data, flags.data), "alternating BFS")
+        levels, host = self.search("coarse", "reach_visit", n, (
+            ptr.data, ind.data, mate_of.data, level.data, queue.data, bnd.data,
+            self.flags.data), "alternating BFS")
         if host[1]:
             raise VerificationError("an augmenting path was found: the matching was not "
                                     "maximum")
         self.sched.counters[f"reach_launches_{side}"] = levels
         return level
 
-    def coarse(self, rmatch, cmatch, bfs_c, bfs_r, flags):
+    def coarse(self, rmatch, cmatch, bfs_c, bfs_r):
         nc = self.nc
         self.part = self.empty(nc, np.uint8)
         self.comp = self.empty(nc, self.dg.idt)
         self.group = self.empty(nc, self.dg.idt)
-        self.stats = self.empty(5, np.int32)
+        self.stats = self.empty(6, np.int32)
         self.sched.fill("coarse", self.stats, 0)
-        self.sched.fill("coarse", flags, 0)
         self.launch("coarse", "coarse_parts", nc, np.int32(nc), cmatch.data, bfs_c.data,
-                    bfs_r.data, self.part.data, self.comp.data, self.group.data, flags.data,
+                    bfs_r.data, self.part.data, self.comp.data, self.group.data,
                     self.stats.data)
 
     def active(self, src, n, dst, total):
@@ -244,17 +260,19 @@ class _DeviceDM:
                                      allocator=self.handle.pool))
         return int(self.sched.read("scc", np.zeros(1, np.int64), total.data)[0])
 
-    def scc(self, rmatch, cmatch, flags, host):
+    def scc(self, rmatch, cmatch):
         """Strongly connected components of the square part (``comp``: root column id),
         rounds of trimming and coloring over a list of the still unassigned columns that is
-        compacted after every trimming (later rounds touch only what is left)."""
+        compacted after every trimming (later rounds touch only what is left); once the list
+        fits one work-group (``ONE_GROUP_MAX``), ``scc_small`` runs all remaining rounds in
+        one launch."""
         nc, dg, sched = self.nc, self.dg, self.sched
         cp, ci, rp, ri = dg.col_ptr.data, dg.col_ind.data, dg.row_ptr.data, dg.row_ind.data
         color = self.empty(nc, dg.idt)
         mark = self.empty(nc, np.uint8)
         stamp = self.empty(nc, np.int32)   # pass of a column's last change (push kernels)
-        count = iter(range(1, 1 << 30))
         comp, group = self.comp.data, self.group.data
+        rm, cm = rmatch.data, cmatch.data
         total = cla.empty(self.handle.queue, 1, np.int64, allocator=self.handle.pool)
         self.square = self.empty(nc, dg.idt)          # the square part's columns (order)
         self.n2 = n = self.active(None, nc, self.square, total)
@@ -266,42 +284,42 @@ class _DeviceDM:
             if rounds > self.nc + 1:
                 raise IterationLimitError("dulmage_mendelsohn: SCC rounds ran past the "
                                           "number of columns; stopped instead of hanging")
-            nn, L, first = np.int32(n), cur.data, np.int32(next(count) + 1)
-            trim_passes += self.until_stable(
-                "scc", flags, host, lambda: self.relax(
-                    "scc", "scc_trim", nn, L, np.int32(next(count)), first, cp, ci,
-                    rp, ri, rmatch.data, cmatch.data, comp, group, stamp.data, flags.data),
-                "trimming")
+            nn, L = np.int32(n), cur.data
+            if n <= self.one_group:
+                self.sched.launch("scc", self.k("scc_small"), self.small_wg, self.small_wg,
+                                  nn, L, cp, ci, rp, ri, rm, cm, comp, group, color.data,
+                                  mark.data)
+                break
+            trim_passes += self.relax("scc", "scc_trim", n, L, (
+                np.int32(self.passno + 1), cp, ci, rp, ri, rm, cm, comp, group, stamp.data,
+                self.flags.data), "trimming")
             nxt = lists[rounds % 2]
             n = self.active(cur, n, nxt, total)
             if not n:
                 break
             cur, nn, L = nxt, np.int32(n), nxt.data
-            if rounds == 1 and n >= self.fwbw_min:
-                fwbw_launches = self.forward_backward(cur, n, rmatch, cmatch, flags, host)
+            if rounds == 1 and n >= self.fwbw_min and n > self.one_group:
+                fwbw_launches = self.forward_backward(cur, n, rmatch, cmatch)
                 continue
-            pass0 = np.int32(next(count))
-            self.launch("scc", "scc_color_init", nn, nn, L, comp, color.data, stamp.data,
-                        pass0)
-            color_passes += self.until_stable(
-                "scc", flags, host, lambda: self.relax(
-                    "scc", "scc_color", nn, L, np.int32(next(count)), rp, ri,
-                    cmatch.data, comp, group, color.data, stamp.data, flags.data),
-                "coloring")
-            pass0 = np.int32(next(count))
-            self.launch("scc", "scc_roots", nn, nn, L, comp, color.data, mark.data,
-                        stamp.data, pass0)
-            back_passes += self.until_stable(
-                "scc", flags, host, lambda: self.relax(
-                    "scc", "scc_back", nn, L, np.int32(next(count)), cp, ci,
-                    rmatch.data, comp, color.data, mark.data, stamp.data, flags.data),
+            if n <= self.one_group:
+                continue
+            self.passno += 1
+            self.launch("scc", "scc_color_init", n, nn, L, comp, color.data, stamp.data,
+                        np.int32(self.passno))
+            color_passes += self.relax("scc", "scc_color", n, L, (
+                rp, ri, cm, comp, group, color.data, stamp.data, self.flags.data), "coloring")
+            self.passno += 1
+            self.launch("scc", "scc_roots", n, nn, L, comp, color.data, mark.data,
+                        stamp.data, np.int32(self.passno))
+            back_passes += self.relax("scc", "scc_back", n, L, (
+                cp, ci, rm, comp, color.data, mark.data, stamp.data, self.flags.data),
                 "backward propagation")
-            self.launch("scc", "scc_assign", nn, nn, L, comp, group, color.data, mark.data)
+            self.launch("scc", "scc_assign", n, nn, L, comp, group, color.data, mark.data)
         sched.counters.update(scc_rounds=rounds, trim_passes=trim_passes,
                               color_passes=color_passes, backward_passes=back_passes,
                               fwbw_launches=fwbw_launches)
 
-    def forward_backward(self, cur, n, rmatch, cmatch, flags, host):
+    def forward_backward(self, cur, n, rmatch, cmatch):
         """The FW-BW step on the list ``cur[:n]`` (kernels/dmperm.cl.mako): the pivot's
         component is assigned, the columns it reaches only one way get their own groups.
         Returns the launches of both searches."""
@@ -313,22 +331,22 @@ class _DeviceDM:
         reach = self.empty(self.nc, np.int32)
         sched.fill("scc", reach, 0)
         queue = self.empty(self.nc, dg.idt)
-        bnd = self.empty(4, dg.idt)
+        bnd = self.empty(8, dg.idt)
         levels = 0
         for bit, fw, ptr, ind in ((1, 1, dg.row_ptr, dg.row_ind), (2, 0, dg.col_ptr,
                                                                    dg.col_ind)):
             bit, fw = np.int32(bit), np.int32(fw)
             self.launch("scc", "fwbw_start", 1, key.data, bit, queue.data, bnd.data,
                         reach.data)
-            levels += self.until_stable("scc", flags, host, lambda: self.search(
-                "scc", "fwbw_visit", n, bit, fw, ptr.data, ind.data, rmatch.data,
-                cmatch.data, self.comp.data, self.group.data, reach.data, queue.data,
-                bnd.data, flags.data), "FW-BW search")
+            levels += self.search("scc", "fwbw_visit", n, (
+                bit, fw, ptr.data, ind.data, rmatch.data, cmatch.data, self.comp.data,
+                self.group.data, reach.data, queue.data, bnd.data, self.flags.data),
+                "FW-BW search")[0]
         self.launch("scc", "fwbw_assign", n, np.int32(n), cur.data, key.data, reach.data,
                     self.comp.data, self.group.data)
         return levels
 
-    def order(self, rmatch, cmatch, flags, host):
+    def order(self, rmatch, cmatch):
         """Levels of the condensation, then the column order ``q`` (a stable radix sort of
         the keys (coarse set, level, component)), the row order ``p`` and the fine block
         starts; returns ``(p, q, starts, nstarts, counts)`` (device arrays, host counts)."""
@@ -337,14 +355,15 @@ class _DeviceDM:
         sched.fill("order", lev, 0)
         n2 = np.int32(self.n2)
         stamp = self.empty(nc, np.int32)
-        sched.fill("order", stamp, 0)
-        count = iter(range(1, 1 << 30))
-        passes = self.until_stable("order", flags, host, lambda: self.relax(
-            "order", "block_levels", n2, self.square.data, np.int32(next(count)),
+        sched.fill("order", stamp, self.passno)        # every column pushes in the first pass
+        passes = self.relax("order", "block_levels", n2, self.square.data, (
             dg.row_ptr.data, dg.row_ind.data, cmatch.data, self.comp.data, lev.data,
-            stamp.data, flags.data, self.stats.data),
-            "block levels") if n2 else 0
-        st = sched.read("order", np.zeros(5, np.int32), self.stats.data)
+            stamp.data, self.flags.data, self.stats.data), "block levels") if n2 else 0
+        st = sched.read("order", np.zeros(6, np.int32), self.stats.data)
+        if st[5]:
+            raise VerificationError("a column is reached by alternating paths from both an "
+                                    "unmatched row and an unmatched column: the matching was "
+                                    "not maximum")
         counts, levels = st[:4].astype(np.int64), int(st[4]) + 1
         sched.counters.update(level_passes=passes, block_levels=levels)
         keys = self.empty(nc, np.uint64)
@@ -513,7 +532,8 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
         ``kernel:<phase>`` device times) and ``counters`` (launches of the alternating BFS
         (``reach_launches_*``: one a level on GPUs, a whole search on CPU devices) and of the
         FW-BW searches, SCC rounds, trimming, colouring and backward passes, level passes and
-        block levels, launches, read-backs).
+        block levels, launches, read-backs, and the loops' non-blocking flag copies
+        ``flag_reads`` and the waits on them ``flag_waits``).
     """
     from .api import _fits, _resolve, match_on_device, finish_result
     t_call = time.perf_counter()
@@ -536,13 +556,11 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
         with sched.step("verify"):
             m.cert.verify(m.rmatch, m.cmatch, sched)
     dm = _DeviceDM(handle, m.dg, sched)
-    flags = cla.empty(handle.queue, 2, np.int32, allocator=handle.pool)
-    host = np.zeros(2, np.int32)
     with sched.step("build"):
         for kn in ("reach_roots", "reach_start", "reach_visit", "coarse_parts", "scc_trim",
                    "fwbw_start", "fwbw_visit", "fwbw_assign", "scc_color_init", "scc_color",
-                   "scc_roots", "scc_back", "scc_assign", "block_levels", "column_keys",
-                   "mate_rows", "unmatched", "block_starts"):
+                   "scc_roots", "scc_back", "scc_assign", "scc_small", "block_levels",
+                   "column_keys", "mate_rows", "unmatched", "block_starts"):
             dm.k(kn)
         _radix_sort(handle)
         _compact_kernel(handle, m.dg.index_t)
@@ -551,19 +569,18 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
         # the matching's last BFS holds levels only in the augmenting-path family; the other
         # families' reached flags give no witness, so the BFS is run again for them
         bfs_c = m.bfs_array if name in AUGMENTING_VARIANTS else dm.reach(
-            m.rmatch, m.cmatch, "cols", flags, host)
-        bfs_r = dm.reach(m.rmatch, m.cmatch, "rows", flags, host)
-        dm.coarse(m.rmatch, m.cmatch, bfs_c, bfs_r, flags)
+            m.rmatch, m.cmatch, "cols")
+        bfs_r = dm.reach(m.rmatch, m.cmatch, "rows")
+        dm.coarse(m.rmatch, m.cmatch, bfs_c, bfs_r)
     with sched.step("scc"):
-        dm.scc(m.rmatch, m.cmatch, flags, host)
+        dm.scc(m.rmatch, m.cmatch)
     with sched.step("order"):
-        sched.fill("order", flags, 0)
-        p, q, starts, nstarts, counts = dm.order(m.rmatch, m.cmatch, flags, host)
+        p, q, starts, nstarts, counts = dm.order(m.rmatch, m.cmatch)
     rr, cc, _, _ = _boundaries(counts, nr, nc, np.zeros(0, np.int32))
     if on_device:
         with sched.step("verify"):
             dm.verify(m.rmatch, m.cmatch, bfs_c, bfs_r, p, q, starts, nstarts, rr, cc,
-                      flags)
+                      dm.flags)
     with sched.step("download"):
         hp = handle.download(p[:nr]) if nr else np.zeros(0, np.int32)
         hq = handle.download(q[:nc]) if nc else np.zeros(0, np.int32)

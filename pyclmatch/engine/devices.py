@@ -301,6 +301,20 @@ class DeviceHandle:
                                        is_blocking=True)
         return arr
 
+    def flag_ring(self, rows, cols):
+        """The calling thread's page-locked int32 host array of at least ``rows x cols``, for
+        the non-blocking flag reads of :meth:`Scheduler.converge` (a non-blocking read into
+        pageable memory may be carried out synchronously by a GPU driver, as CUDA does for
+        device-to-pageable copies). Kept per thread for the handle's lifetime; reads from one
+        thread land in order on the in-order queue, so a loop that reuses a slot reads it
+        only after every earlier copy into it has landed."""
+        ring = getattr(self._thread, "flag_ring", None)
+        if ring is None or ring.shape[0] < rows or ring.shape[1] < cols:
+            ring = self._page_locked((max(rows, 8), max(cols, 4)), np.int32,
+                                     cl.mem_flags.WRITE_ONLY, cl.map_flags.READ)
+            self._thread.flag_ring = ring
+        return ring
+
     #: uploads at least this large go through the page-locked upload stage on GPUs
     UPLOAD_STAGE_MIN = 1 << 22
     #: bytes per chunk of a staged transfer (copied by one thread, sent by one DMA)

@@ -13,6 +13,12 @@ Every family drives its kernels through a :class:`Scheduler`:
   drain then waits on the device's event while polling the host attempt
   (:meth:`~pyclmatch.bipartite.race.HostRace.wait`), which raises
   :class:`~pyclmatch.bipartite.race.HostWon` as soon as the host has answered;
+* :meth:`Scheduler.bind` sets a kernel's arguments once for a loop that relaunches it with one
+  or two arguments changed (a pass number): a launch is then one ``clSetKernelArg`` and one
+  enqueue, without the per-call argument handling;
+* :meth:`Scheduler.converge` runs a fixpoint loop without stopping the queue: it keeps
+  enqueuing passes and reads the loop's flag with non-blocking copies, checked as they
+  complete, so the device never idles on a round trip while the host decides;
 * :meth:`Scheduler.tick` guards every loop with an iteration bound that raises
   :class:`~pyclmatch.errors.IterationLimitError` instead of hanging;
 * :meth:`Scheduler.step` times host-side steps (upload, download, verification) by wall clock.
@@ -43,10 +49,16 @@ def _declare_arg_types(kernel, args):
 
 
 class Scheduler:
+    #: :meth:`converge` defaults per device type: passes enqueued between two flag copies
+    #: (the first chunks are 1 and 2 passes, so that a loop that converges at once stops
+    #: early), and the copies that may be in flight before the host waits for the oldest
+    CONVERGE = {"cpu": (1, 2), "gpu": (2, 3)}
+
     def __init__(self, handle, progress=None, label=""):
         self.handle = handle
         self.queue = handle.queue
         self._events = []
+        self._keep = []           # host buffers of non-blocking reads still in flight
         self.wall = defaultdict(float)
         self.counters = defaultdict(int)
         self._ticks = defaultdict(int)
@@ -76,10 +88,16 @@ class Scheduler:
             self.race.glance()
         if not getattr(kernel, "_pyclmatch_typed", False):
             _declare_arg_types(kernel, args)
+        kernel._pyclmatch_owner = None
         evt = kernel(self.queue, gs, ls, *args)
         self._events.append((phase, evt))
         self.counters["launches"] += 1
         return evt
+
+    def bind(self, phase, kernel, global_size, local_size, *args):
+        """A :class:`BoundLaunch` of ``kernel(*args)`` over ``global_size``: call it with
+        ``(index, value)`` pairs (numpy scalars) to relaunch with those arguments changed."""
+        return BoundLaunch(self, phase, kernel, global_size, local_size, args)
 
     def record(self, phase, evt):
         """Count the device time of ``evt`` (a copy, or the event a pyopencl helper such as a
@@ -124,6 +142,61 @@ class Scheduler:
         self.handle.readbacks += 1
         return host
 
+    def read_later(self, phase, host, buf, offset=0):
+        """Non-blocking read of ``buf`` into ``host`` (which must stay alive until the returned
+        event completes; see :meth:`wait`), flushed so that the device starts it without a
+        blocking call behind it."""
+        evt = cl.enqueue_copy(self.queue, host, buf, src_offset=offset, is_blocking=False)
+        self.queue.flush()
+        self.counters["flag_reads"] += 1
+        return evt
+
+    @staticmethod
+    def done(evt):
+        """Whether ``evt`` has completed (a status query, no wait)."""
+        return evt.command_execution_status == cl.command_execution_status.COMPLETE
+
+    def converge(self, phase, step, flags, what, bound, chunk=None, ahead=None):
+        """Repeat ``step()`` until a pass changes nothing; returns the passes enqueued and
+        the host copy of ``flags`` (a small int32 device array) read after the last pass
+        that counted.
+
+        ``step()`` enqueues one pass of a monotone fixpoint iteration and returns its pass
+        number (increasing); the kernels store the number of a pass that changed something
+        in ``flags[0]`` (zeroed here first), so that after pass ``P`` the loop has converged
+        once ``flags[0] < P``. After every ``chunk`` passes a non-blocking copy of the flag is
+        enqueued; the host keeps enqueuing while the copies are in flight and checks them
+        in order as they complete, waiting for the oldest only when ``ahead`` copies are
+        outstanding. Passes enqueued after the converged one must be harmless no-ops (they
+        are, for stamp-driven relaxations and queue searches with an empty frontier): they
+        cost device time of a few checks each instead of an idle device per round trip.
+        Raises :class:`IterationLimitError` past ``bound`` passes."""
+        dc, da = self.CONVERGE["cpu" if self.handle.is_cpu else "gpu"]
+        chunk, ahead = chunk or dc, ahead or da
+        self.fill(phase, flags[:1], 0)
+        ring = self.handle.flag_ring(ahead + 2, int(flags.size))
+        pending, passes, slot, size = [], 0, 0, 1
+        while True:
+            for _ in range(size):
+                last = step()
+            passes += size
+            size = min(2 * size, chunk)
+            pending.append((self.read_later(phase, ring[slot, :flags.size], flags.data),
+                            last, slot))
+            slot = (slot + 1) % ring.shape[0]
+            while pending and (len(pending) > ahead or self.done(pending[0][0])):
+                evt, last_pass, at = pending.pop(0)
+                self.wait(evt)
+                if ring[at, 0] < last_pass:
+                    if pending:       # the copies still in flight land in the ring later
+                        self._keep.append(pending)
+                    return passes, ring[at, :flags.size].copy()
+            if passes > bound:
+                raise IterationLimitError(
+                    f"{self.label or 'device loop'}: {what} ran past {passes} passes on "
+                    f"{self.handle.label}; stopped instead of hanging (please report this "
+                    f"graph)")
+
     def get(self, phase, arr):
         """Blocking read of the device array ``arr`` (a counted round trip, timed under
         ``readback``), as a new numpy array."""
@@ -136,6 +209,7 @@ class Scheduler:
 
     def finish(self):
         self.queue.finish()
+        self._keep.clear()
 
     def sync(self):
         """Wait until the queue has drained (``queue.finish()``); in a raced call through a
@@ -149,12 +223,20 @@ class Scheduler:
         self.wait(evt)
 
     def wait(self, evt):
-        """Wait for the event ``evt`` (flushed); in a raced call while polling the host
-        attempt (raises once it has won)."""
-        if self.race is None:
-            evt.wait()
-        else:
+        """Wait for the event ``evt`` (flushed: a :meth:`read_later`, a marker). In a raced
+        call the wait polls the host attempt (and raises once it has won); otherwise a wait
+        that blocks is counted in ``flag_waits`` and timed under ``readback``: unlike a
+        blocking read it leaves the work enqueued behind the copy running, so the device
+        does not idle."""
+        if self.race is not None:
             self.race.wait(evt)
+            return
+        if self.done(evt):
+            return
+        t0 = time.perf_counter()
+        evt.wait()
+        self.wall["readback"] += time.perf_counter() - t0
+        self.counters["flag_waits"] += 1
 
     def drained(self):
         """A marker of everything enqueued so far (flushed), with the events that must live
@@ -213,7 +295,7 @@ class Scheduler:
 
     def kernel_times(self):
         """Device seconds per phase from the profiling events (waits for the queue)."""
-        self.queue.finish()
+        self.finish()
         out = defaultdict(float)
         start, end = cl.profiling_info.START, cl.profiling_info.END
         for phase, evt in self._events:
@@ -229,3 +311,40 @@ class Scheduler:
         for phase, sec in self.kernel_times().items():
             t[f"kernel:{phase}"] = sec
         return t
+
+
+class BoundLaunch:
+    """One kernel with its arguments set once (:meth:`Scheduler.bind`), relaunched by
+    ``bound((index, value), ...)`` with the given arguments changed: one ``clSetKernelArg``
+    per change and one enqueue, a few microseconds of host time per launch where pyopencl's
+    call path with all its arguments costs tens. The kernel object is the calling thread's
+    (``DeviceHandle.kernel``); a launch of it by another path in between (another
+    :class:`BoundLaunch`, :meth:`Scheduler.launch`) is noticed and all arguments are set
+    again."""
+
+    def __init__(self, sched, phase, kernel, global_size, local_size, args):
+        ls = int(local_size) if local_size else None
+        gs = int(global_size)
+        if ls:
+            gs = -(-gs // ls) * ls
+        self.sched, self.phase, self.kernel = sched, phase, kernel
+        self.gs, self.ls = (gs,), ((ls,) if ls else None)
+        self.args = list(args)
+
+    def __call__(self, *changes):
+        knl, sched = self.kernel, self.sched
+        if getattr(knl, "_pyclmatch_owner", None) is not self:
+            for i, v in changes:
+                self.args[i] = v
+            knl.set_args(*self.args)
+            knl._pyclmatch_owner = self
+        else:
+            for i, v in changes:
+                self.args[i] = v
+                knl.set_arg(i, v)
+        if self.gs[0] == 0:
+            return None
+        evt = cl.enqueue_nd_range_kernel(sched.queue, knl, self.gs, self.ls)
+        sched._events.append((self.phase, evt))
+        sched.counters["launches"] += 1
+        return evt
