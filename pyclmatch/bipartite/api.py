@@ -412,8 +412,9 @@ def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=
     nothing is verified or downloaded here. ``need_csr`` uploads the row lists too.
     ``defer=True`` lets the one-group path leave its counters on the device
     (:class:`DeviceMatching`'s ``pending``; call ``finish`` with them read back).
-    ``race`` (a :class:`~pyclmatch.bipartite.race.HostRace`) is checked once the programs are
-    built and then at every read-back and drain: it raises
+    ``race`` (a :class:`~pyclmatch.bipartite.race.HostRace`) is checked at the intake's
+    read-back, then once the programs are built and at every launch, read-back and drain: it
+    raises
     :class:`~pyclmatch.bipartite.race.HostWon` once the host has finished (the builds are
     never cut short, so a raced call leaves the device family ready for the next)."""
     alg_params = {k: v for k, v in params.items() if k in factory.params}
@@ -421,6 +422,7 @@ def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=
     extra = {"rmatch": nr * 4, "cmatch": nc * 4,
              "Karp-Sipser degrees": (nr + nc) * 4 if init == "karp-sipser" else 0}
     extra.update(factory.device_bytes(graph, name))
+    sched.race = race     # the intake's read-back polls the host attempt too
     with sched.step("upload"):
         dg = DeviceBipartite(handle, graph, extra_bytes=extra, sched=sched,
                              need_csr=(need_csr or init == "karp-sipser"
@@ -449,6 +451,7 @@ def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=
     for side in ("cols", "rows"):   # heavy vertices handed to work-groups (0: none or off)
         tier = certifier.tiers.get(side) or initm.tiers.get(side)
         sched.counters[f"heavy_{side}"] = tier.count if tier else 0
+    sched.race = None     # (builds are never cut short)
     with sched.step("build"):
         runner.build()
         certifier.build()
