@@ -184,6 +184,7 @@ def test_race_first_call_alone_then_host_wins(device, profile, monkeypatch):
     assert r["winner"] == "host-hk" == res.algorithm and r["host_started"]
     assert 0 < r["host_seconds"] < 0.3
     assert res.device == "host" and res.verified and res.counters["launches"] >= 0
+    assert "verify" in res.timings       # (checked in the worker, beside the device path)
     assert res.cardinality == _scipy_cardinality(A)
     verify_matching(as_bipartite(A), res.row_match, res.col_match, res.certificate)
     # a CSC and a rectangular graph come back oriented (rows, cols)
@@ -252,6 +253,26 @@ def test_race_worker_killed_mid_call(device, profile, monkeypatch):
     w.close()
     assert name is None or name not in _segments()
     assert w.proc is None
+
+
+def test_race_host_answer_failing_its_check_is_not_taken(device, profile, monkeypatch):
+    """The worker checks the host's answer before replying (verify=True): an answer that
+    fails the check is an error reply, and the device's answer stands."""
+    A = sp.csr_matrix(pyclmatch.generators.kron(8))
+    profile(host_edges=0, race_edges=A.nnz)
+    _ready_worker()
+    monkeypatch.setattr(race, "HOST_SPOIL", True)
+    from pyclmatch.bipartite.certificate import DeviceCertificate
+    build = DeviceCertificate.build
+
+    def slow_build(self):          # the device is late: the host would win
+        build(self)
+        time.sleep(0.3)
+    monkeypatch.setattr(DeviceCertificate, "build", slow_build)
+    res = pyclmatch.maximum_matching(A, device=device)
+    assert res.choice["race"]["host_started"] and res.algorithm != "host-hk"
+    assert res.verified and res.cardinality == _scipy_cardinality(A)
+    verify_matching(as_bipartite(A), res.row_match, res.col_match, res.certificate)
 
 
 def test_race_waits_for_device_work_a_host_win_left(device, profile, monkeypatch):

@@ -213,7 +213,7 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         from .race import HostRace
         with sched.step("upload"):
             check_compressed_host(graph.indptr, graph.indices, graph.major[1])
-        race = HostRace(graph)
+        race = HostRace(graph, check=bool(verify))
     from .race import HostWon
     try:
         if race is not None and race.started:
@@ -232,7 +232,7 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         choice = dict(choice, race=race.record("host-hk"))
         counters = sched.call_counters()
         return _host_result(graph, "host-hk", race.solved(), verify, choice, t_call,
-                            dict(sched.wall), counters)
+                            dict(sched.wall), counters, checked=race.checked)
     finally:
         if race is not None:
             race.lost()     # (nothing when the host won: its answer was taken)
@@ -305,19 +305,21 @@ def _match_on_host(graph, name, verify, choice, t_call):
                         {"launches": 0, "readbacks": 0, "copies": 0})
 
 
-def _host_result(graph, name, solved, verify, choice, t_call, timings, counters):
+def _host_result(graph, name, solved, verify, choice, t_call, timings, counters,
+                 checked=False):
     """The result of a matching computed on the host (``solved``: the output of
     :func:`pyclmatch.bipartite.host.solve`), checked by :func:`verify_matching` when
-    ``verify`` asks for any check (the answer is on the host). Same result object as the
-    device families, with ``device == "host"``; ``counters`` holds the device work of a
-    raced call that the host won (none otherwise)."""
+    ``verify`` asks for any check (the answer is on the host) and the race worker has not
+    checked it already (``checked``: the same check, run beside the device path). Same
+    result object as the device families, with ``device == "host"``; ``counters`` holds the
+    device work of a raced call that the host won (none otherwise)."""
     rm, cm, cover, steps = solved
     timings = dict(timings)
     for k, v in steps.items():
         timings[f"host:{k}" if k in timings else k] = v
     res = MatchingResult(rm, cm, int(np.count_nonzero(rm >= 0)), 0, cover, name, "none",
                          "host", choice=choice)
-    if verify:
+    if verify and not checked:
         t0 = time.perf_counter()
         verify_matching(graph, rm, cm, cover)
         timings["verify"] = timings.get("verify", 0.0) + time.perf_counter() - t0
@@ -447,7 +449,7 @@ def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=
             for r in ([runner] if certifier is runner else [runner, certifier]):
                 if hasattr(r, "prepare"):
                     r.prepare()
-            handle.queue.finish()
+            sched.sync()      # (a raced call polls the host attempt meanwhile)
     for side in ("cols", "rows"):   # heavy vertices handed to work-groups (0: none or off)
         tier = certifier.tiers.get(side) or initm.tiers.get(side)
         sched.counters[f"heavy_{side}"] = tier.count if tier else 0

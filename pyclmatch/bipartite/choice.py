@@ -115,7 +115,7 @@ PROFILES = {
             "one_group_edges": 1 << 15, "small_family": "apfb-gpubfs-wr-ct",
             "mesh_dispersion": 0.5, "ppf_edges": 1 << 17, "mesh_family": "ppf",
             "large_family": "apfb-gpubfs-wr-mt"},
-    "gpu": {"host_edges": 1 << 13, "race_edges": 0,
+    "gpu": {"host_edges": 1 << 13, "race_edges": 1 << 17,
             "one_group_edges": 1 << 15, "small_family": "apfb-gpubfs-wr-mt",
             "mesh_dispersion": None, "ppf_edges": 0, "mesh_family": "ppf",
             "large_family": "apfb-gpubfs-wr-mt"},

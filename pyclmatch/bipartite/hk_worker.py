@@ -12,7 +12,9 @@ the caller owns (creates, grows, unlinks) and this process maps without register
 resource tracker (the segment must outlive this process):
 
 * request ``("solve", job, segment name, layout, delay)``: the stored lists at
-  ``layout["ptr"]``/``layout["ind"]`` (offset, dtype, count), the side sizes; reply
+  ``layout["ptr"]``/``layout["ind"]`` (offset, dtype, count), the side sizes, and with
+  ``layout["check"]`` the certificate check of the answer too (a failed check is an
+  ``"error"`` reply: the caller keeps the device answer); reply
   ``("done", job, kr, kc, seconds, sent)`` with the major and minor mates and the two cover
   lists written from ``layout["out"]`` on (int32), or ``("error", job, text, sent)``
   (``sent``: ``time.perf_counter()`` at the reply, the system-wide monotonic clock on Linux). ``delay``: seconds
@@ -90,6 +92,15 @@ def main():
             ind = np.frombuffer(buf, layout["ind"][1], layout["ind"][2], layout["ind"][0])
             n_major, n_minor = layout["major"]
             mj, mn, cj, cn, seconds = core.match_and_cover(ptr, ind, n_major, n_minor)
+            if layout.get("spoil"):       # (tests: an answer whose check must fail)
+                cj, cn = (cj[1:], cn) if cj.size else (cj, cn[1:])
+            if layout.get("check"):
+                t0 = time.perf_counter()
+                problem = core.check_matching_and_cover(ptr, ind, n_major, n_minor, mj, mn,
+                                                        cj, cn)
+                seconds["verify"] = time.perf_counter() - t0
+                if problem is not None:
+                    raise AssertionError(f"the host answer failed its check: {problem}")
             out = np.frombuffer(buf, np.int32, n_major + n_minor + cj.size + cn.size,
                                 layout["out"])
             np.concatenate((mj, mn, cj, cn), out=out)

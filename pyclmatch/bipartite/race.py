@@ -57,6 +57,8 @@ POLL_S = 1e-4
 GLANCE_S = 5e-5
 #: seconds a raced host attempt sleeps before it starts (tests: a host that loses the race)
 HOST_DELAY = 0.0
+#: tests: the worker drops a vertex of its cover before the check (which must then fail)
+HOST_SPOIL = False
 
 
 class HostWon(Exception):
@@ -228,9 +230,10 @@ class HostWorker:
             self.shm = new
         return self.shm
 
-    def submit(self, graph):
-        """Hand ``graph``'s stored lists (checked by the intake) to the idle worker; returns
-        the job number, or None when the worker could not take it."""
+    def submit(self, graph, check=False):
+        """Hand ``graph``'s stored lists (checked by the intake) to the idle worker (which
+        with ``check`` also checks its answer's certificate); returns the job number, or
+        None when the worker could not take it."""
         with self.lock:
             if self.state != "idle":
                 return None
@@ -245,7 +248,8 @@ class HostWorker:
                 np.frombuffer(shm.buf, ind.dtype, ind.size, at_ind)[:] = ind
                 layout = {"ptr": (0, ptr.dtype.str, ptr.size),
                           "ind": (at_ind, ind.dtype.str, ind.size),
-                          "out": at_out, "major": (int(n_major), int(n_minor))}
+                          "out": at_out, "major": (int(n_major), int(n_minor)),
+                          "check": bool(check), "spoil": HOST_SPOIL}
                 self.job += 1
                 self.requests.send(("solve", self.job, shm.name, layout, HOST_DELAY))
             except (OSError, ValueError):
@@ -291,8 +295,11 @@ class HostRace:
     (through the :class:`~pyclmatch.engine.scheduler.Scheduler`); :meth:`solved` gives the
     host's answer once it has won."""
 
-    def __init__(self, graph, worker=None):
+    def __init__(self, graph, worker=None, check=False):
         self.graph = graph
+        #: whether the worker checks the host's answer (its certificate) before replying:
+        #: the check then runs beside the device path instead of after the host has won
+        self.checked = bool(check)
         self.worker = worker or HostWorker.get()
         self.t0 = time.perf_counter()
         self.seconds = self.noticed = self.latency = None
@@ -307,7 +314,7 @@ class HostRace:
             if not self.worker.supported:
                 self.why = "no race worker on this platform"
         else:
-            self.job = self.worker.submit(graph)
+            self.job = self.worker.submit(graph, check)
             if self.job is None:
                 self.why = "race worker could not take the graph"
         self.started = self.job is not None
