@@ -45,7 +45,7 @@ from ..engine.devices import get_device
 from ..engine.intake import check_compressed_host, check_no_entries, checked_csr
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
-from ..hostpar import permute_csr
+from ..hostpar import permute_csr, pmap
 from ..interop import foreign_graph, membership_sets
 from .driver import (BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, DeviceLouvain, InputProblem,
                      raw_weights)
@@ -578,7 +578,7 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
         inv = np.empty(n, np.int64)
         inv[perm] = np.arange(n)
         memb = memb[inv]
-        levels = [lv[inv] for lv in levels]
+        levels = pmap(lambda lv: lv[inv], levels)      # (one gather per level, all cores)
     m2_in = stats.pop("input_m2")
     kept, dl.kept = dl.kept, None
     q_checked, k = q_dev, None
