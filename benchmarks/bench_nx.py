@@ -21,7 +21,9 @@ OpenCL programs), all from the networkx graph in memory:
   networkx's times (and its modularity / cardinality) of the same graphs from an earlier
   run's results.json instead of running networkx again (marked ``networkx_from`` in the rows
   and in the header): networkx's pure-Python calls take minutes, its speed does not depend
-  on pyclmatch's changes, and without them the measured calls have the host to themselves.
+  on pyclmatch's changes, and without them the measured calls have the host to themselves;
+  ``--nx-measure delaunay-20/matching,...`` still runs networkx for the rows named (after
+  pyclmatch's calls, alone on the host).
 
 The networkx calls and ``to_scipy`` run in forked processes (one core each) started as soon as
 a graph's networkx graphs are built, beside pyclmatch's measurements, and are collected at the
@@ -36,7 +38,8 @@ matching rows both cardinalities (must be equal: both are maximum).
     python3 benchmarks/bench_nx.py --device gpu --graphs delaunay-20,grid-1024 --nx-cap 240 \
         --out benchmarks/results/nx-h100
     python3 benchmarks/bench_nx.py --device gpu --graphs delaunay-20,grid-1024 --nx-cap 240 \
-        --nx-times benchmarks/results/nx-h100/results.json --out /tmp/nx-h100
+        --nx-times benchmarks/results/nx-h100/results.json --nx-measure delaunay-20/matching \
+        --out /tmp/nx-h100
     python3 benchmarks/bench_nx.py --device cpu --small --serial-nx --out /tmp/nx-pocl
 """
 import argparse
@@ -338,8 +341,8 @@ COLS = ["graph", "function", "n", "m", "convert_s", "to_scipy_s", "convert_vs_to
 def nx_from(rows):
     """The header line naming the earlier run networkx's own times were taken from."""
     notes = sorted({r["networkx_from"] for r in rows if r.get("networkx_from")})
-    return [f"- networkx_s (and Q_networkx, cardinality_networkx) NOT measured in this run: "
-            f"taken from {n}" for n in notes]
+    return [f"- networkx_s marked \"(earlier run)\" (and that row's Q_networkx, "
+            f"cardinality_networkx) NOT measured in this run: taken from {n}" for n in notes]
 
 
 def markdown(meta, rows):
@@ -379,6 +382,9 @@ def main():
                     help="take networkx's own times of the same graphs from this earlier "
                          "results.json instead of running networkx (marked in the output); "
                          "to_scipy then runs after pyclmatch's calls")
+    ap.add_argument("--nx-measure", default="", metavar="GRAPH/FUNCTION,...",
+                    help="with --nx-times: rows whose networkx call still runs, e.g. "
+                         "delaunay-20/matching (FUNCTION: louvain or matching)")
     ap.add_argument("--functions", default="louvain,matching")
     args = ap.parse_args()
     if "pyclmatch" not in nx.utils.backends.backends:
@@ -387,6 +393,11 @@ def main():
     table = SMALL if args.small else GRAPHS
     names = args.graphs.split(",") if args.graphs else list(table)
     earlier, note = earlier_networkx(args.nx_times) if args.nx_times else ({}, None)
+    measure = {m.strip() for m in args.nx_measure.split(",") if m.strip()}
+    bad = [m for m in measure if m.count("/") != 1 or m.split("/")[1] not in
+           ("louvain", "matching")]
+    if bad:
+        raise SystemExit(f"--nx-measure takes GRAPH/louvain or GRAPH/matching, not {bad}")
     serial = args.serial_nx or bool(args.nx_times)
     meta = run_meta(dev, networkx=nx.__version__, pyclmatch=pyclmatch.__version__,
                     repeat=args.repeat, nx_cap_s=args.nx_cap, serial_nx=serial,
@@ -415,8 +426,9 @@ def main():
         reused = set()
         for key, H, fn in (("louvain", G, "louvain_communities"),
                            ("matching", Gb, "bipartite.maximum_matching")):
-            if H is not None and (name, fn, A.shape[0] * (1 if H is G else 2),
-                                  H.number_of_edges()) in earlier:
+            if H is not None and f"{name}/{key}" not in measure and (
+                    name, fn, A.shape[0] * (1 if H is G else 2), H.number_of_edges()) \
+                    in earlier:
                 reused.add(key)
         starters = networkx_jobs(A, G, Gb, args, reused)
         jobs = {} if serial else {k: start() for k, start in starters.items()}

@@ -12,8 +12,8 @@ converts ``G`` once with :func:`convert_from_nx` into a :class:`PyclGraph` (and 
 networkx graph. For the bipartite functions the walk is deferred
 (:meth:`PyclGraph.deferred`): with ``top_nodes`` only the bottom nodes' adjacency dicts are
 read. Results are built from integer arrays (node labels through an object array, or none
-when the labels are the ids 0..n-1): ``dict(zip(...))`` for matchings, one ``set`` per
-community after a radix sort of the membership.
+when the labels are the ids 0..n-1): ``dict(zip(...))`` for matchings with the graph's own
+node list as the keys, one ``set`` per community after a radix sort of the membership.
 
 Implemented, with networkx's signatures and return types:
 
