@@ -709,10 +709,10 @@ def _mate_dict(g: PyclGraph, mate: np.ndarray) -> dict:
     matched part of it through ``itertools.compress`` over a byte mask: no label is made
     for them), the values one ``tolist`` of the mates' labels."""
     matched = mate >= 0
-    x = np.flatnonzero(matched)
-    keys = g.node_list if x.size == g.n else \
-        compress(g.node_list, matched.view(np.uint8).tobytes())
-    return dict(zip(keys, g.labels(mate[x])))
+    if matched.all():             # (a perfect matching: every node, in order)
+        return dict(zip(g.node_list, g.labels(mate)))
+    keys = compress(g.node_list, matched.view(np.uint8).tobytes())
+    return dict(zip(keys, g.labels(mate[matched])))
 
 
 def eppstein_matching(G, top_nodes=None, *, device=None) -> dict:
