@@ -17,7 +17,13 @@ OpenCL programs), all from the networkx graph in memory:
 * ``networkx``: networkx's own function, once, in a forked process stopped after ``--nx-cap``
   seconds. A stopped call is reported as ``> T``, T being how long networkx's function had
   run when it was stopped (the child records its start), and the speed-ups are then lower
-  bounds (``speedup_*_lower_bound`` = T / pyclmatch's time).
+  bounds (``speedup_*_lower_bound`` = T / pyclmatch's time). ``--nx-times FILE`` takes
+  networkx's times (and its modularity / cardinality) of the same graphs from an earlier
+  run's results.json instead of running networkx again (marked ``networkx_from`` in the rows
+  and in the header): networkx's pure-Python calls take minutes, its speed does not depend
+  on pyclmatch's changes, and without them the measured calls have the host to themselves;
+  ``--nx-measure delaunay-20/matching,...`` still runs networkx for the rows named (after
+  pyclmatch's calls, alone on the host).
 
 The networkx calls and ``to_scipy`` run in forked processes (one core each) started as soon as
 a graph's networkx graphs are built, beside pyclmatch's measurements, and are collected at the
@@ -31,6 +37,9 @@ matching rows both cardinalities (must be equal: both are maximum).
 
     python3 benchmarks/bench_nx.py --device gpu --graphs delaunay-20,grid-1024 --nx-cap 240 \
         --out benchmarks/results/nx-h100
+    python3 benchmarks/bench_nx.py --device gpu --graphs delaunay-20,grid-1024 --nx-cap 240 \
+        --nx-times benchmarks/results/nx-h100/results.json --nx-measure delaunay-20/matching \
+        --out /tmp/nx-h100
     python3 benchmarks/bench_nx.py --device cpu --small --serial-nx --out /tmp/nx-pocl
 """
 import argparse
@@ -127,10 +136,11 @@ class Capped:
         return None, None
 
 
-def networkx_jobs(A, G, Gb, args):
+def networkx_jobs(A, G, Gb, args, reused=()):
     """Starters of networkx's own louvain_communities on ``G`` and hopcroft_karp_matching on
     ``Gb`` and of ``to_scipy_sparse_array`` on both, each a :class:`Capped` child (networkx's
-    calls left out with --skip-nx)."""
+    calls left out with --skip-nx, and those in ``reused``: their times come from
+    --nx-times)."""
     n = A.shape[0]
     cap = args.nx_cap
     jobs = {}
@@ -140,11 +150,11 @@ def networkx_jobs(A, G, Gb, args):
                 lambda: nx.to_scipy_sparse_array(H, format="csr"), lambda M: None, cap)
     if args.skip_nx:
         return jobs
-    if G is not None:
+    if G is not None and "louvain" not in reused:
         jobs["louvain"] = lambda: Capped(
             lambda: nx.community.louvain_communities(G, seed=1, backend="networkx"),
             lambda p: (modularity(A, membership(p, n)), len(p)), cap)
-    if Gb is not None:
+    if Gb is not None and "matching" not in reused:
         jobs["matching"] = lambda: Capped(
             lambda: nx.bipartite.hopcroft_karp_matching(Gb, range(n), backend="networkx"),
             lambda m: len(m) // 2, cap)
@@ -242,9 +252,37 @@ def bench_matching(name, A, Gb, dev, args):
     return row
 
 
+#: what --nx-times copies from an earlier run's row of the same graph and function
+NX_KEYS = ("networkx_s", "networkx_ran_s", "Q_networkx", "communities_networkx",
+           "cardinality_networkx")
+
+
+def earlier_networkx(path):
+    """``(graph, function, n, m) -> row`` of an earlier results.json holding networkx's own
+    times, and a note naming it (file, date, device)."""
+    with open(path) as f:
+        old = json.load(f)
+    meta = old.get("meta", {})
+    rows = {(r["graph"], r["function"], r["n"], r["m"]): r for r in old.get("rows", [])
+            if r.get("networkx_s") is not None or r.get("networkx_ran_s") is not None}
+    return rows, f"{path} ({meta.get('date', '?')}, {meta.get('device', '?')})"
+
+
+def reuse_networkx(row, earlier, note):
+    """Copy networkx's own results of ``row``'s graph and function from an earlier run
+    (:func:`earlier_networkx`); False when it has none."""
+    old = earlier.get((row["graph"], row["function"], row["n"], row["m"]))
+    if old is None:
+        return False
+    row.update({k: old[k] for k in NX_KEYS if k in old})
+    row["networkx_from"] = note
+    return True
+
+
 def collect(row, jobs, key):
     """Fill ``row`` from its children in ``jobs`` (:class:`Capped`, or a starter called
-    here: then one child runs at a time): to_scipy and networkx's own call."""
+    here: then one child runs at a time): to_scipy and networkx's own call (unless
+    --nx-times gave it)."""
     to_scipy = jobs.get(f"to_scipy:{key}")
     if callable(to_scipy):
         to_scipy = to_scipy()
@@ -254,6 +292,10 @@ def collect(row, jobs, key):
             row["to_scipy_ran_s"] = to_scipy.ran
     job = jobs.get(key)
     if job is None:
+        if key == "matching" and row.get("cardinality_networkx") not in (
+                None, row["cardinality_backend"]):
+            raise SystemExit(f"{row['graph']}: cardinality {row['cardinality_backend']} != "
+                             f"networkx's {row['cardinality_networkx']}")
         return
     if callable(job):
         job = job()
@@ -296,20 +338,31 @@ COLS = ["graph", "function", "n", "m", "convert_s", "to_scipy_s", "convert_vs_to
         "cardinality_backend", "cardinality_networkx"]
 
 
+def nx_from(rows):
+    """The header line naming the earlier run networkx's own times were taken from."""
+    notes = sorted({r["networkx_from"] for r in rows if r.get("networkx_from")})
+    return [f"- networkx_s marked \"(earlier run)\" (and that row's Q_networkx, "
+            f"cardinality_networkx) NOT measured in this run: taken from {n}" for n in notes]
+
+
 def markdown(meta, rows):
     md = [f"# networkx backend vs networkx ({meta['device']})", "",
           f"- command: `{meta['command']}`", f"- date: {meta['date']}, host {meta['host']}, "
           f"networkx {meta['networkx']}, repeat {meta['repeat']} (medians), networkx stopped "
           f"after {meta['nx_cap_s']:g} s (\"> T\": it had run T s), children "
           f"{'after' if meta['serial_nx'] else 'beside'} pyclmatch's calls, wall "
-          f"{meta.get('wall_s', 0):.0f} s", "",
+          f"{meta.get('wall_s', 0):.0f} s", *nx_from(rows), "",
           "backend_s: the whole dispatched call from the networkx graph (conversion "
           "included); reuse_s: the call on a graph converted once; speedup_whole/_reuse: "
           "networkx_s over those.", "",
           "| " + " | ".join(COLS) + " |", "|" + " --- |" * len(COLS)]
     for r in rows:
         ran = {"networkx_s": r.get("networkx_ran_s"), "to_scipy_s": r.get("to_scipy_ran_s")}
-        md.append("| " + " | ".join(fmt(r.get(c), ran.get(c)) for c in COLS) + " |")
+        cells = [fmt(r.get(c), ran.get(c)) for c in COLS]
+        if r.get("networkx_from"):         # (from an earlier run: marked in the table too)
+            i = COLS.index("networkx_s")
+            cells[i] += " (earlier run)"
+        md.append("| " + " | ".join(cells) + " |")
     return "\n".join(md) + "\n"
 
 
@@ -325,6 +378,13 @@ def main():
     ap.add_argument("--serial-nx", action="store_true",
                     help="run networkx's calls after pyclmatch's, not beside them")
     ap.add_argument("--skip-nx", action="store_true")
+    ap.add_argument("--nx-times", default=None, metavar="RESULTS_JSON",
+                    help="take networkx's own times of the same graphs from this earlier "
+                         "results.json instead of running networkx (marked in the output); "
+                         "to_scipy then runs after pyclmatch's calls")
+    ap.add_argument("--nx-measure", default="", metavar="GRAPH/FUNCTION,...",
+                    help="with --nx-times: rows whose networkx call still runs, e.g. "
+                         "delaunay-20/matching (FUNCTION: louvain or matching)")
     ap.add_argument("--functions", default="louvain,matching")
     args = ap.parse_args()
     if "pyclmatch" not in nx.utils.backends.backends:
@@ -332,8 +392,16 @@ def main():
     dev = pyclmatch.get_device(args.device)
     table = SMALL if args.small else GRAPHS
     names = args.graphs.split(",") if args.graphs else list(table)
+    earlier, note = earlier_networkx(args.nx_times) if args.nx_times else ({}, None)
+    measure = {m.strip() for m in args.nx_measure.split(",") if m.strip()}
+    bad = [m for m in measure if m.count("/") != 1 or m.split("/")[1] not in
+           ("louvain", "matching")]
+    if bad:
+        raise SystemExit(f"--nx-measure takes GRAPH/louvain or GRAPH/matching, not {bad}")
+    serial = args.serial_nx or bool(args.nx_times)
     meta = run_meta(dev, networkx=nx.__version__, pyclmatch=pyclmatch.__version__,
-                    repeat=args.repeat, nx_cap_s=args.nx_cap, serial_nx=args.serial_nx)
+                    repeat=args.repeat, nx_cap_s=args.nx_cap, serial_nx=serial,
+                    nx_times=note)
     rows, pending, keep = [], [], []
     t_start = time.perf_counter()
 
@@ -355,8 +423,15 @@ def main():
         G = nx_graph(A) if "louvain" in args.functions else None
         Gb = nx_bipartite(A) if "matching" in args.functions else None
         build = time.perf_counter() - t0
-        starters = networkx_jobs(A, G, Gb, args)
-        jobs = {} if args.serial_nx else {k: start() for k, start in starters.items()}
+        reused = set()
+        for key, H, fn in (("louvain", G, "louvain_communities"),
+                           ("matching", Gb, "bipartite.maximum_matching")):
+            if H is not None and f"{name}/{key}" not in measure and (
+                    name, fn, A.shape[0] * (1 if H is G else 2), H.number_of_edges()) \
+                    in earlier:
+                reused.add(key)
+        starters = networkx_jobs(A, G, Gb, args, reused)
+        jobs = {} if serial else {k: start() for k, start in starters.items()}
         mine = []
         if G is not None:
             row = bench_louvain(name, A, G, dev, args)
@@ -364,10 +439,13 @@ def main():
             mine.append((row, "louvain"))
         if Gb is not None:
             mine.append((bench_matching(name, A, Gb, dev, args), "matching"))
+        for row, key in mine:
+            if key in reused:
+                reuse_networkx(row, earlier, note)
         rows += [row for row, _ in mine]
         for row, _ in mine:
             print(json.dumps(row), flush=True)
-        if args.serial_nx:        # one child at a time, after pyclmatch's calls
+        if serial:                # one child at a time, after pyclmatch's calls
             finish([(row, starters, key) for row, key in mine])
             del G, Gb
         else:

@@ -364,10 +364,12 @@ def pattern_csr(r, c, shape, cls=sp.csr_matrix, data_dtype=np.int8):
     return A
 
 
-def permute_csr(A, pr, pc):
+def permute_csr(A, pr, pc, sort=False):
     """``A[pr][:, pc]`` for a CSR ``A`` with int32 indices and permutations ``pr``, ``pc``,
     with scipy's entry order (each row keeps its source row's order, columns relabelled),
-    gathered by all cores."""
+    gathered by all cores; ``sort=True``: every row's columns then sorted (scipy's
+    ``sort_indices``, per block of rows on the core that gathered it), flagged canonical
+    when ``A`` is."""
     n_rows = A.shape[0]
     deg = np.diff(A.indptr)[pr]
     indptr = np.zeros(n_rows + 1, A.indptr.dtype)
@@ -387,5 +389,15 @@ def permute_csr(A, pr, pc):
         src += np.arange(a, b)
         indices[a:b] = pcinv[A.indices[src]]
         data[a:b] = A.data[src]
+        if sort:      # (scipy copies a small view of a large array: written back)
+            M = sp.csr_matrix((data[a:b], indices[a:b], indptr[r0:r1 + 1] - a),
+                              shape=(r1 - r0, A.shape[1]))
+            M.sort_indices()
+            indices[a:b], data[a:b] = M.indices, M.data
     pmap(gather, range(rows.size - 1))
-    return A.__class__((data, indices, indptr), shape=A.shape, copy=False)
+    P = A.__class__((data, indices, indptr), shape=A.shape, copy=False)
+    if sort:
+        P.has_sorted_indices = True
+        if A.has_canonical_format:
+            P.has_canonical_format = True
+    return P

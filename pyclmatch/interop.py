@@ -26,7 +26,7 @@ in comes from it (its module is then imported already).
 """
 from collections import namedtuple
 from itertools import chain, repeat
-from operator import methodcaller
+from operator import countOf, methodcaller
 import sys
 
 import numpy as np
@@ -110,12 +110,14 @@ class NetworkxAdjacency:
     ``fits(n, nnz, host)``, when given, is called with the sizes (read off the dicts' lengths)
     before anything proportional to the entries is allocated
     (:func:`pyclmatch.engine.limits.check`); otherwise the conversion's own host arrays are
-    checked against the host's memory there. ``rows`` (node labels): walk only their
-    adjacency dicts (a bipartite graph's one side), the rows of the CSR in that order;
-    ``ids_are_labels=True``: the caller knows the labels are the Python ints 0..n-1.
+    checked against the host's memory there. ``rows`` (node positions: a ``range`` or an
+    int array): walk only their adjacency dicts (a bipartite graph's one side), the rows of
+    the CSR in that order; ``nodes``: the graph's node list when the caller holds it already;
+    ``ids_are_labels``: what the caller knows of the labels (True: they are the Python ints
+    0..n-1; None: checked here).
     """
 
-    def __init__(self, G, fits=None, rows=None, ids_are_labels=None):
+    def __init__(self, G, fits=None, rows=None, ids_are_labels=None, nodes=None):
         adj = getattr(G, "_adj", None)
         if not isinstance(adj, dict):
             adj = {u: dict(nbrs) for u, nbrs in G.adj.items()}
@@ -125,12 +127,12 @@ class NetworkxAdjacency:
         # plain dicts inside (networkx's default factories): their C methods are mapped directly
         self._plain = all(getattr(G, f, dict) is dict for f in (
             "adjlist_inner_dict_factory", "edge_attr_dict_factory", "edge_key_dict_factory"))
-        nodes = list(adj)
+        nodes = list(adj) if nodes is None else nodes
         n = len(nodes)
-        # the adjacency dicts walked: every node's, or those of the labels ``rows`` (then
-        # the CSR has one row per label, its columns still the positions of all nodes)
+        # the adjacency dicts walked: every node's, or those at the positions ``rows`` (then
+        # the CSR has one row per position, its columns still the positions of all nodes)
         self.row_dicts = list(adj.values()) if rows is None else \
-            list(map(adj.__getitem__, rows))
+            _dicts_at(adj, rows, nodes)
         deg = np.fromiter(map(len, self.row_dicts), np.int64, len(self.row_dicts))
         indptr = np.zeros(deg.size + 1, np.int64)
         np.cumsum(deg, out=indptr[1:])
@@ -153,11 +155,18 @@ class NetworkxAdjacency:
         if n == 0:
             self.ids_are_labels = True
             return np.zeros(0, np.int32)
-        if ids_are_labels:          # known already (a graph converted before): no check
-            types, lab = {int}, np.arange(n)
-        else:
-            types = set(map(type, self.nodes))
-            lab = _int_labels(self.nodes, types, False)
+        if ids_are_labels is None:
+            ids_are_labels = labels_are_ids(self.nodes)
+        if ids_are_labels:          # the keys are the positions: no look-up
+            try:               # (a key equal to a node, 1.0 or True, is that node's int)
+                pos = np.fromiter(self._keys(), np.int32, nnz)
+            except (TypeError, ValueError, OverflowError):
+                pos = None
+            if pos is not None and (nnz == 0 or (pos.min() >= 0 and pos.max() < n)):
+                self.ids_are_labels = True
+                return pos
+        types = set(map(type, self.nodes))
+        lab = _int_labels(self.nodes, types, False)
         if lab is not None:
             try:
                 keys = np.fromiter(self._keys(), np.int64, nnz)
@@ -276,6 +285,36 @@ def canonical_csr(data, indices, indptr, n):
     A = sp.csr_matrix((data, indices, indptr), shape=(n, n), copy=False)
     A.has_canonical_format = True
     return A
+
+
+def _dicts_at(adj, rows, nodes):
+    """The adjacency dicts of the nodes at the positions ``rows`` (a ``range`` of step 1 or
+    an int array) of the dict ``adj`` whose keys are ``nodes``: one look-up per row by the
+    node's own label object (a slice of ``nodes`` when the positions are consecutive)."""
+    if isinstance(rows, range) and rows.step == 1:
+        labels = nodes[rows.start:rows.stop]
+    else:
+        rows = np.asarray(rows, np.int64)
+        if rows.size and bool((np.diff(rows) == 1).all()):
+            labels = nodes[int(rows[0]):int(rows[0]) + rows.size]
+        else:
+            labels = map(nodes.__getitem__, rows.tolist())
+    return list(map(adj.__getitem__, labels))
+
+
+def labels_are_ids(nodes):
+    """Whether the labels ``nodes`` (a list) are the Python ints 0..n-1 in order: the ends
+    first, then one C-level pass over the types and one over the values."""
+    n = len(nodes)
+    if n == 0:
+        return True
+    first, last = nodes[0], nodes[-1]
+    if type(first) is not int or type(last) is not int or first != 0 or last != n - 1:
+        return False
+    if countOf(map(type, nodes), int) != n:
+        return False
+    lab = np.fromiter(nodes, np.int64, n)
+    return bool((lab == np.arange(n)).all())
 
 
 def _integer_labels(nodes, exact=False):

@@ -12,8 +12,8 @@ converts ``G`` once with :func:`convert_from_nx` into a :class:`PyclGraph` (and 
 networkx graph. For the bipartite functions the walk is deferred
 (:meth:`PyclGraph.deferred`): with ``top_nodes`` only the bottom nodes' adjacency dicts are
 read. Results are built from integer arrays (node labels through an object array, or none
-when the labels are the ids 0..n-1): ``dict(zip(...))`` for matchings, one ``set`` per
-community after a radix sort of the membership.
+when the labels are the ids 0..n-1): ``dict(zip(...))`` for matchings with the graph's own
+node list as the keys, one ``set`` per community after a radix sort of the membership.
 
 Implemented, with networkx's signatures and return types:
 
@@ -45,13 +45,15 @@ from __future__ import annotations
 import math
 import numbers
 import weakref
+from itertools import compress
+from operator import countOf
 from typing import Any, Iterator
 
 import numpy as np
 import scipy.sparse as sp
 
 from .errors import InputError
-from .interop import NetworkxAdjacency, canonical_csr, membership_sets
+from .interop import NetworkxAdjacency, canonical_csr, labels_are_ids, membership_sets
 
 __all__ = ["PyclGraph", "convert_from_nx", "convert_to_nx", "from_networkx", "can_run",
            "should_run", "get_info", "on_start_tests", "louvain_communities",
@@ -148,7 +150,9 @@ class PyclGraph:
 
     def _walk(self):
         G, attrs = self.source, self._source[1]
-        walk = NetworkxAdjacency(G)
+        known = self._cache.get("ids_are_labels")
+        walk = NetworkxAdjacency(G, nodes=self.node_list,
+                                 ids_are_labels=known[0] if known else None)
         self._values = _walk_values(walk, attrs)
         self._indptr, self._indices = walk.indptr, walk.sorted_indices
         self._cache.setdefault("ids_are_labels", [walk.ids_are_labels])
@@ -280,19 +284,13 @@ class PyclGraph:
     @property
     def ids_are_labels(self) -> bool:
         """Whether the node labels are the ints 0..n-1 in order (then no look-up is needed)."""
-        def check():
-            from .interop import _integer_labels
-            lab = _integer_labels(self.node_list, exact=True)
-            return [lab is not None and bool((lab == np.arange(self.n)).all())]
-        return self._memo("ids_are_labels", check)[0]
+        return self._memo("ids_are_labels", lambda: [labels_are_ids(self.node_list)])[0]
 
     def positions(self, nodes, what: str = "node") -> np.ndarray:
         """Positions (int64) of the labels ``nodes``; NetworkXError for a label not in G."""
         import networkx as nx
-        if self.ids_are_labels and (isinstance(nodes, range) or (
-                isinstance(nodes, np.ndarray) and nodes.dtype.kind in "iu")):
-            pos = (np.arange(nodes.start, nodes.stop, nodes.step, dtype=np.int64)
-                   if isinstance(nodes, range) else np.asarray(nodes, np.int64))
+        pos = _id_positions(nodes) if self.ids_are_labels else None
+        if pos is not None:
             if pos.size and (pos.min() < 0 or pos.max() >= self.n):
                 bad = pos[(pos < 0) | (pos >= self.n)][0]
                 raise nx.NetworkXError(f"{what} {int(bad)!r} is not in the graph")
@@ -303,6 +301,21 @@ class PyclGraph:
         except (KeyError, TypeError):
             bad = next(u for u in nodes if not _hashable_in(u, index))
             raise nx.NetworkXError(f"{what} {bad!r} is not in the graph") from None
+
+
+def _id_positions(nodes) -> np.ndarray | None:
+    """The labels ``nodes`` as int64 positions of a graph whose labels are the ids 0..n-1,
+    without a look-up per label: a ``range``, an int array, or a list / tuple / set of Python
+    ints (exactly ``int``: another type equal to an id is left to the node index); None for
+    anything else."""
+    if isinstance(nodes, range):
+        return np.arange(nodes.start, nodes.stop, nodes.step, dtype=np.int64)
+    if isinstance(nodes, np.ndarray):
+        return nodes.astype(np.int64) if nodes.dtype.kind in "iu" and nodes.ndim == 1 else None
+    if isinstance(nodes, (list, tuple, set, frozenset)) and \
+            countOf(map(type, nodes), int) == len(nodes):
+        return np.fromiter(nodes, np.int64, len(nodes))
+    return None
 
 
 def _hashable_in(u, index):
@@ -418,9 +431,8 @@ def should_run(name: str, args: tuple, kwargs: dict):
     G = _graph_arg(args, kwargs)
     if isinstance(G, PyclGraph):
         return True
-    try:
-        m = G.number_of_edges()
-    except AttributeError:
+    m = _edge_estimate(G)
+    if m is None:
         return True
     least = MIN_EDGES.get(name, 0)
     if least is None:
@@ -429,6 +441,21 @@ def should_run(name: str, args: tuple, kwargs: dict):
     if m < least:
         return f"the graph is small ({m} edges < {least}): networkx is faster"
     return True
+
+
+def _edge_estimate(G) -> int | None:
+    """About how many edges ``G`` has, for :func:`should_run`'s threshold: the sizes of its
+    adjacency dicts in one C-level pass (half of them for an undirected graph; a multigraph's
+    parallel edges count once), where networkx's ``number_of_edges`` walks every node's
+    degree in Python (a third of a second at 2M nodes)."""
+    adj = getattr(G, "_adj", None)
+    if isinstance(adj, dict):
+        entries = sum(map(len, adj.values()))
+        return entries if G.is_directed() else entries // 2
+    try:
+        return G.number_of_edges()
+    except AttributeError:
+        return None
 
 
 # --------------------------------------------------------------------------- Louvain
@@ -608,7 +635,8 @@ def _biadjacency(g: PyclGraph, top, bottom) -> sp.csr_matrix:
         hit = g._cache.get(key)                                  # a later call reuses B)
         if hit is not None and np.array_equal(hit[0], top):
             return hit[1]
-        walk = NetworkxAdjacency(g.source, rows=g.labels(bottom), ids_are_labels=g.ids_are_labels)
+        walk = NetworkxAdjacency(g.source, rows=bottom, nodes=g.node_list,
+                                 ids_are_labels=g.ids_are_labels)
         cols, counts = walk.sorted_indices, np.diff(walk.indptr)
     elif nb and int(bottom[-1]) - int(bottom[0]) == nb - 1:       # consecutive rows
         ptr, ind = g.indptr, g.indices
@@ -619,13 +647,21 @@ def _biadjacency(g: PyclGraph, top, bottom) -> sp.csr_matrix:
         counts = (ptr[bottom + 1] - ptr[bottom]).astype(np.int64)
         starts = np.repeat(ptr[bottom].astype(np.int64) - np.cumsum(counts) + counts, counts)
         cols = ind[starts + np.arange(int(counts.sum()))]
-    colpos = np.full(g.n, -1, np.int32)
-    colpos[top] = np.arange(top.size, dtype=np.int32)
-    cols = colpos[cols]
     indptr = np.zeros(nb + 1, np.int64)
     np.cumsum(counts, out=indptr[1:])
-    keep = cols >= 0
-    if not keep.all():
+    t0 = int(top[0]) if top.size else 0
+    if top.size and int(top[-1]) - t0 == top.size - 1 and (cols.size == 0 or (
+            int(cols.min()) >= t0 and int(cols.max()) < t0 + top.size)):
+        # consecutive top positions holding every neighbour (a bipartite graph numbered
+        # side by side): the columns are a shift, nothing is dropped
+        cols = cols - np.int32(t0) if t0 else cols
+        keep = None
+    else:
+        colpos = np.full(g.n, -1, np.int32)
+        colpos[top] = np.arange(top.size, dtype=np.int32)
+        cols = colpos[cols]
+        keep = cols >= 0
+    if keep is not None and not keep.all():
         rows = np.repeat(np.arange(nb), counts)[keep]
         cols = cols[keep]
         indptr[1:] = np.cumsum(np.bincount(rows, minlength=nb))
@@ -660,11 +696,23 @@ def hopcroft_karp_matching(G, top_nodes=None, *, device=None) -> dict:
     g, top, bottom, res = _bipartite_match(G, top_nodes, device)
     cm = np.asarray(res.col_match)
     j = np.flatnonzero(cm >= 0)
-    mate = np.full(g.n, -1, np.int64)       # keys in node order: the dict's table and the
-    mate[top[j]] = bottom[cm[j]]            # new int objects are then written in order
-    mate[bottom[cm[j]]] = top[j]            # (1.5x faster than top keys, then bottom ones)
-    x = np.flatnonzero(mate >= 0)
-    return dict(zip(g.labels(x), g.labels(mate[x])))
+    tj, bj = top[j], bottom[cm[j]]
+    mate = np.full(g.n, -1, np.int64)
+    mate[tj] = bj
+    mate[bj] = tj
+    return _mate_dict(g, mate)
+
+
+def _mate_dict(g: PyclGraph, mate: np.ndarray) -> dict:
+    """``{u: mate[u]}`` over the matched nodes, keys in node order (the dict's table is then
+    written in order): the keys are the graph's own label objects (its node list, or the
+    matched part of it through ``itertools.compress`` over a byte mask: no label is made
+    for them), the values one ``tolist`` of the mates' labels."""
+    matched = mate >= 0
+    if matched.all():             # (a perfect matching: every node, in order)
+        return dict(zip(g.node_list, g.labels(mate)))
+    keys = compress(g.node_list, matched.view(np.uint8).tobytes())
+    return dict(zip(keys, g.labels(mate[matched])))
 
 
 def eppstein_matching(G, top_nodes=None, *, device=None) -> dict:

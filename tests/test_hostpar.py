@@ -67,6 +67,11 @@ def test_pattern_and_permutation_are_scipys(threads):
         assert type(P) is type(Q)
         for x in ("indptr", "indices", "data"):
             assert np.array_equal(getattr(P, x), getattr(Q, x))
+        P.sort_indices()           # sort=True: every block's rows sorted where gathered
+        S = hostpar.permute_csr(W, pr, pc, sort=True)
+        assert type(S) is type(P) and S.has_canonical_format
+        for x in ("indptr", "indices", "data"):
+            assert np.array_equal(getattr(P, x), getattr(S, x))
     C = gen.uniform(300, 3).tocsc()                   # other formats: scipy's indexing
     assert (gen.permuted(C) != gen.permuted(C.tocsr())).nnz == 0
 

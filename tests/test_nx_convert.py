@@ -93,9 +93,11 @@ def test_biadjacency_is_scipy_slicing(n, m, seed, consecutive):
     G = nx.gnm_random_graph(n, m, seed=seed)
     G.add_edges_from((u, u) for u in range(0, n, 5))        # self-loops are dropped too
     g = B.from_networkx(G, None)
-    if consecutive:
+    if consecutive:      # (either side first: the top columns are a shift, or not)
         k = int(rng.integers(0, n + 1))
         top, bottom = np.arange(k), np.arange(k, n)
+        if rng.random() < 0.5:
+            top, bottom = np.arange(n - k, n), np.arange(n - k)
     else:
         mask = rng.random(n) < 0.5
         top, bottom = np.flatnonzero(mask), np.flatnonzero(~mask)
@@ -107,6 +109,53 @@ def test_biadjacency_is_scipy_slicing(n, m, seed, consecutive):
     assert lazy.source is G                   # (still deferred; G held weakly)
     assert lazy.number_of_edges() == g.number_of_edges() and lazy.source is None
     assert (lazy.csr(None) != g.csr(None)).nnz == 0
+
+
+def test_labels_are_ids_is_exact():
+    assert interop.labels_are_ids([]) and interop.labels_are_ids([0, 1, 2])
+    for nodes in ([1, 0, 2], [0, 2, 2], [0, 1.0, 2], [0, True, 2], [0, np.int64(1), 2],
+                  [False], ["0", 1], [0, 1, 3], [-1, 1, 1]):
+        assert not interop.labels_are_ids(nodes), nodes
+
+
+def test_id_positions_take_exact_ints_only():
+    assert B._id_positions(range(2, 9, 3)).tolist() == [2, 5, 8]
+    assert B._id_positions(np.array([3, 1], np.int32)).tolist() == [3, 1]
+    assert sorted(B._id_positions({4, 0, 2}).tolist()) == [0, 2, 4]
+    assert B._id_positions([1, True]) is None and B._id_positions((1.0,)) is None
+    assert B._id_positions(iter([1])) is None and B._id_positions(np.zeros(2)) is None
+    g = B.from_networkx(nx.path_graph(5), None)
+    assert g.positions([4, 0]).tolist() == [4, 0] and g.positions({True}).tolist() == [1]
+    with pytest.raises(nx.NetworkXError, match="7"):
+        g.positions({1, 7})
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 30), st.integers(0, 2 ** 16), st.sampled_from(["ids", "strings"]))
+def test_rows_at_positions_are_the_dicts_there(n, seed, how):
+    """A walk of some rows (consecutive or not, in any order) reads the dicts of the nodes at
+    those positions."""
+    rng = np.random.default_rng(seed)
+    G = _relabel(nx.gnm_random_graph(n, 2 * n, seed=seed), how, random.Random(seed))
+    nodes = list(G)
+    k = int(rng.integers(0, n + 1))
+    for rows in (range(k, n), np.arange(k), rng.permutation(n)[:k]):
+        walk = interop.NetworkxAdjacency(G, rows=rows, nodes=nodes)
+        assert all(d is G._adj[nodes[i]] for d, i in zip(walk.row_dicts, list(rows)))
+        assert len(walk.row_dicts) == len(rows)
+
+
+@pytest.mark.parametrize("how", ["ids", "strings"])
+def test_matching_dict_of_a_partial_matching(how):
+    """The matched part of the node list (a byte mask) against the mates' labels."""
+    G = _relabel(nx.path_graph(7), how, random.Random(3))
+    g = B.from_networkx(G, None)
+    mate = np.full(g.n, -1, np.int64)
+    mate[[1, 2, 5, 6]] = [2, 1, 6, 5]
+    lab = list(G)
+    assert B._mate_dict(g, mate) == {lab[i]: lab[mate[i]] for i in (1, 2, 5, 6)}
+    assert list(B._mate_dict(g, mate)) == [lab[i] for i in (1, 2, 5, 6)]   # node order
+    assert B._mate_dict(g, np.full(g.n, -1, np.int64)) == {}
 
 
 @pytest.mark.parametrize("how", ["ids", "sparse-ints", "strings", "tuples"])

@@ -45,6 +45,7 @@ from ..engine.devices import get_device
 from ..engine.intake import check_compressed_host, check_no_entries, checked_csr
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
+from ..hostpar import permute_csr, pmap
 from ..interop import foreign_graph, membership_sets
 from .driver import (BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, DeviceLouvain, InputProblem,
                      raw_weights)
@@ -530,8 +531,7 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
     if seed is not None:
         check_compressed_host(A.indptr, A.indices, n)         # (before scipy's indexing)
         perm = np.random.default_rng(seed).permutation(n)
-        A = A[perm][:, perm].tocsr()
-        A.sort_indices()
+        A = permute_csr(A, perm, perm, sort=True)      # A[perm][:, perm], rows sorted
     counters = {"input_vertices": int(n)}
     sched = Scheduler(handle, progress=progress, label="louvain")
     dl = None
@@ -578,7 +578,7 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
         inv = np.empty(n, np.int64)
         inv[perm] = np.arange(n)
         memb = memb[inv]
-        levels = [lv[inv] for lv in levels]
+        levels = pmap(lambda lv: lv[inv], levels)      # (one gather per level, all cores)
     m2_in = stats.pop("input_m2")
     kept, dl.kept = dl.kept, None
     q_checked, k = q_dev, None
