@@ -78,13 +78,17 @@ longer than its start-up time is killed and restarted); after a host win the dev
 on the queue drains before the next raced call enqueues anything (the host answers meanwhile).
 A race makes the graphs above ``host_edges`` that the host solves in a fraction of the
 device's time (:data:`KNOWN_MISSES`) cost the host's time plus the hand-over (the lists copied
-to shared memory, a message, the answer copied back and checked: a few tenths of a
-millisecond), and the host-hard ones the device's time plus the polling. ``race_edges`` = 0
-on CPU devices: the device family needs the cores the worker takes (2-core PoCL,
-``bench_small.py --race``: delaunay-13 8.2 ms raced vs 7.1 ms with PPF alone, its RCP 25 vs
-20 ms). On GPUs ``race_edges`` stays 0 until the H100's side-by-side run (``bench_small.py
---race 131072``, host.md: ``auto`` vs ``auto-race``) shows the race ahead; a tuning-cache
-``"auto"`` entry turns it on per device.
+to shared memory, a message, the answer copied back; the worker checks the answer before it
+replies, beside the device path), and the host-hard ones the device's time plus the polling.
+``race_edges`` = 0 on CPU devices: the device family needs the cores the worker takes (2-core
+PoCL, ``bench_small.py --race``: delaunay-13 8.2 ms raced vs 7.1 ms with PPF alone, its RCP 25
+vs 20 ms). ``race_edges`` = 2**17 on GPUs: on the H100 (benchmarks/results/small-h100-race,
+three runs of ``bench_small.py --race 131072``, ``auto`` with and without the race side by
+side on the 24 graphs of up to 1e5 edges) the race took auto's worst ratio to the best of
+host and device from 18.6x, 15.9x and 9.8x to 2.5x, 2.9x and 2.6x (4elt 31 -> 3.5 ms, bcsstk13
+9.5 -> 3.4, rajat01 9.8 -> 2.4, delaunay-13 6.0 -> 3.1), at a geometric mean of 0.78, 0.78
+and 0.73 of auto's time without it; the host-hard graphs lost at most 1.15x to 1.44x
+(polling, the worker's core). A tuning-cache ``"auto"`` entry sets it per device (0: off).
 
 The initial matching's deficiency is not a feature: it is known only after the initial
 matching, which depends on the family's thread mode, and it did not separate PPF's bad cases
