@@ -159,6 +159,17 @@ def _segments():
         if os.path.isdir("/dev/shm") else set()
 
 
+def _late_device(monkeypatch, seconds=0.3):
+    """Make a raced call's device path late: its certificate build sleeps ``seconds``."""
+    from pyclmatch.bipartite.certificate import DeviceCertificate
+    build = DeviceCertificate.build
+
+    def slow_build(self):
+        build(self)
+        time.sleep(seconds)
+    monkeypatch.setattr(DeviceCertificate, "build", slow_build)
+
+
 def test_race_first_call_alone_then_host_wins(device, profile, monkeypatch):
     """The first call that wants a race starts the worker and runs on the device alone;
     once it is up, the host wins on a host-easy graph (the device path is late here) and its
@@ -172,13 +183,7 @@ def test_race_first_call_alone_then_host_wins(device, profile, monkeypatch):
     assert res.choice["race"]["why_not"] == "race worker starting"
     assert res.algorithm == res.choice["race"]["winner"] != "host-hk" and res.verified
     _ready_worker()
-    from pyclmatch.bipartite.certificate import DeviceCertificate
-    build = DeviceCertificate.build
-
-    def slow_build(self):          # the device is late: the host finishes first
-        build(self)
-        time.sleep(0.3)
-    monkeypatch.setattr(DeviceCertificate, "build", slow_build)
+    _late_device(monkeypatch)      # (the host finishes first)
     res = pyclmatch.maximum_matching(A, device=device)
     r = res.choice["race"]
     assert r["winner"] == "host-hk" == res.algorithm and r["host_started"]
@@ -262,13 +267,7 @@ def test_race_host_answer_failing_its_check_is_not_taken(device, profile, monkey
     profile(host_edges=0, race_edges=A.nnz)
     _ready_worker()
     monkeypatch.setattr(race, "HOST_SPOIL", True)
-    from pyclmatch.bipartite.certificate import DeviceCertificate
-    build = DeviceCertificate.build
-
-    def slow_build(self):          # the device is late: the host would win
-        build(self)
-        time.sleep(0.3)
-    monkeypatch.setattr(DeviceCertificate, "build", slow_build)
+    _late_device(monkeypatch)      # (the host would win)
     res = pyclmatch.maximum_matching(A, device=device)
     assert res.choice["race"]["host_started"] and res.algorithm != "host-hk"
     assert res.verified and res.cardinality == _scipy_cardinality(A)
