@@ -58,7 +58,6 @@ class Scheduler:
         self.handle = handle
         self.queue = handle.queue
         self._events = []
-        self._keep = []           # host buffers of non-blocking reads still in flight
         self.wall = defaultdict(float)
         self.counters = defaultdict(int)
         self._ticks = defaultdict(int)
@@ -70,8 +69,10 @@ class Scheduler:
         #: ``check()`` runs before every read-back and drain, its ``wait(event)`` waits for
         #: them (both raise once the host has won), or None
         self.race = None
-        #: non-blocking read-backs of a raced call (their events hold the host arrays they
-        #: write into; kept until the queue has drained, even when the call is abandoned)
+        #: events of non-blocking read-backs that may still be in flight (a raced call's reads,
+        #: :meth:`converge`'s flag copies after the one that stopped it): each holds the host
+        #: array it writes into, and dropping one in pyopencl waits for it, so they are kept
+        #: until the queue has drained, even when the call is abandoned (:meth:`drained`)
         self.pending_reads = []
 
     # -- launching -------------------------------------------------------------------------
@@ -188,8 +189,8 @@ class Scheduler:
                 evt, last_pass, at = pending.pop(0)
                 self.wait(evt)
                 if ring[at, 0] < last_pass:
-                    if pending:       # the copies still in flight land in the ring later
-                        self._keep.append(pending)
+                    # (the copies still in flight land in the ring later)
+                    self.pending_reads.extend(e for e, _, _ in pending)
                     return passes, ring[at, :flags.size].copy()
             if passes > bound:
                 raise IterationLimitError(
@@ -209,7 +210,7 @@ class Scheduler:
 
     def finish(self):
         self.queue.finish()
-        self._keep.clear()
+        self.pending_reads = []   # (a new list: drained() may have handed the old one out)
 
     def sync(self):
         """Wait until the queue has drained (``queue.finish()``); in a raced call through a
