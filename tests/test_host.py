@@ -115,6 +115,55 @@ def test_verification_catches_a_wrong_cover():
         verify_matching(as_bipartite(A), res.row_match, res.col_match, bad)
 
 
+def _dense_certificate_holds(A, rm, cm, rows, cols):
+    """The certificate check of ``hk_core`` spelled out on the dense pattern."""
+    D = sp.csr_matrix(A, copy=True)
+    D.data[:] = 1
+    D = D.toarray() > 0
+    mr = np.flatnonzero(rm >= 0)
+    if mr.size != np.count_nonzero(cm >= 0) or (cm[rm[mr]] != mr).any() \
+            or not D[mr, rm[mr]].all():
+        return False
+    if len(set(rows.tolist())) != rows.size or len(set(cols.tolist())) != cols.size:
+        return False
+    covered = np.zeros_like(D)
+    covered[rows, :] = True
+    covered[:, cols] = True
+    return rows.size + cols.size == mr.size and not (D & ~covered).any()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bipartite(), st.integers(0, 2 ** 31))
+def test_certificate_check_agrees_with_the_dense_reference(A, seed):
+    """Certificates spoiled at random (a cover vertex moved, a mate swapped) are refused
+    exactly when the dense reference refuses them; the cover's lists outside it are read in
+    both ways of gathering them (few lists, or most of them)."""
+    from pyclmatch.bipartite.hk_core import check_matching_and_cover
+    res = pyclmatch.maximum_matching(A, algorithm="host-hk")
+    rng = np.random.default_rng(seed)
+    nr, nc = A.shape
+    g = as_bipartite(A)
+    for trial in range(6):
+        rm, cm = res.row_match.copy(), res.col_match.copy()
+        rows, cols = res.certificate.rows.copy(), res.certificate.cols.copy()
+        kind = trial % 3
+        if kind == 1 and rows.size + cols.size:      # move one cover vertex
+            if rows.size and (not cols.size or rng.integers(2)):
+                rows[rng.integers(rows.size)] = rng.integers(nr)
+            else:
+                cols[rng.integers(cols.size)] = rng.integers(nc)
+        elif kind == 2 and (rm >= 0).sum():          # re-mate one matched row
+            r = rng.choice(np.flatnonzero(rm >= 0))
+            c = rng.integers(nc)
+            if cm[c] < 0:
+                cm[rm[r]], rm[r], cm[c] = -1, c, r
+        csr = g.fmt == "csr"
+        major, minor = (rm, cm) if csr else (cm, rm)
+        cj, cn = (rows, cols) if csr else (cols, rows)
+        problem = check_matching_and_cover(g.indptr, g.indices, *g.major, major, minor, cj, cn)
+        assert (problem is None) == _dense_certificate_holds(A, rm, cm, rows, cols), problem
+
+
 @pytest.fixture
 def profile(device, monkeypatch, tmp_path):
     """Set keys of the test device's ``auto`` profile through the tuning cache."""

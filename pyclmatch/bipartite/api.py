@@ -213,11 +213,10 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         from .race import HostRace
         with sched.step("upload"):
             check_compressed_host(graph.indptr, graph.indices, graph.major[1])
-        race = HostRace(graph, check=bool(verify))
+        race = HostRace(graph, check=bool(verify), gpu=not handle.is_cpu)
     from .race import HostWon
     try:
         if race is not None and race.started:
-            race.poll_s = race.poll_s if handle.is_cpu else 0.0   # (GPUs spin: race.py)
             _wait_for_backlog(handle, sched, race)
         res = _match_with_device(handle, graph, name, factory, init, params, verify, choice,
                                  sched, t_call, race if race is not None and race.started
@@ -445,11 +444,10 @@ def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=
            if k in params})
     if not one_group:   # (the one group's loops have no heavy tier: nothing to prepare)
         with sched.step("upload"):   # heavy-vertex lists: once per device graph, before builds
-            initm.prepare(init)
+            initm.prepare(init, sched)     # (the heavy lists' counts: one read-back, which
             for r in ([runner] if certifier is runner else [runner, certifier]):
-                if hasattr(r, "prepare"):
-                    r.prepare()
-            sched.sync()      # (a raced call polls the host attempt meanwhile)
+                if hasattr(r, "prepare"):   # polls the host attempt in a raced call)
+                    r.prepare(sched)
     for side in ("cols", "rows"):   # heavy vertices handed to work-groups (0: none or off)
         tier = certifier.tiers.get(side) or initm.tiers.get(side)
         sched.counters[f"heavy_{side}"] = tier.count if tier else 0

@@ -110,15 +110,15 @@ class _Launcher:
     def global_size(self, n):
         return min(self.ct_items, int(n)) if self.mode == "ct" else int(n)
 
-    def prepare_heavy(self, dgraph, sides):
-        """Find the heavy vertices of ``sides`` (once per device graph); returns the
-        ``heavy_degree`` template value: the threshold if a side has heavy vertices, else -1
-        (the kernels are then rendered without heavy tier and launched as before)."""
+    def prepare_heavy(self, dgraph, sides, sched=None):
+        """Find the heavy vertices of ``sides`` (once per device graph; one read-back for
+        all sides, through ``sched`` when given); returns the ``heavy_degree`` template value:
+        the threshold if a side has heavy vertices, else -1 (the kernels are then rendered
+        without heavy tier and launched as before)."""
         self.tiers, self._heavy_args = {}, {}
         if self.heavy_degree < 0 or self.wg < HEAVY_MIN_GROUP:
             return -1
-        for side in sides:
-            hl = dgraph.heavy(side, self.heavy_degree)
+        for side, hl in zip(sides, dgraph.heavy_many(sides, self.heavy_degree, sched)):
             if hl.count:
                 groups = min(self.heavy_group_cap, hl.count)
                 batch = min(self.wg, -(-hl.count // groups))
@@ -157,12 +157,12 @@ class InitialMatcher(_Launcher):
         self.ks_rounds = int(ks_rounds)
         self.values = dict(dgraph.type_values, mode=mode, heavy_degree=-1)
 
-    def prepare(self, init):
+    def prepare(self, init, sched=None):
         """Heavy lists of the sides ``init`` walks (columns; rows too for Karp-Sipser)."""
         if init == "none":
             return
         sides = ("cols", "rows") if init == "karp-sipser" else ("cols",)
-        self.values["heavy_degree"] = self.prepare_heavy(self.dg, sides)
+        self.values["heavy_degree"] = self.prepare_heavy(self.dg, sides, sched)
 
     def kernel(self, name):
         return self.handle.kernel(INIT_TEMPLATE, name, **self.values)
@@ -225,11 +225,11 @@ class AugmentingPathMatcher(_Launcher):
         self.values = dict(dgraph.type_values, mode=mode, wr=self.wr, apsb=self.apsb,
                            heavy_degree=-1)
 
-    def prepare(self):
+    def prepare(self, sched=None):
         """Heavy columns for GPUBFS / GPUBFS-WR (the only kernel that walks adjacency); the
         one-group path has no heavy tier (the group strides over the columns)."""
         if not self.one_group:
-            self.values["heavy_degree"] = self.prepare_heavy(self.dg, ("cols",))
+            self.values["heavy_degree"] = self.prepare_heavy(self.dg, ("cols",), sched)
 
     def kernel(self, name):
         return self.handle.kernel(BFS_TEMPLATE, name, **self.values)

@@ -81,10 +81,11 @@ def check_matching_and_cover(indptr, indices, n_major, n_minor, major_match, min
     """The certificate check on compressed arrays, or the text of the first problem found
     (None when all holds): mates in range and mutual, every matched pair an entry of its
     list, every entry with an end in the cover, the cover as large as the matching (which
-    proves it maximum, König). A few vectorized passes: per entry, the row's mate (one
-    ``np.repeat``) against the entry's index, and the cover flags of both ends; the pairs
-    found per list are counted from one cumulative sum. ``names``: what the major and minor
-    vertices are called in the messages."""
+    proves it maximum, König). A few vectorized passes: per entry, the list's mate (one
+    ``np.repeat``) against the entry's index, the pairs found per list counted from one
+    cumulative sum; for the cover, only the lists of the major vertices outside it are read
+    (none when it holds the whole major side, as after a matching perfect on that side). ``names``: what the major and minor vertices are
+    called in the messages."""
     mj, mn = np.asarray(major_match), np.asarray(minor_match)
     if mj.shape != (n_major,) or mn.shape != (n_minor,):
         return (f"{names[0]}_match and {names[1]}_match have shapes {mj.shape}, {mn.shape}; "
@@ -104,23 +105,33 @@ def check_matching_and_cover(indptr, indices, n_major, n_minor, major_match, min
     found = hits[indptr[1:]] - hits[indptr[:-1]]
     if mr.size and not found[mr].all():
         bad = mr[np.flatnonzero(found[mr] == 0)[0]]
-        return (f"matched pair ({names[0]} {bad}, {names[1]} {mj[bad]}) is not an edge")
+        return f"matched pair ({names[0]} {bad}, {names[1]} {mj[bad]}) is not an edge"
     if cover_major is None:
         return None
     cover_major, cover_minor = np.asarray(cover_major), np.asarray(cover_minor)
     size = cover_major.size + cover_minor.size
     if size != mr.size:
         return f"the König cover has {size} vertices but the matching has {mr.size} edges"
-    in_major = np.zeros(n_major, np.uint8)
-    in_major[cover_major] = 1
-    in_minor = np.zeros(n_minor, np.uint8)
-    in_minor[cover_minor] = 1
+    in_major = np.zeros(n_major, bool)
+    in_major[cover_major] = True
+    in_minor = np.zeros(n_minor, bool)
+    in_minor[cover_minor] = True
     if int(np.count_nonzero(in_major)) + int(np.count_nonzero(in_minor)) != size:
         return "the König cover lists a vertex twice"
-    covered = np.repeat(in_major, counts) | np.take(in_minor, indices)
-    if not covered.all():
-        k = int(np.flatnonzero(covered == 0)[0])
-        u = int(np.searchsorted(indptr, k, side="right") - 1)
-        return (f"edge ({names[0]} {u}, {names[1]} {indices[k]}) is not covered: the "
-                f"matching is not maximum")
+    # every entry of a major vertex outside the cover must have its minor end in the cover
+    outside = np.flatnonzero(~in_major)
+    if outside.size:
+        lens = counts[outside]
+        total = int(lens.sum())
+        if 2 * total < indices.size:    # (gather those lists' entries only)
+            at = np.repeat(indptr[outside].astype(np.int64) - (np.cumsum(lens) - lens), lens)
+            at += np.arange(total)
+        else:
+            at = np.flatnonzero(np.repeat(~in_major, counts))
+        uncovered = np.flatnonzero(~np.take(in_minor, np.take(indices, at)))
+        if uncovered.size:
+            k = int(at[uncovered[0]])
+            u = int(np.searchsorted(indptr, k, side="right") - 1)
+            return (f"edge ({names[0]} {u}, {names[1]} {indices[k]}) is not covered: the "
+                    f"matching is not maximum")
     return None

@@ -14,7 +14,8 @@ resource tracker (the segment must outlive this process):
 * request ``("solve", job, segment name, layout, delay)``: the stored lists at
   ``layout["ptr"]``/``layout["ind"]`` (offset, dtype, count), the side sizes, and with
   ``layout["check"]`` the certificate check of the answer too (a failed check is an
-  ``"error"`` reply: the caller keeps the device answer); reply
+  ``"error"`` reply: the caller keeps the device answer) and ``layout["spin"]`` seconds to
+  keep polling for the next request after the reply before blocking on the pipe; reply
   ``("done", job, kr, kc, seconds, sent)`` with the major and minor mates and the two cover
   lists written from ``layout["out"]`` on (int32), or ``("error", job, text, sent)``
   (``sent``: ``time.perf_counter()`` at the reply, the system-wide monotonic clock on Linux). ``delay``: seconds
@@ -112,6 +113,11 @@ def main():
             replies.send(reply + (time.perf_counter(),))
         except OSError:
             break
+        spin = layout.get("spin", 0.0)
+        if spin:      # (stay awake for the next job: see race.WORKER_SPIN_S)
+            end = time.perf_counter() + spin
+            while time.perf_counter() < end and not requests.poll(0):
+                pass
     _release(seg)
 
 

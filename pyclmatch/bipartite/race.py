@@ -55,6 +55,12 @@ POLL_S = 1e-4
 #: seconds between two looks at the worker while the device path enqueues work
 #: (:meth:`HostRace.glance`)
 GLANCE_S = 5e-5
+#: seconds the worker keeps polling its pipe after a reply before it blocks, in races
+#: against GPUs (a worker that sleeps between jobs wakes on a cold core; calls in a loop find
+#: it awake: on the H100, benchmarks/results/race-probe-h100, rajat01 2.05 -> 1.73 ms,
+#: ca-condmat 7.8 -> 5.6 ms whole). Against CPU devices the worker never spins (the device's
+#: kernels need the cores)
+WORKER_SPIN_S = 0.2
 #: seconds a raced host attempt sleeps before it starts (tests: a host that loses the race)
 HOST_DELAY = 0.0
 #: tests: the worker drops a vertex of its cover before the check (which must then fail)
@@ -230,10 +236,11 @@ class HostWorker:
             self.shm = new
         return self.shm
 
-    def submit(self, graph, check=False):
+    def submit(self, graph, check=False, spin=0.0):
         """Hand ``graph``'s stored lists (checked by the intake) to the idle worker (which
-        with ``check`` also checks its answer's certificate); returns the job number, or
-        None when the worker could not take it."""
+        with ``check`` also checks its answer's certificate, and keeps polling for the next
+        job ``spin`` seconds after its reply); returns the job number, or None when the
+        worker could not take it."""
         with self.lock:
             if self.state != "idle":
                 return None
@@ -249,7 +256,8 @@ class HostWorker:
                 layout = {"ptr": (0, ptr.dtype.str, ptr.size),
                           "ind": (at_ind, ind.dtype.str, ind.size),
                           "out": at_out, "major": (int(n_major), int(n_minor)),
-                          "check": bool(check), "spoil": HOST_SPOIL}
+                          "check": bool(check), "spoil": HOST_SPOIL,
+                          "spin": float(spin)}
                 self.job += 1
                 self.requests.send(("solve", self.job, shm.name, layout, HOST_DELAY))
             except (OSError, ValueError):
@@ -293,9 +301,10 @@ class HostRace:
     (``started`` False when the worker was not available: the call runs on the device
     alone, ``why`` says why). The device path calls :meth:`check` and :meth:`wait`
     (through the :class:`~pyclmatch.engine.scheduler.Scheduler`); :meth:`solved` gives the
-    host's answer once it has won."""
+    host's answer once it has won. ``gpu``: the device is a GPU (the waits spin and the worker
+    stays awake ``WORKER_SPIN_S`` after its reply; against a CPU device neither spins)."""
 
-    def __init__(self, graph, worker=None, check=False):
+    def __init__(self, graph, worker=None, check=False, gpu=False):
         self.graph = graph
         #: whether the worker checks the host's answer (its certificate) before replying:
         #: the check then runs beside the device path instead of after the host has won
@@ -314,14 +323,14 @@ class HostRace:
             if not self.worker.supported:
                 self.why = "no race worker on this platform"
         else:
-            self.job = self.worker.submit(graph, check)
+            self.job = self.worker.submit(graph, check, WORKER_SPIN_S if gpu else 0.0)
             if self.job is None:
                 self.why = "race worker could not take the graph"
         self.started = self.job is not None
         self.device_wait = 0.0
-        #: seconds of each wait on the worker's pipe in :meth:`wait` (0: spin; the caller
-        #: sets it per device type)
-        self.poll_s = POLL_S
+        #: seconds of each wait on the worker's pipe in :meth:`wait`: against a GPU 0 (spin),
+        #: against a CPU device ``POLL_S`` (sleeping, as its kernels need the cores)
+        self.poll_s = 0.0 if gpu else POLL_S
         self._glanced = self.t0
 
     def won(self, timeout=0.0):

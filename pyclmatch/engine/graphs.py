@@ -295,37 +295,52 @@ class DeviceBipartite:
     def type_values(self):
         return {"index_t": self.index_t, "offset_t": self.offset_t}
 
-    def heavy(self, side, threshold):
+    def heavy(self, side, threshold, sched=None):
         """The heavy vertices of ``side`` (``"cols"`` or ``"rows"``): those of degree greater
         than ``threshold``, in increasing id order, as a :class:`HeavyList` (computed once per
-        side and threshold, then cached with this device graph): a ``copy_if`` scan over the
-        device offsets and one read-back of its count. The degree-aware kernels hand these
-        vertices to whole work-groups (HEAVY TIER in ``kernels/common.cl.mako``).
+        side and threshold, then cached with this device graph; :meth:`heavy_many`). The
+        degree-aware kernels hand these vertices to whole work-groups (HEAVY TIER in
+        ``kernels/common.cl.mako``).
         """
-        key = (side, int(threshold))
-        hit = self._heavy.get(key)
-        if hit is not None:
-            return hit
-        if side == "cols":
-            ptr = self.col_ptr
-        elif side == "rows":
-            if self.row_ptr is None:
-                raise ValueError("the row adjacency was not uploaded (need_csr=False)")
-            ptr = self.row_ptr
-        else:
-            raise ValueError(f"side must be 'cols' or 'rows', not {side!r}")
-        q = self.handle.queue
-        vertices, count = None, 0
-        if ptr.size > 1:
+        return self.heavy_many((side,), threshold, sched)[0]
+
+    def heavy_many(self, sides, threshold, sched=None):
+        """:meth:`heavy` of each of ``sides``: a ``copy_if`` scan over the device offsets
+        per side not cached yet, and one read-back of their counts together (through
+        ``sched`` when given: counted there, and in a raced call a wait that polls the host
+        attempt, :meth:`~pyclmatch.engine.scheduler.Scheduler.read_many`)."""
+        threshold = int(threshold)
+        todo = {}
+        for side in sides:
+            if (side, threshold) in self._heavy or side in todo:
+                continue
+            if side == "cols":
+                ptr = self.col_ptr
+            elif side == "rows":
+                if self.row_ptr is None:
+                    raise ValueError("the row adjacency was not uploaded (need_csr=False)")
+                ptr = self.row_ptr
+            else:
+                raise ValueError(f"side must be 'cols' or 'rows', not {side!r}")
+            if ptr.size <= 1:
+                self._heavy[(side, threshold)] = HeavyList(None, 0, threshold)
+                continue
+            q = self.handle.queue
             ids = self.handle.arange(ptr.size - 1, self.idt, queue=q)
-            out, count_dev, _ = self.handle.copy_if(
+            todo[side] = self.handle.copy_if(
                 ids, "xadj[ary[i] + 1] - xadj[ary[i]] > threshold",
-                extra_args=[("xadj", ptr), ("threshold", self.odt.type(threshold))], queue=q)
-            count = int(self.handle.download(count_dev))
-            if count:
-                vertices = out[:count].copy(queue=q)
-        hit = self._heavy[key] = HeavyList(vertices, count, int(threshold))
-        return hit
+                extra_args=[("xadj", ptr), ("threshold", self.odt.type(threshold))],
+                queue=q)[:2]
+        if todo:
+            if sched is not None:
+                counts = sched.read_many("upload", [c for _, c in todo.values()])
+            else:
+                counts = [self.handle.download(c) for _, c in todo.values()]
+            for (side, (out, _)), count in zip(todo.items(), counts):
+                count = int(np.asarray(count).reshape(-1)[0])
+                vertices = out[:count].copy(queue=self.handle.queue) if count else None
+                self._heavy[(side, threshold)] = HeavyList(vertices, count, threshold)
+        return [self._heavy[(side, threshold)] for side in sides]
 
 
 class HeavyList:
@@ -358,8 +373,12 @@ class TransposedBipartite:
         self.index_t, self.offset_t = dgraph.index_t, dgraph.offset_t
         self.type_values = dgraph.type_values
 
-    def heavy(self, side, threshold):
-        return self.base.heavy({"cols": "rows", "rows": "cols"}[side], threshold)
+    def heavy(self, side, threshold, sched=None):
+        return self.heavy_many((side,), threshold, sched)[0]
+
+    def heavy_many(self, sides, threshold, sched=None):
+        flip = {"cols": "rows", "rows": "cols"}
+        return self.base.heavy_many([flip[s] for s in sides], threshold, sched)
 
 
 class _Shape:

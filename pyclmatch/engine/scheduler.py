@@ -143,6 +143,26 @@ class Scheduler:
         self.handle.readbacks += 1
         return host
 
+    def read_many(self, phase, arrays):
+        """Blocking read of the small device arrays ``arrays`` together: non-blocking copies
+        and one wait for the last (one counted round trip; in a raced call the wait polls the
+        host attempt). Returns the host copies."""
+        t0 = time.perf_counter()
+        if self.race is not None:
+            self.race.check()
+        hosts = [np.empty(a.shape, a.dtype) for a in arrays]
+        evts = [cl.enqueue_copy(self.queue, h, a.base_data, src_offset=a.offset,
+                                is_blocking=False) for h, a in zip(hosts, arrays)]
+        self.queue.flush()
+        if self.race is not None:
+            self.pending_reads.extend(evts)     # (kept alive if the host wins meanwhile)
+            self.race.wait(evts[-1])
+        else:
+            evts[-1].wait()
+        self.wall["readback"] += time.perf_counter() - t0
+        self.handle.readbacks += 1
+        return hosts
+
     def read_later(self, phase, host, buf, offset=0):
         """Non-blocking read of ``buf`` into ``host`` (which must stay alive until the returned
         event completes; see :meth:`wait`), flushed so that the device starts it without a
