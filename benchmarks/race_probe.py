@@ -91,14 +91,49 @@ class Probe:
         race.HostRace.__init__, race.HostRace.won = traced_init, traced_won
 
 
+def markdown(meta, rows):
+    """The probe's table: per graph and worker setting, medians in ms."""
+    out = [f"# Raced host wins, where the time goes: {meta['device']}", "",
+           f"- command: `{meta['command']}`", f"- date: {meta['date']}",
+           "- ms, medians over the raced calls the host won: pre = call to hand-over; host = "
+           "the worker's Hopcroft-Karp + cover + check (phases: augment / certificate / "
+           "verify); taken = hand-over to the answer taken; latency = how long the answer "
+           "waited; gap = longest stretch of the device path without a look at the worker", "",
+           "| graph | nnz | scipy | host-hk in-process | setting | whole raced call | host wins "
+           "| pre | host | augment / certificate / verify | taken | latency | gap |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def f(x):
+        return "-" if x is None else f"{x:.2f}"
+    for r in rows:
+        for k, v in r.items():
+            if not k.startswith("spin"):
+                continue
+            ph = v.get("host_phases_ms") or {}
+            out.append(f"| {r['graph']} | {r['nnz']} | {f(r['scipy_ms'])} | "
+                       f"{f(r['host_hk_ms'])} | {k} | {f(v['total_ms'])} | "
+                       f"{v['host_wins']}/{v['calls']} | {f(v['pre_ms'])} | {f(v['host_s_ms'])} | "
+                       + " / ".join(f(ph.get(x)) for x in ("augment", "certificate", "verify"))
+                       + f" | {f(v['taken_ms'])} | {f(v['latency_ms'])} | {f(v['gap_ms'])} |")
+    return "\n".join(out) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default=None)
     ap.add_argument("--graphs", default=",".join(GRAPHS + ("kron-11", "kron-11-rcp")))
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--spin", default="0")
+    ap.add_argument("--pin", action="store_true",
+                    help="also measure with this process on CPU 0 and the worker on CPU n/2")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--md-from", default=None, help="re-render probe.md from a probe.json")
     args = ap.parse_args()
+    if args.md_from:
+        d = json.load(open(args.md_from))
+        with open(os.path.join(os.path.dirname(args.md_from), "probe.md"), "w") as f:
+            f.write(markdown(d["meta"], d["rows"]))
+        return
     h = pyclmatch.get_device(args.device)
     choice.PROFILES["cpu" if h.type == "cpu" else "gpu"].update(race_edges=1 << 20,
                                                                    host_edges=0)
@@ -116,8 +151,15 @@ def main():
         pyclmatch.maximum_matching(A, algorithm="host-hk")
         row["host_hk_ms"] = 1e3 * timed(lambda: pyclmatch.maximum_matching(
             A, algorithm="host-hk"), args.repeat)
-        for spin in (float(s) for s in args.spin.split(",")):
+        settings = [(float(s), False) for s in args.spin.split(",")]
+        if args.pin:
+            settings += [(s, True) for s, _ in settings]
+        for spin, pin in settings:
             race.WORKER_SPIN_S = spin
+            ncpu = os.cpu_count() or 1
+            if w.proc is not None:
+                os.sched_setaffinity(0, {0} if pin else set(range(ncpu)))
+                os.sched_setaffinity(w.proc.pid, {ncpu // 2} if pin else set(range(ncpu)))
             pyclmatch.maximum_matching(A, device=h)        # builds
             recs = []
             for _ in range(args.repeat):
@@ -140,9 +182,10 @@ def main():
                     "latency": rc.get("host_answer_latency_s"),
                     "post": (t1 - probe.submitted - taken) if taken is not None
                     and r.algorithm == "host-hk" else None,
-                    "gap": gmax[0], "gap_site": gmax[1], "looks": len(looks)})
+                    "gap": gmax[0], "gap_site": gmax[1], "looks": len(looks),
+                    "phases": rc.get("host_phases_s") or {}})
             hostw = [x for x in recs if x["winner"] == "host-hk"]
-            key = f"spin={spin:g}"
+            key = f"spin={spin:g}" + (" pinned" if pin else "")
             row[key] = {
                 "total_ms": 1e3 * med([x["total"] for x in recs]),
                 "host_wins": len(hostw), "calls": len(recs),
@@ -150,6 +193,8 @@ def main():
                                med([x[k] for x in hostw]) is not None else None)
                    for k in ("pre", "host_s", "taken", "latency", "post", "gap")},
                 "gap_sites": sorted({x["gap_site"] for x in hostw}),
+                "host_phases_ms": {k: 1e3 * med([x["phases"].get(k) for x in hostw])
+                                   for k in sorted({k for x in hostw for k in x["phases"]})},
                 "looks": med([x["looks"] for x in recs])}
         rows.append(row)
         print(json.dumps(row), flush=True)
@@ -159,6 +204,8 @@ def main():
         os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, "probe.json"), "w") as f:
             json.dump({"meta": meta, "rows": rows}, f, indent=1)
+        with open(os.path.join(args.out, "probe.md"), "w") as f:
+            f.write(markdown(meta, rows))
 
 
 if __name__ == "__main__":
