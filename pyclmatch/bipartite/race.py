@@ -311,7 +311,7 @@ class HostRace:
         self.checked = bool(check)
         self.worker = worker or HostWorker.get()
         self.t0 = time.perf_counter()
-        self.seconds = self.noticed = self.latency = None
+        self.seconds = self.noticed = self.latency = self.phases = None
         self.job = None
         self.why = None
         self.failed = None
@@ -350,6 +350,7 @@ class HostRace:
             self.noticed = now - self.t0
             if reply[0] == "done":
                 self.seconds = float(sum(reply[4].values()))
+                self.phases = dict(reply[4])
                 if sys.platform.startswith("linux"):   # (perf_counter: one clock for all)
                     self.latency = now - reply[5]
         if reply[0] != "done":
@@ -401,8 +402,9 @@ class HostRace:
 
     def record(self, winner):
         """What ``res.choice["race"]`` reports: the winner, whether the host attempt started
-        (and why not), the host's seconds (its matching and cover in the worker; None while
-        it still runs), when its answer was taken (seconds after the hand-over) and the
+        (and why not), the host's seconds (its matching, cover and check in the worker, in
+        total and per phase; None while it still runs), when its answer was taken (seconds
+        after the hand-over) and the
         seconds the device path spent waiting while polling the worker; on Linux also how
         long the host's answer waited before the device path took it."""
         out = {"winner": winner, "host_started": self.started,
@@ -410,6 +412,8 @@ class HostRace:
                "device_wait_s": self.device_wait}
         if self.latency is not None:
             out["host_answer_latency_s"] = self.latency
+        if self.phases:
+            out["host_phases_s"] = self.phases
         if self.why:
             out["why_not"] = self.why
         if self.failed:

@@ -134,9 +134,8 @@ class Scheduler:
         if self.race is not None:
             self.race.check()
             evt = cl.enqueue_copy(self.queue, host, buf, src_offset=offset, is_blocking=False)
-            self.pending_reads.append(evt)
             self.queue.flush()
-            self.wait(evt)
+            self._await_reads([evt])
         else:
             cl.enqueue_copy(self.queue, host, buf, src_offset=offset, is_blocking=True)
         self.wall["readback"] += time.perf_counter() - t0
@@ -154,14 +153,20 @@ class Scheduler:
         evts = [cl.enqueue_copy(self.queue, h, a.base_data, src_offset=a.offset,
                                 is_blocking=False) for h, a in zip(hosts, arrays)]
         self.queue.flush()
-        if self.race is not None:
-            self.pending_reads.extend(evts)     # (kept alive if the host wins meanwhile)
-            self.race.wait(evts[-1])
-        else:
-            evts[-1].wait()
+        self._await_reads(evts)
         self.wall["readback"] += time.perf_counter() - t0
         self.handle.readbacks += 1
         return hosts
+
+    def _await_reads(self, evts):
+        """Wait for the flushed non-blocking copies ``evts`` (in queue order): in a raced call
+        while polling the host attempt, the events kept in ``pending_reads`` (the host may win
+        meanwhile, and dropping an event in flight waits for it)."""
+        if self.race is not None:
+            self.pending_reads.extend(evts)
+            self.race.wait(evts[-1])
+        else:
+            evts[-1].wait()
 
     def read_later(self, phase, host, buf, offset=0):
         """Non-blocking read of ``buf`` into ``host`` (which must stay alive until the returned
