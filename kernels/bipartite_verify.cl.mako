@@ -57,8 +57,9 @@ inline void group_add2(int a, int b, __global int *out, int slot_a, int slot_b,
 }
 
 /* One side's mates: each mate in range and mutual; counts the matched vertices and the cover
-   vertices of the side. For the side whose lists are sorted (the user's), each matched pair
-   is looked up in its list (binary search): it must be an edge. */
+   vertices of the side. On the user's side each matched pair is looked up in its list, which
+   must hold it: check_edges = 1 for sorted lists (binary search), 2 for lists in any order
+   (a scan: input a CPU device keeps as given), 0 on the other side. */
 __kernel void verify_side(index_t n, index_t n_other, __global const index_t *mate,
                           __global const index_t *other_mate, __global const uchar *cover,
                           __global const offset_t *ptr, __global const index_t *ind,
@@ -74,7 +75,8 @@ __kernel void verify_side(index_t n, index_t n_other, __global const index_t *ma
         if (m < -1 || m >= n_other) { bad |= BAD_MATE; continue; }
         ++matched;
         if (other_mate[m] != v) bad |= BAD_PAIR;
-        if (check_edges && !sorted_list_has(ind, ptr[v], ptr[v + 1], m)) bad |= NOT_EDGE;
+        if (check_edges == 1 ? !sorted_list_has(ind, ptr[v], ptr[v + 1], m)
+                : check_edges == 2 && !list_has(ind, ptr[v], ptr[v + 1], m)) bad |= NOT_EDGE;
     }
     if (bad) atomic_or(&out[OUT_BAD], bad);
     group_add2(matched, covered, out, slot_matched, slot_cover, s);

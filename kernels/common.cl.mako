@@ -82,6 +82,14 @@ inline int sorted_list_has(__global const index_t *ind, offset_t lo, offset_t hi
     return sorted_list_find(ind, lo, hi, x) >= 0;
 }
 
+/* Whether the list ind[lo..hi) in any order holds x (a scan). */
+inline int list_has(__global const index_t *ind, offset_t lo, offset_t hi, index_t x)
+{
+    for (offset_t e = lo; e < hi; ++e)
+        if (ind[e] == x) return 1;
+    return 0;
+}
+
 /* FOR_EACH_VERTEX(v, n): the vertices a work-item owns. In CT mode work-item tid handles
    tid, tid + T, tid + 2T, ... (T = total work-items), which is getProcessCount() of paper 000
    with strided, coalesced accesses; in MT mode each work-item owns at most one vertex. */

@@ -265,3 +265,62 @@ def test_sort_windows_cover_whole_lists():
         assert all(a < b and b in ptr for a, b in win)
         assert all(x[1] == y[0] for x, y in zip(win, win[1:]))
         assert all(b - a <= w or np.sum((ptr > a) & (ptr < b)) == 0 for a, b in win)
+
+
+def _unsorted_with_repeats(A, seed):
+    """``A``'s pattern (CSR) with some entries repeated and every list shuffled, in arrays
+    that scipy keeps as given."""
+    A = sp.csr_matrix(A)
+    A.sum_duplicates()
+    rng = np.random.default_rng(seed)
+    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    pick = rng.integers(0, max(A.nnz, 1), rng.integers(0, A.nnz + 1)) if A.nnz else []
+    r, c = np.r_[rows, rows[pick]], np.r_[A.indices, A.indices[pick]]
+    order = np.lexsort((rng.random(r.size), r))          # grouped by row, shuffled within
+    ptr = np.r_[0, np.cumsum(np.bincount(r, minlength=A.shape[0]))]
+    X = sp.csr_matrix((np.ones(r.size), c[order].astype(np.int32), ptr.astype(np.int32)),
+                      shape=A.shape)
+    X.has_canonical_format = False
+    return X
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(A=bipartite_matrices(), seed=st.integers(0, 1000))
+def test_lists_kept_as_given(A, seed, device):
+    """``canonical=False`` (the matching families on CPU devices): unsorted lists with
+    repeated entries stay as given (no sort), the answers equal scipy's on the canonical
+    pattern and are verified; the device check of a matched pair scans such lists."""
+    from pyclmatch.engine.graphs import DeviceBipartite
+    X = _unsorted_with_repeats(A, seed)
+    g = as_bipartite(X)
+    dg = DeviceBipartite(device, g, need_csr=True, canonical=False)
+    assert not dg.repaired and g.nnz == X.nnz
+    assert np.array_equal(dg.row_ptr.get(), X.indptr)
+    assert np.array_equal(dg.row_ind.get()[:X.nnz], X.indices)
+    assert dg.sorted_side in (None, "rows")
+    want = scipy_cardinality(sp.csr_matrix(X, dtype=np.int8))
+    for alg in ("apfb-gpubfs-wr-ct", "apsb-gpubfs-mt", "gpr", "ppf"):
+        res = pyclmatch.maximum_matching(X, algorithm=alg, device=device)
+        assert res.cardinality == want and res.verified
+        verify_matching_device(X, res.row_match, res.col_match, res.certificate,
+                               device=device)
+
+
+def test_scan_check_refuses_a_pair_that_is_no_edge(device):
+    """The list scan of the device check (lists kept unsorted on CPU devices) finds a matched
+    pair missing from its list, as the binary search does on sorted lists."""
+    n = 40                      # rows i -> columns i, i+1, i+7 (mod n); column n has no edge
+    i = np.arange(n)
+    A = sp.csr_matrix((np.ones(3 * n), (np.r_[i, i, i], np.r_[i, (i + 1) % n, (i + 7) % n])),
+                      shape=(n, n + 1))
+    X = _unsorted_with_repeats(A, 3)
+    assert not X.has_sorted_indices
+    res = pyclmatch.maximum_matching(X, device=device)
+    assert res.cardinality == n and res.col_match[n] == -1
+    rm, cm = res.row_match.copy(), res.col_match.copy()
+    r = n - 1
+    cm[rm[r]], rm[r], cm[n] = -1, n, r          # mutual, same size, not an edge
+    for check in (verify_matching_device, verify_matching):
+        with pytest.raises(VerificationError):
+            kw = {"device": device} if check is verify_matching_device else {}
+            check(X, rm, cm, res.certificate, **kw)

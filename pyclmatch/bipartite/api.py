@@ -427,7 +427,8 @@ def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=
     with sched.step("upload"):
         dg = DeviceBipartite(handle, graph, extra_bytes=extra, sched=sched,
                              need_csr=(need_csr or init == "karp-sipser"
-                                       or factory.needs_csr))
+                                       or factory.needs_csr),
+                             canonical=not handle.is_cpu)   # (CPU devices: lists as given)
     mode = alg_params.get("mode") or (parse_variant(name)[2] if name in AUGMENTING_VARIANTS
                                       else "ct")
     initm = InitialMatcher(handle, dg, mode=mode,

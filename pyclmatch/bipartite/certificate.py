@@ -120,21 +120,22 @@ class DeviceCertificate:
         nr, nc = g.shape
         out = self.handle.scratch(5, np.int32)
         sched.fill(phase, out, 0)
-        ptr, ind = self.dg.sorted_lists
-        rows_sorted = self.dg.sorted_side == "rows"
+        ptr, ind = self.dg.user_lists
+        rows_user = self.dg.user_side == "rows"
+        look = 1 if self.dg.sorted_side else 2     # (binary search, or a scan of the list)
         side = self.kernel("verify_side")
         sched.launch(phase, side, self._grid(nr), self.wg, np.int32(nr), np.int32(nc),
                      rmatch.data, cmatch.data, self.cover_r.data, ptr.data, ind.data,
-                     np.int32(rows_sorted), out, np.int32(OUT_MATCHED_ROWS),
+                     np.int32(look if rows_user else 0), out, np.int32(OUT_MATCHED_ROWS),
                      np.int32(OUT_COVER_ROWS))
         sched.launch(phase, side, self._grid(nc), self.wg, np.int32(nc), np.int32(nr),
                      cmatch.data, rmatch.data, self.cover_c.data, ptr.data, ind.data,
-                     np.int32(not rows_sorted), out, np.int32(OUT_MATCHED_COLS),
+                     np.int32(0 if rows_user else look), out, np.int32(OUT_MATCHED_COLS),
                      np.int32(OUT_COVER_COLS))
-        major, minor = (self.cover_r, self.cover_c) if rows_sorted else \
+        major, minor = (self.cover_r, self.cover_c) if rows_user else \
             (self.cover_c, self.cover_r)
         sched.launch(phase, self.kernel("verify_cover"), self._grid(g.nnz), self.wg,
-                     np.int32(nr if rows_sorted else nc), self.dg.odt.type(g.nnz), ptr.data,
+                     np.int32(nr if rows_user else nc), self.dg.odt.type(g.nnz), ptr.data,
                      ind.data, major.data, minor.data, out)
         if defer:
             return out
@@ -246,8 +247,8 @@ def verify_matching_device(graph, row_match, col_match, cover, device=None):
     graph = as_bipartite(graph)
     handle = get_device(device)
     sched = Scheduler(handle, label="verify_matching_device")
-    dg = DeviceBipartite(handle, graph, sched=sched)
-    nr, nc = graph.shape
+    dg = DeviceBipartite(handle, graph, sched=sched, canonical=not handle.is_cpu)  # (as the
+    nr, nc = graph.shape                                    # matching families upload it)
     rm, cm = np.asarray(row_match), np.asarray(col_match)
     if rm.shape != (nr,) or cm.shape != (nc,):
         raise VerificationError(f"match arrays have shapes {rm.shape}, {cm.shape}; "

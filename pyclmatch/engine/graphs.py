@@ -231,15 +231,21 @@ class DeviceBipartite:
     (``col_ptr``/``col_ind``) always, the row adjacency (``row_ptr``/``row_ind``) when asked
     for or when it is the user's side.
 
-    The user's side goes up as it is and is checked there (:mod:`pyclmatch.engine.intake`);
-    the other side is its transpose, built on the device. ``sorted_side`` names the side
-    whose lists are sorted (the user's; the transpose's lists are in no particular order).
-    Input the device finds unsorted or with repeated entries is made canonical on the device
-    (``repaired`` is then True). Offsets are 32-bit up to 2**31-1 edges and 64-bit above
-    (:func:`index_types`), on the same device path.
+    The user's side (``user_side``, ``user_lists``) goes up as it is and is checked there
+    (:mod:`pyclmatch.engine.intake`); the other side is its transpose, built on the device.
+    ``sorted_side`` names the side whose lists are sorted (the user's; the transpose's lists
+    are in no particular order), or is None. Input the device finds unsorted or with repeated
+    entries is made canonical on the device (``repaired`` is then True), unless
+    ``canonical=False``: the lists then stay as given, repeated entries included (a repeated
+    entry is a parallel edge, which changes no matching, cover or decomposition), and
+    ``sorted_side`` is None when they are unsorted (the matching families pass it on CPU
+    devices, where the device sort of a large unsorted input costs more than the matching:
+    about 9 s for kron-21's 63.5M entries on PoCL with 16 cores). Offsets are 32-bit up to
+    2**31-1 edges and 64-bit above (:func:`index_types`), on the same device path.
     """
 
-    def __init__(self, handle, graph, need_csr=False, extra_bytes=0, sched=None):
+    def __init__(self, handle, graph, need_csr=False, extra_bytes=0, sched=None,
+                 canonical=True):
         from .scheduler import Scheduler
         self.handle, self.graph = handle, graph
         (self.index_t, self.offset_t), (idt, odt) = index_types(graph.nnz)
@@ -258,7 +264,7 @@ class DeviceBipartite:
         self.row_ptr = self.row_ind = None
         self._heavy = {}
         self.repaired = False
-        from .intake import (DeviceCompressed, NOT_CANONICAL, canonical_lists,
+        from .intake import (DeviceCompressed, NOT_CANONICAL, UNSORTED, canonical_lists,
                              raise_structure_problem)
         n, n_minor = graph.major
         transpose = need_csr or graph.fmt == "csr"
@@ -266,7 +272,7 @@ class DeviceBipartite:
                               transpose=transpose, sched=sched, offset_t=self.offset_t)
         bits = dc.problems(sched)
         raise_structure_problem(bits, "the sparse matrix")
-        if bits & NOT_CANONICAL:        # sorted and merged on the device, then taken again
+        if bits & NOT_CANONICAL and canonical:   # sorted and merged on the device, taken again
             ptr, ind, nnz = canonical_lists(dc, sched, graph.indptr)
             dc = DeviceCompressed(handle, ptr, ind, n, n_minor, transpose=transpose,
                                   sched=sched, nnz=nnz, offset_t=self.offset_t)
@@ -275,19 +281,21 @@ class DeviceBipartite:
         if graph.fmt == "csr":
             self.row_ptr, self.row_ind = dc.ptr, dc.ind
             self.col_ptr, self.col_ind = dc.t_ptr, dc.t_ind
-            self.sorted_side = "rows"
+            self.user_side = "rows"
         else:
             self.col_ptr, self.col_ind = dc.ptr, dc.ind
             self.row_ptr, self.row_ind = dc.t_ptr, dc.t_ind
-            self.sorted_side = "cols"
+            self.user_side = "cols"
+        # (repeated entries alone leave a list non-decreasing: still binary-searchable)
+        self.sorted_side = None if bits & UNSORTED and not self.repaired else self.user_side
         # on a CPU device the uploaded input may wrap a converted host copy, which stays
         # referenced while the enqueued transpose reads it
         self._raw = dc._raw if handle.is_cpu else None
 
     @property
-    def sorted_lists(self):
-        """``(ptr, ind)`` of the side whose lists are sorted (see ``sorted_side``)."""
-        if self.sorted_side == "rows":
+    def user_lists(self):
+        """``(ptr, ind)`` of the user's side (sorted when ``sorted_side`` is not None)."""
+        if self.user_side == "rows":
             return self.row_ptr, self.row_ind
         return self.col_ptr, self.col_ind
 
