@@ -117,24 +117,25 @@ def split_part(items, part):
     return [x for i, x in enumerate(items) if i % n == k - 1]
 
 
-def _runs(A, alg, handle, repeat, slow_seconds, race):
-    """The verified warm-up and the timed runs of one family (the warm-up alone when slow)."""
-    if race:
+def _call(A, alg, handle, race):
+    """One verified whole call with default arguments, summarized (``auto`` on a GPU: after
+    the race worker is idle, as a user's next call would find it)."""
+    if race and alg == AUTO:
         bench_small.worker_idle()
-    warm = pyclmatch.maximum_matching(A, algorithm=alg, device=handle)
-    if warm.timings["total"] > slow_seconds:
-        return warm, [warm], True
-    runs = []
-    for _ in range(repeat):
-        if race:
-            bench_small.worker_idle()
-        runs.append(pyclmatch.maximum_matching(A, algorithm=alg, device=handle))
-    return warm, runs, False
+    r = pyclmatch.maximum_matching(A, algorithm=alg, device=handle)
+    return argparse.Namespace(   # what the record keeps (not the arrays: big graphs x runs)
+        total=r.timings["total"], device_seconds=r.device_seconds, algorithm=r.algorithm,
+        cardinality=r.cardinality, verified=r.verified, counters=dict(r.counters),
+        timings=dict(r.timings), choice=getattr(r, "choice", None))
 
 
 def measure_graph(name, A, handle, families, repeat=3, slow_seconds=3.0, log=None):
     """One graph's record: per family (and ``auto``) the median whole call and device
-    seconds, the best exact family per metric and ``auto``'s ratios to it."""
+    seconds, the best exact family per metric and ``auto``'s ratios to it.
+
+    Every family's verified warm-up first (a family slower than ``slow_seconds`` keeps it as
+    its only run), then ``repeat`` rounds that call each remaining family once in turn, so
+    that a drift of the machine's load spreads over all families alike."""
     from pyclmatch.engine.graphs import as_bipartite
     A = A.tocsr() if A.format != "csr" else A
     g = as_bipartite(A)
@@ -149,9 +150,9 @@ def measure_graph(name, A, handle, families, repeat=3, slow_seconds=3.0, log=Non
             scipy_res = bench_bipartite.finish_child(job, slow_seconds)
             job = None
     race = not handle.is_cpu   # auto races the host family on GPUs: an idle worker first
-    card = None
     order = [AUTO] + [f for f in families if f != "host-hk"] + \
         (["host-hk"] if want_host else [])
+    runs, slow = {}, {}
     for fam in order:
         if fam == "host-hk":
             if job is not None:
@@ -162,34 +163,40 @@ def measure_graph(name, A, handle, families, repeat=3, slow_seconds=3.0, log=Non
                                         "note": f"scipy > {slow_seconds} s"}
                 continue
         try:
-            warm, runs, slow = _runs(A, fam, handle, repeat, slow_seconds,
-                                     race and fam == AUTO)
+            warm = _call(A, fam, handle, race)
         except pyclmatch.PyclmatchError as exc:   # reported; the other families still run
             rec["families"][fam] = {"error": f"{type(exc).__name__}: {exc}"[:300],
                                     "call_s": None, "device_s": None}
             continue
-        for x in runs:
-            if not x.verified or (card is not None and x.cardinality != card):
+        slow[fam] = warm.total > slow_seconds
+        runs[fam] = [warm] if slow[fam] else []
+    timed = [f for f in runs if not slow[f]]
+    for _ in range(repeat):
+        for fam in timed:
+            runs[fam].append(_call(A, fam, handle, race))
+    card = rec.get("scipy_cardinality")
+    for fam, rs in runs.items():
+        for x in rs:
+            card = x.cardinality if card is None else card
+            if not x.verified or x.cardinality != card:
                 raise AssertionError(f"{name} {fam}: cardinality {x.cardinality} "
                                      f"(verified {x.verified}), expected {card}")
-        card = warm.cardinality if card is None else card
-        e = {"call_s": statistics.median([x.timings["total"] for x in runs]),
-             "device_s": statistics.median([x.device_seconds for x in runs]),
-             "call_s_all": [x.timings["total"] for x in runs],
-             "device_s_all": [x.device_seconds for x in runs],
-             "slow": slow, "algorithm": warm.algorithm,
-             "winners": sorted({x.algorithm for x in runs}),
-             "launches": runs[-1].counters.get("launches"),
-             "readbacks": runs[-1].counters.get("readbacks")}
+        e = {"call_s": statistics.median([x.total for x in rs]),
+             "device_s": statistics.median([x.device_seconds for x in rs]),
+             "call_s_all": [x.total for x in rs],
+             "device_s_all": [x.device_seconds for x in rs],
+             "slow": slow[fam], "algorithm": rs[-1].algorithm,
+             "winners": sorted({x.algorithm for x in rs}),
+             "launches": rs[-1].counters.get("launches"),
+             "readbacks": rs[-1].counters.get("readbacks"),
+             "timings": rs[-1].timings}
         if fam == AUTO:
-            c = getattr(runs[-1], "choice", None) or {}
+            c = rs[-1].choice or {}
             e["rule"], e["reason"] = c.get("rule"), c.get("reason")
             e["chose"] = c.get("algorithm")
-            e["races"] = [(getattr(x, "choice", None) or {}).get("race") for x in runs]
+            e["races"] = [(x.choice or {}).get("race") for x in rs]
         rec["families"][fam] = e
-    if card is not None and rec.get("scipy_cardinality") not in (None, card):
-        raise AssertionError(f"{name}: cardinality {card} != scipy's "
-                             f"{rec['scipy_cardinality']}")
+    rec["families"] = {f: rec["families"][f] for f in order if f in rec["families"]}
     rec["cardinality"] = card
     F = rec["families"]
     for key, field, _ in METRICS:
