@@ -33,12 +33,17 @@ of graphs with ``auto`` within 1.3x, the worst ratio and its graph, and the perf
 profile (fraction of graphs on which a family or ``auto`` is within tau of the best exact
 family; ``profile_whole.png``, ``profile_device.png``).
 
-    # H100 (after `source benchmarks/gpu_setup.sh`), two parts and their merge:
-    python3 benchmarks/auto_profile.py --device gpu --suite reference --part 1/2 --out /tmp/ap1
-    python3 benchmarks/auto_profile.py --device gpu --suite reference --part 2/2 --out /tmp/ap2
-    python3 benchmarks/auto_profile.py --merge /tmp/ap1,/tmp/ap2 --out benchmarks/results/auto-profile-h100
-    # PoCL:
-    python3 benchmarks/auto_profile.py --device cpu --suite small --out /tmp/auto-pocl
+    # H100 (after `source benchmarks/gpu_setup.sh`), two parts (each half of the suite's
+    # graphs with their RCP and half of the shared files) and their merge:
+    python3 benchmarks/auto_profile.py --device gpu --suite reference --slow-seconds 1 \
+        --part 1/2 --out benchmarks/results/auto-profile-h100/part1
+    python3 benchmarks/auto_profile.py --device gpu --suite reference --slow-seconds 1 \
+        --part 2/2 --out benchmarks/results/auto-profile-h100/part2
+    python3 benchmarks/auto_profile.py --merge benchmarks/results/auto-profile-h100/part1,\
+benchmarks/results/auto-profile-h100/part2 --out benchmarks/results/auto-profile-h100
+    # PoCL (2 cores: small; 16 cores: medium):
+    python3 benchmarks/auto_profile.py --device cpu --suite small --slow-seconds 2 \
+        --out benchmarks/results/auto-profile-pocl-small
 """
 import argparse
 import csv
@@ -136,16 +141,14 @@ def measure_graph(name, A, handle, families, repeat=3, slow_seconds=3.0, log=Non
     Every family's verified warm-up first (a family slower than ``slow_seconds`` keeps it as
     its only run), then ``repeat`` rounds that call each remaining family once in turn, so
     that a drift of the machine's load spreads over all families alike."""
-    from pyclmatch.engine.graphs import as_bipartite
     A = A.tocsr() if A.format != "csr" else A
-    g = as_bipartite(A)
     rec = {"graph": name, "rows": int(A.shape[0]), "cols": int(A.shape[1]),
            "nnz": int(A.nnz), "families": {}}
     t_graph = time.perf_counter()
     job = scipy_res = None
     want_host = "host-hk" in families
     if want_host:        # scipy in a child: host-hk's time predictor and a cardinality check
-        job = bench_bipartite.start_scipy(g.csr)
+        job = bench_bipartite.start_scipy(A)
         if handle.is_cpu:   # a CPU device needs the cores scipy would use
             scipy_res = bench_bipartite.finish_child(job, slow_seconds)
             job = None
