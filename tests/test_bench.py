@@ -166,3 +166,44 @@ def test_failed_answer_recorded_and_run_goes_on(monkeypatch, tmp_path):
     assert failed[0]["verified"] is False
     assert any(r["algorithm"] == "suitor" and r["verified"] for r in recs)
     assert "FAILED" in open(tmp_path / "summary.md").read()
+
+
+def test_auto_profile_core(tmp_path):
+    """benchmarks/auto_profile.py on two tiny graphs with two families: verified records,
+    auto's ratios to the best exact family, the 1.3x summary, the report and its plots, and
+    --merge of two parts."""
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                    "benchmarks"))
+    ap = pytest.importorskip("auto_profile")
+    pytest.importorskip("matplotlib")
+    h = pyclmatch.get_device("cpu")
+    G = pyclmatch.generators
+    fams = ["apfb-gpubfs-wr-mt", "host-hk"]
+    recs = [ap.measure_graph(n, A, h, fams, repeat=1, slow_seconds=30)
+            for n, A in (("grid-8", G.grid(8)), ("kron-6-rcp", G.permuted(G.kron(6))))]
+    for r in recs:
+        assert set(r["families"]) == {"auto"} | set(fams)
+        assert r["cardinality"] == r["scipy_cardinality"] > 0
+        assert r["best_whole"] in fams and r["best_device"] in fams
+        a = r["families"]["auto"]
+        assert a["call_s"] >= a["device_s"] > 0 and a["chose"] and a["rule"] is not None
+        best = r["families"][r["best_whole"]]["call_s"]
+        assert r["auto_over_best_whole"] == pytest.approx(a["call_s"] / best)
+    s = ap.summarize(recs)
+    for key in ("whole", "device"):
+        q = [r["auto_over_best_" + key] for r in recs]
+        assert s[key]["graphs"] == 2 and s[key]["within_1.3"] == sum(x <= 1.3 for x in q)
+        assert s[key]["worst"] == pytest.approx(max(q))
+        assert s[key]["worst_graph"] == recs[q.index(max(q))]["graph"]
+        assert s[key]["goal_met"] == (s[key]["within_1.3"] == 2 and max(q) <= 2)
+    meta = {"device": h.label, "date": "d", "command": "c", "host": "x", "repeat": 1,
+            "slow_seconds": 30}
+    for i, r in enumerate(recs):
+        ap.write(str(tmp_path / f"p{i}"), dict(meta, command=f"c{i}"), [r], plots=False)
+    merged = ap.merge([str(tmp_path / "p0"), str(tmp_path / "p1")], str(tmp_path / "m"))
+    assert merged == s
+    md = (tmp_path / "m" / "results.md").read_text()
+    assert "`c0`" in md and "`c1`" in md and "kron-6-rcp" in md
+    for key in ("whole", "device"):
+        assert (tmp_path / "m" / f"profile_{key}.png").read_bytes()[:4] == b"\x89PNG"
