@@ -217,7 +217,7 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
     from .race import HostWon
     try:
         if race is not None and race.started:
-            _wait_for_backlog(handle, sched, race)
+            _wait_for_backlog(handle, race)
         res = _match_with_device(handle, graph, name, factory, init, params, verify, choice,
                                  sched, t_call, race if race is not None and race.started
                                  else None)
@@ -240,18 +240,14 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
     return res
 
 
-def _wait_for_backlog(handle, sched, race):
+def _wait_for_backlog(handle, race):
     """Before a raced call enqueues anything: the device work that an earlier raced call
-    left running when the host won it must drain first (waited for by ``sched`` while
-    polling ``race``, which raises :class:`~pyclmatch.bipartite.race.HostWon` if the host
-    answers before)."""
+    left running when the host won it must drain first (waited for while polling ``race``,
+    which raises :class:`~pyclmatch.bipartite.race.HostWon` if the host answers before)."""
     backlog = handle.race_backlog
     if backlog is not None:
-        sched.race = race
-        try:
-            sched.wait(backlog[0])
-        finally:
-            sched.race = None     # (set again once the programs are built)
+        handle.queue.flush()
+        race.wait(backlog[0], poll=True)
         handle.race_backlog = None
 
 

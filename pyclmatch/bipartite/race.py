@@ -32,11 +32,10 @@ is idle, and enqueues device work only when the queue holds none that a host win
   one. Where no worker can be started (no ``sys.executable``, not POSIX) calls never race.
 
 The device path notices a host win at each of its waits (:meth:`HostRace.wait`, called by
-:class:`~pyclmatch.engine.scheduler.Scheduler` before its blocking read-backs and queue
-drains in a raced call, and every ``GLANCE_S`` at its launches): it looks at the device's event
-and the worker's pipe in turn (on GPUs without sleeping; on CPU devices, whose cores the
-kernels need, sleeping up to ``POLL_S`` on the pipe), so the host's answer is taken within
-microseconds of its reply on GPUs, about ``POLL_S`` on CPU devices.
+:class:`~pyclmatch.engine.scheduler.Scheduler` for its read-backs and queue drains in a raced
+call: a look at the worker's pipe before and after a blocking wait for the device, as an
+unraced call waits) and every ``GLANCE_S`` at its launches, so the host's answer is taken at
+the end of the device wait in progress.
 """
 import atexit
 import os
@@ -47,10 +46,8 @@ import time
 
 import numpy as np
 
-#: seconds of one wait on the worker's pipe between two looks at the device's event on CPU
-#: devices (whose cores the device work needs: the wait sleeps); on GPUs the wait spins
-#: (looks at both in turn without sleeping, as a driver's own blocking wait does), so either
-#: end is taken within a few microseconds
+#: seconds of one wait on the worker's pipe between two looks at abandoned device work
+#: (:meth:`HostRace.wait` with ``poll``)
 POLL_S = 1e-4
 #: seconds between two looks at the worker while the device path enqueues work
 #: (:meth:`HostRace.glance`)
@@ -301,8 +298,8 @@ class HostRace:
     (``started`` False when the worker was not available: the call runs on the device
     alone, ``why`` says why). The device path calls :meth:`check` and :meth:`wait`
     (through the :class:`~pyclmatch.engine.scheduler.Scheduler`); :meth:`solved` gives the
-    host's answer once it has won. ``gpu``: the device is a GPU (the waits spin and the worker
-    stays awake ``WORKER_SPIN_S`` after its reply; against a CPU device neither spins)."""
+    host's answer once it has won. ``gpu``: the device is a GPU (the worker stays awake
+    ``WORKER_SPIN_S`` after its reply; against a CPU device it does not)."""
 
     def __init__(self, graph, worker=None, check=False, gpu=False):
         self.graph = graph
@@ -328,9 +325,6 @@ class HostRace:
                 self.why = "race worker could not take the graph"
         self.started = self.job is not None
         self.device_wait = 0.0
-        #: seconds of each wait on the worker's pipe in :meth:`wait`: against a GPU 0 (spin),
-        #: against a CPU device ``POLL_S`` (sleeping, as its kernels need the cores)
-        self.poll_s = 0.0 if gpu else POLL_S
         self._glanced = self.t0
 
     def won(self, timeout=0.0):
@@ -371,21 +365,34 @@ class HostRace:
             self._glanced = now
             self.check()
 
-    def wait(self, event):
-        """Wait for the device's ``event`` while polling the worker: returns once the event
-        has completed (or failed: the caller's next step reports it), raises
-        :class:`HostWon` as soon as the host's answer is ready."""
-        import pyopencl as cl
-        complete = cl.command_execution_status.COMPLETE
-        status = cl.event_info.COMMAND_EXECUTION_STATUS
+    def wait(self, event, poll=False):
+        """Wait for the device's ``event``, looking at the worker before and after: returns
+        once the event has completed (or failed: the caller's next step reports it), raises
+        :class:`HostWon` when the host's answer is ready at either look. The wait itself
+        blocks in the driver as an unraced call's does: polling the event's status instead
+        (spinning, or sleeping on the worker's pipe between looks) slowed the device's queue
+        itself on the H100 (bayer10, device won: 25 ms of kernels unraced, 33 ms spinning,
+        121 ms sleeping; benchmarks/results/race-wait-h100). A host answer is therefore taken
+        at the end of the device wait in progress, as in the device's own read-backs.
+        ``poll=True`` (the wait for device work an earlier call abandoned, which may take
+        long and whose speed no longer matters) looks at the worker every ``POLL_S`` until
+        the event completes instead."""
         t0 = time.perf_counter()
         try:
-            while event.get_info(status) > complete:
-                if self.won(self.poll_s):
-                    raise HostWon()
-                if not self.started or self.failed:
-                    event.wait()
-                    break
+            if self.won():
+                raise HostWon()
+            if poll and self.started and not self.failed:
+                import pyopencl as cl
+                complete = cl.command_execution_status.COMPLETE
+                status = cl.event_info.COMMAND_EXECUTION_STATUS
+                while event.get_info(status) > complete:
+                    if self.won(POLL_S):
+                        raise HostWon()
+                    if self.failed:
+                        break
+            event.wait()
+            if self.won():
+                raise HostWon()
         finally:
             self.device_wait += time.perf_counter() - t0
 
