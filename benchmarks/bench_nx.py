@@ -83,6 +83,7 @@ def timed(fn, repeat, before=None):
     for _ in range(repeat):
         if before:
             before()
+        out = None       # (the previous call's result is freed outside the timed call)
         t0 = time.perf_counter()
         out = fn()
         ts.append(time.perf_counter() - t0)

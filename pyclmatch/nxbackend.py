@@ -46,14 +46,14 @@ import math
 import numbers
 import weakref
 from itertools import compress
-from operator import countOf
 from typing import Any, Iterator
 
 import numpy as np
 import scipy.sparse as sp
 
 from .errors import InputError
-from .interop import NetworkxAdjacency, canonical_csr, labels_are_ids, membership_sets
+from .interop import (NetworkxAdjacency, canonical_csr, exact_int32_values,
+                      labels_are_ids, membership_sets)
 
 __all__ = ["PyclGraph", "convert_from_nx", "convert_to_nx", "from_networkx", "can_run",
            "should_run", "get_info", "on_start_tests", "louvain_communities",
@@ -306,16 +306,14 @@ class PyclGraph:
 def _id_positions(nodes) -> np.ndarray | None:
     """The labels ``nodes`` as int64 positions of a graph whose labels are the ids 0..n-1,
     without a look-up per label: a ``range``, an int array, or a list / tuple / set of Python
-    ints (exactly ``int``: another type equal to an id is left to the node index); None for
-    anything else."""
+    ints (exactly ``int``: another type equal to an id is left to the node index; read by
+    :func:`~pyclmatch.interop.exact_int32_values`); None for anything else."""
     if isinstance(nodes, range):
         return np.arange(nodes.start, nodes.stop, nodes.step, dtype=np.int64)
     if isinstance(nodes, np.ndarray):
         return nodes.astype(np.int64) if nodes.dtype.kind in "iu" and nodes.ndim == 1 else None
-    if isinstance(nodes, (list, tuple, set, frozenset)) and \
-            countOf(map(type, nodes), int) == len(nodes):
-        return np.fromiter(nodes, np.int64, len(nodes))
-    return None
+    pos = exact_int32_values(nodes)
+    return None if pos is None else pos.astype(np.int64)
 
 
 def _hashable_in(u, index):
@@ -631,8 +629,10 @@ def _biadjacency(g: PyclGraph, top, bottom) -> sp.csr_matrix:
     dicts walked: half the entries of a bipartite graph."""
     nb = bottom.size
     if g.source is not None:
-        key = ("biadjacency", hash(top.tobytes()), top.size)     # (networkx's cache keeps g:
-        hit = g._cache.get(key)                                  # a later call reuses B)
+        # (networkx's cache keeps g: a later call with the same top nodes reuses B; the key
+        # hashes a sample of them, a hit is compared whole)
+        key = ("biadjacency", top.size, hash(top[::max(1, top.size >> 12)].tobytes()))
+        hit = g._cache.get(key)
         if hit is not None and np.array_equal(hit[0], top):
             return hit[1]
         walk = NetworkxAdjacency(g.source, rows=bottom, nodes=g.node_list,
@@ -694,13 +694,37 @@ def hopcroft_karp_matching(G, top_nodes=None, *, device=None) -> dict:
     a maximum-cardinality matching as ``{u: v, v: u}``, computed by
     :func:`pyclmatch.maximum_matching` (verified by its König certificate)."""
     g, top, bottom, res = _bipartite_match(G, top_nodes, device)
-    cm = np.asarray(res.col_match)
-    j = np.flatnonzero(cm >= 0)
-    tj, bj = top[j], bottom[cm[j]]
-    mate = np.full(g.n, -1, np.int64)
-    mate[tj] = bj
-    mate[bj] = tj
+    mate = np.empty(g.n, np.int64)      # (top and bottom cover every node)
+    _put(mate, top, _take(bottom, res.col_match))
+    _put(mate, bottom, _take(top, res.row_match))
     return _mate_dict(g, mate)
+
+
+def _consecutive(pos: np.ndarray) -> bool:
+    return pos.size > 0 and int(pos[-1]) - int(pos[0]) == pos.size - 1
+
+
+def _take(pos: np.ndarray, idx) -> np.ndarray:
+    """``pos[idx]`` (int64), -1 where ``idx`` is -1: an offset where ``pos`` is a run of
+    consecutive positions (a side of a graph numbered side by side), else a gather."""
+    idx = np.asarray(idx)
+    if pos.size == 0:                   # (then every idx is -1)
+        return np.full(idx.size, -1, np.int64)
+    if _consecutive(pos):
+        out = idx.astype(np.int64)
+        out += int(pos[0])
+    else:
+        out = pos[idx]
+    out[idx < 0] = -1
+    return out
+
+
+def _put(out: np.ndarray, pos: np.ndarray, values: np.ndarray) -> None:
+    """``out[pos] = values``, a slice where ``pos`` is consecutive."""
+    if _consecutive(pos):
+        out[int(pos[0]):int(pos[0]) + pos.size] = values
+    elif pos.size:
+        out[pos] = values
 
 
 def _mate_dict(g: PyclGraph, mate: np.ndarray) -> dict:

@@ -118,6 +118,22 @@ def test_labels_are_ids_is_exact():
         assert not interop.labels_are_ids(nodes), nodes
 
 
+def test_exact_int32_values_reads_python_ints_only():
+    """marshal's five-byte records are taken only when every element is one: bools, numpy
+    integers, int subclasses, floats, strings and ints beyond int32 are refused."""
+    class MyInt(int):
+        pass
+    ev = interop.exact_int32_values
+    for seq in ([], [0, 1, 2], [5, -3, 2 ** 31 - 1, -2 ** 31], (7, 1) * 200, (4,)):
+        assert ev(seq).tolist() == list(seq), seq
+    assert sorted(ev({9, 2, 4}).tolist()) == [2, 4, 9]
+    assert ev(frozenset([3])).tolist() == [3] and ev(set()).tolist() == []
+    for seq in ([0, True], [False], [0, np.int64(1)], [MyInt(2)], [1.0], ["1"], [2 ** 31],
+                [-2 ** 31 - 1], [0, (1,)], [[0]], iter([1]), {0: 1}, range(3), np.arange(2),
+                [0, None], [0, 2 ** 40, 1]):
+        assert ev(seq) is None, seq
+
+
 def test_id_positions_take_exact_ints_only():
     assert B._id_positions(range(2, 9, 3)).tolist() == [2, 5, 8]
     assert B._id_positions(np.array([3, 1], np.int32)).tolist() == [3, 1]
@@ -139,7 +155,9 @@ def test_rows_at_positions_are_the_dicts_there(n, seed, how):
     G = _relabel(nx.gnm_random_graph(n, 2 * n, seed=seed), how, random.Random(seed))
     nodes = list(G)
     k = int(rng.integers(0, n + 1))
-    for rows in (range(k, n), np.arange(k), rng.permutation(n)[:k]):
+    j = int(rng.integers(0, k + 1))
+    for rows in (range(k, n), np.arange(k), rng.permutation(n)[:k], range(j, k),
+                 np.arange(j, k), np.arange(k, n)):
         walk = interop.NetworkxAdjacency(G, rows=rows, nodes=nodes)
         assert all(d is G._adj[nodes[i]] for d, i in zip(walk.row_dicts, list(rows)))
         assert len(walk.row_dicts) == len(rows)
