@@ -629,12 +629,18 @@ def _biadjacency(g: PyclGraph, top, bottom) -> sp.csr_matrix:
     dicts walked: half the entries of a bipartite graph."""
     nb = bottom.size
     if g.source is not None:
-        # (networkx's cache keeps g: a later call with the same top nodes reuses B; the key
-        # hashes a sample of them, a hit is compared whole)
-        key = ("biadjacency", top.size, hash(top[::max(1, top.size >> 12)].tobytes()))
+        # (networkx's cache keeps g: a later call with the same sides reuses B, or the
+        # transpose of the B a matching built the other way round (:func:`_bipartite_match`))
+        key = _sides_key(top)
         hit = g._cache.get(key)
-        if hit is not None and np.array_equal(hit[0], top):
-            return hit[1]
+        if hit is not None and np.array_equal(hit[0], top) and np.array_equal(hit[1], bottom):
+            return hit[2]
+        hit = g._cache.get(_sides_key(bottom))
+        if hit is not None and np.array_equal(hit[0], bottom) and np.array_equal(hit[1], top):
+            B = hit[2].T.tocsr()          # (scipy's transpose sorts every list: canonical)
+            B.has_canonical_format = True
+            g._cache[key] = (top, bottom, B)
+            return B
         walk = NetworkxAdjacency(g.source, rows=bottom, nodes=g.node_list,
                                  ids_are_labels=g.ids_are_labels)
         cols, counts = walk.sorted_indices, np.diff(walk.indptr)
@@ -669,21 +675,36 @@ def _biadjacency(g: PyclGraph, top, bottom) -> sp.csr_matrix:
                       shape=(nb, top.size), copy=False)
     B.has_canonical_format = True
     if g.source is not None:
-        g._cache[key] = (top, B)
+        g._cache[key] = (top, bottom, B)
     return B
 
 
-def _bipartite_match(G, top_nodes, device):
+def _sides_key(cols: np.ndarray) -> tuple:
+    """Cache key of a deferred graph's biadjacency with the columns ``cols``: their count
+    and a hash of a sample of them (a hit is compared whole)."""
+    return ("biadjacency", cols.size, hash(cols[::max(1, cols.size >> 12)].tobytes()))
+
+
+def _bipartite_match(G, top_nodes, device, cover=True):
+    """``(g, cols, rows, res)``: pyclmatch's maximum matching ``res`` of the graph ``G``
+    split by ``top_nodes``, rows = bottom nodes and columns = top nodes (the König cover's
+    orientation, :func:`_biadjacency`). With ``cover=False`` (a matching alone, any
+    orientation will do) a deferred walk reads the top side instead when it is a leading run
+    of the node order no longer than the bottom side: ``islice`` then reads its dicts with
+    nothing to skip (1M dicts: 24 ms, against 45 ms for the trailing bottom half)."""
     from .bipartite import maximum_matching
     g = G if isinstance(G, PyclGraph) else PyclGraph.deferred(G, {})
     key = ("bimatch", device)       # (the answer for networkx's own split is kept)
     hit = g._cache.get(key) if top_nodes is None else None
     if hit is not None:
         return hit
-    top, bottom = _bipartite_split(g, top_nodes)
-    B = _biadjacency(g, top, bottom)
+    cols, rows = _bipartite_split(g, top_nodes)
+    if not cover and g.source is not None and rows.size and cols.size <= rows.size and \
+            int(cols[0]) == 0 and _consecutive(cols):
+        cols, rows = rows, cols
+    B = _biadjacency(g, cols, rows)
     res = maximum_matching(B, device=device)
-    out = g, top, bottom, res
+    out = g, cols, rows, res
     if top_nodes is None:
         g._cache[key] = out
     return out
@@ -693,10 +714,10 @@ def hopcroft_karp_matching(G, top_nodes=None, *, device=None) -> dict:
     """networkx's ``bipartite.hopcroft_karp_matching`` (= ``bipartite.maximum_matching``):
     a maximum-cardinality matching as ``{u: v, v: u}``, computed by
     :func:`pyclmatch.maximum_matching` (verified by its König certificate)."""
-    g, top, bottom, res = _bipartite_match(G, top_nodes, device)
-    mate = np.empty(g.n, np.int64)      # (top and bottom cover every node)
-    _put(mate, top, _take(bottom, res.col_match))
-    _put(mate, bottom, _take(top, res.row_match))
+    g, cols, rows, res = _bipartite_match(G, top_nodes, device, cover=False)
+    mate = np.empty(g.n, np.int64)      # (the two sides cover every node)
+    _put(mate, cols, _take(rows, res.col_match))
+    _put(mate, rows, _take(cols, res.row_match))
     return _mate_dict(g, mate)
 
 
@@ -731,12 +752,29 @@ def _mate_dict(g: PyclGraph, mate: np.ndarray) -> dict:
     """``{u: mate[u]}`` over the matched nodes, keys in node order (the dict's table is then
     written in order): the keys are the graph's own label objects (its node list, or the
     matched part of it through ``itertools.compress`` over a byte mask: no label is made
-    for them), the values one ``tolist`` of the mates' labels."""
+    for them), the values one ``tolist`` of the mates' labels. A perfect matching of a graph
+    whose walk is deferred (:meth:`PyclGraph.deferred`: the networkx graph is at hand) starts
+    from ``dict.fromkeys`` of the networkx graph's adjacency dict, which copies its keys and
+    their hashes into a table of the final size, and then sets the values: about 15% faster
+    than growing the dict from ``zip`` (2.1M nodes: 130 ms against 150 ms)."""
     matched = mate >= 0
     if matched.all():             # (a perfect matching: every node, in order)
-        return dict(zip(g.node_list, g.labels(mate)))
+        adj = _source_adj(g)
+        if adj is None:
+            return dict(zip(g.node_list, g.labels(mate)))
+        out = dict.fromkeys(adj)
+        out.update(zip(g.node_list, g.labels(mate)))
+        return out
     keys = compress(g.node_list, matched.view(np.uint8).tobytes())
     return dict(zip(keys, g.labels(mate[matched])))
+
+
+def _source_adj(g: PyclGraph) -> dict | None:
+    """The adjacency dict (exactly a ``dict``, keyed by ``g``'s nodes in order) of the
+    networkx graph of a deferred walk, if it is still at hand; else None."""
+    G = g._source[0]() if g._source is not None else None
+    adj = getattr(G, "_adj", None)
+    return adj if type(adj) is dict and len(adj) == g.n else None
 
 
 def eppstein_matching(G, top_nodes=None, *, device=None) -> dict:

@@ -236,6 +236,42 @@ def test_sizes_checked_before_the_conversion(monkeypatch):
         interop.dataframe_csr(pd.DataFrame({"source": range(100), "target": range(1, 101)}))
 
 
+def test_matching_walks_the_leading_side_and_the_cover_reuses_it(device, monkeypatch):
+    """With the top nodes a leading run of the node order, a matching walks them (the
+    columns of its B are the bottom nodes); to_vertex_cover then transposes that B instead of
+    walking the bottom side, and gets networkx's cover."""
+    rng = np.random.default_rng(4)
+    k, n = 30, 70
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from((int(u), int(v)) for u, v in zip(rng.integers(0, k, 120),
+                                                      rng.integers(k, n, 120)))
+    G.add_edge(k + 1, k + 2)          # (an edge inside the bottom side: dropped either way)
+    top, bottom = np.arange(k), np.arange(k, n)
+    walks = []
+    real = interop.NetworkxAdjacency
+
+    def counted(*args, **kw):
+        walks.append(kw.get("rows"))
+        return real(*args, **kw)
+    monkeypatch.setattr(B, "NetworkxAdjacency", counted)
+    g = B.PyclGraph.deferred(G, {})
+    m = B.hopcroft_karp_matching(g, range(k), device=device)
+    assert len(walks) == 1 and np.array_equal(walks[0], top)       # the leading side
+    want = nx.bipartite.hopcroft_karp_matching(G, range(k))
+    assert len(m) == len(want) and all(m[m[u]] == u and G.has_edge(u, m[u]) for u in m)
+    cover = B.to_vertex_cover(g, m, range(k), device=device)
+    assert len(walks) == 1 and g.source is G                    # B transposed, no walk
+    assert cover == nx.bipartite.to_vertex_cover(G, want, range(k))
+    ref = _biadjacency_reference(B.from_networkx(G, None), top, bottom)
+    got = B._biadjacency(g, top, bottom)
+    assert got.has_canonical_format and (got != ref).nnz == 0
+    srt = got.copy()
+    srt.has_sorted_indices = False
+    srt.sort_indices()                      # (the flag is true: every list was sorted)
+    assert np.array_equal(srt.indices, got.indices)
+
+
 def test_deferred_graph_reuses_its_biadjacency_and_holds_g_weakly():
     G = nx.complete_bipartite_graph(3, 4)
     g = B.PyclGraph.deferred(G, {})

@@ -106,6 +106,21 @@ def test_bipartite_matching_whatever_the_top_nodes_container(device, shape):
     assert len(m) == ref and all(m[m[u]] == u and G.has_edge(u, m[u]) for u in m)
 
 
+def test_perfect_matching_dict_keeps_node_order_and_objects(device):
+    """A perfect matching of a networkx graph (its dict presized from the graph's adjacency
+    dict) and of a converted graph: every node once, in node order, the graph's own label
+    objects as keys."""
+    t0, t1 = ("t", 0), ("t", 1)
+    G = nx.Graph()
+    G.add_nodes_from(["b1", t0, "b0", t1])
+    G.add_edges_from([(t0, "b0"), (t1, "b1"), (t0, "b1")])
+    want = {t0: "b0", "b0": t0, t1: "b1", "b1": t1}
+    for H in (G, B.from_networkx(G, None)):
+        m = B.hopcroft_karp_matching(H, [t0, t1], device=device)
+        assert m == want and list(m) == list(G)
+        assert all(u is v for u, v in zip(m, G))
+
+
 def _reordered(G):
     """``G`` with its nodes in sorted order (the node order the positions follow)."""
     H = nx.Graph()
