@@ -272,6 +272,36 @@ def test_matching_walks_the_leading_side_and_the_cover_reuses_it(device, monkeyp
     assert np.array_equal(srt.indices, got.indices)
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 40), st.integers(0, 2 ** 16), st.booleans())
+def test_walk_by_chunks_of_rows(n, seed, subset):
+    """The walk of a graph labelled by its ids, chunk by chunk (tiny chunks here), gives
+    networkx's matrix; the host memory is checked before the first keys are read and then
+    at every doubling of the entries."""
+    checks = []
+    real = interop._check_conversion
+
+    def check(fits, n_, nnz, *args):
+        checks.append(nnz)
+        return real(fits, n_, nnz, *args)
+    rng = np.random.default_rng(seed)
+    G = nx.gnm_random_graph(n, int(rng.integers(0, 3 * n)), seed=seed)
+    rows = np.sort(rng.choice(n, int(rng.integers(0, n + 1)), replace=False)) if subset \
+        else None
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(interop.NetworkxAdjacency, "CHUNK_ROWS", 3)
+        mp.setattr(interop, "_check_conversion", check)
+        walk = interop.NetworkxAdjacency(G, rows=rows)
+    ref = nx.to_scipy_sparse_array(G, format="csr", weight=None)
+    if rows is not None:
+        ref = ref[rows]
+    assert walk.ids_are_labels
+    got = sp.csr_matrix((np.ones(walk.nnz), walk.sorted_indices, walk.indptr), shape=ref.shape)
+    assert (got != ref).nnz == 0
+    if walk.nnz or walk.indptr.size > 1:
+        assert checks and all(b >= 2 * a for a, b in zip(checks, checks[1:]))
+
+
 def test_deferred_graph_reuses_its_biadjacency_and_holds_g_weakly():
     G = nx.complete_bipartite_graph(3, 4)
     g = B.PyclGraph.deferred(G, {})
