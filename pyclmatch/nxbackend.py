@@ -10,10 +10,12 @@ converts ``G`` once with :func:`convert_from_nx` into a :class:`PyclGraph` (and 
 ``G.__networkx_cache__``, so repeated calls on an unchanged graph convert once); a
 :class:`PyclGraph` can also be built directly (:func:`from_networkx`) and passed instead of the
 networkx graph. For the bipartite functions the walk is deferred
-(:meth:`PyclGraph.deferred`): with ``top_nodes`` only the bottom nodes' adjacency dicts are
-read. Results are built from integer arrays (node labels through an object array, or none
-when the labels are the ids 0..n-1): ``dict(zip(...))`` for matchings with the graph's own
-node list as the keys, one ``set`` per community after a radix sort of the membership.
+(:meth:`PyclGraph.deferred`): with ``top_nodes`` only one side's adjacency dicts are read (the
+bottom side, or for a matching alone the top side when it leads the node order). Results are
+built from integer arrays (node labels through an object array, or none when the labels are
+the ids 0..n-1): ``dict(zip(...))`` for matchings with the graph's own node list as the keys
+(a perfect matching of a networkx graph starts from ``dict.fromkeys`` of its adjacency dict),
+one ``set`` per community after a radix sort of the membership.
 
 Implemented, with networkx's signatures and return types:
 
@@ -626,7 +628,8 @@ def _biadjacency(g: PyclGraph, top, bottom) -> sp.csr_matrix:
     renumbered by a position table, entries between two bottom nodes dropped. The top
     positions ascend, so every list stays sorted: the result is canonical. A graph whose
     walk is deferred (:meth:`PyclGraph.deferred`) has only the bottom nodes' adjacency
-    dicts walked: half the entries of a bipartite graph."""
+    dicts walked (half the entries of a bipartite graph), or none where a matching walked
+    the other side already: its B transposed."""
     nb = bottom.size
     if g.source is not None:
         # (networkx's cache keeps g: a later call with the same sides reuses B, or the
