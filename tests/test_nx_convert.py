@@ -210,8 +210,10 @@ def test_group_order_beyond_16_bits():
 
 
 def test_sizes_checked_before_the_conversion(monkeypatch):
-    """The declared sizes are refused before the walk reads any neighbour: a networkx graph,
-    an igraph graph and a DataFrame whose conversion cannot fit the host's memory."""
+    """The declared sizes are refused before the walk reads any neighbour (a family's
+    ``fits``), or for the host's memory before the first neighbours are read (a walk by
+    chunks checks again as the entries grow): a networkx graph, an igraph graph and a
+    DataFrame whose conversion cannot fit the host's memory."""
     monkeypatch.setattr(limits, "host_available", lambda: 1 << 10)
     monkeypatch.setattr(limits, "HOST_CHECK_MIN", 0)   # (small needs are not checked)
     G = nx.path_graph(100)
