@@ -702,8 +702,8 @@ def _bipartite_match(G, top_nodes, device, cover=True):
     if hit is not None:
         return hit
     cols, rows = _bipartite_split(g, top_nodes)
-    if not cover and g.source is not None and rows.size and cols.size <= rows.size and \
-            int(cols[0]) == 0 and _consecutive(cols):
+    if not cover and top_nodes is not None and g.source is not None and \
+            0 < cols.size <= rows.size and int(cols[0]) == 0 and _consecutive(cols):
         cols, rows = rows, cols
     B = _biadjacency(g, cols, rows)
     res = maximum_matching(B, device=device)

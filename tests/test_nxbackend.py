@@ -104,6 +104,7 @@ def test_bipartite_matching_whatever_the_top_nodes_container(device, shape):
         assert all(objs[u] is u for u in m) and all(type(v) is type(u) for u, v in m.items())
     m = nx.bipartite.maximum_matching(G, top_nodes=top, backend="pyclmatch", device=device)
     assert len(m) == ref and all(m[m[u]] == u and G.has_edge(u, m[u]) for u in m)
+    assert B.hopcroft_karp_matching(G, [], device=device) == {}       # (no top node)
 
 
 def test_perfect_matching_dict_keeps_node_order_and_objects(device):
