@@ -142,11 +142,9 @@ def main():
     for label, key in STEPS:
         if key in seen:
             rows.append({"step": label, "ms": 1e3 * float(np.median(seen[key]))})
-    text = markdown(meta, rows)
-    print(text)
     if args.out:
-        os.makedirs(args.out, exist_ok=True)
         save_results(args.out, meta, rows, markdown)
+    print(markdown(meta, rows))
 
 
 if __name__ == "__main__":
