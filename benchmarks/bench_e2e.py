@@ -220,7 +220,9 @@ def run_meta(handle, **extra):
 
 def save_results(out, meta, rows, markdown):
     """Write ``out/results.json`` (meta and rows) and ``out/results.md`` (``markdown(meta,
-    rows)``); called after every row, so a run stopped early keeps what it measured."""
+    rows)``), the folder made if needed; called after every row, so a run stopped early
+    keeps what it measured."""
+    os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"meta": meta, "rows": rows}, f, indent=1, default=str)
     with open(os.path.join(out, "results.md"), "w") as f:

@@ -10,8 +10,9 @@ OpenCL programs), all from the networkx graph in memory:
 * ``convert``: :func:`pyclmatch.nxbackend.from_networkx` (the backend's conversion), beside
   ``networkx.to_scipy_sparse_array`` on the same graph (``to_scipy``, once);
 * ``backend``: the whole dispatched call as the user writes it, conversion included (networkx's
-  conversion cache is cleared before every call; the bipartite call, given ``top_nodes``,
-  reads only the bottom nodes' adjacency dicts, half of what ``convert`` reads);
+  conversion cache is cleared before every call, and the previous call's result is freed
+  before the timer starts; the bipartite call, given ``top_nodes``, reads only one side's
+  adjacency dicts, half of what ``convert`` reads);
 * ``reuse``: the call on a graph converted once (:class:`~pyclmatch.nxbackend.PyclGraph`);
 * ``device``: pyclmatch's own ``timings["total"]`` of one call on the converted graph's CSR;
 * ``networkx``: networkx's own function, once, in a forked process stopped after ``--nx-cap``
@@ -83,6 +84,7 @@ def timed(fn, repeat, before=None):
     for _ in range(repeat):
         if before:
             before()
+        out = None       # (the previous call's result is freed outside the timed call)
         t0 = time.perf_counter()
         out = fn()
         ts.append(time.perf_counter() - t0)

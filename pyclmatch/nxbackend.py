@@ -10,10 +10,12 @@ converts ``G`` once with :func:`convert_from_nx` into a :class:`PyclGraph` (and 
 ``G.__networkx_cache__``, so repeated calls on an unchanged graph convert once); a
 :class:`PyclGraph` can also be built directly (:func:`from_networkx`) and passed instead of the
 networkx graph. For the bipartite functions the walk is deferred
-(:meth:`PyclGraph.deferred`): with ``top_nodes`` only the bottom nodes' adjacency dicts are
-read. Results are built from integer arrays (node labels through an object array, or none
-when the labels are the ids 0..n-1): ``dict(zip(...))`` for matchings with the graph's own
-node list as the keys, one ``set`` per community after a radix sort of the membership.
+(:meth:`PyclGraph.deferred`): with ``top_nodes`` only one side's adjacency dicts are read (the
+bottom side, or for a matching alone the top side when it leads the node order). Results are
+built from integer arrays (node labels through an object array, or none when the labels are
+the ids 0..n-1): ``dict(zip(...))`` for matchings with the graph's own node list as the keys
+(a perfect matching of a networkx graph starts from ``dict.fromkeys`` of its adjacency dict),
+one ``set`` per community after a radix sort of the membership.
 
 Implemented, with networkx's signatures and return types:
 
@@ -46,14 +48,14 @@ import math
 import numbers
 import weakref
 from itertools import compress
-from operator import countOf
 from typing import Any, Iterator
 
 import numpy as np
 import scipy.sparse as sp
 
 from .errors import InputError
-from .interop import NetworkxAdjacency, canonical_csr, labels_are_ids, membership_sets
+from .interop import (NetworkxAdjacency, canonical_csr, exact_int32_values,
+                      labels_are_ids, membership_sets)
 
 __all__ = ["PyclGraph", "convert_from_nx", "convert_to_nx", "from_networkx", "can_run",
            "should_run", "get_info", "on_start_tests", "louvain_communities",
@@ -306,16 +308,14 @@ class PyclGraph:
 def _id_positions(nodes) -> np.ndarray | None:
     """The labels ``nodes`` as int64 positions of a graph whose labels are the ids 0..n-1,
     without a look-up per label: a ``range``, an int array, or a list / tuple / set of Python
-    ints (exactly ``int``: another type equal to an id is left to the node index); None for
-    anything else."""
+    ints (exactly ``int``: another type equal to an id is left to the node index; read by
+    :func:`~pyclmatch.interop.exact_int32_values`); None for anything else."""
     if isinstance(nodes, range):
         return np.arange(nodes.start, nodes.stop, nodes.step, dtype=np.int64)
     if isinstance(nodes, np.ndarray):
         return nodes.astype(np.int64) if nodes.dtype.kind in "iu" and nodes.ndim == 1 else None
-    if isinstance(nodes, (list, tuple, set, frozenset)) and \
-            countOf(map(type, nodes), int) == len(nodes):
-        return np.fromiter(nodes, np.int64, len(nodes))
-    return None
+    pos = exact_int32_values(nodes)
+    return None if pos is None else pos.astype(np.int64)
 
 
 def _hashable_in(u, index):
@@ -628,13 +628,22 @@ def _biadjacency(g: PyclGraph, top, bottom) -> sp.csr_matrix:
     renumbered by a position table, entries between two bottom nodes dropped. The top
     positions ascend, so every list stays sorted: the result is canonical. A graph whose
     walk is deferred (:meth:`PyclGraph.deferred`) has only the bottom nodes' adjacency
-    dicts walked: half the entries of a bipartite graph."""
+    dicts walked (half the entries of a bipartite graph), or none where a matching walked
+    the other side already: its B transposed."""
     nb = bottom.size
     if g.source is not None:
-        key = ("biadjacency", hash(top.tobytes()), top.size)     # (networkx's cache keeps g:
-        hit = g._cache.get(key)                                  # a later call reuses B)
-        if hit is not None and np.array_equal(hit[0], top):
-            return hit[1]
+        # (networkx's cache keeps g: a later call with the same sides reuses B, or the
+        # transpose of the B a matching built the other way round (:func:`_bipartite_match`))
+        key = _sides_key(top)
+        hit = g._cache.get(key)
+        if hit is not None and np.array_equal(hit[0], top) and np.array_equal(hit[1], bottom):
+            return hit[2]
+        hit = g._cache.get(_sides_key(bottom))
+        if hit is not None and np.array_equal(hit[0], bottom) and np.array_equal(hit[1], top):
+            B = hit[2].T.tocsr()          # (scipy's transpose sorts every list: canonical)
+            B.has_canonical_format = True
+            g._cache[key] = (top, bottom, B)
+            return B
         walk = NetworkxAdjacency(g.source, rows=bottom, nodes=g.node_list,
                                  ids_are_labels=g.ids_are_labels)
         cols, counts = walk.sorted_indices, np.diff(walk.indptr)
@@ -669,21 +678,36 @@ def _biadjacency(g: PyclGraph, top, bottom) -> sp.csr_matrix:
                       shape=(nb, top.size), copy=False)
     B.has_canonical_format = True
     if g.source is not None:
-        g._cache[key] = (top, B)
+        g._cache[key] = (top, bottom, B)
     return B
 
 
-def _bipartite_match(G, top_nodes, device):
+def _sides_key(cols: np.ndarray) -> tuple:
+    """Cache key of a deferred graph's biadjacency with the columns ``cols``: their count
+    and a hash of a sample of them (a hit is compared whole)."""
+    return ("biadjacency", cols.size, hash(cols[::max(1, cols.size >> 12)].tobytes()))
+
+
+def _bipartite_match(G, top_nodes, device, cover=True):
+    """``(g, cols, rows, res)``: pyclmatch's maximum matching ``res`` of the graph ``G``
+    split by ``top_nodes``, rows = bottom nodes and columns = top nodes (the König cover's
+    orientation, :func:`_biadjacency`). With ``cover=False`` (a matching alone, any
+    orientation will do) a deferred walk reads the top side instead when it is a leading run
+    of the node order no longer than the bottom side: ``islice`` then reads its dicts with
+    nothing to skip (1M dicts: 24 ms, against 45 ms for the trailing bottom half)."""
     from .bipartite import maximum_matching
     g = G if isinstance(G, PyclGraph) else PyclGraph.deferred(G, {})
     key = ("bimatch", device)       # (the answer for networkx's own split is kept)
     hit = g._cache.get(key) if top_nodes is None else None
     if hit is not None:
         return hit
-    top, bottom = _bipartite_split(g, top_nodes)
-    B = _biadjacency(g, top, bottom)
+    cols, rows = _bipartite_split(g, top_nodes)
+    if not cover and top_nodes is not None and g.source is not None and \
+            0 < cols.size <= rows.size and int(cols[0]) == 0 and _consecutive(cols):
+        cols, rows = rows, cols
+    B = _biadjacency(g, cols, rows)
     res = maximum_matching(B, device=device)
-    out = g, top, bottom, res
+    out = g, cols, rows, res
     if top_nodes is None:
         g._cache[key] = out
     return out
@@ -693,26 +717,67 @@ def hopcroft_karp_matching(G, top_nodes=None, *, device=None) -> dict:
     """networkx's ``bipartite.hopcroft_karp_matching`` (= ``bipartite.maximum_matching``):
     a maximum-cardinality matching as ``{u: v, v: u}``, computed by
     :func:`pyclmatch.maximum_matching` (verified by its König certificate)."""
-    g, top, bottom, res = _bipartite_match(G, top_nodes, device)
-    cm = np.asarray(res.col_match)
-    j = np.flatnonzero(cm >= 0)
-    tj, bj = top[j], bottom[cm[j]]
-    mate = np.full(g.n, -1, np.int64)
-    mate[tj] = bj
-    mate[bj] = tj
+    g, cols, rows, res = _bipartite_match(G, top_nodes, device, cover=False)
+    mate = np.empty(g.n, np.int64)      # (the two sides cover every node)
+    _put(mate, cols, _take(rows, res.col_match))
+    _put(mate, rows, _take(cols, res.row_match))
     return _mate_dict(g, mate)
+
+
+def _consecutive(pos: np.ndarray) -> bool:
+    return pos.size > 0 and int(pos[-1]) - int(pos[0]) == pos.size - 1
+
+
+def _take(pos: np.ndarray, idx) -> np.ndarray:
+    """``pos[idx]`` (int64), -1 where ``idx`` is -1: an offset where ``pos`` is a run of
+    consecutive positions (a side of a graph numbered side by side), else a gather."""
+    idx = np.asarray(idx)
+    if pos.size == 0:                   # (then every idx is -1)
+        return np.full(idx.size, -1, np.int64)
+    if _consecutive(pos):
+        out = idx.astype(np.int64)
+        out += int(pos[0])
+    else:
+        out = pos[idx]
+    out[idx < 0] = -1
+    return out
+
+
+def _put(out: np.ndarray, pos: np.ndarray, values: np.ndarray) -> None:
+    """``out[pos] = values``, a slice where ``pos`` is consecutive."""
+    if _consecutive(pos):
+        out[int(pos[0]):int(pos[0]) + pos.size] = values
+    elif pos.size:
+        out[pos] = values
 
 
 def _mate_dict(g: PyclGraph, mate: np.ndarray) -> dict:
     """``{u: mate[u]}`` over the matched nodes, keys in node order (the dict's table is then
     written in order): the keys are the graph's own label objects (its node list, or the
     matched part of it through ``itertools.compress`` over a byte mask: no label is made
-    for them), the values one ``tolist`` of the mates' labels."""
+    for them), the values one ``tolist`` of the mates' labels. A perfect matching of a graph
+    whose walk is deferred (:meth:`PyclGraph.deferred`: the networkx graph is at hand) starts
+    from ``dict.fromkeys`` of the networkx graph's adjacency dict, which copies its keys and
+    their hashes into a table of the final size, and then sets the values: about 15% faster
+    than growing the dict from ``zip`` (2.1M nodes: 130 ms against 150 ms)."""
     matched = mate >= 0
     if matched.all():             # (a perfect matching: every node, in order)
-        return dict(zip(g.node_list, g.labels(mate)))
+        adj = _source_adj(g)
+        if adj is None:
+            return dict(zip(g.node_list, g.labels(mate)))
+        out = dict.fromkeys(adj)
+        out.update(zip(g.node_list, g.labels(mate)))
+        return out
     keys = compress(g.node_list, matched.view(np.uint8).tobytes())
     return dict(zip(keys, g.labels(mate[matched])))
+
+
+def _source_adj(g: PyclGraph) -> dict | None:
+    """The adjacency dict (exactly a ``dict``, keyed by ``g``'s nodes in order) of the
+    networkx graph of a deferred walk, if it is still at hand; else None."""
+    G = g._source[0]() if g._source is not None else None
+    adj = getattr(G, "_adj", None)
+    return adj if type(adj) is dict and len(adj) == g.n else None
 
 
 def eppstein_matching(G, top_nodes=None, *, device=None) -> dict:

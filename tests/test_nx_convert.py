@@ -118,6 +118,22 @@ def test_labels_are_ids_is_exact():
         assert not interop.labels_are_ids(nodes), nodes
 
 
+def test_exact_int32_values_reads_python_ints_only():
+    """marshal's five-byte records are taken only when every element is one: bools, numpy
+    integers, int subclasses, floats, strings and ints beyond int32 are refused."""
+    class MyInt(int):
+        pass
+    ev = interop.exact_int32_values
+    for seq in ([], [0, 1, 2], [5, -3, 2 ** 31 - 1, -2 ** 31], (7, 1) * 200, (4,)):
+        assert ev(seq).tolist() == list(seq), seq
+    assert sorted(ev({9, 2, 4}).tolist()) == [2, 4, 9]
+    assert ev(frozenset([3])).tolist() == [3] and ev(set()).tolist() == []
+    for seq in ([0, True], [False], [0, np.int64(1)], [MyInt(2)], [1.0], ["1"], [2 ** 31],
+                [-2 ** 31 - 1], [0, (1,)], [[0]], iter([1]), {0: 1}, range(3), np.arange(2),
+                [0, None], [0, 2 ** 40, 1]):
+        assert ev(seq) is None, seq
+
+
 def test_id_positions_take_exact_ints_only():
     assert B._id_positions(range(2, 9, 3)).tolist() == [2, 5, 8]
     assert B._id_positions(np.array([3, 1], np.int32)).tolist() == [3, 1]
@@ -139,7 +155,9 @@ def test_rows_at_positions_are_the_dicts_there(n, seed, how):
     G = _relabel(nx.gnm_random_graph(n, 2 * n, seed=seed), how, random.Random(seed))
     nodes = list(G)
     k = int(rng.integers(0, n + 1))
-    for rows in (range(k, n), np.arange(k), rng.permutation(n)[:k]):
+    j = int(rng.integers(0, k + 1))
+    for rows in (range(k, n), np.arange(k), rng.permutation(n)[:k], range(j, k),
+                 np.arange(j, k), np.arange(k, n)):
         walk = interop.NetworkxAdjacency(G, rows=rows, nodes=nodes)
         assert all(d is G._adj[nodes[i]] for d, i in zip(walk.row_dicts, list(rows)))
         assert len(walk.row_dicts) == len(rows)
@@ -192,8 +210,10 @@ def test_group_order_beyond_16_bits():
 
 
 def test_sizes_checked_before_the_conversion(monkeypatch):
-    """The declared sizes are refused before the walk reads any neighbour: a networkx graph,
-    an igraph graph and a DataFrame whose conversion cannot fit the host's memory."""
+    """The declared sizes are refused before the walk reads any neighbour (a family's
+    ``fits``), or for the host's memory before the first neighbours are read (a walk by
+    chunks checks again as the entries grow): a networkx graph, an igraph graph and a
+    DataFrame whose conversion cannot fit the host's memory."""
     monkeypatch.setattr(limits, "host_available", lambda: 1 << 10)
     monkeypatch.setattr(limits, "HOST_CHECK_MIN", 0)   # (small needs are not checked)
     G = nx.path_graph(100)
@@ -216,6 +236,72 @@ def test_sizes_checked_before_the_conversion(monkeypatch):
     monkeypatch.setattr(limits, "host_available", lambda: 1 << 10)
     with pytest.raises(pyclmatch.HostMemoryError, match="DataFrame"):
         interop.dataframe_csr(pd.DataFrame({"source": range(100), "target": range(1, 101)}))
+
+
+def test_matching_walks_the_leading_side_and_the_cover_reuses_it(device, monkeypatch):
+    """With the top nodes a leading run of the node order, a matching walks them (the
+    columns of its B are the bottom nodes); to_vertex_cover then transposes that B instead of
+    walking the bottom side, and gets networkx's cover."""
+    rng = np.random.default_rng(4)
+    k, n = 30, 70
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from((int(u), int(v)) for u, v in zip(rng.integers(0, k, 120),
+                                                      rng.integers(k, n, 120)))
+    G.add_edge(k + 1, k + 2)          # (an edge inside the bottom side: dropped either way)
+    top, bottom = np.arange(k), np.arange(k, n)
+    walks = []
+    real = interop.NetworkxAdjacency
+
+    def counted(*args, **kw):
+        walks.append(kw.get("rows"))
+        return real(*args, **kw)
+    monkeypatch.setattr(B, "NetworkxAdjacency", counted)
+    g = B.PyclGraph.deferred(G, {})
+    m = B.hopcroft_karp_matching(g, range(k), device=device)
+    assert len(walks) == 1 and np.array_equal(walks[0], top)       # the leading side
+    want = nx.bipartite.hopcroft_karp_matching(G, range(k))
+    assert len(m) == len(want) and all(m[m[u]] == u and G.has_edge(u, m[u]) for u in m)
+    cover = B.to_vertex_cover(g, m, range(k), device=device)
+    assert len(walks) == 1 and g.source is G                    # B transposed, no walk
+    assert cover == nx.bipartite.to_vertex_cover(G, want, range(k))
+    ref = _biadjacency_reference(B.from_networkx(G, None), top, bottom)
+    got = B._biadjacency(g, top, bottom)
+    assert got.has_canonical_format and (got != ref).nnz == 0
+    srt = got.copy()
+    srt.has_sorted_indices = False
+    srt.sort_indices()                      # (the flag is true: every list was sorted)
+    assert np.array_equal(srt.indices, got.indices)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 40), st.integers(0, 2 ** 16), st.booleans())
+def test_walk_by_chunks_of_rows(n, seed, subset):
+    """The walk of a graph labelled by its ids, chunk by chunk (tiny chunks here), gives
+    networkx's matrix; the host memory is checked before the first keys are read and then
+    at every doubling of the entries."""
+    checks = []
+    real = interop._check_conversion
+
+    def check(fits, n_, nnz, *args):
+        checks.append(nnz)
+        return real(fits, n_, nnz, *args)
+    rng = np.random.default_rng(seed)
+    G = nx.gnm_random_graph(n, int(rng.integers(0, 3 * n)), seed=seed)
+    rows = np.sort(rng.choice(n, int(rng.integers(0, n + 1)), replace=False)) if subset \
+        else None
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(interop.NetworkxAdjacency, "CHUNK_ROWS", 3)
+        mp.setattr(interop, "_check_conversion", check)
+        walk = interop.NetworkxAdjacency(G, rows=rows)
+    ref = nx.to_scipy_sparse_array(G, format="csr", weight=None)
+    if rows is not None:
+        ref = ref[rows]
+    assert walk.ids_are_labels
+    got = sp.csr_matrix((np.ones(walk.nnz), walk.sorted_indices, walk.indptr), shape=ref.shape)
+    assert (got != ref).nnz == 0
+    if walk.nnz or walk.indptr.size > 1:
+        assert checks and all(b >= 2 * a for a, b in zip(checks, checks[1:]))
 
 
 def test_deferred_graph_reuses_its_biadjacency_and_holds_g_weakly():

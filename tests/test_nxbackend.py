@@ -53,6 +53,83 @@ def test_bipartite_sets_without_top_nodes(device, case):
         nx.bipartite.to_vertex_cover(G, nx.bipartite.maximum_matching(G))
 
 
+def _side_by_side(n1, n2, edges, isolated=()):
+    """A bipartite graph numbered as the benchmarks build it (tops 0..n1-1, bottoms after),
+    with some isolated nodes and the edges given (several components)."""
+    G = nx.Graph()
+    G.add_nodes_from(range(n1 + n2))
+    G.add_edges_from((u, n1 + v) for u, v in edges)
+    G.remove_edges_from([(u, v) for u, v in list(G.edges()) if u in isolated or v in isolated])
+    return G
+
+
+@pytest.mark.parametrize("shape", ["tops-first", "tops-last", "interleaved", "strings",
+                                   "no-bottoms"])
+def test_bipartite_matching_whatever_the_top_nodes_container(device, shape):
+    """networkx's maximum matching (cardinality, a valid matching, the node objects as keys)
+    whatever holds the top nodes (range, list, set, tuple, generator, array), on graphs with
+    isolated nodes and several components, tops numbered before, after or among the
+    bottoms, integer and string labels; and through networkx's dispatch."""
+    rng = random.Random(5)
+    n1, n2 = 40, 30
+    edges = {(rng.randrange(n1), rng.randrange(n2)) for _ in range(70)}
+    G = _side_by_side(n1, n2, edges, isolated={3, n1 + 4})
+    top = list(range(n1))
+    if shape == "tops-last":           # bottoms 0..n2-1, tops after
+        G = nx.relabel_nodes(G, {u: (u + n2) % (n1 + n2) for u in G})
+        G = _reordered(G)
+        top = list(range(n2, n1 + n2))
+    elif shape == "interleaved":
+        perm = list(range(n1 + n2))
+        rng.shuffle(perm)
+        G = _reordered(nx.relabel_nodes(G, dict(enumerate(perm))))
+        top = [perm[u] for u in range(n1)]
+    elif shape == "strings":
+        G = nx.relabel_nodes(G, {u: f"v{u}" for u in G})
+        top = [f"v{u}" for u in range(n1)]
+    elif shape == "no-bottoms":
+        G = nx.empty_graph(5)
+        top = list(range(5))
+    ref = len(nx.bipartite.hopcroft_karp_matching(G, top))
+    objs = {u: u for u in G}
+    containers = [top, set(top), tuple(top), iter(top)]
+    if shape != "strings":
+        containers.append(np.array(top))
+        if top == list(range(top[0], top[-1] + 1)):
+            containers.append(range(top[0], top[-1] + 1))
+    for tops in containers:
+        m = B.hopcroft_karp_matching(G, tops, device=device)
+        assert len(m) == ref
+        assert all(m[m[u]] == u and G.has_edge(u, m[u]) for u in m)
+        assert all(objs[u] is u for u in m) and all(type(v) is type(u) for u, v in m.items())
+    m = nx.bipartite.maximum_matching(G, top_nodes=top, backend="pyclmatch", device=device)
+    assert len(m) == ref and all(m[m[u]] == u and G.has_edge(u, m[u]) for u in m)
+    assert B.hopcroft_karp_matching(G, [], device=device) == {}       # (no top node)
+
+
+def test_perfect_matching_dict_keeps_node_order_and_objects(device):
+    """A perfect matching of a networkx graph (its dict presized from the graph's adjacency
+    dict) and of a converted graph: every node once, in node order, the graph's own label
+    objects as keys."""
+    t0, t1 = ("t", 0), ("t", 1)
+    G = nx.Graph()
+    G.add_nodes_from(["b1", t0, "b0", t1])
+    G.add_edges_from([(t0, "b0"), (t1, "b1"), (t0, "b1")])
+    want = {t0: "b0", "b0": t0, t1: "b1", "b1": t1}
+    for H in (G, B.from_networkx(G, None)):
+        m = B.hopcroft_karp_matching(H, [t0, t1], device=device)
+        assert m == want and list(m) == list(G)
+        assert all(u is v for u, v in zip(m, G))
+
+
+def _reordered(G):
+    """``G`` with its nodes in sorted order (the node order the positions follow)."""
+    H = nx.Graph()
+    H.add_nodes_from(sorted(G))
+    H.add_edges_from(G.edges())
+    return H
+
+
 def test_bipartite_errors_as_networkx(device):
     with pytest.raises(nx.AmbiguousSolution):
         B.hopcroft_karp_matching(nx.Graph([(0, 1), (2, 3)]), device=device)
