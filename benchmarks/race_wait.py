@@ -11,7 +11,9 @@ the device time, launches and read-backs of
   status in a loop between looks at the worker, without sleeping / sleeping 100 us on the
   worker's pipe (the earlier ways, kept here for the comparison).
 
-The worker is idle before every raced call (each one races). Graphs: the shared files of at
+The worker is idle before every call (each raced one races); waiting for it leaves the device
+idle (up to the host's time on the graph), and with ``--heat`` an unraced call of the family
+runs right before each measured one. Graphs: the shared files of at
 most ``race_edges`` entries where the device wins.
 
     python3 benchmarks/race_wait.py --device gpu --out benchmarks/results/race-wait-h100
@@ -36,7 +38,7 @@ GRAPHS = ("facebook_combined.txt", "bayer10.mtx", "WormNet.v3.benchmark.txt",
 
 def polling_wait(sleep_s):
     """A ``HostRace.wait`` that polls the event's status between looks at the worker."""
-    def wait(self, event):
+    def wait(self, event, poll=False):
         import pyopencl as cl
         complete = cl.command_execution_status.COMPLETE
         status = cl.event_info.COMMAND_EXECUTION_STATUS
@@ -55,6 +57,10 @@ def main():
     ap.add_argument("--device", default="gpu")
     ap.add_argument("--graphs", default=",".join(GRAPHS))
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--heat", action="store_true",
+                    help="an unraced call of the family right before each measured call (the "
+                         "device busy, not idle while the worker finishes an abandoned "
+                         "attempt)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     h = pyclmatch.get_device(args.device)
@@ -79,6 +85,8 @@ def main():
             try:
                 for _ in range(args.repeat):
                     worker_idle()
+                    if args.heat:       # (the GPU busy right before: no clock ramp-up)
+                        pyclmatch.maximum_matching(A, device=h, algorithm=fam)
                     r = pyclmatch.maximum_matching(A, device=h, algorithm=fam
                                                    if label == "named" else "auto")
                     runs.append(r)
