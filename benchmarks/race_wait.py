@@ -7,6 +7,8 @@ the device time, launches and read-backs of
 * ``auto-norace``: ``auto`` with ``race_edges`` = 0;
 * ``auto-race``: ``auto`` raced, waits as the library waits (blocking, a look at the worker
   before and after);
+* ``auto-race-idle-host``: the same with the worker's attempt asleep (``race.HOST_DELAY``)
+  instead of computing: what the host's computing beside the device path costs it;
 * ``auto-race-spin`` / ``auto-race-sleep``: the same call with waits that poll the event's
   status in a loop between looks at the worker, without sleeping / sleeping 100 us on the
   worker's pipe (the earlier ways, kept here for the comparison).
@@ -32,6 +34,8 @@ import pyclmatch  # noqa: E402
 from pyclmatch.bipartite import choice, race  # noqa: E402
 from bench_small import shared_graphs, worker_idle  # noqa: E402
 
+LABELS = ("named", "auto-norace", "auto-race", "auto-race-idle-host", "auto-race-spin",
+          "auto-race-sleep")
 GRAPHS = ("facebook_combined.txt", "bayer10.mtx", "WormNet.v3.benchmark.txt",
           "PGPgiantcompo.graph", "ca-condmat-cc1.txt.gz")
 
@@ -76,11 +80,11 @@ def main():
         if fam == "host-hk":
             fam = "apfb-gpubfs-wr-mt"
         row = {"graph": name, "nnz": int(A.nnz), "family": fam}
-        for label in ("named", "auto-norace", "auto-race", "auto-race-spin",
-                      "auto-race-sleep"):
+        for label in LABELS:
             prof["race_edges"] = 0 if label == "auto-norace" else race_edges
             race.HostRace.wait = {"auto-race-spin": polling_wait(0.0),
                                   "auto-race-sleep": polling_wait(1e-4)}.get(label, blocking)
+            race.HOST_DELAY = 30.0 if label == "auto-race-idle-host" else 0.0
             runs = []
             try:
                 for _ in range(args.repeat):
@@ -92,6 +96,7 @@ def main():
                     runs.append(r)
             finally:
                 race.HostRace.wait = blocking
+                race.HOST_DELAY = 0.0
                 prof["race_edges"] = race_edges
 
             def med(f):
@@ -111,7 +116,7 @@ def main():
         os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, "results.json"), "w") as f:
             json.dump({"meta": meta, "rows": rows}, f, indent=1)
-        labels = ("named", "auto-norace", "auto-race", "auto-race-spin", "auto-race-sleep")
+        labels = LABELS
         lines = [f"# Raced calls the device wins: how the race waits ({meta['device']})", "",
                  f"- command: `{meta['command']}`", f"- date: {meta['date']}",
                  f"- medians of {args.repeat} calls, each raced from an idle worker; "
