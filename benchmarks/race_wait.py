@@ -102,6 +102,7 @@ def main():
             def med(f):
                 return float(np.median([f(r) for r in runs]))
             row[label] = {"whole_ms": 1e3 * med(lambda r: r.timings["total"]),
+                          "whole_ms_each": [round(1e3 * r.timings["total"], 2) for r in runs],
                           "device_ms": 1e3 * med(lambda r: r.device_seconds),
                           "launches": med(lambda r: r.counters.get("launches", 0)),
                           "readbacks": med(lambda r: r.counters.get("readbacks", 0)),
