@@ -67,8 +67,9 @@ hands the graph to the host family in a worker process (:mod:`pyclmatch.bipartit
 separate interpreter, since scipy's Hopcroft-Karp holds the GIL for its whole run, and a host
 attempt in a thread stalled the device path behind it: on the H100, small-h100-2/host.md, a
 raced facebook_combined took 2076 ms in a thread where the device family alone took 13.6 ms)
-and runs the device family beside it. The device path polls the worker at each of its waits
-(read-backs, queue drains), so the first to finish answers within about 0.1 ms of its end
+and runs the device family beside it. The device path looks at the worker before and after
+each of its waits (read-backs, queue drains: blocking waits, as unraced calls wait), so the
+host's answer is taken at the end of the device wait in progress
 (``res.algorithm`` is the winner, ``res.device`` ``"host"`` when the host won,
 ``res.choice["race"]`` records the winner, the host's seconds and, for a call that was not
 raced, why). A call races only when the worker is idle: the first call that wants a race
@@ -79,7 +80,8 @@ on the queue drains before the next raced call enqueues anything (the host answe
 A race makes the graphs above ``host_edges`` that the host solves in a fraction of the
 device's time (:data:`KNOWN_MISSES`) cost the host's time plus the hand-over (the lists copied
 to shared memory, a message, the answer copied back; the worker checks the answer before it
-replies, beside the device path), and the host-hard ones the device's time plus the polling.
+replies, beside the device path), and the host-hard ones the device's time plus what the
+host's computing beside it costs the device path (the worker runs at nice 10).
 ``race_edges`` = 0 on CPU devices: the device family needs the cores the worker takes (2-core
 PoCL, ``bench_small.py --race``: delaunay-13 8.2 ms raced vs 7.1 ms with PPF alone, its RCP 25
 vs 20 ms). ``race_edges`` = 2**17 on GPUs: on the H100 (benchmarks/results/small-h100-race,
@@ -87,8 +89,13 @@ three runs of ``bench_small.py --race 131072``, ``auto`` with and without the ra
 side on the 24 graphs of up to 1e5 edges) the race took auto's worst ratio to the best of
 host and device from 18.6x, 15.9x and 9.8x to 2.5x, 2.9x and 2.6x (4elt 31 -> 3.5 ms, bcsstk13
 9.5 -> 3.4, rajat01 9.8 -> 2.4, delaunay-13 6.0 -> 3.1), at a geometric mean of 0.78, 0.78
-and 0.73 of auto's time without it; the host-hard graphs lost at most 1.15x to 1.44x
-(polling, the worker's core). A tuning-cache ``"auto"`` entry sets it per device (0: off).
+and 0.73 of auto's time without it; two later runs (run5, run5a) 2.65x and 1.97x at 0.74.
+Raced calls the device wins, each from an idle worker (benchmarks/results/race-wait-h100):
+facebook_combined 1.35x and bayer10 1.18x the unraced call (the worker at nice 10; 1.75x and
+1.94x at nice 0). Over the reference suite with RCP and every shared graph
+(benchmarks/results/auto-profile-h100) auto is within 1.3x of the best exact family on 18 of
+23 whole calls, worst 1.82x (facebook_combined, raced). A tuning-cache ``"auto"`` entry sets
+it per device (0: off).
 
 The initial matching's deficiency is not a feature: it is known only after the initial
 matching, which depends on the family's thread mode, and it did not separate PPF's bad cases
