@@ -10,9 +10,9 @@ Every family drives its kernels through a :class:`Scheduler`:
 * :meth:`Scheduler.sync` drains the queue (``queue.finish()``);
 * in a raced call (``auto``'s race of the host family against the device family,
   :mod:`pyclmatch.bipartite.race`) ``Scheduler.race`` is the host attempt: every read-back and
-  drain then waits on the device's event while polling the host attempt
+  drain then waits on the device's event with a look at the host attempt before and after
   (:meth:`~pyclmatch.bipartite.race.HostRace.wait`), which raises
-  :class:`~pyclmatch.bipartite.race.HostWon` as soon as the host has answered;
+  :class:`~pyclmatch.bipartite.race.HostWon` once the host has answered;
 * :meth:`Scheduler.bind` sets a kernel's arguments once for a loop that relaunches it with one
   or two arguments changed (a pass number): a launch is then one ``clSetKernelArg`` and one
   enqueue, without the per-call argument handling;
@@ -129,10 +129,9 @@ class Scheduler:
 
     def read(self, phase, host, buf, offset=0):
         """Blocking read of ``buf`` into ``host`` (one counted round trip; in a raced call a
-        non-blocking copy waited for while polling the host attempt)."""
+        non-blocking copy waited for through :meth:`_await_reads`)."""
         t0 = time.perf_counter()
         if self.race is not None:
-            self.race.check()
             evt = cl.enqueue_copy(self.queue, host, buf, src_offset=offset, is_blocking=False)
             self.queue.flush()
             self._await_reads([evt])
@@ -144,11 +143,9 @@ class Scheduler:
 
     def read_many(self, phase, arrays):
         """Blocking read of the small device arrays ``arrays`` together: non-blocking copies
-        and one wait for the last (one counted round trip; in a raced call the wait polls the
-        host attempt). Returns the host copies."""
+        and one wait for the last (one counted round trip; in a raced call the wait looks at
+        the host attempt, :meth:`_await_reads`). Returns the host copies."""
         t0 = time.perf_counter()
-        if self.race is not None:
-            self.race.check()
         hosts = [np.empty(a.shape, a.dtype) for a in arrays]
         evts = [cl.enqueue_copy(self.queue, h, a.base_data, src_offset=a.offset,
                                 is_blocking=False) for h, a in zip(hosts, arrays)]
@@ -160,8 +157,9 @@ class Scheduler:
 
     def _await_reads(self, evts):
         """Wait for the flushed non-blocking copies ``evts`` (in queue order): in a raced call
-        while polling the host attempt, the events kept in ``pending_reads`` (the host may win
-        meanwhile, and dropping an event in flight waits for it)."""
+        through :meth:`~pyclmatch.bipartite.race.HostRace.wait` (a look at the host attempt
+        before and after), the events kept in ``pending_reads`` (the host may have won, and
+        dropping an event in flight waits for it)."""
         if self.race is not None:
             self.pending_reads.extend(evts)
             self.race.wait(evts[-1])
@@ -239,21 +237,20 @@ class Scheduler:
 
     def sync(self):
         """Wait until the queue has drained (``queue.finish()``); in a raced call through a
-        marker event waited for while polling the host attempt (raises once it has won)."""
+        marker event and :meth:`wait` (raises once the host has won)."""
         if self.race is None:
             self.queue.finish()
             return
-        self.race.check()
         evt = cl.enqueue_marker(self.queue)
         self.queue.flush()
         self.wait(evt)
 
     def wait(self, evt):
         """Wait for the event ``evt`` (flushed: a :meth:`read_later`, a marker). In a raced
-        call the wait polls the host attempt (and raises once it has won); otherwise a wait
-        that blocks is counted in ``flag_waits`` and timed under ``readback``: unlike a
-        blocking read it leaves the work enqueued behind the copy running, so the device
-        does not idle."""
+        call the wait looks at the host attempt before and after (and raises once it has
+        won); otherwise a wait that blocks is counted in ``flag_waits`` and timed under
+        ``readback``: unlike a blocking read it leaves the work enqueued behind the copy
+        running, so the device does not idle."""
         if self.race is not None:
             self.race.wait(evt)
             return
