@@ -31,6 +31,11 @@ is idle, and enqueues device work only when the queue holds none that a host win
   never fails or hangs because of the worker); the next call that wants a race starts a new
   one. Where no worker can be started (no ``sys.executable``, not POSIX) calls never race.
 
+The worker runs at nice 10 (``PYCLMATCH_RACE_NICE`` sets another niceness): its
+Hopcroft-Karp is a speculative attempt, and beside a device path it would win nothing against
+(a host-hard graph) it slowed that path on the H100: facebook_combined 1.75x the unraced call
+at nice 0, 1.35x at nice 10 (benchmarks/results/race-wait-h100).
+
 The device path notices a host win at each of its waits (:meth:`HostRace.wait`, called by
 :class:`~pyclmatch.engine.scheduler.Scheduler` for its read-backs and queue drains in a raced
 call: a look at the worker's pipe before and after a blocking wait for the device, as an
