@@ -421,9 +421,8 @@ class HostRace:
         """What ``res.choice["race"]`` reports: the winner, whether the host attempt started
         (and why not), the host's seconds (its matching, cover and check in the worker, in
         total and per phase; None while it still runs), when its answer was taken (seconds
-        after the hand-over) and the
-        seconds the device path spent waiting while polling the worker; on Linux also how
-        long the host's answer waited before the device path took it."""
+        after the hand-over) and the seconds the device path spent in its raced waits; on
+        Linux also how long the host's answer waited before the device path took it."""
         out = {"winner": winner, "host_started": self.started,
                "host_seconds": self.seconds, "host_answer_taken_s": self.noticed,
                "device_wait_s": self.device_wait}

@@ -381,9 +381,6 @@ class TransposedBipartite:
         self.index_t, self.offset_t = dgraph.index_t, dgraph.offset_t
         self.type_values = dgraph.type_values
 
-    def heavy(self, side, threshold, sched=None):
-        return self.heavy_many((side,), threshold, sched)[0]
-
     def heavy_many(self, sides, threshold, sched=None):
         flip = {"cols": "rows", "rows": "cols"}
         return self.base.heavy_many([flip[s] for s in sides], threshold, sched)
