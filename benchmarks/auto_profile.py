@@ -24,7 +24,8 @@ on a device also builds programs) is marked ``slow``: its second warm-up is its 
 (verified) run. ``host-hk`` is first tried as scipy's Hopcroft-Karp in a
 forked child (bench_bipartite.py's child with a timeout): where scipy alone needs longer than
 ``--slow-seconds``, ``host-hk`` is marked slow without running (its time counts as infinite).
-On a GPU, ``auto`` races the host family in a worker process on small graphs
+Where the device's profile races (GPUs, CPUs of many cores), ``auto`` races the host family
+in a worker process on small graphs
 (``pyclmatch.bipartite.race``); before each ``auto`` call the script waits until that worker
 is idle (bench_small.py's ``worker_idle``), so each call starts as a user's next call would.
 
@@ -64,6 +65,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 import pyclmatch  # noqa: E402
+from pyclmatch.bipartite import choice  # noqa: E402
 import bench_bipartite  # noqa: E402  (suite graphs, scipy in a child with a timeout)
 import bench_small  # noqa: E402     (shared graphs, the race worker's idle wait)
 
@@ -153,7 +155,7 @@ def measure_graph(name, A, handle, families, repeat=3, slow_seconds=3.0, log=Non
         if handle.is_cpu:   # a CPU device needs the cores scipy would use
             scipy_res = bench_bipartite.finish_child(job, slow_seconds)
             job = None
-    race = not handle.is_cpu   # auto races the host family on GPUs: an idle worker first
+    race = choice.device_profile(handle)[0].get("race_edges", 0) > 0   # (idle worker first)
     order = [AUTO] + [f for f in families if f != "host-hk"] + \
         (["host-hk"] if want_host else [])
     runs, slow = {}, {}

@@ -131,7 +131,7 @@ def race_profile(handle, race_edges):
     """Set ``race_edges`` of ``handle``'s shipped profile (None: leave it as shipped)."""
     from pyclmatch.bipartite import choice
     if race_edges is not None:
-        choice.PROFILES["cpu" if handle.type == "cpu" else "gpu"]["race_edges"] = race_edges
+        choice.PROFILES[choice.profile_kind(handle)]["race_edges"] = race_edges
 
 
 def bench_matching(name, A, handle, families, repeat, race=None):

@@ -135,7 +135,7 @@ def main():
             f.write(markdown(d["meta"], d["rows"]))
         return
     h = pyclmatch.get_device(args.device)
-    choice.PROFILES["cpu" if h.type == "cpu" else "gpu"].update(race_edges=1 << 20,
+    choice.PROFILES[choice.profile_kind(h)].update(race_edges=1 << 20,
                                                                    host_edges=0)
     probe = Probe()
     w = race.HostWorker.get()

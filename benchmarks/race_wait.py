@@ -68,7 +68,7 @@ def main():
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     h = pyclmatch.get_device(args.device)
-    prof = choice.PROFILES["cpu" if h.type == "cpu" else "gpu"]
+    prof = choice.PROFILES[choice.profile_kind(h)]
     race_edges = prof["race_edges"] or (1 << 17)
     want = set(args.graphs.split(","))
     blocking = race.HostRace.wait

@@ -27,21 +27,23 @@ def _time_of(chosen, number, prof, times, feat):
     return times[chosen]
 
 
-@pytest.mark.parametrize("dtype", ["cpu", "gpu"])
+@pytest.mark.parametrize("dtype", ["cpu", "cpu-many", "gpu"])
 def test_rule_against_its_evidence(dtype):
     """On the measured graphs of choice.EVIDENCE the rule's family is within TOLERANCE of the
-    best on SHARE of them and within WORST on all: moving a threshold of PROFILES (or the rule)
-    without new data fails here."""
+    best on SHARE of them (2-core CPUs; see KNOWN_MISSES for the others) and within WORST on
+    all but the known misses: moving a threshold of PROFILES (or the rule) without new data
+    fails here. A raced row without a measured ``auto-race`` counts the faster of host and
+    device, and its miss without the race is not expected."""
     prof = choice.PROFILES[dtype]
     ratios, raced = {}, set()
     for dev, name, feat, times in choice.EVIDENCE:
         if dev != dtype:
             continue
-        chosen, number, _ = choice.rule(feat, prof, dtype)
+        chosen, number, _ = choice.rule(feat, prof, dtype.split("-")[0])
         assert chosen in algorithms(), chosen
         best = min(t for k, t in times.items() if k != "auto-race")
         ratios[name] = _time_of(chosen, number, prof, times, feat) / best
-        if choice.raced(feat, prof, number):
+        if choice.raced(feat, prof, number) and "auto-race" not in times:
             raced.add(name)
     assert len(ratios) >= 8
     misses = {n for n, r in ratios.items() if r > choice.WORST}
@@ -51,14 +53,30 @@ def test_rule_against_its_evidence(dtype):
         assert within >= choice.SHARE, ratios
 
 
-def test_each_threshold_has_data_on_both_sides():
+@pytest.mark.parametrize("kind", ["cpu", "cpu-many"])
+def test_each_threshold_has_data_on_both_sides(kind):
     """Every CPU threshold separates evidence rows (a threshold beyond all data is a guess)."""
-    rows = [feat for dev, _, feat, _ in choice.EVIDENCE if dev == "cpu"]
-    prof = choice.PROFILES["cpu"]
-    for key, feature in (("host_edges", "edges"), ("one_group_edges", "edges"),
-                         ("ppf_edges", "edges"), ("mesh_dispersion", "dispersion")):
+    rows = [feat for dev, _, feat, _ in choice.EVIDENCE if dev == kind]
+    prof = choice.PROFILES[kind]
+    keys = [("host_edges", "edges"), ("ppf_edges", "edges"), ("mesh_dispersion", "dispersion"),
+            ("powerlaw_dispersion", "dispersion")]
+    if kind == "cpu":
+        keys += [("one_group_edges", "edges"), ("expander_dispersion", "dispersion")]
+    else:
+        keys += [("race_edges", "edges")]
+    for key, feature in keys:
         vals = [f[feature] for f in rows if f[feature] is not None]
         assert min(vals) <= prof[key] < max(vals), key
+
+
+def test_profile_kind_by_compute_units():
+    """CPU devices of MANY_CORES compute units and more get the profile that races."""
+    def h(kind, units):
+        return types.SimpleNamespace(type=kind, compute_units=units)
+    assert choice.profile_kind(h("cpu", 2)) == "cpu"
+    assert choice.profile_kind(h("cpu", choice.MANY_CORES)) == "cpu-many"
+    assert choice.profile_kind(h("gpu", 2)) == "gpu"
+    assert choice.profile_kind(h("accelerator", 64)) == "gpu"
 
 
 def test_gpu_host_and_race_thresholds_have_data_on_both_sides():
@@ -66,7 +84,7 @@ def test_gpu_host_and_race_thresholds_have_data_on_both_sides():
     prof = choice.PROFILES["gpu"]
     assert min(rows) <= prof["host_edges"] < max(rows)
     assert prof["race_edges"] == 0 or min(rows) <= prof["race_edges"] < max(rows)
-    assert choice.PROFILES["cpu"]["race_edges"] == 0    # (the device needs the cores)
+    assert choice.PROFILES["cpu"]["race_edges"] == 0    # (2 cores: the device needs both)
 
 
 @pytest.mark.parametrize("race_edges", [0, 1 << 17])
