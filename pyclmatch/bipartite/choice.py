@@ -64,8 +64,9 @@ CPU devices of at least :data:`MANY_CORES` compute units, :func:`profile_kind`;
    74 vs 97 ms, auto-profile-pocl16-many), on 2 cores it did not (below).
 4. Otherwise ``large_family``: on CPU devices ``"apfb-gpubfs-wr-mt"``, 1.4x to 1.8x ahead of
    PPF on uniform random (dispersion 1.0; 2 cores) and Kronecker graphs (dispersion > 100) of
-   the medium suite, and on uniform 1M x 1M d4 (issue 15's case; 2-core PoCL, device seconds: APFB-MT
-   1.80, G-PR 2.29, APFB-CT 3.00, PPF 7.89, which the previous device-type rule chose); on GPUs
+   the medium suite, and on uniform 1M x 1M d4 (issue 15's case; 2-core PoCL, device
+   seconds: APFB-MT 1.80, G-PR 2.29, APFB-CT 3.00, PPF 7.89, which the previous device-type
+   rule chose); on GPUs
    ``"apfb-gpubfs-wr-mt"``, the fastest family or within 1.25x of it on 8 of 8 reference
    graphs on the H100 (benchmarks/results/families-h100), where G-PR was 1.3x to 12x slower
    and PPF 2.7x to 6x slower on uniform and Delaunay graphs.
@@ -103,8 +104,9 @@ the best family on 15 of 23 whole calls (65%, as before the race and the band) w
 mean of 1.23 (was 1.40) and a worst of 2.5x (was 5.0x): facebook_combined, raced, where PPF
 took 21 to 43 ms beside the worker's seconds-long host attempt and 10 ms alone (1.1x in a
 run the same hour); host attempts beside PoCL's 16 threads also run slower than alone
-(Groebner: APFB answered first, 1.9x the host family alone). A head start for the host (the device path waiting 1 or 3 ms first) gained on host wins
-what it lost on device wins and is not used. ``race_edges`` = 2**17 on GPUs: on the H100 (benchmarks/results/small-h100-race,
+(Groebner: APFB answered first, 1.9x the host family alone). A head start for the host (the
+device path waiting 1 or 3 ms first) gained on host wins what it lost on device wins and is
+not used. ``race_edges`` = 2**17 on GPUs: on the H100 (benchmarks/results/small-h100-race,
 three runs of ``bench_small.py --race 131072``, ``auto`` with and without the race side by
 side on the 24 graphs of up to 1e5 edges) the race took auto's worst ratio to the best of
 host and device from 18.6x, 15.9x and 9.8x to 2.5x, 2.9x and 2.6x (4elt 31 -> 3.5 ms, bcsstk13
@@ -150,18 +152,17 @@ PROFILES = {
             "mesh_dispersion": 0.5, "ppf_edges": 1 << 17, "mesh_family": "ppf",
             "expander_dispersion": 2.0, "powerlaw_dispersion": 100.0,
             "large_family": "apfb-gpubfs-wr-mt"},
-    # CPU devices with at least MANY_CORES compute units: the race costs the device one core
-    # of many, and the host family alone is kept for the smaller graphs
-    "cpu-many": {"host_edges": 1 << 15, "race_edges": 1 << 18,
-                 "one_group_edges": 1 << 15, "small_family": "apfb-gpubfs-wr-ct",
-                 "mesh_dispersion": 0.5, "ppf_edges": 1 << 17, "mesh_family": "ppf",
-                 "expander_dispersion": 0.0, "powerlaw_dispersion": 100.0,
-                 "large_family": "apfb-gpubfs-wr-mt"},
     "gpu": {"host_edges": 1 << 13, "race_edges": 1 << 17,
             "one_group_edges": 1 << 15, "small_family": "apfb-gpubfs-wr-mt",
             "mesh_dispersion": None, "ppf_edges": 0, "mesh_family": "ppf",
             "large_family": "apfb-gpubfs-wr-mt"},
 }
+
+# CPU devices of at least MANY_CORES compute units: the "cpu" profile but that the race costs
+# the device one core of many (host family alone only up to 2**15 edges, raced up to 2**18),
+# and PPF's dispersion band reaches down to uniform random graphs
+PROFILES["cpu-many"] = dict(PROFILES["cpu"], host_edges=1 << 15, race_edges=1 << 18,
+                            expander_dispersion=0.0)
 
 #: evidence rows where the rule's family, not raced, is more than WORST behind the best
 #: measured one, with the reason; tests/test_choice.py checks that the misses of the rows
@@ -261,58 +262,86 @@ EVIDENCE = [
     # PPF's dispersion band, 2-core PoCL (auto-profile-pocl-small, whole calls in seconds,
     # medians of 3 after a verified warm-up)
     ("cpu", "arxiv-cit-hep-th.txt.gz", {"edges": 352807, "dispersion": 20.0673, "max_degree": 562},
-     {"apfb-gpubfs-wr-mt": 0.04025, "apfb-gpubfs-wr-ct": 0.05175, "gpr": 0.03856, "ppf": 0.03406, "host-hk": 0.11305}),
+     {"apfb-gpubfs-wr-mt": 0.04025, "apfb-gpubfs-wr-ct": 0.05175, "gpr": 0.03856, "ppf": 0.03406,
+      "host-hk": 0.11305}),
     ("cpu", "astro-ph.graph", {"edges": 242502, "dispersion": 30.4051, "max_degree": 360},
-     {"apfb-gpubfs-wr-mt": 0.01709, "apfb-gpubfs-wr-ct": 0.02487, "gpr": 0.02539, "ppf": 0.017, "host-hk": 0.03336}),
+     {"apfb-gpubfs-wr-mt": 0.01709, "apfb-gpubfs-wr-ct": 0.02487, "gpr": 0.02539, "ppf": 0.017,
+      "host-hk": 0.03336}),
     # CPU devices of many cores: PoCL on the H100 host's 16 cores (auto-profile-pocl16-many:
     # the medium suite with RCP and every shared graph, whole calls in seconds, medians of 3
     # after a verified warm-up; "auto-race": auto's measured time on the graphs it raced)
     ("cpu-many", "uniform-256K-d4", {"edges": 1048567, "dispersion": 0.9999, "max_degree": 16},
-     {"apfb-gpubfs-wr-mt": 0.09578, "apfb-gpubfs-wr-ct": 0.09549, "gpr": 0.10455, "ppf": 0.08447, "host-hk": 0.70862}),
+     {"apfb-gpubfs-wr-mt": 0.09578, "apfb-gpubfs-wr-ct": 0.09549, "gpr": 0.10455, "ppf": 0.08447,
+      "host-hk": 0.70862}),
     ("cpu-many", "uniform-256K-d4-rcp", {"edges": 1048567, "dispersion": 0.9999, "max_degree": 16},
-     {"apfb-gpubfs-wr-mt": 0.09477, "apfb-gpubfs-wr-ct": 0.09077, "gpr": 0.10534, "ppf": 0.08118, "host-hk": 0.76001}),
+     {"apfb-gpubfs-wr-mt": 0.09477, "apfb-gpubfs-wr-ct": 0.09077, "gpr": 0.10534, "ppf": 0.08118,
+      "host-hk": 0.76001}),
     ("cpu-many", "delaunay-17", {"edges": 786362, "dispersion": 0.3, "max_degree": 18},
-     {"apfb-gpubfs-wr-mt": 0.06734, "apfb-gpubfs-wr-ct": 0.06472, "gpr": 0.21286, "ppf": 0.03373, "host-hk": 0.06006}),
+     {"apfb-gpubfs-wr-mt": 0.06734, "apfb-gpubfs-wr-ct": 0.06472, "gpr": 0.21286, "ppf": 0.03373,
+      "host-hk": 0.06006}),
     ("cpu-many", "delaunay-17-rcp", {"edges": 786362, "dispersion": 0.3, "max_degree": 18},
      {"apfb-gpubfs-wr-mt": 0.07351, "apfb-gpubfs-wr-ct": 0.07169, "gpr": 0.32373, "ppf": 0.03894}),
     ("cpu-many", "4elt.graph", {"edges": 91756, "dispersion": 0.0559, "max_degree": 10},
-     {"apfb-gpubfs-wr-mt": 0.13604, "apfb-gpubfs-wr-ct": 0.12193, "gpr": 0.13984, "ppf": 0.01307, "host-hk": 0.00294, "auto-race": 0.00455}),
+     {"apfb-gpubfs-wr-mt": 0.13604, "apfb-gpubfs-wr-ct": 0.12193, "gpr": 0.13984, "ppf": 0.01307,
+      "host-hk": 0.00294, "auto-race": 0.00455}),
     ("cpu-many", "PGPgiantcompo.graph", {"edges": 48632, "dispersion": 14.3275, "max_degree": 205},
-     {"apfb-gpubfs-wr-mt": 0.01297, "apfb-gpubfs-wr-ct": 0.01536, "gpr": 0.01731, "ppf": 0.00923, "host-hk": 0.00783, "auto-race": 0.0071}),
-    ("cpu-many", "arxiv-cit-hep-th.txt.gz", {"edges": 352807, "dispersion": 20.0673, "max_degree": 562},
-     {"apfb-gpubfs-wr-mt": 0.09144, "apfb-gpubfs-wr-ct": 0.0711, "gpr": 0.05161, "ppf": 0.03464, "host-hk": 0.19411}),
+     {"apfb-gpubfs-wr-mt": 0.01297, "apfb-gpubfs-wr-ct": 0.01536, "gpr": 0.01731, "ppf": 0.00923,
+      "host-hk": 0.00783, "auto-race": 0.0071}),
+    ("cpu-many", "arxiv-cit-hep-th.txt.gz",
+     {"edges": 352807, "dispersion": 20.0673, "max_degree": 562},
+     {"apfb-gpubfs-wr-mt": 0.09144, "apfb-gpubfs-wr-ct": 0.0711, "gpr": 0.05161, "ppf": 0.03464,
+      "host-hk": 0.19411}),
     ("cpu-many", "bayer10.mtx", {"edges": 94926, "dispersion": 7.855, "max_degree": 27},
-     {"apfb-gpubfs-wr-mt": 0.13755, "apfb-gpubfs-wr-ct": 0.07437, "gpr": 0.09425, "ppf": 0.01134, "host-hk": 0.2105, "auto-race": 0.0136}),
-    ("cpu-many", "ca-condmat-cc1.txt.gz", {"edges": 91342, "dispersion": 17.6372, "max_degree": 272},
-     {"apfb-gpubfs-wr-mt": 0.01864, "apfb-gpubfs-wr-ct": 0.01411, "gpr": 0.02501, "ppf": 0.01088, "host-hk": 0.00651, "auto-race": 0.00871}),
+     {"apfb-gpubfs-wr-mt": 0.13755, "apfb-gpubfs-wr-ct": 0.07437, "gpr": 0.09425, "ppf": 0.01134,
+      "host-hk": 0.2105, "auto-race": 0.0136}),
+    ("cpu-many", "ca-condmat-cc1.txt.gz",
+     {"edges": 91342, "dispersion": 17.6372, "max_degree": 272},
+     {"apfb-gpubfs-wr-mt": 0.01864, "apfb-gpubfs-wr-ct": 0.01411, "gpr": 0.02501, "ppf": 0.01088,
+      "host-hk": 0.00651, "auto-race": 0.00871}),
     ("cpu-many", "delaunay_n16.mtx", {"edges": 393150, "dispersion": 0.3052, "max_degree": 17},
-     {"apfb-gpubfs-wr-mt": 0.05639, "apfb-gpubfs-wr-ct": 0.0527, "gpr": 0.2001, "ppf": 0.02476, "host-hk": 0.01845}),
+     {"apfb-gpubfs-wr-mt": 0.05639, "apfb-gpubfs-wr-ct": 0.0527, "gpr": 0.2001, "ppf": 0.02476,
+      "host-hk": 0.01845}),
     ("cpu-many", "rajat01.mtx", {"edges": 43250, "dispersion": 117.8358, "max_degree": 1442},
-     {"apfb-gpubfs-wr-mt": 0.02237, "apfb-gpubfs-wr-ct": 0.02863, "gpr": 0.02676, "ppf": 0.01616, "host-hk": 0.00159, "auto-race": 0.00259}),
+     {"apfb-gpubfs-wr-mt": 0.02237, "apfb-gpubfs-wr-ct": 0.02863, "gpr": 0.02676, "ppf": 0.01616,
+      "host-hk": 0.00159, "auto-race": 0.00259}),
     ("cpu-many", "wing.graph", {"edges": 243088, "dispersion": 0.0197, "max_degree": 4},
-     {"apfb-gpubfs-wr-mt": 0.04939, "apfb-gpubfs-wr-ct": 0.04559, "gpr": 0.16255, "ppf": 0.01969, "host-hk": 0.17858, "auto-race": 0.02356}),
+     {"apfb-gpubfs-wr-mt": 0.04939, "apfb-gpubfs-wr-ct": 0.04559, "gpr": 0.16255, "ppf": 0.01969,
+      "host-hk": 0.17858, "auto-race": 0.02356}),
     ("cpu-many", "kron-17", {"edges": 3728080, "dispersion": 898.6, "max_degree": 15768},
-     {"apfb-gpubfs-wr-mt": 0.06967, "apfb-gpubfs-wr-ct": 0.06991, "gpr": 0.08076, "ppf": 0.08806, "host-hk": 0.25738}),
+     {"apfb-gpubfs-wr-mt": 0.06967, "apfb-gpubfs-wr-ct": 0.06991, "gpr": 0.08076, "ppf": 0.08806,
+      "host-hk": 0.25738}),
     ("cpu-many", "kron-17-rcp", {"edges": 3728080, "dispersion": 898.6, "max_degree": 15768},
-     {"apfb-gpubfs-wr-mt": 0.06806, "apfb-gpubfs-wr-ct": 0.06251, "gpr": 0.08306, "ppf": 0.0924, "host-hk": 0.33042}),
+     {"apfb-gpubfs-wr-mt": 0.06806, "apfb-gpubfs-wr-ct": 0.06251, "gpr": 0.08306, "ppf": 0.0924,
+      "host-hk": 0.33042}),
     ("cpu-many", "grid-512", {"edges": 731672, "dispersion": 0.3, "max_degree": 4},
-     {"apfb-gpubfs-wr-mt": 0.13144, "apfb-gpubfs-wr-ct": 0.10541, "gpr": 0.22016, "ppf": 0.04259, "host-hk": 0.93179}),
+     {"apfb-gpubfs-wr-mt": 0.13144, "apfb-gpubfs-wr-ct": 0.10541, "gpr": 0.22016, "ppf": 0.04259,
+      "host-hk": 0.93179}),
     ("cpu-many", "grid-512-rcp", {"edges": 731672, "dispersion": 0.3, "max_degree": 4},
      {"apfb-gpubfs-wr-mt": 0.12903, "apfb-gpubfs-wr-ct": 0.11965, "gpr": 0.19716, "ppf": 0.04782}),
-    ("cpu-many", "Groebner_id2003_aug.mtx", {"edges": 173670, "dispersion": 269.3369, "max_degree": 829},
-     {"apfb-gpubfs-wr-mt": 0.00842, "apfb-gpubfs-wr-ct": 0.00848, "gpr": 0.01011, "ppf": 0.00926, "host-hk": 0.00509, "auto-race": 0.00966}),
-    ("cpu-many", "WormNet.v3.benchmark.txt", {"edges": 78736, "dispersion": 39.044, "max_degree": 247},
-     {"apfb-gpubfs-wr-mt": 0.05786, "apfb-gpubfs-wr-ct": 0.05572, "gpr": 0.04557, "ppf": 0.00932, "host-hk": 0.01467, "auto-race": 0.01003}),
+    ("cpu-many", "Groebner_id2003_aug.mtx",
+     {"edges": 173670, "dispersion": 269.3369, "max_degree": 829},
+     {"apfb-gpubfs-wr-mt": 0.00842, "apfb-gpubfs-wr-ct": 0.00848, "gpr": 0.01011, "ppf": 0.00926,
+      "host-hk": 0.00509, "auto-race": 0.00966}),
+    ("cpu-many", "WormNet.v3.benchmark.txt",
+     {"edges": 78736, "dispersion": 39.044, "max_degree": 247},
+     {"apfb-gpubfs-wr-mt": 0.05786, "apfb-gpubfs-wr-ct": 0.05572, "gpr": 0.04557, "ppf": 0.00932,
+      "host-hk": 0.01467, "auto-race": 0.01003}),
     ("cpu-many", "astro-ph.graph", {"edges": 242502, "dispersion": 30.4051, "max_degree": 360},
-     {"apfb-gpubfs-wr-mt": 0.04031, "apfb-gpubfs-wr-ct": 0.04154, "gpr": 0.04985, "ppf": 0.01361, "host-hk": 0.05673, "auto-race": 0.01625}),
+     {"apfb-gpubfs-wr-mt": 0.04031, "apfb-gpubfs-wr-ct": 0.04154, "gpr": 0.04985, "ppf": 0.01361,
+      "host-hk": 0.05673, "auto-race": 0.01625}),
     ("cpu-many", "bcsstk13.mtx", {"edges": 83883, "dispersion": 12.4177, "max_degree": 95},
-     {"apfb-gpubfs-wr-mt": 0.02216, "apfb-gpubfs-wr-ct": 0.02334, "gpr": 0.01416, "ppf": 0.00798, "host-hk": 0.00145, "auto-race": 0.00241}),
+     {"apfb-gpubfs-wr-mt": 0.02216, "apfb-gpubfs-wr-ct": 0.02334, "gpr": 0.01416, "ppf": 0.00798,
+      "host-hk": 0.00145, "auto-race": 0.00241}),
     ("cpu-many", "delaunay_n15.graph", {"edges": 196548, "dispersion": 0.3063, "max_degree": 18},
-     {"apfb-gpubfs-wr-mt": 0.03005, "apfb-gpubfs-wr-ct": 0.03119, "gpr": 0.08511, "ppf": 0.0123, "host-hk": 0.00788, "auto-race": 0.01047}),
-    ("cpu-many", "facebook_combined.txt", {"edges": 88234, "dispersion": 69.2663, "max_degree": 1043},
-     {"apfb-gpubfs-wr-mt": 0.0406, "apfb-gpubfs-wr-ct": 0.03727, "gpr": 0.04319, "ppf": 0.01003, "auto-race": 0.02512}),
+     {"apfb-gpubfs-wr-mt": 0.03005, "apfb-gpubfs-wr-ct": 0.03119, "gpr": 0.08511, "ppf": 0.0123,
+      "host-hk": 0.00788, "auto-race": 0.01047}),
+    ("cpu-many", "facebook_combined.txt",
+     {"edges": 88234, "dispersion": 69.2663, "max_degree": 1043},
+     {"apfb-gpubfs-wr-mt": 0.0406, "apfb-gpubfs-wr-ct": 0.03727, "gpr": 0.04319, "ppf": 0.01003,
+      "auto-race": 0.02512}),
     ("cpu-many", "wiki-Vote.txt", {"edges": 103689, "dispersion": 124.7351, "max_degree": 893},
-     {"apfb-gpubfs-wr-mt": 0.00806, "apfb-gpubfs-wr-ct": 0.00825, "gpr": 0.01214, "ppf": 0.00865, "host-hk": 0.0169, "auto-race": 0.01051}),
+     {"apfb-gpubfs-wr-mt": 0.00806, "apfb-gpubfs-wr-ct": 0.00825, "gpr": 0.01214, "ppf": 0.00865,
+      "host-hk": 0.0169, "auto-race": 0.01051}),
     # the same machine, small graphs (race-cpu-pocl16: whole calls in seconds, medians of 5;
     # "auto-race": raced with race_edges 262144 and host_edges 8192)
     ("cpu-many", "uniform-16384-d3", {"edges": 49146, "dispersion": 1.0103, "max_degree": 14},
