@@ -125,6 +125,12 @@ def split_part(items, part):
     return [x for i, x in enumerate(items) if i % n == k - 1]
 
 
+def races(handle):
+    """Whether ``auto`` may race on ``handle`` (its profile's ``race_edges``): the script then
+    starts the race worker before the first graph and waits for it before each ``auto``."""
+    return choice.device_profile(handle)[0].get("race_edges", 0) > 0
+
+
 def _call(A, alg, handle, race):
     """One verified whole call with default arguments, summarized (``auto`` on a GPU: after
     the race worker is idle, as a user's next call would find it)."""
@@ -155,7 +161,7 @@ def measure_graph(name, A, handle, families, repeat=3, slow_seconds=3.0, log=Non
         if handle.is_cpu:   # a CPU device needs the cores scipy would use
             scipy_res = bench_bipartite.finish_child(job, slow_seconds)
             job = None
-    race = choice.device_profile(handle)[0].get("race_edges", 0) > 0   # (idle worker first)
+    race = races(handle)
     order = [AUTO] + [f for f in families if f != "host-hk"] + \
         (["host-hk"] if want_host else [])
     runs, slow = {}, {}
@@ -441,7 +447,7 @@ def main(argv=None):
             "families": families, "pyclmatch": pyclmatch.__version__}
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     log(f"device: {handle.label}; suite graphs {base}; shared {shared or 'none'}")
-    if not handle.is_cpu:                 # the race worker up and idle before the first graph
+    if races(handle):                     # the race worker up and idle before the first graph
         meta["worker_wait_s"] = bench_small.worker_idle(60)
     records, t0 = [], time.perf_counter()
     sources = [] if not base or args.suite == "none" else [suite_graphs(args.suite, base,

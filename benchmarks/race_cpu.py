@@ -14,7 +14,7 @@ entries but facebook_combined (its host attempt takes seconds), Delaunay 2^13 an
 the 150 x 150 grid with and without RCP, uniform 16384 (degree 3) and 8192 (degree 4), the
 96 x 96 grid and kron-10. The worker is idle before every raced call.
 
-    python3 benchmarks/race_cpu.py --device cpu > benchmarks/results/race-cpu-pocl16/results.txt
+    python3 benchmarks/race_cpu.py --device cpu     # (a table on stdout)
 """
 import argparse
 import os
