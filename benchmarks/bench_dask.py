@@ -196,7 +196,7 @@ def main():
         serial_s.append(s)
     serial_wall = time.perf_counter() - t0
     print(f"serial on {dev.label}: {serial_wall:.2f} s", flush=True)
-    runs = {"serial": {"wall_s": serial_wall, "workers": 1, "devices": [dev.label],
+    runs = {"serial": {"wall_s": serial_wall, "workers": 1, "devices": [f"{first} {dev.label}"],
                        "call_s_sum": sum(s for s in serial_s if s)}}
     ref = [summary(c, r) for c, r in zip(calls, serial)]
     checks = {}
@@ -206,7 +206,8 @@ def main():
         bad = [names[i] for i in range(len(paths)) if got[i] != ref[i]]
         checks[label] = {"equal_to_serial": not bad, "different": bad}
         runs[label] = {"wall_s": wall, "workers": len(info),
-                       "devices": sorted({b["device"] for b in info.values() if b}),
+                       "devices": sorted({f"{b['spec']} {b['device']}" for b in info.values()
+                                          if b and b.get("device")}),
                        "call_s_sum": sum(s for s in secs if s)}
         print(f"{label}: {len(info)} worker(s) {wall:.2f} s, equal to serial: {not bad}",
               flush=True)

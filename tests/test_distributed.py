@@ -49,6 +49,16 @@ def test_workers_announce_their_devices(client):
         assert info["spec"] == "0:0" or ":" in info["spec"]
 
 
+def test_workers_keep_glibc_dynamic_malloc_thresholds(client):
+    # Dask's MALLOC_TRIM_THRESHOLD_ would make every large array of a call fault in afresh;
+    # the other pre-spawn variables (one OpenMP thread) stay
+    env = client.run(lambda: (os.environ.get("MALLOC_TRIM_THRESHOLD_"),
+                              os.environ.get("OMP_NUM_THREADS")))
+    assert len(env) == 2
+    for trim, omp in env.values():
+        assert trim is None and omp == "1"
+
+
 def test_results_equal_serial(client, device):
     from pyclmatch.distributed import map_graphs
     from pyclmatch.weighted import with_random_weights
