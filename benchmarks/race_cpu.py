@@ -14,6 +14,8 @@ entries but facebook_combined (its host attempt takes seconds), Delaunay 2^13 an
 the 150 x 150 grid with and without RCP, uniform 16384 (degree 3) and 8192 (degree 4), the
 96 x 96 grid and kron-10. The worker is idle before every raced call.
 
+``--host-hard`` adds facebook_combined; ``PYCLMATCH_RACE_NICE`` sets the worker's niceness.
+
     python3 benchmarks/race_cpu.py --device cpu     # (a table on stdout)
 """
 import argparse
@@ -31,8 +33,9 @@ from pyclmatch.bipartite import choice  # noqa: E402
 import bench_small  # noqa: E402
 
 
-def graphs():
-    out = [g for g in bench_small.shared_graphs(4e5) if not g[0].startswith("facebook")]
+def graphs(host_hard=False):
+    out = [g for g in bench_small.shared_graphs(4e5)
+           if host_hard or not g[0].startswith("facebook")]
     for n in (13, 14):
         g = generators.delaunay(n)
         out += [(f"delaunay-{n}", g), (f"delaunay-{n}-rcp", generators.permuted(g, seed=1))]
@@ -50,6 +53,8 @@ def main():
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--race-edges", type=int, default=1 << 18)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--host-hard", action="store_true",
+                    help="include facebook_combined (host-hk alone takes seconds there)")
     a = ap.parse_args()
     h = pyclmatch.get_device(a.device)
     prof = choice.PROFILES[choice.profile_kind(h)]
@@ -72,7 +77,7 @@ def main():
     print(f"# {h.label} ({choice.profile_kind(h)} profile); whole ms (ratio to the best of "
           f"ppf, host-hk, apfb-wr-mt), medians of {a.repeat}")
     print("graph nnz " + " ".join(variants))
-    for name, A in graphs():
+    for name, A in graphs(a.host_hard):
         A = sp.csr_matrix(A)
         for alg, v in variants.values():
             call(A, alg, v)
