@@ -36,6 +36,9 @@ import pyopencl as cl
 from .._typing import DeviceSpec
 from ..errors import DeviceError, DeviceMemoryError
 from .programs import build_program, quiet_build
+from .scan_intervals import install as _bound_scan_intervals
+
+_bound_scan_intervals()     # (pyopencl's scans on devices of many compute units)
 
 _TYPE_NAMES = (("gpu", cl.device_type.GPU), ("accelerator", cl.device_type.ACCELERATOR),
                ("cpu", cl.device_type.CPU))
