@@ -60,8 +60,8 @@ CPU devices of at least :data:`MANY_CORES` compute units, :func:`profile_kind`;
    (arxiv-cit 20, astro-ph 30, WormNet 39, facebook 69) ran fastest under PPF, by 2.5x to 4x
    over APFB-WR-MT with 16 cores (benchmarks/results/auto-profile-pocl16-medium: arxiv-cit
    26 vs 64 ms, astro-ph 14 vs 41 ms whole) and by 1.0x to 1.4x on 2 cores
-   (auto-profile-pocl-small); with 16 cores PPF also led on uniform random graphs (uniform-256K
-   74 vs 97 ms, auto-profile-pocl16-many), on 2 cores it did not (below).
+   (auto-profile-pocl-small/stop24); with 16 cores PPF also led on uniform random graphs
+   (uniform-256K 74 vs 97 ms, auto-profile-pocl16-many), on 2 cores it did not (below).
 4. Otherwise ``large_family``: on CPU devices ``"apfb-gpubfs-wr-mt"``, 1.4x to 1.8x ahead of
    PPF on uniform random (dispersion 1.0; 2 cores) and Kronecker graphs (dispersion > 100) of
    the medium suite, and on uniform 1M x 1M d4 (issue 15's case; 2-core PoCL, device
@@ -259,7 +259,7 @@ EVIDENCE = [
     ("cpu", "grid-150-rcp", {"edges": 62584, "dispersion": 0.3011, "max_degree": 4},
      {"host-hk": 0.02436,
       "apfb-gpubfs-wr-mt": 0.01284, "apfb-gpubfs-wr-ct": 0.02639, "gpr": 0.05372, "ppf": 0.00807}),
-    # PPF's dispersion band, 2-core PoCL (auto-profile-pocl-small, whole calls in seconds,
+    # PPF's dispersion band, 2-core PoCL (auto-profile-pocl-small/stop24, whole calls in s,
     # medians of 3 after a verified warm-up)
     ("cpu", "arxiv-cit-hep-th.txt.gz", {"edges": 352807, "dispersion": 20.0673, "max_degree": 562},
      {"apfb-gpubfs-wr-mt": 0.04025, "apfb-gpubfs-wr-ct": 0.05175, "gpr": 0.03856, "ppf": 0.03406,
