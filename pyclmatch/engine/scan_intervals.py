@@ -5,16 +5,19 @@ scan pyclmatch builds) splits ``n`` items into at most ``3 * max_compute_units``
 each a multiple of the first level's unit (work-group size times items per work-item), and
 then scans the per-interval sums in one interval: it asserts ``interval_size >=
 num_intervals``. Where the unit is smaller than three times the device's compute units, that
-fails for a band of sizes: on the H100 (132 units, 396 intervals) pyopencl's ``RadixSort`` of
-pyclmatch's 64-bit intake keys raised ``AssertionError`` on an unsorted 98,256-entry matrix
-(delaunay-14 with its rows and columns permuted). A scan of fewer intervals is still correct
-and only a little less parallel, so each scan kernel sees at most ``unit // 3`` compute units
-(:func:`bound`), which makes ``3 * units <= unit`` and the assertion always hold (for a
-unit of at least 3 items; pyopencl's are 16 or more).
+fails for a band of sizes: on the H100 (132 units, 396 intervals) pyopencl's ``RadixSort``
+(unit 256) of pyclmatch's 64-bit intake keys raised ``AssertionError`` for every unsorted
+input of 66,000 to 100,500 entries (benchmarks/results/scan-intervals-h100).
 
-:func:`install` wraps ``GenericScanKernel.__init__`` once, so the scans pyopencl builds
-inside its own algorithms are bounded too. Only the interval count changes: after
-construction ``GenericScanKernel`` reads its ``devices`` for ``max_compute_units`` alone.
+:func:`install` wraps ``GenericScanKernel.__call__`` once, so the scans pyopencl builds inside
+its own algorithms are covered too: a call whose size would fail the assertion runs with the
+kernel's devices reporting at most ``unit // 3`` compute units (then ``3 * units <= unit``
+and the assertion holds, for a unit of at least 3 items; pyopencl's are 16 or more); every
+other call runs as pyopencl made it. (Bounding every call instead cost 5-10% on the H100's
+unsorted 16M-64M-entry intakes, whose sort then ran in 255 intervals instead of 396.) After
+construction ``GenericScanKernel`` reads its ``devices`` for ``max_compute_units`` alone. The
+helpers pyclmatch memoizes per device are called under the device's lock, so the swap of
+``devices`` for one call is not seen by another.
 """
 import functools
 
@@ -35,32 +38,54 @@ class _FewerUnits:
         return getattr(self._dev, name)
 
 
-def bound(knl):
-    """Bound the interval count of the scan kernel ``knl`` by its first level's unit (a
-    kernel without those attributes, from another pyopencl, is left as it is)."""
-    info = getattr(knl, "first_level_scan_info", None)
-    devs = getattr(knl, "devices", None)
-    if info is None or not devs:
-        return knl
-    cap = max(1, int(info.wg_size) * int(info.k_group_size) // 3)
-    if any(d.max_compute_units > cap for d in devs):
-        knl.devices = [_FewerUnits(d, cap) for d in devs]
-    return knl
+def split_fails(n, unit, units):
+    """Whether pyopencl's split of ``n`` items into intervals (multiples of ``unit``, at most
+    ``3 * units`` of them) leaves more intervals than one interval holds."""
+    grains = -(-int(n) // unit)
+    most = 3 * units
+    if grains <= most:
+        return grains > unit
+    size = -(-grains // most) * unit
+    return size < -(-int(n) // size)
+
+
+def units_for(n, unit, units):
+    """The compute units a scan of ``n`` items with first-level ``unit`` should see on
+    devices of ``units``: ``units`` unless that split fails, else ``max(1, unit // 3)``."""
+    return max(1, unit // 3) if split_fails(n, unit, units) else units
 
 
 def install():
-    """Wrap ``pyopencl.scan.GenericScanKernel.__init__`` with :func:`bound` (once)."""
+    """Wrap ``pyopencl.scan.GenericScanKernel.__call__`` (once)."""
     try:
         from pyopencl.scan import GenericScanKernel
     except ImportError:      # pragma: no cover - pyopencl always has it
         return
-    init = GenericScanKernel.__init__
-    if getattr(init, "_pyclmatch_bound", False):
+    call = GenericScanKernel.__call__
+    if getattr(call, "_pyclmatch_bound", False):
         return
 
-    @functools.wraps(init)
-    def __init__(self, *args, **kwargs):
-        init(self, *args, **kwargs)
-        bound(self)
-    __init__._pyclmatch_bound = True
-    GenericScanKernel.__init__ = __init__
+    @functools.wraps(call)
+    def __call__(self, *args, **kwargs):
+        info = getattr(self, "first_level_scan_info", None)
+        devs = getattr(self, "devices", None)
+        n = kwargs.get("size")
+        if n is None:
+            try:
+                n = args[self.first_array_idx].shape[0]
+            except (AttributeError, IndexError, TypeError):
+                n = None
+        if info is None or not devs or not n:
+            return call(self, *args, **kwargs)
+        unit = int(info.wg_size) * int(info.k_group_size)
+        units = max(d.max_compute_units for d in devs)
+        cap = units_for(n, unit, units)
+        if cap >= units:
+            return call(self, *args, **kwargs)
+        self.devices = [_FewerUnits(d, cap) for d in devs]
+        try:
+            return call(self, *args, **kwargs)
+        finally:
+            self.devices = devs
+    __call__._pyclmatch_bound = True
+    GenericScanKernel.__call__ = __call__
