@@ -40,13 +40,11 @@ class _FewerUnits:
 
 def split_fails(n, unit, units):
     """Whether pyopencl's split of ``n`` items into intervals (multiples of ``unit``, at most
-    ``3 * units`` of them) leaves more intervals than one interval holds."""
-    grains = -(-int(n) // unit)
-    most = 3 * units
-    if grains <= most:
-        return grains > unit
-    size = -(-grains // most) * unit
-    return size < -(-int(n) // size)
+    ``3 * units`` of them; pytools' ``uniform_interval_splitting``, as pyopencl calls it)
+    leaves more intervals than one interval holds."""
+    from pytools import uniform_interval_splitting
+    size, count = uniform_interval_splitting(int(n), int(unit), 3 * int(units))
+    return size < count
 
 
 def units_for(n, unit, units):
