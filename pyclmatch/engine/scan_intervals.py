@@ -21,6 +21,8 @@ helpers pyclmatch memoizes per device are called under the device's lock, so the
 """
 import functools
 
+from pytools import uniform_interval_splitting
+
 
 class _FewerUnits:
     """A device as a scan kernel sees it: ``max_compute_units`` at most ``cap``, every other
@@ -42,7 +44,6 @@ def split_fails(n, unit, units):
     """Whether pyopencl's split of ``n`` items into intervals (multiples of ``unit``, at most
     ``3 * units`` of them; pytools' ``uniform_interval_splitting``, as pyopencl calls it)
     leaves more intervals than one interval holds."""
-    from pytools import uniform_interval_splitting
     size, count = uniform_interval_splitting(int(n), int(unit), 3 * int(units))
     return size < count
 
