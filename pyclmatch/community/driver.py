@@ -127,6 +127,30 @@ ONE_GROUP_VERTICES = {"cpu": 1 << 18, "gpu": 1 << 15}
 ONE_GROUP_WG = {"cpu": None, "gpu": 512}
 
 
+#: the script :func:`~pyclmatch.engine.probe.survives` runs in a child process before a PoCL
+#: device first takes the one-group path (PoCL 5.0's compiler aborts the process on these
+#: kernels): both one-group kernels on a small graph, float64 and float32 weights, default
+#: and deterministic moves
+ONE_GROUP_PROBE = """
+import numpy as np
+import pyclmatch
+A = pyclmatch.generators.grid(24)
+S = ((A + A.T) > 0).astype(np.float64).tocsr()
+S.setdiag(0)
+S.eliminate_zeros()
+for W in (S, S.astype(np.float32)):
+    for det in (False, True):
+        pyclmatch.louvain(W, device=DEVICE, one_group_edges=1 << 30, deterministic=det)
+"""
+
+
+def one_group_compiles(handle):
+    """Whether ``handle``'s compiler takes the one-group kernels without aborting the process
+    (:func:`~pyclmatch.engine.probe.survives`; every device but PoCL counts as yes)."""
+    from ..engine.probe import survives
+    return survives(handle, "louvain one-group kernels", ONE_GROUP_PROBE)
+
+
 def one_group_default(handle):
     """``(entries, vertices)``: the one-group bounds of ``handle``'s device, its tuned values,
     else the device type's ``ONE_GROUP_EDGES`` and ``ONE_GROUP_VERTICES``."""
@@ -537,7 +561,7 @@ class DeviceLouvain:
             newComm = self._empty(n, np.int32)
             ac = self._empty(n, np.int32)
             csize = self._empty(n, np.int32)
-            one_group = nnz <= og_entries and n <= og_vertices
+            one_group = nnz <= og_entries and n <= og_vertices and one_group_compiles(h)
             if one_group:           # the whole phase in one work-group, one launch and read
                 if level == 0 and not exact:     # the fixed-point total is needed first
                     sched.read("partition", host_flags, flags.data)
