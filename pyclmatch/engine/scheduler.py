@@ -194,7 +194,8 @@ class Scheduler:
         outstanding. Passes enqueued after the converged one must be harmless no-ops (they
         are, for stamp-driven relaxations and queue searches with an empty frontier): they
         cost device time of a few checks each instead of an idle device per round trip.
-        Raises :class:`IterationLimitError` past ``bound`` passes."""
+        Raises :class:`IterationLimitError` when the flag read after more than ``bound``
+        passes still shows a change (not merely when more than ``bound`` were enqueued)."""
         dc, da = self.CONVERGE["cpu" if self.handle.is_cpu else "gpu"]
         chunk, ahead = chunk or dc, ahead or da
         self.fill(phase, flags[:1], 0)
@@ -216,6 +217,16 @@ class Scheduler:
                     self.pending_reads.extend(e for e, _, _ in pending)
                     return passes, ring[at, :flags.size].copy()
             if passes > bound:
+                # (the passes enqueued run ahead of the flag copies seen, by up to ``ahead``
+                # copies: on a device shared with other processes the copies land later and
+                # more passes are enqueued meanwhile; the bound holds for the passes the
+                # copies show, so the ones in flight decide)
+                while pending:
+                    evt, last_pass, at = pending.pop(0)
+                    self.wait(evt)
+                    if ring[at, 0] < last_pass:
+                        self.pending_reads.extend(e for e, _, _ in pending)
+                        return passes, ring[at, :flags.size].copy()
                 raise IterationLimitError(
                     f"{self.label or 'device loop'}: {what} ran past {passes} passes on "
                     f"{self.handle.label}; stopped instead of hanging (please report this "
