@@ -209,7 +209,11 @@ class Scheduler:
             pending.append((self.read_later(phase, ring[slot, :flags.size], flags.data),
                             last, slot))
             slot = (slot + 1) % ring.shape[0]
-            while pending and (len(pending) > ahead or self.done(pending[0][0])):
+            # (past the bound every copy in flight is waited for: the passes enqueued run
+            # ahead of the copies seen, the more so on a device shared with other processes,
+            # and the bound holds for the passes the copies show)
+            while pending and (len(pending) > ahead or passes > bound
+                               or self.done(pending[0][0])):
                 evt, last_pass, at = pending.pop(0)
                 self.wait(evt)
                 if ring[at, 0] < last_pass:
@@ -217,16 +221,6 @@ class Scheduler:
                     self.pending_reads.extend(e for e, _, _ in pending)
                     return passes, ring[at, :flags.size].copy()
             if passes > bound:
-                # (the passes enqueued run ahead of the flag copies seen, by up to ``ahead``
-                # copies: on a device shared with other processes the copies land later and
-                # more passes are enqueued meanwhile; the bound holds for the passes the
-                # copies show, so the ones in flight decide)
-                while pending:
-                    evt, last_pass, at = pending.pop(0)
-                    self.wait(evt)
-                    if ring[at, 0] < last_pass:
-                        self.pending_reads.extend(e for e, _, _ in pending)
-                        return passes, ring[at, :flags.size].copy()
                 raise IterationLimitError(
                     f"{self.label or 'device loop'}: {what} ran past {passes} passes on "
                     f"{self.handle.label}; stopped instead of hanging (please report this "
