@@ -154,3 +154,51 @@ def test_warnings_of_other_code_pass_through_our_builds(device):
             t.join()
         seen = [w for w in rec if str(w.message) == "user warning"]
     assert seen and all(w.category is UserWarning for w in rec)
+
+
+def test_calls_on_one_device_hold_it_in_turn(device, monkeypatch):
+    """A call holds its device from get_device to its return (engine.devices.device_call):
+    a second thread's call on the same device, through another handle, starts only after the
+    first has returned; nested calls (maximum_bipartite_matching -> maximum_matching) hold it
+    once; a call that raises lets it go."""
+    from pyclmatch.engine import scheduler
+    from pyclmatch.engine.devices import device_lock
+    B = _graphs()[0]
+    want = pyclmatch.maximum_matching(B, device=device, algorithm="apfb-gpubfs-wr-ct").cardinality
+    entered, release, order = threading.Event(), threading.Event(), []
+    real_init = scheduler.Scheduler.__init__
+
+    def init(self, *a, **k):
+        order.append(threading.current_thread().name)
+        if threading.current_thread().name == "first":
+            entered.set()
+            assert release.wait(30)
+        real_init(self, *a, **k)
+
+    monkeypatch.setattr(scheduler.Scheduler, "__init__", init)
+    out = {}
+
+    def run(name, handle):
+        out[name] = pyclmatch.maximum_matching(B, device=handle,
+                                               algorithm="apfb-gpubfs-wr-ct").cardinality
+
+    first = threading.Thread(target=run, args=("first", device), name="first")
+    other = DeviceHandle(device.device, index=device.index)
+    second = threading.Thread(target=run, args=("second", other), name="second")
+    first.start()
+    assert entered.wait(30)
+    second.start()
+    second.join(0.5)
+    assert second.is_alive() and order == ["first"]     # waiting for the device
+    release.set()
+    first.join(60)
+    second.join(60)
+    assert out == {"first": want, "second": want}
+    assert order[0] == "first" and set(order) == {"first", "second"}
+    monkeypatch.setattr(scheduler.Scheduler, "__init__", real_init)
+    assert pyclmatch.maximum_bipartite_matching(B, device=device).size == B.shape[1]
+    with pytest.raises(pyclmatch.InputError):
+        pyclmatch.maximum_matching(B, device=device, init="bogus")
+    lock = device_lock(device.device)
+    assert lock.acquire(blocking=False)
+    lock.release()

@@ -12,7 +12,7 @@ from typing import Any
 
 from .._typing import DeviceSpec, GraphInput, Progress
 from ..engine import limits
-from ..engine.devices import get_device
+from ..engine.devices import get_device, device_call
 from ..engine.graphs import as_bipartite, DeviceBipartite
 from ..engine.intake import check_no_entries
 from ..engine.scheduler import Scheduler
@@ -130,6 +130,7 @@ def resolve_algorithm(algorithm, handle, graph=None):
 INIT_PARAMS = ("ks_rounds", "heavy_degree", "heavy_groups", "one_group_edges")
 
 
+@device_call
 def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "karp-sipser",
                      device: DeviceSpec = None, verify: bool | str = True,
                      progress: Progress = None, **params: Any) -> MatchingResult:
@@ -517,6 +518,7 @@ def _ctype(dt):
     return {"i4": "int", "i8": "long"}[np.dtype(dt).str[1:]]
 
 
+@device_call
 def maximum_bipartite_matching(A: GraphInput, perm_type: str = "row",
                                **kwargs: Any) -> np.ndarray:
     """Drop-in for ``scipy.sparse.csgraph.maximum_bipartite_matching``.

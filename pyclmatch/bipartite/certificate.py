@@ -13,6 +13,7 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 
+from ..engine.devices import device_call
 from ..errors import VerificationError
 
 TEMPLATE = "bipartite_verify.cl.mako"
@@ -237,6 +238,7 @@ def check_counts(out):
                                 f"{mr} edges")
 
 
+@device_call
 def verify_matching_device(graph, row_match, col_match, cover, device=None):
     """:func:`verify_matching` on the device: uploads the graph (engine intake), the matching
     and the cover flags, runs the kernels that ``maximum_matching(verify=True)`` runs and

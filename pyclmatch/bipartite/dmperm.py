@@ -27,7 +27,7 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 
-from ..engine.devices import get_device
+from ..engine.devices import get_device, device_call
 from ..engine.graphs import as_bipartite
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, IterationLimitError, VerificationError
@@ -500,6 +500,7 @@ def _trivial(graph, handle, name, t_call):
                            {"total": time.perf_counter() - t_call}, {})
 
 
+@device_call
 def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", verify=True,
                        progress=None, **params):
     """Dulmage-Mendelsohn decomposition of the pattern of ``A`` on an OpenCL device.

@@ -41,7 +41,7 @@ from numpy.typing import ArrayLike
 
 from .._typing import DeviceSpec, GraphInput, Progress
 from ..engine import limits
-from ..engine.devices import get_device
+from ..engine.devices import get_device, device_call
 from ..engine.intake import check_compressed_host, check_no_entries, checked_csr
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
@@ -334,6 +334,7 @@ def _stop_rule(threshold):
     return (kind,) + t + ((REL_FLOOR,) if kind == "relative" else ())
 
 
+@device_call
 def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float = 1.0,
             threshold: Any = None, max_level: int | None = None, seed: int | None = None,
             deterministic: bool = False, device: DeviceSpec = None,

@@ -13,18 +13,28 @@
 Handles are cached per device: the context, the profiling queue, built programs and memoized
 kernels live on the handle, so nothing is rebuilt for a second call.
 
-Threads: calls from several threads may share one handle. Programs are built once (under a
-lock) and shared; kernel objects are per thread (an OpenCL kernel object holds its arguments,
-and setting them from two threads at once is the one race the OpenCL API leaves to the
-caller); the pyopencl helpers memoized per device (scans, sorts, reductions, the memory pool)
-and pyopencl's own per-context kernels (``copy_if``, ``unique``, ``arange``) are called under
-the handle's lock, which covers their argument setting and enqueueing only. Every thread
-enqueues on the handle's one in-order queue, so a pooled buffer that one call releases is
-reused by another only after the commands that used it.
+Threads: calls from several threads may share one handle, and each call of the library's
+functions (``maximum_matching``, ``louvain``, ...: :func:`device_call`) holds the device it
+runs on from the moment it resolves it (:func:`get_device`) to its return, so calls on one
+device run one at a time, whichever handle or thread they come from (calls on different
+devices run at once). The device's in-order queue runs one call's work at a time anyway;
+what the lock takes away is only the overlap of one call's host work with another's device
+work. Why: with several threads of one process enqueueing on one GPU at once, NVIDIA's
+OpenCL driver (580.159, H100) crashed the process or hung it at exit (Louvain beside the
+other families, 4 threads: a crash or an exit hang in most runs; with the calls held, none in
+9; benchmarks/results/threads-h100). Within the lock nothing changes: programs are built
+once (under a lock) and shared; kernel objects are per thread (an OpenCL kernel object holds
+its arguments, and setting them from two threads at once is the one race the OpenCL API
+leaves to the caller); the pyopencl helpers memoized per device (scans, sorts, reductions,
+the memory pool) and pyopencl's own per-context kernels (``copy_if``, ``unique``,
+``arange``) are called under the handle's lock, which covers their argument setting and
+enqueueing only. Every thread enqueues on the handle's one in-order queue, so a pooled
+buffer that one call releases is reused by another only after the commands that used it.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import glob
 import os
 import subprocess
@@ -109,6 +119,56 @@ def list_devices() -> list:
         for d_i, dev in enumerate(devs):
             out.append((p_i, d_i, dev))
     return out
+
+
+#: one lock per OpenCL device (by its ``cl_device_id``), held by the library's calls
+_DEVICE_LOCKS = {}
+_DEVICE_LOCKS_LOCK = threading.Lock()
+#: per thread: the depth of nested :func:`device_call` calls and the device locks they hold
+_calls = threading.local()
+
+
+def device_lock(device):
+    """The lock that the library's calls on the OpenCL device ``device`` hold (one per
+    device, shared by every handle and context of it)."""
+    key = device.int_ptr
+    with _DEVICE_LOCKS_LOCK:
+        lock = _DEVICE_LOCKS.get(key)
+        if lock is None:
+            lock = _DEVICE_LOCKS[key] = threading.Lock()
+        return lock
+
+
+def device_call(fn):
+    """Decorator of the library's public functions that run on a device: every device the
+    call resolves through :func:`get_device` is held (:func:`device_lock`) until the call
+    returns, so calls on one device from several threads run one at a time (module
+    docstring). Nested calls (a function of the library calling another) hold each device
+    once."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        held = _calls.__dict__.setdefault("held", [])
+        depth = getattr(_calls, "depth", 0)
+        mark = len(held)
+        _calls.depth = depth + 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _calls.depth = depth
+            while len(held) > mark:
+                held.pop().release()
+    return call
+
+
+def _hold(handle):
+    """Inside a :func:`device_call`: hold ``handle``'s device for the rest of the call."""
+    if getattr(_calls, "depth", 0):
+        lock = device_lock(handle.device)
+        held = _calls.__dict__.setdefault("held", [])
+        if lock not in held:
+            lock.acquire()
+            held.append(lock)
+    return handle
 
 
 class DeviceHandle:
@@ -476,6 +536,7 @@ class PinnedStaging:
     def _field(self, name):
         return getattr(self, name)
 
+    @device_call
     def stage(self, device=None):
         """Stage page-locked copies for ``device`` (a :class:`DeviceHandle` or any
         :func:`get_device` spec; once per context); returns self."""
@@ -589,7 +650,13 @@ def _handle_for(dev, context=None, index=None):
 
 
 def get_device(spec: DeviceSpec = None) -> DeviceHandle:
-    """Resolve ``spec`` (see the module docstring) to a cached :class:`DeviceHandle`."""
+    """Resolve ``spec`` (see the module docstring) to a cached :class:`DeviceHandle`; inside
+    one of the library's calls (:func:`device_call`) the device is held until it returns."""
+    return _hold(_resolve(spec))
+
+
+def _resolve(spec):
+    """:func:`get_device` without the hold."""
     if isinstance(spec, DeviceHandle):
         return spec
     if isinstance(spec, cl.Context):

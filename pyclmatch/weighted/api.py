@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 
 from .._typing import DeviceSpec, GraphInput, Progress
 from ..engine import limits
-from ..engine.devices import get_device
+from ..engine.devices import get_device, device_call
 from ..engine.intake import check_no_entries
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
@@ -236,6 +236,7 @@ def release_device_graph(g):
     g._device_cache = None
 
 
+@device_call
 def prepare_graph(G: GraphInput, *, device: DeviceSpec = None,
                   **graph_params: Any) -> WeightedGraph:
     """Validate ``G`` once on the host (see
@@ -255,6 +256,7 @@ def prepare_graph(G: GraphInput, *, device: DeviceSpec = None,
     return g
 
 
+@device_call
 def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: DeviceSpec = None,
                       verify: bool | str = True, progress: Progress = None,
                       precision: str = "auto", **params: Any) -> WeightedMatchingResult:
@@ -378,6 +380,7 @@ def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: Devic
     return res
 
 
+@device_call
 def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor",
                device: DeviceSpec = None, verify: bool | str = True,
                progress: Progress = None, precision: str = "auto",

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from typing import Any
 
 from .._typing import DeviceSpec, Progress
-from ..engine.devices import PinnedStaging, get_device
+from ..engine.devices import PinnedStaging, get_device, device_call
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from ..hostpar import Stream, delete, group_by_key, pmap, sort_rows_by, spans
@@ -469,6 +469,7 @@ def _explain(inst):
                      "check did not (please report this instance)")
 
 
+@device_call
 def verify_stable_marriage_device(inst, wife, husband, device=None):
     """:func:`verify_stable_marriage` on the device: uploads the instance and the answer and
     runs the kernels that ``stable_marriage(verify=True)`` runs (the instance is checked
@@ -496,6 +497,7 @@ def verify_stable_marriage_device(inst, wife, husband, device=None):
 MARRIAGE_SHORT = 64
 
 
+@device_call
 def stable_marriage(men_prefs: Any, women_prefs: Any = None, *,
                     algorithm: str = "mcvitie-wilson", device: DeviceSpec = None,
                     verify: bool | str = True, progress: Progress = None,
