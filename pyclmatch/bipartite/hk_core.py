@@ -82,8 +82,9 @@ def check_matching_and_cover(indptr, indices, n_major, n_minor, major_match, min
     (None when all holds): mates in range and mutual, every matched pair an entry of its
     list, every entry with an end in the cover, the cover as large as the matching (which
     proves it maximum, König). A few vectorized passes: per entry, the list's mate (one
-    ``np.repeat``) against the entry's index, the pairs found per list counted from one
-    cumulative sum; for the cover, only the lists of the major vertices outside it are read
+    ``np.repeat``) against the entry's index, the lists holding their mate flagged from the
+    entries that matched (no pass of a cumulative sum over the entries: on the H100 host's
+    numpy it cost 5x the other passes, benchmarks/results/host-check-h100); for the cover, only the lists of the major vertices outside it are read
     (none when it holds the whole major side, as after a matching perfect on that side). ``names``: what the major and minor vertices are
     called in the messages."""
     mj, mn = np.asarray(major_match), np.asarray(minor_match)
@@ -100,11 +101,13 @@ def check_matching_and_cover(indptr, indices, n_major, n_minor, major_match, min
     if mr.size and not np.array_equal(mn[mj[mr]], mr):
         return "row_match and col_match disagree"
     counts = np.diff(indptr)
-    hits = np.zeros(indices.size + 1, np.int32)
-    np.cumsum(np.repeat(mj, counts) == indices, out=hits[1:])
-    found = hits[indptr[1:]] - hits[indptr[:-1]]
-    if mr.size and not found[mr].all():
-        bad = mr[np.flatnonzero(found[mr] == 0)[0]]
+    # the entries that hold their list's mate; by the mutual check above, the list of such an
+    # entry of index c is mn[c]: every matched list must hold one
+    at = np.flatnonzero(np.repeat(mj, counts) == indices)
+    found = np.zeros(n_major, bool)
+    found[np.take(mn, np.take(indices, at))] = True
+    if np.count_nonzero(found) != mr.size:
+        bad = mr[np.flatnonzero(~found[mr])[0]]
         return f"matched pair ({names[0]} {bad}, {names[1]} {mj[bad]}) is not an edge"
     if cover_major is None:
         return None
