@@ -111,7 +111,8 @@ three runs of ``bench_small.py --race 131072``, ``auto`` with and without the ra
 side on the 24 graphs of up to 1e5 edges) the race took auto's worst ratio to the best of
 host and device from 18.6x, 15.9x and 9.8x to 2.5x, 2.9x and 2.6x (4elt 31 -> 3.5 ms, bcsstk13
 9.5 -> 3.4, rajat01 9.8 -> 2.4, delaunay-13 6.0 -> 3.1), at a geometric mean of 0.78, 0.78
-and 0.73 of auto's time without it; two later runs (run5, run5a) 2.65x and 1.97x at 0.74.
+and 0.73 of auto's time without it; later runs (run5, run5a, run6) 2.65x, 1.97x and
+2.58x at 0.74, 0.74 and 0.72.
 Raced calls the device wins, each from an idle worker (benchmarks/results/race-wait-h100):
 facebook_combined 1.35x and bayer10 1.18x the unraced call (the worker at nice 10; 1.75x and
 1.94x at nice 0). Over the reference suite with RCP and every shared graph
