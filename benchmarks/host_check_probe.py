@@ -14,10 +14,8 @@ pages for each temporary array) is what makes the check slower on one machine th
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
 
 import numpy as np
 
@@ -30,12 +28,9 @@ GRAPHS = ("4elt.graph", "rajat01.mtx", "bcsstk13.mtx", "ca-condmat-cc1.txt.gz",
 
 
 def med(fn, repeat):
-    ts = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return 1e3 * statistics.median(ts)
+    """Median ms of ``repeat`` calls of ``fn`` (bench_small's timer)."""
+    import bench_small
+    return 1e3 * bench_small.timed(fn, repeat)[1]
 
 
 def passes(indptr, indices, mj, mn, cmaj, cmin, repeat):
