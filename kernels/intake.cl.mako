@@ -89,6 +89,105 @@ __kernel void intake_scatter(index_t n, index_t n_minor, offset_t nnz, __global 
     </%common:entries>
 }
 
+/* ---- The transpose in chunks, without atomics (CPU devices: engine/intake.py chooses it; the
+   "ScanTrans" of Wang, Liu, Hou and Feng, "Parallel transposition of sparse data structures",
+   ICS 2016). Work-item p of P (one per work-group) owns chunk p: the lists
+   chunk_begin(p) .. chunk_begin(p + 1) - 1, about nnz / P entries, walked in order.
+   hist[p * n_minor + j] (offset_t) first counts the entries of index j in chunk p
+   (intake_chunk_count, which zeroes its chunk's counters first); intake_chunk_sum adds them up per j (the transpose's degrees, which
+   the host scans into t_ptr); intake_chunk_cursors turns each count into the position of
+   list j where chunk p's entries start (t_ptr[j] + the entries of index j in the chunks
+   before p); intake_chunk_scatter writes each chunk's entries at its own cursors. Against
+   intake_check's counts and intake_scatter's claims, no atomics, and no two work-items write
+   next to each other in a list (on CPUs, a heavy list's positions claimed by every core in
+   turn move its cache lines from core to core at every entry); each transposed list comes
+   out increasing (chunks in order, lists in order within a chunk). Entries out of range are
+   skipped as in intake_scatter; offsets out of order (flagged by intake_check) can make
+   chunks overlap, never a pass read or write outside its arrays. */
+inline index_t chunk_begin(index_t n, offset_t nnz, __global const offset_t *ptr, int p, int P)
+{
+    if (p <= 0) return 0;
+    if (p >= P) return n;
+    const offset_t target = (offset_t)(((long)nnz * p) / P);
+    index_t lo = 0, hi = n;                  /* the least i with ptr[i] >= target */
+    while (lo < hi) {
+        const index_t mid = lo + (hi - lo) / 2;
+        if (ptr[mid] < target) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+<%def name="chunk_entries(e, i)">
+    const int p = (int)get_global_id(0), P = (int)get_global_size(0);
+    const index_t ${i}_end = chunk_begin(n, nnz, ptr, p + 1, P);
+    for (index_t ${i} = chunk_begin(n, nnz, ptr, p, P); ${i} < ${i}_end; ++${i}) {
+        const offset_t ${e}_end = min(ptr[${i} + 1], nnz);
+        for (offset_t ${e} = max(ptr[${i}], (offset_t)0); ${e} < ${e}_end; ++${e}) {
+            ${caller.body()}
+        }
+    }
+</%def>
+
+__kernel void intake_chunk_count(index_t n, index_t n_minor, offset_t nnz,
+                                 __global const offset_t *ptr, __global const index_t *ind,
+                                 __global offset_t *hist)
+{
+    {   /* this chunk's counters from zero (each work-item its own: a fill would be one
+           thread's memset on CPU devices, 20-100 ms for kron-21's 16 x 2M on PoCL) */
+        __global offset_t *mine = hist + (size_t)get_global_id(0) * n_minor;
+        for (index_t j = 0; j < n_minor; ++j) mine[j] = 0;
+    }
+    <%self:chunk_entries e="e" i="i">
+        const index_t j = ind[e];
+        if (j < 0 || j >= n_minor) continue;
+        ++hist[(size_t)p * n_minor + j];
+    </%self:chunk_entries>
+}
+
+__kernel void intake_chunk_sum(index_t n_minor, int P, __global const offset_t *hist,
+                               __global int *cnt)
+{
+    FOR_EACH_VERTEX(j, n_minor) {
+        offset_t s = 0;
+        for (int p = 0; p < P; ++p) s += hist[(size_t)p * n_minor + j];
+        cnt[j] = (int)s;
+    }
+}
+
+__kernel void intake_chunk_cursors(index_t n_minor, int P, __global const offset_t *t_ptr,
+                                   __global offset_t *hist)
+{
+    FOR_EACH_VERTEX(j, n_minor) {
+        offset_t at = t_ptr[j];
+        for (int p = 0; p < P; ++p) {
+            const size_t k = (size_t)p * n_minor + j;
+            const offset_t c = hist[k];
+            hist[k] = at;
+            at += c;
+        }
+    }
+}
+
+__kernel void intake_chunk_scatter(index_t n, index_t n_minor, offset_t nnz,
+                                   __global const offset_t *ptr, __global const index_t *ind,
+                                   __global offset_t *hist, __global index_t *t_ind
+% if with_perm:
+                                   , __global offset_t *t_perm
+% endif
+                                   )
+{
+    <%self:chunk_entries e="e" i="i">
+        const index_t j = ind[e];
+        if (j < 0 || j >= n_minor) continue;
+        const offset_t pos = hist[(size_t)p * n_minor + j]++;
+        if (pos < 0 || pos >= nnz) continue;   /* (only with offsets out of order) */
+        t_ind[pos] = i;
+% if with_perm:
+        t_perm[pos] = e;
+% endif
+    </%self:chunk_entries>
+}
+
 /* Canonical order on the device (input the check found unsorted or with repeated entries):
    each entry becomes the key (major << minor_bits) | minor, pyopencl's radix sort orders the
    keys, pyopencl's unique drops repeats, and intake_split turns the keys back into lists. */

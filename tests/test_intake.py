@@ -50,6 +50,50 @@ def test_device_transpose_equals_scipy(A, idx64, device):
     assert np.array_equal(A.indices[perm], col_of)      # the entry it came from
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(A=bipartite_matrices(), idx64=st.booleans(), chunks=st.sampled_from([1, 2, 3, 7]),
+       long_offsets=st.booleans())
+def test_transpose_in_chunks_equals_scipy(A, idx64, chunks, long_offsets, device):
+    """The transpose in chunks (no atomics; the CPU devices' path) is scipy's CSC exactly:
+    offsets, lists in increasing order, the perm array and the degrees, whatever the number of
+    chunks (more chunks than lists included) and with 64-bit offsets."""
+    A = sp.csr_matrix(A)
+    A.sort_indices()
+    if idx64:
+        A.indices, A.indptr = A.indices.astype(np.int64), A.indptr.astype(np.int64)
+    offsets = {"offset_t": "long"} if long_offsets else {}
+    if long_offsets and "cl_khr_int64_base_atomics" not in device.device.extensions:
+        offsets = {}
+    dc, bits = _intake(device, A, perm=True, chunks=chunks, **offsets)
+    assert bits == 0
+    T = A.tocsc()
+    assert np.array_equal(dc.t_ptr.get(), T.indptr)
+    assert np.array_equal(dc.t_ind.get()[:A.nnz], T.indices)
+    where = sp.csr_matrix((np.arange(A.nnz) + 1, A.indices, A.indptr), shape=A.shape)
+    assert np.array_equal(dc.t_perm.get()[:A.nnz], where.tocsc().data - 1)
+    assert np.array_equal(dc.counts.get(), np.diff(T.indptr))
+
+
+def test_transpose_in_chunks_bad_offsets(device):
+    """Offsets out of order are flagged on the chunks path too, which reads and writes inside
+    its arrays meanwhile."""
+    A = sp.csr_matrix((np.ones(4), np.array([0, 1, 1, 2]), np.array([0, 3, 1, 4])),
+                      shape=(3, 3))
+    for chunks in (1, 2, 5):
+        assert _intake(device, A, chunks=chunks)[1] & BAD_PTR
+
+
+def test_transpose_chunks_rule(device):
+    """Chunks on CPU devices of several compute units when the cursors fit in the entries;
+    the atomic path on GPUs, and for structures sparser than one entry per chunk and minor
+    vertex."""
+    from pyclmatch.engine.intake import transpose_chunks
+    P = device.compute_units
+    want = P if device.is_cpu and P >= 2 else 0
+    assert transpose_chunks(device, P * 1000, 1000) == want
+    assert transpose_chunks(device, P * 1000 - 1, 1000) == 0
+
+
 def test_intake_flags(device):
     A = sp.csr_matrix(np.array([[1, 1, 0], [0, 1, 1]]))
     assert _intake(device, A)[1] == 0

@@ -93,7 +93,12 @@ class DeviceCompressed:
     vertices); ``t_ptr``/``t_ind``: the transpose (``n_minor`` lists over ``n``), built by
     ``intake_check`` (counts), a scan and ``intake_scatter``; ``t_perm`` (with
     ``perm=True``): the input position of each transposed entry. The lists of the input are
-    sorted (checked); those of the transpose are in no particular order. Everything is
+    sorted (checked); those of the transpose are in no particular order. ``chunks``: the
+    transpose in that many chunks without atomics instead (``intake_chunk_*`` in
+    ``kernels/intake.cl.mako``: each chunk's entries counted, then scattered, by one
+    work-item, and the transposed lists come out sorted); ``None`` chooses
+    (:func:`transpose_chunks`: CPU devices, where every core claiming positions in the same
+    heavy list costs 7x the rest of the intake on 16 cores), ``0`` never. Everything is
     enqueued at construction; :meth:`problems` reads the check's flags (one read-back).
     ``flags``: a device int array (zeroed by the caller) whose first entry receives the flag
     bits, so that a caller's own checks of the same input share the one read-back.
@@ -104,10 +109,13 @@ class DeviceCompressed:
     """
 
     def __init__(self, handle, indptr, indices, n, n_minor, *, transpose=True, perm=False,
-                 sched, phase="upload", nnz=None, flags=None, by_rows=None, offset_t=None):
+                 sched, phase="upload", nnz=None, flags=None, by_rows=None, offset_t=None,
+                 chunks=None):
         self.handle, self.n, self.n_minor = handle, int(n), int(n_minor)
         nnz = int(indices.size if nnz is None else nnz)
         self.nnz = nnz
+        self.chunks = (transpose_chunks(handle, nnz, self.n_minor) if chunks is None
+                       else int(chunks)) if transpose else 0
         self._given_flags = flags
         self._raw = None
         self._by_rows = handle.is_cpu if by_rows is None else bool(by_rows)
@@ -152,7 +160,7 @@ class DeviceCompressed:
         handle, q, nnz = self.handle, self.handle.queue, self.nnz
         values = {"index_t": "int", "offset_t": self.offset_t, "mode": "ct",
                   "in_index_t": in_t, "with_perm": bool(perm)}
-        if not transpose:
+        if not transpose or self.chunks:
             values["with_counts"] = False      # (the minor degrees serve the transpose only)
         if self._by_rows:
             values["by_rows"] = True
@@ -175,6 +183,9 @@ class DeviceCompressed:
         odt = self.odt
         self.t_ptr = cla.empty(q, self.n_minor + 1, odt, allocator=handle.pool)
         sched.fill(phase, self.t_ptr, 0)
+        if self.chunks:
+            self._transpose_in_chunks(values, perm, sched, phase)
+            return
         if self.offset_t == "long":       # per-list counters from 0 (see intake_scatter)
             cursor = cla.empty(q, max(self.n_minor, 1), np.int32, allocator=handle.pool)
             sched.fill(phase, cursor, 0)
@@ -194,6 +205,33 @@ class DeviceCompressed:
             args.append(self.t_perm.data)
         sched.launch(phase, handle.kernel(TEMPLATE, "intake_scatter", **values), grid, wg,
                      *args)
+
+    def _transpose_in_chunks(self, values, perm, sched, phase):
+        """Enqueue the transpose by ``intake_chunk_*`` (the ``chunks`` path; counts into
+        ``self.counts`` as the other path does, scanned into ``t_ptr``)."""
+        handle, q, nnz, nm, P = self.handle, self.handle.queue, self.nnz, self.n_minor, \
+            self.chunks
+        odt, it = self.odt, np.int32
+        hist = cla.empty(q, max(P * nm, 1), odt, allocator=handle.pool)   # (zeroed there)
+        knl = lambda name: handle.kernel(TEMPLATE, name, **values)   # noqa: E731
+        n, nnz_t = it(self.n), odt.type(nnz)
+        sched.launch(phase, knl("intake_chunk_count"), P, 1, n, it(nm), nnz_t, self.ptr.data,
+                     self.ind.data, hist.data)
+        wg, grid = _grid(handle, nm)
+        if nm:
+            sched.launch(phase, knl("intake_chunk_sum"), grid, wg, it(nm), it(P), hist.data,
+                         self.counts.data)
+            sched.record(phase, handle.exclusive_scan(self.counts, self.t_ptr, self.t_ptr,
+                                                      total_at=nm))
+            sched.launch(phase, knl("intake_chunk_cursors"), grid, wg, it(nm), it(P),
+                         self.t_ptr.data, hist.data)
+        self.t_ind = cla.empty(q, max(nnz, 1), np.int32, allocator=handle.pool)
+        args = [n, it(nm), nnz_t, self.ptr.data, self.ind.data, hist.data, self.t_ind.data]
+        if perm:
+            self.t_perm = cla.empty(q, max(nnz, 1), odt, allocator=handle.pool)
+            args.append(self.t_perm.data)
+        sched.launch(phase, knl("intake_chunk_scatter"), P, 1, *args)
+        self._hist = hist          # (kept until the enqueued scatter has read it)
 
     def problems(self, sched, phase="upload"):
         """The check's flag bits (``BAD_PTR | BAD_RANGE | UNSORTED | DUPLICATE``): one
@@ -365,6 +403,19 @@ def check_no_entries(indptr, what="the sparse matrix"):
     families answer it on the host): its indptr must be all zeros. O(n), no copy."""
     if indptr.size and np.any(indptr):
         raise InputError(f"{what}'s indptr decreases: it is not a valid compressed matrix")
+
+
+def transpose_chunks(handle, nnz, n_minor):
+    """How many chunks :class:`DeviceCompressed` builds a transpose in on ``handle`` (0: the
+    atomic path): on CPU devices one per compute unit when their cursors (one per chunk and
+    minor vertex) take no more entries than the structure has, else 0. GPUs keep the atomic
+    path (their atomics resolve in the shared cache, and one work-item per chunk would leave
+    the device idle); so do CPU devices of one compute unit and structures too sparse for
+    the cursors (fewer than one entry per chunk and minor vertex on average)."""
+    P = int(handle.compute_units)
+    if not handle.is_cpu or P < 2 or P * int(n_minor) > int(nnz):
+        return 0
+    return P
 
 
 def _grid(handle, n):
