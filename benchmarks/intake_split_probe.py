@@ -50,7 +50,8 @@ def main():
             for _, e in s._events:
                 try:
                     kind = cl.command_type.to_string(e.command_type).lower()
-                    steps.append(f"{kind} {(e.get_profiling_info(end) - e.get_profiling_info(start)) * 1e-6:.1f}")
+                    ms = (e.get_profiling_info(end) - e.get_profiling_info(start)) * 1e-6
+                    steps.append(f"{kind} {ms:.1f}")
                 except cl.Error:
                     pass
             print(f"  chunks={setting} ({dc.chunks}): {wall * 1e3:.1f} ms | " + ", ".join(steps))

@@ -14,7 +14,8 @@
                         (CPU devices) instead of striding entries (common.cl.mako: entries)
   One pass checks and counts (intake_check), pyopencl's scan turns the counts into the
   transpose's offsets, and one pass scatters (intake_scatter): the transpose of a checked CSR
-  in two edge passes and no host work proportional to the edges.
+  in two edge passes and no host work proportional to the edges. CPU devices build it in
+  chunks without atomics instead (intake_chunk_*, below).
 </%doc>
 <%include file="common.cl.mako"/>
 <%namespace name="common" file="common.cl.mako"/>
@@ -94,10 +95,11 @@ __kernel void intake_scatter(index_t n, index_t n_minor, offset_t nnz, __global 
    ICS 2016). Work-item p of P (one per work-group) owns chunk p: the lists
    chunk_begin(p) .. chunk_begin(p + 1) - 1, about nnz / P entries, walked in order.
    hist[p * n_minor + j] (offset_t) first counts the entries of index j in chunk p
-   (intake_chunk_count, which zeroes its chunk's counters first); intake_chunk_sum adds them up per j (the transpose's degrees, which
-   the host scans into t_ptr); intake_chunk_cursors turns each count into the position of
-   list j where chunk p's entries start (t_ptr[j] + the entries of index j in the chunks
-   before p); intake_chunk_scatter writes each chunk's entries at its own cursors. Against
+   (intake_chunk_count, which zeroes its chunk's counters first); intake_chunk_sum adds
+   them up per j (the transpose's degrees, which the host scans into t_ptr);
+   intake_chunk_cursors turns each count into the position of list j where chunk p's
+   entries start (t_ptr[j] + the entries of index j in the chunks before p);
+   intake_chunk_scatter writes each chunk's entries at its own cursors. Against
    intake_check's counts and intake_scatter's claims, no atomics, and no two work-items write
    next to each other in a list (on CPUs, a heavy list's positions claimed by every core in
    turn move its cache lines from core to core at every entry); each transposed list comes

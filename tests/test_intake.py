@@ -84,14 +84,17 @@ def test_transpose_in_chunks_bad_offsets(device):
 
 
 def test_transpose_chunks_rule(device):
-    """Chunks on CPU devices of several compute units when the cursors fit in the entries;
-    the atomic path on GPUs, and for structures sparser than one entry per chunk and minor
-    vertex."""
-    from pyclmatch.engine.intake import transpose_chunks
+    """Chunks on CPU devices of several compute units when the cursors number at most
+    CHUNK_CURSORS_PER_ENTRY times the entries and fit one allocation; the atomic path on GPUs
+    and beyond those bounds (the measured crossover: CHUNK_CURSORS_PER_ENTRY's comment)."""
+    from pyclmatch.engine.intake import CHUNK_CURSORS_PER_ENTRY as K, transpose_chunks
+    assert K == 3
     P = device.compute_units
     want = P if device.is_cpu and P >= 2 else 0
-    assert transpose_chunks(device, P * 1000, 1000) == want
-    assert transpose_chunks(device, P * 1000 - 1, 1000) == 0
+    assert transpose_chunks(device, P * 1000, 3000) == want
+    assert transpose_chunks(device, P * 1000 - 1, 3000) == 0
+    huge = device.max_alloc // (8 * P) + 1            # cursors past one allocation
+    assert transpose_chunks(device, huge, huge, offset_bytes=8) == 0
 
 
 def test_intake_flags(device):

@@ -98,7 +98,8 @@ class DeviceCompressed:
     ``kernels/intake.cl.mako``: each chunk's entries counted, then scattered, by one
     work-item, and the transposed lists come out sorted); ``None`` chooses
     (:func:`transpose_chunks`: CPU devices, where every core claiming positions in the same
-    heavy list costs 7x the rest of the intake on 16 cores), ``0`` never. Everything is
+    heavy list made the transpose 7x the rest of kron-21's intake on 16 cores), ``0``
+    never. Everything is
     enqueued at construction; :meth:`problems` reads the check's flags (one read-back).
     ``flags``: a device int array (zeroed by the caller) whose first entry receives the flag
     bits, so that a caller's own checks of the same input share the one read-back.
@@ -114,13 +115,13 @@ class DeviceCompressed:
         self.handle, self.n, self.n_minor = handle, int(n), int(n_minor)
         nnz = int(indices.size if nnz is None else nnz)
         self.nnz = nnz
-        self.chunks = (transpose_chunks(handle, nnz, self.n_minor) if chunks is None
-                       else int(chunks)) if transpose else 0
+        self.offset_t, self.odt = offset_type(nnz) if offset_t is None else (
+            offset_t, np.dtype(np.int64 if offset_t == "long" else np.int32))
+        self.chunks = (transpose_chunks(handle, nnz, self.n_minor, self.odt.itemsize)
+                       if chunks is None else int(chunks)) if transpose else 0
         self._given_flags = flags
         self._raw = None
         self._by_rows = handle.is_cpu if by_rows is None else bool(by_rows)
-        self.offset_t, self.odt = offset_type(nnz) if offset_t is None else (
-            offset_t, np.dtype(np.int64 if offset_t == "long" else np.int32))
         if self.offset_t == "long":
             require_offset64(handle)
         elif nnz > INDEX_MAX:
@@ -405,15 +406,26 @@ def check_no_entries(indptr, what="the sparse matrix"):
         raise InputError(f"{what}'s indptr decreases: it is not a valid compressed matrix")
 
 
-def transpose_chunks(handle, nnz, n_minor):
+#: the transpose in chunks when its cursors (one per chunk and minor vertex) are at most this
+#: many times the entries: on the H100 host's 16-core PoCL (benchmarks/results/
+#: pocl16-h100-host/chunks) the intake of kron-21 (0.25 cursors per entry) took 0.19-0.28 s
+#: in chunks against 0.78-0.89 s, delaunay-21's (2.7) 0.10-0.13 s against 0.18-0.19 s, and
+#: the chunks lost on uniform-4M-d4 (4.0: 0.24-0.44 s against 0.27-0.30 s) and grid-2048
+#: (5.7: 0.18-0.30 s against 0.09-0.11 s), whose passes over the cursors outweigh the entries
+CHUNK_CURSORS_PER_ENTRY = 3
+
+
+def transpose_chunks(handle, nnz, n_minor, offset_bytes=4):
     """How many chunks :class:`DeviceCompressed` builds a transpose in on ``handle`` (0: the
     atomic path): on CPU devices one per compute unit when their cursors (one per chunk and
-    minor vertex) take no more entries than the structure has, else 0. GPUs keep the atomic
-    path (their atomics resolve in the shared cache, and one work-item per chunk would leave
-    the device idle); so do CPU devices of one compute unit and structures too sparse for
-    the cursors (fewer than one entry per chunk and minor vertex on average)."""
+    minor vertex, ``offset_bytes`` each) number at most ``CHUNK_CURSORS_PER_ENTRY`` times the
+    entries and fit one allocation, else 0. GPUs keep the atomic path (their atomics resolve
+    in the shared cache, and one work-item per chunk would leave the device idle); so do CPU
+    devices of one compute unit."""
     P = int(handle.compute_units)
-    if not handle.is_cpu or P < 2 or P * int(n_minor) > int(nnz):
+    cursors = P * int(n_minor)
+    if not handle.is_cpu or P < 2 or cursors > CHUNK_CURSORS_PER_ENTRY * int(nnz) \
+            or cursors * int(offset_bytes) > int(handle.max_alloc):
         return 0
     return P
 
