@@ -51,16 +51,29 @@ def main():
     ap.add_argument("--device", default=None)
     ap.add_argument("--family", default="matching",
                     help="matching | weighted | bmatching | louvain")
-    ap.add_argument("--graph", default="delaunay-21")
+    ap.add_argument("--graph", default="delaunay-21",
+                    help="a graph of the suites, or a file (a path, or a name in the shared "
+                         "graphs)")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--algorithm", default="auto",
                     help="maximum_matching's algorithm (e.g. apfb-gpubfs-wr-mt: the device path "
                          "that auto races against the host on small graphs)")
     ap.add_argument("--loop", type=int, default=0,
                     help="also time this many calls and print their median and quartiles")
+    ap.add_argument("--profile-calls", type=int, default=1,
+                    help="calls under cProfile (its table sums them: more calls, finer times)")
+    ap.add_argument("--sort", default="tottime", help="cProfile's sort key (tottime, cumtime)")
     args = ap.parse_args()
     suite = {**generators.SMALL_SUITE, **generators.MEDIUM_SUITE, **generators.SUITE}
-    A = sp.csr_matrix(suite[args.graph]())
+    if args.graph in suite:
+        A = sp.csr_matrix(suite[args.graph]())
+    else:                       # a file: a path, or a name in the shared graphs
+        from pyclmatch import io as graph_io
+        root = os.environ.get("PYCLMATCH_SHARED", os.path.join(
+            os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared"))
+        path = args.graph if os.path.exists(args.graph) else os.path.join(
+            root, "data", "graphs", args.graph)
+        A = sp.csr_matrix(graph_io.read_graph(path))
     h = pyclmatch.get_device(args.device)
     call = make_call(args.family, A, h, args.algorithm)
     call()                                                  # builds and verifies
@@ -76,19 +89,26 @@ def main():
           f"{kern:.4f} s), {r.counters.get('launches')} launches, "
           f"{r.counters.get('readbacks')} read-backs\n  steps: {steps}")
     if args.loop:
-        ts = []
+        ts, steps = [], {}
         for _ in range(args.loop):
             t0 = time.perf_counter()
-            call()
+            r = call()
             ts.append(time.perf_counter() - t0)
+            for k, v in r.timings.items():
+                steps.setdefault(k, []).append(v)
         q1, med, q3 = np.percentile(ts, [25, 50, 75]) * 1e3
         print(f"  {args.loop} calls: median {med:.3f} ms (quartiles {q1:.3f} .. {q3:.3f})")
+        print("  median step times (us): " + " ".join(
+            f"{k} {np.median(v) * 1e6:.0f}" for k, v in sorted(steps.items())))
     prof = cProfile.Profile()
     prof.enable()
-    call()
+    for _ in range(args.profile_calls):
+        call()
     prof.disable()
+    if args.profile_calls > 1:
+        print(f"(cProfile of {args.profile_calls} calls: divide the times by that)")
     out = io.StringIO()
-    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(args.top)
+    pstats.Stats(prof, stream=out).sort_stats(args.sort).print_stats(args.top)
     print(out.getvalue())
 
 
