@@ -99,8 +99,8 @@ class DeviceCompressed:
     work-item, and the transposed lists come out sorted); ``None`` chooses
     (:func:`transpose_chunks`: CPU devices, where every core claiming positions in the same
     heavy list made the transpose 7x the rest of kron-21's intake on 16 cores), ``0``
-    never. Everything is
-    enqueued at construction; :meth:`problems` reads the check's flags (one read-back).
+    never. Everything is enqueued at construction; :meth:`problems` reads the check's flags
+    (one read-back).
     ``flags``: a device int array (zeroed by the caller) whose first entry receives the flag
     bits, so that a caller's own checks of the same input share the one read-back.
     ``by_rows``: the check walks whole lists per work-item (CPU devices), see
@@ -172,7 +172,8 @@ class DeviceCompressed:
             sched.fill(phase, flags, 0)
         self._flags = flags
         cnt = cla.empty(q, max(self.n_minor, 1), np.int32, allocator=handle.pool)
-        sched.fill(phase, cnt, 0)
+        if not self.chunks:        # (intake_check counts into it; in chunks it is written)
+            sched.fill(phase, cnt, 0)
         wg, grid = _grid(handle, max(nnz, self.n))
         sched.launch(phase, handle.kernel(TEMPLATE, "intake_check", **values), grid, wg,
                      np.int32(self.n), np.int32(self.n_minor), self.odt.type(nnz), self.ptr.data,
@@ -214,7 +215,9 @@ class DeviceCompressed:
             self.chunks
         odt, it = self.odt, np.int32
         hist = cla.empty(q, max(P * nm, 1), odt, allocator=handle.pool)   # (zeroed there)
-        knl = lambda name: handle.kernel(TEMPLATE, name, **values)   # noqa: E731
+
+        def knl(name):
+            return handle.kernel(TEMPLATE, name, **values)
         n, nnz_t = it(self.n), odt.type(nnz)
         sched.launch(phase, knl("intake_chunk_count"), P, 1, n, it(nm), nnz_t, self.ptr.data,
                      self.ind.data, hist.data)
