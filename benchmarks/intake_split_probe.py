@@ -25,7 +25,7 @@ from pyclmatch.engine.scheduler import Scheduler  # noqa: E402
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default=None)
-    ap.add_argument("--graph", default="kron-18", help="a graph of the generators' suites")
+    ap.add_argument("--graph", default="kron-18", help="a graph of the generators' suites, or kron-N")
     ap.add_argument("--chunks", default="0,auto", help="comma-separated: 0, auto or a count")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()

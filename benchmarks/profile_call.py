@@ -68,11 +68,11 @@ def main():
     if args.graph in suite:
         A = sp.csr_matrix(suite[args.graph]())
     else:                       # a file: a path, or a name in the shared graphs
+        from bench_small import GRAPH_DIRS
         from pyclmatch import io as graph_io
-        root = os.environ.get("PYCLMATCH_SHARED", os.path.join(
-            os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared"))
-        path = args.graph if os.path.exists(args.graph) else os.path.join(
-            root, "data", "graphs", args.graph)
+        path = next((p for p in [args.graph] + [os.path.join(d, args.graph)
+                                                for d in GRAPH_DIRS] if os.path.exists(p)),
+                    args.graph)
         A = sp.csr_matrix(graph_io.read_graph(path))
     h = pyclmatch.get_device(args.device)
     call = make_call(args.family, A, h, args.algorithm)

@@ -61,9 +61,14 @@ def test_transpose_in_chunks_equals_scipy(A, idx64, chunks, long_offsets, device
     A.sort_indices()
     if idx64:
         A.indices, A.indptr = A.indices.astype(np.int64), A.indptr.astype(np.int64)
-    offsets = {"offset_t": "long"} if long_offsets else {}
-    if long_offsets and "cl_khr_int64_base_atomics" not in device.device.extensions:
-        offsets = {}
+    offsets = {}
+    if long_offsets:
+        from pyclmatch.engine.graphs import require_offset64
+        try:
+            require_offset64(device)            # (the 64-bit atomics those kernels use)
+            offsets = {"offset_t": "long"}
+        except pyclmatch.DeviceError:
+            pass
     dc, bits = _intake(device, A, perm=True, chunks=chunks, **offsets)
     assert bits == 0
     T = A.tocsc()
