@@ -37,7 +37,7 @@ from pyclmatch import generators
 from pyclmatch.weighted.graph import with_random_weights
 
 PAGEABLE_BPS, PINNED_BPS = 7e9, 50e9
-FAMILIES = ("matching", "weighted", "bmatching", "louvain", "marriage")
+FAMILIES = ("matching", "weighted", "bmatching", "louvain", "marriage", "dmperm")
 
 
 def med(xs):
@@ -189,6 +189,30 @@ def bench_louvain(name, S, args, nk, log):
     return row
 
 
+def bench_dmperm(name, A, args, log):
+    res, row = timed(lambda: pyclmatch.dulmage_mendelsohn(A, device=args.device), args.repeat,
+                     None)
+    row.update(bound(row["kernels_s"], csr_bytes(A)), structural_rank=res.structural_rank)
+    log(f"  dmperm {name}: whole {row['whole_s']:.4f} s")
+    return row
+
+
+def shared_graphs(names):
+    """(name, csr) of the files of shared/data/graphs (``names``: 'all' or file names)."""
+    import glob
+    here = os.path.dirname(os.path.abspath(__file__))
+    dirs = [os.path.join(os.environ.get("PYCLMATCH_SHARED", "/nonexistent"), "data", "graphs"),
+            os.path.join(here, "..", "..", "shared", "data", "graphs")]
+    folder = next((d for d in dirs if os.path.isdir(d)), None)
+    if folder is None:
+        raise SystemExit("shared/data/graphs not found (set PYCLMATCH_SHARED)")
+    files = sorted(f for f in os.listdir(folder) if not f.endswith(".tsv"))
+    for f in (files if names == "all" else names.split(",")):
+        A = sp.csr_matrix(pyclmatch.read_graph(os.path.join(folder, f)))
+        A.data = np.ones_like(A.data, dtype=np.float64)
+        yield f, A
+
+
 def bench_marriage(n, args, log):
     t0 = time.perf_counter()
     inst = pyclmatch.easy_instance(n)
@@ -272,6 +296,9 @@ def main(argv=None):
     ap.add_argument("--no-scipy", dest="scipy", action="store_false")
     ap.add_argument("--scipy-timeout", type=float, default=120.0)
     ap.add_argument("--no-networkit", dest="networkit", action="store_false")
+    ap.add_argument("--shared", default="none",
+                    help="also the files of shared/data/graphs: 'all', 'none' or file names")
+    ap.add_argument("--no-suite", dest="suite_graphs", action="store_false")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     fams = args.families.split(",")
@@ -290,7 +317,11 @@ def main(argv=None):
         save_results(args.out, meta, rows, markdown)
 
     names = args.graphs.split(",") if args.graphs else None
-    for name, A in generators.suite(names, size=args.suite):
+    graphs = generators.suite(names, size=args.suite) if args.suite_graphs else []
+    if args.shared != "none":
+        import itertools
+        graphs = itertools.chain(graphs, shared_graphs(args.shared))
+    for name, A in graphs:
         log(f"{name}: {A.shape[0]} x {A.shape[1]}, {A.nnz} entries")
         if "matching" in fams:
             todo = [(name, A)]
@@ -303,6 +334,12 @@ def main(argv=None):
             for nm, M in todo:
                 rows.append(dict(bench_matching(nm, M, args, log), family="matching", graph=nm))
                 save()
+        if "dmperm" in fams:
+            rows.append(dict(bench_dmperm(name, A, args, log), family="dulmage_mendelsohn",
+                             graph=name))
+            save()
+        if A.shape[0] != A.shape[1]:
+            continue
         S = symmetric_pattern(A) if set(fams) & {"weighted", "bmatching", "louvain"} else None
         if "weighted" in fams:
             rows.append(dict(bench_weighted(name, S, args, nk, log), family="weighted",
