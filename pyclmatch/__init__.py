@@ -9,6 +9,7 @@ Main entry points: :func:`maximum_matching` (exact bipartite), :func:`maximum_bi
 :mod:`pyclmatch.nxbackend` (the networkx backend) and :mod:`pyclmatch.interop` (igraph, pandas,
 results in networkx's and igraph's shapes).
 """
+from ._version import __version__
 from .errors import (PyclmatchError, InputError, DeviceError, DeviceMemoryError,
                      HostMemoryError, KernelBuildError, IterationLimitError, VerificationError)
 from .engine.devices import get_device, list_devices, describe_devices
@@ -23,7 +24,6 @@ from .community import louvain, modularity
 from .interop import matching_dict, matching_edges, community_sets
 from . import generators, interop, nxbackend
 
-__version__ = "0.1.0"
 
 __all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "KonigCover",
            "verify_matching", "read_graph", "get_device", "list_devices", "describe_devices",

@@ -3,8 +3,15 @@ import argparse
 import json
 import sys
 
-from .errors import PyclmatchError
+import numpy as np
+
 from .bench.cli import add_bench_commands
+from .bipartite import INITS, dulmage_mendelsohn, maximum_matching
+from .engine.devices import describe_devices, diagnose_icd, fix_icd, get_device
+from .engine.graphs import as_bipartite
+from .engine.limits import limits_table
+from .errors import PyclmatchError
+from .io import read_graph
 
 
 def _fmt_mem(n):
@@ -15,7 +22,6 @@ def _fmt_mem(n):
 
 
 def cmd_devices(args):
-    from .engine.devices import describe_devices, diagnose_icd, fix_icd
     if args.fix is not None:
         folder, export = fix_icd(args.fix or None)
         print(f"wrote {folder}; make it active with:\n  {export}")
@@ -55,8 +61,6 @@ def cmd_devices(args):
 
 def _print_limits(rows):
     """The largest graphs each family's declared-size check accepts on each usable device."""
-    from .engine.devices import get_device
-    from .engine.limits import limits_table
     for r in rows:
         if not r["usable"]:
             continue
@@ -69,8 +73,6 @@ def _print_limits(rows):
 
 
 def cmd_match(args):
-    from . import maximum_matching, read_graph
-    from .engine.graphs import as_bipartite
     graph = as_bipartite(read_graph(args.file))
     res = maximum_matching(graph, algorithm=args.algorithm, init=args.init, device=args.device,
                            verify=not args.no_verify, progress=args.progress or None)
@@ -94,8 +96,6 @@ def cmd_match(args):
 
 
 def cmd_dmperm(args):
-    from . import dulmage_mendelsohn, read_graph
-    from .engine.graphs import as_bipartite
     graph = as_bipartite(read_graph(args.file))
     d = dulmage_mendelsohn(graph, algorithm=args.algorithm, device=args.device,
                            verify="host" if args.host_verify else not args.no_verify,
@@ -134,7 +134,6 @@ def plot_dmperm(csr, d, path, max_points=2_000_000):
         from matplotlib.patches import Rectangle
     except ImportError:
         raise PyclmatchError("--plot needs matplotlib (pip install matplotlib)") from None
-    import numpy as np
     B = csr[d.p][:, d.q].tocoo()
     keep = slice(None) if B.nnz <= max_points else \
         np.random.default_rng(0).choice(B.nnz, max_points, replace=False)
@@ -170,7 +169,6 @@ def build_parser():
                    help="the largest graphs (vertices, stored entries) each family accepts "
                         "on each device (the declared-size checks, pyclmatch.engine.limits)")
     d.set_defaults(func=cmd_devices)
-    from .bipartite import INITS
     m = sub.add_parser("match", help="maximum bipartite matching of a matrix file")
     m.add_argument("file", help="Matrix Market (.mtx, .mtx.gz), METIS .graph or edge list")
     m.add_argument("--algorithm", default="auto")

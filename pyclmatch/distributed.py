@@ -97,7 +97,11 @@ except ImportError as _exc:   # pragma: no cover - exercised by monkeypatching i
         "pyclmatch.distributed needs Dask's distributed scheduler, which is not installed "
         f"({_exc}); install it with: pip install 'pyclmatch[dask]'") from _exc
 
+from . import bipartite, community, errors, weighted
+from ._progress import Progress
+from .engine.devices import _type_name, describe_devices, get_device, usable_devices
 from .errors import DeviceError, InputError, PyclmatchError
+from .io import read_graph
 
 __all__ = ["DevicePlugin", "local_cluster", "map_graphs", "worker_devices", "bind_workers",
            "bound_workers", "host_devices", "PLUGIN_NAME"]
@@ -110,7 +114,6 @@ def host_devices(devices="gpu"):
     """``[(platform, device, pyopencl.Device)]`` of this host selected by ``devices``: ``"gpu"``,
     ``"cpu"``, ``"accelerator"``, ``"all"`` (every usable device) or comma-separated
     :func:`pyclmatch.get_device` specs."""
-    from .engine.devices import _type_name, get_device, usable_devices
     if devices is None:
         devices = "gpu"
     if not isinstance(devices, str):
@@ -192,7 +195,6 @@ class DevicePlugin(WorkerPlugin):
             lock.close()
 
     def _bind(self, worker_name):
-        from .engine.devices import get_device
         how, spec = None, None
         if worker_name in self.assignment:
             how, spec = "assigned", self.assignment[worker_name]
@@ -287,12 +289,11 @@ def local_cluster(devices="gpu", n_workers=None, *, processes=True, **kwargs):
     The workers start without the ``MALLOC_TRIM_THRESHOLD_`` that Dask sets for its worker
     processes (``distributed.nanny.pre-spawn-environ``): setting it turns off glibc's dynamic
     mmap threshold, so every array of a call above 128 KiB is mapped and faulted in afresh,
-    which made each call 15-25% slower in a worker than in the client's process.  Dask's
+    which makes each call slower in a worker than in the client's process.  Dask's
     other pre-spawn variables (one OpenMP/BLAS thread) stay.
     """
     found = host_devices(devices)
     if not found:
-        from .engine.devices import describe_devices
         have = ", ".join(f"{r['index']} {r['device']} ({r['type']})" for r in describe_devices())
         raise DeviceError(f"no usable {devices} OpenCL device on this host (devices: "
                           f"{have or 'none'})" + ("; pass devices='cpu' to run the workers on "
@@ -315,10 +316,13 @@ def local_cluster(devices="gpu", n_workers=None, *, processes=True, **kwargs):
     return cluster
 
 
+#: where :func:`map_graphs` looks up a call given by name
+_CALL_MODULES = (bipartite, weighted, community)
+
+
 def _resolve(func):
     if isinstance(func, str):
-        import pyclmatch
-        f = getattr(pyclmatch, func, None)
+        f = next((getattr(m, func) for m in _CALL_MODULES if hasattr(m, func)), None)
         if not callable(f):
             raise InputError(f"unknown pyclmatch call {func!r}")
         return f
@@ -357,7 +361,6 @@ class _Failed:
 
 
 def _pyclmatch_error_names():
-    from . import errors
     return {n for n in dir(errors) if isinstance(getattr(errors, n), type)}
 
 
@@ -402,7 +405,6 @@ def _run_one(func, graph, kwargs, kind):
     h = worker_handle(kind)
     try:
         if _is_path(graph):
-            from .io import read_graph
             graph = read_graph(os.fsdecode(graph))
         elif callable(graph):
             graph = graph()
@@ -492,7 +494,6 @@ def _map(f, graphs, client, kind, retries, progress, kwargs):
     ac = as_completed()
     bar = None
     if progress:
-        from .bench.harness import Progress
         bar = Progress(len(graphs))
 
     def submit(i):

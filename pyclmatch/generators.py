@@ -21,7 +21,7 @@ cores (:mod:`pyclmatch.hostpar`), with the same results as the sequential numpy/
 ``graphgen.py`` for any number of threads; only Delaunay's triangulation (Qhull) is sequential.
 
 :data:`SUITE` holds the full-size benchmark graphs (millions of vertices), :data:`SMALL_SUITE`
-the same families at sizes that build in well under a second, for tests and examples.
+the same families at small sizes, for tests and examples.
 """
 import numpy as np
 import scipy.sparse as sp
@@ -39,6 +39,27 @@ def uniform(n, deg, seed=0):
 
     Mirrors the sparse uniform random graphs of Karp-Sipser's analysis, the classic random test
     class for maximum-matching heuristics (Meier et al., paper 001; Deveci et al., papers 000/003).
+
+    Parameters
+    ----------
+    n : int
+        Rows and columns.
+    deg : int
+        Entries drawn per row.
+    seed : int, optional
+        Seed of the random stream.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        The ``int8`` pattern, sorted indices, no duplicates.
+
+    Examples
+    --------
+    >>> from pyclmatch.generators import uniform
+    >>> A = uniform(100, 3)
+    >>> A.shape, A.nnz
+    ((100, 100), 296)
     """
     S = Stream(seed)
     m = n * deg
@@ -54,6 +75,27 @@ def kron(scale, edgefactor=16, seed=0):
 
     Mirrors ``kron_g500-logn20/21`` of Deveci et al. (Euro-Par 2013, paper 000; G-PR, ICPP 2013,
     paper 003).
+
+    Parameters
+    ----------
+    scale : int
+        ``log2`` of the number of vertices.
+    edgefactor : int, optional
+        Generated edges per vertex (before duplicates and self-loops are dropped).
+    seed : int, optional
+        Seed of the random stream.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        The symmetric ``int8`` pattern.
+
+    Examples
+    --------
+    >>> from pyclmatch.generators import kron
+    >>> A = kron(8)
+    >>> A.shape, A.nnz, (A != A.T).nnz
+    ((256, 256), 4262, 0)
     """
     S = Stream(seed)
     n, m = 1 << scale, edgefactor << scale
@@ -87,6 +129,25 @@ def delaunay(logn, seed=0):
     adjacency of the triangle edges).
 
     Mirrors DIMACS10 ``delaunay_nXX`` (``delaunay_n20..n24``) of Deveci et al. (papers 000, 003).
+
+    Parameters
+    ----------
+    logn : int
+        ``log2`` of the number of points.
+    seed : int, optional
+        Seed of the random stream.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        The symmetric ``int8`` pattern.
+
+    Examples
+    --------
+    >>> from pyclmatch.generators import delaunay
+    >>> A = delaunay(6)
+    >>> A.shape, A.nnz
+    ((64, 64), 360)
     """
     from scipy.spatial import Delaunay
     n = 1 << logn
@@ -102,6 +163,27 @@ def grid(side, keep=0.7, seed=0):
 
     A road-network-like class: planar, low degree, long paths, standing in for ``roadNet-CA/PA/TX``
     of Deveci et al. (papers 000, 003) and ``road_usa`` of Naim's thesis (paper 004).
+
+    Parameters
+    ----------
+    side : int
+        Vertices per row and column of the grid.
+    keep : float, optional
+        Probability that an edge is kept.
+    seed : int, optional
+        Seed of the random stream.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        The symmetric ``int8`` pattern of ``side**2`` vertices.
+
+    Examples
+    --------
+    >>> from pyclmatch.generators import grid
+    >>> A = grid(8)
+    >>> A.shape, A.nnz
+    ((64, 64), 142)
     """
     n = side * side
     idx = np.arange(n).reshape(side, side)
@@ -117,6 +199,26 @@ def permuted(A, seed=1):
 
     The RCP instance sets of Deveci et al. (Euro-Par 2013, paper 000): the same graphs with
     randomly permuted rows and columns, which usually makes augmenting-path searches harder.
+
+    Parameters
+    ----------
+    A : scipy.sparse matrix
+        The matrix to permute.
+    seed : int, optional
+        Seed of the two permutations.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        ``A`` with its rows and columns permuted.
+
+    Examples
+    --------
+    >>> from pyclmatch.generators import grid, permuted
+    >>> A = grid(8)
+    >>> P = permuted(A)
+    >>> P.shape == A.shape, P.nnz == A.nnz
+    (True, True)
     """
     rng = np.random.default_rng(seed)
     pr, pc = rng.permutation(A.shape[0]), rng.permutation(A.shape[1])
@@ -148,8 +250,7 @@ SMALL_SUITE = {
     "grid-64": lambda: grid(64),
 }
 
-#: the same families at about 1/16 of the reference size (a few seconds each on a 2-core CPU
-#: device): the CPU-side benchmark suite
+#: the same families at about 1/16 of the reference size: the CPU-side benchmark suite
 MEDIUM_SUITE = {
     "uniform-256K-d4": lambda: uniform(1 << 18, 4),
     "kron-17": lambda: kron(17),
@@ -169,6 +270,17 @@ def suite(names=None, rcp=False, *, small=False, size=None):
     ``rcp=True`` yields the randomly row/column permuted versions
     (:func:`permuted` with its default seed) named ``name + "-rcp"`` instead of the originals;
     ``rcp="both"`` yields each original followed by its permuted version.
+
+    Raises
+    ------
+    InputError
+        An unknown size, graph name or ``rcp`` value.
+
+    Examples
+    --------
+    >>> from pyclmatch.generators import suite
+    >>> [(name, A.shape) for name, A in suite("grid-64", rcp="both", small=True)]
+    [('grid-64', (4096, 4096)), ('grid-64-rcp', (4096, 4096))]
     """
     if size is not None and size not in SUITES:
         raise InputError(f"unknown suite size {size!r}; choose one of {list(SUITES)}")

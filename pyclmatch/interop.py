@@ -5,7 +5,7 @@ Inputs (:func:`foreign_graph`, called by the input path of every family):
 
 * a networkx ``Graph``/``DiGraph``/``MultiGraph``/``MultiDiGraph``: the adjacency in the graph's
   node order (``nodes``), read from its dict-of-dicts by one vectorised walk
-  (:class:`NetworkxAdjacency`: several times faster than ``networkx.to_scipy_sparse_array``);
+  (:class:`NetworkxAdjacency`, in place of ``networkx.to_scipy_sparse_array``);
   weights from an edge attribute (1 where missing), parallel edges of a multigraph summed, a
   self-loop stored once on the diagonal (networkx's and scipy's convention);
 * an ``igraph.Graph``: its edge list, weights from an edge attribute, the vertex attribute
@@ -33,6 +33,7 @@ import sys
 import numpy as np
 import scipy.sparse as sp
 
+from .engine import limits
 from .errors import InputError
 
 INDEX_MAX = np.iinfo(np.int32).max
@@ -49,20 +50,54 @@ def _module_type(G, module, name):
 
 
 def is_networkx(G):
-    """Whether ``G`` is a networkx graph (any of the four classes or a subclass)."""
+    """Whether ``G`` is a networkx graph (any of the four classes or a subclass).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyclmatch.interop import is_networkx
+    >>> is_networkx(nx.path_graph(3)), is_networkx([(0, 1)])
+    (True, False)
+    """
     return _module_type(G, "networkx", "Graph")
 
 
 def is_igraph(G):
+    """Whether ``G`` is an ``igraph.Graph`` (False when igraph was never imported).
+
+    Examples
+    --------
+    >>> from pyclmatch.interop import is_igraph
+    >>> is_igraph([(0, 1)])
+    False
+    """
     return _module_type(G, "igraph", "Graph")
 
 
 def is_dataframe(G):
+    """Whether ``G`` is a ``pandas.DataFrame`` (False when pandas was never imported).
+
+    Examples
+    --------
+    >>> from pyclmatch.interop import is_dataframe
+    >>> is_dataframe({"source": [0], "target": [1]})
+    False
+    """
     return _module_type(G, "pandas", "DataFrame")
 
 
 def is_backend_graph(G):
-    """Whether ``G`` is a graph of pyclmatch's networkx backend (:mod:`pyclmatch.nxbackend`)."""
+    """Whether ``G`` is a graph of pyclmatch's networkx backend (:mod:`pyclmatch.nxbackend`).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyclmatch.interop import is_backend_graph
+    >>> from pyclmatch.nxbackend import from_networkx
+    >>> G = nx.path_graph(3)
+    >>> is_backend_graph(G), is_backend_graph(from_networkx(G))
+    (False, True)
+    """
     return getattr(type(G), "__networkx_backend__", None) == "pyclmatch"
 
 
@@ -76,7 +111,18 @@ def foreign_graph(G, weight="weight", fits=None):
     by ``fits(n, nnz, host)`` (a family's declared-size check, with the conversion's host
     arrays in ``host``) when given, else the conversion's host arrays against the host's
     memory (:func:`pyclmatch.engine.limits.check`). ``nnz`` is the number of stored entries
-    (an upper bound for igraph graphs and edge lists, whose repeated edges merge later)."""
+    (an upper bound for igraph graphs and edge lists, whose repeated edges merge later).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyclmatch.interop import foreign_graph
+    >>> fg = foreign_graph(nx.path_graph(["a", "b", "c"]))
+    >>> fg.csr.toarray().tolist(), list(fg.nodes)
+    ([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]], ['a', 'b', 'c'])
+    >>> foreign_graph([(0, 1)]) is None
+    True
+    """
     if is_backend_graph(G):
         if fits is not None:
             fits(G.n, G.nnz, {})
@@ -168,8 +214,7 @@ class NetworkxAdjacency:
         0..n-1 (the neighbour keys are the positions), or None when a key is not one (the
         caller then takes the general path). Read chunk by chunk, the sizes of a chunk's
         dicts and then their keys, so the dicts are still in the CPU's caches for the second
-        pass (delaunay-20 bipartite, 1M dicts and 3.1M keys: about 20 ms less than a pass of
-        sizes over every dict and then one of keys). The conversion's host memory is checked
+        pass. The conversion's host memory is checked
         as the entries grow: before the first chunk's keys are read, then whenever the
         entries have doubled since the last check (:func:`_check_conversion`'s estimate, 24
         bytes per entry, is three times what the walk holds per entry, so the walk never
@@ -394,9 +439,8 @@ def exact_int32_values(values):
     One C-level pass: ``marshal.dumps(values, 2)`` writes every such int as the same five
     bytes (code ``i``, value) and anything else differently (``T``/``F`` for bools, ``l`` for
     larger ints, other codes for floats and strings, an error for numpy scalars), so the
-    bytes are the answer once every element is seen to be one of those five-byte records.
-    About three times faster than checking the types and converting (``countOf(map(type,
-    ...))`` and ``numpy.fromiter``): 2M labels in 20-30 ms."""
+    bytes are the answer once every element is seen to be one of those five-byte records
+    (cheaper than checking the types and converting with ``numpy.fromiter``)."""
     code = _MARSHAL_SEQ.get(type(values))
     if code is None:
         return None
@@ -460,7 +504,6 @@ def _check_conversion(fits, n, nnz, what, nnz_text="adjacency entries"):
     if fits is not None:
         fits(n, nnz, host)
         return
-    from .engine import limits
     limits.check(None, f"converting a {what}", limits.sizes_text(n, nnz=nnz,
                  entries=nnz_text), host=host)
 
@@ -602,7 +645,18 @@ def matching_dict(res, row_labels=None, col_labels=None):
     ``res`` is a :class:`~pyclmatch.MatchingResult` (bipartite: rows are ``row_labels``,
     default ``0..n_rows-1``, columns ``col_labels``, default ``n_rows..n_rows+n_cols-1`` as
     ``networkx.bipartite.from_biadjacency_matrix`` numbers them) or a weighted matching
-    result (its node labels for networkx input, else the vertex ids)."""
+    result (its node labels for networkx input, else the vertex ids).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from pyclmatch import maximum_matching, matching_dict
+    >>> res = maximum_matching(sp.csr_matrix([[1, 1], [0, 1]]))
+    >>> matching_dict(res)
+    {0: 2, 1: 3, 2: 0, 3: 1}
+    >>> matching_dict(res, row_labels=["a", "b"], col_labels=["x", "y"])
+    {'a': 'x', 'b': 'y', 'x': 'a', 'y': 'b'}
+    """
     pairs = _pairs(res, row_labels, col_labels)
     return dict(chain(pairs, ((b, a) for a, b in pairs)))
 
@@ -610,7 +664,18 @@ def matching_dict(res, row_labels=None, col_labels=None):
 def matching_edges(res, row_labels=None, col_labels=None):
     """A matching as a set of edges ``(u, v)``, as ``networkx.maximal_matching`` returns it:
     ``(row, column)`` for a bipartite result, ``u < v`` (by id) for a weighted one. Labels as
-    in :func:`matching_dict`."""
+    in :func:`matching_dict`.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from pyclmatch import maximum_matching, weighted_matching, matching_edges
+    >>> sorted(matching_edges(maximum_matching(sp.csr_matrix([[1, 1], [0, 1]]))))
+    [(0, 2), (1, 3)]
+    >>> W = sp.csr_matrix([[0, 2.0, 0], [2.0, 0, 1.0], [0, 1.0, 0]])
+    >>> matching_edges(weighted_matching(W))
+    {(0, 1)}
+    """
     return set(_pairs(res, row_labels, col_labels))
 
 
@@ -630,13 +695,33 @@ def _pairs(res, row_labels, col_labels):
 
 def community_sets(res):
     """Louvain communities as networkx returns them: a list of sets of node labels (of the
-    vertex ids where the input had none), community ``c`` at position ``c``."""
+    vertex ids where the input had none), community ``c`` at position ``c``.
+
+    Examples
+    --------
+    Two disjoint triangles:
+
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from pyclmatch import louvain, community_sets
+    >>> A = sp.csr_matrix(np.kron(np.eye(2), np.ones((3, 3)) - np.eye(3)))
+    >>> sorted(map(sorted, community_sets(louvain(A, seed=1))))
+    [[0, 1, 2], [3, 4, 5]]
+    """
     return membership_sets(res.membership, res.n_communities, res.nodes)
 
 
 def membership_sets(membership, k=None, nodes=None):
     """The list of ``k`` sets (community c at position c) of a membership array, holding
-    the labels ``nodes`` (ids where None). One sort, then one C-level set per community."""
+    the labels ``nodes`` (ids where None). One sort, then one C-level set per community.
+
+    Examples
+    --------
+    >>> from pyclmatch.interop import membership_sets
+    >>> membership_sets([1, 0, 1, 0])
+    [{1, 3}, {0, 2}]
+    >>> [sorted(c) for c in membership_sets([1, 0, 1], nodes=["a", "b", "c"])]
+    [['b'], ['a', 'c']]
+    """
     memb = np.asarray(membership)
     if k is None:
         k = int(memb.max()) + 1 if memb.size else 0
@@ -650,7 +735,14 @@ def membership_sets(membership, k=None, nodes=None):
 def group_order(labels, k):
     """A permutation that sorts ``labels`` (ints in 0..k-1, k <= 2**32): numpy's linear
     radix sort on 16-bit keys (stable), twice for more than 2**16 groups (low half, then
-    high half), several times faster than a comparison argsort of int64 keys."""
+    high half), cheaper than a comparison argsort of int64 keys.
+
+    Examples
+    --------
+    >>> from pyclmatch.interop import group_order
+    >>> group_order([2, 0, 1, 0], 3).tolist()
+    [1, 3, 2, 0]
+    """
     labels = np.asarray(labels)
     if k <= 1 << 16:
         return np.argsort(labels.astype(np.uint16), kind="stable")
@@ -660,7 +752,17 @@ def group_order(labels, k):
 
 def vertex_clustering(res, graph):
     """Louvain communities as an ``igraph.VertexClustering`` of ``graph`` (the igraph graph
-    the result was computed on), with the result's modularity."""
+    the result was computed on), with the result's modularity.
+
+    Examples
+    --------
+    >>> import igraph                                   # doctest: +SKIP
+    >>> from pyclmatch import louvain
+    >>> from pyclmatch.interop import vertex_clustering
+    >>> g = igraph.Graph.Famous("Zachary")              # doctest: +SKIP
+    >>> vertex_clustering(louvain(g, seed=1), g).modularity > 0.3     # doctest: +SKIP
+    True
+    """
     import igraph
     memb = np.asarray(res.membership)
     if memb.size != graph.vcount():

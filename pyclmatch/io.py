@@ -25,6 +25,7 @@ import scipy.io
 import scipy.sparse as sp
 
 from typing import Any
+from .engine import limits
 from .errors import InputError
 
 __all__ = ["read_graph", "FORMATS"]
@@ -100,6 +101,23 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
     pyclmatch.InputError
         The file is empty, is not in the expected format, or is inconsistent; the message names the
         file and, for text formats, the line.
+
+    Examples
+    --------
+    A 3 x 3 Matrix Market file with three entries:
+
+    >>> import os, tempfile
+    >>> from pyclmatch import read_graph
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "tiny.mtx")
+    ...     with open(path, "w") as fh:
+    ...         _ = fh.write("%%MatrixMarket matrix coordinate pattern general\\n"
+    ...                      "3 3 3\\n1 2\\n2 1\\n3 3\\n")
+    ...     A = read_graph(path)
+    >>> A.shape, A.nnz
+    ((3, 3), 3)
+    >>> A.toarray().astype(int).tolist()
+    [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
     """
     name = os.fspath(path)
     if name.lower().endswith(".npz") or format == "npz":
@@ -134,7 +152,6 @@ def _decompress(raw, name):
             fn = lzma.LZMAFile
         else:
             return raw, base
-    from .engine import limits
     budget = limits.host_budget() // 2     # (the chunks and their join)
     parts, size = [], 0
     try:
@@ -351,7 +368,6 @@ def _check_mtx_sizes(data, name, banner):
     follow can hold (an entry line holds at least one character and one separator per field),
     and the arrays of the read (coordinates, values, the CSR) within the host's budget
     (:func:`pyclmatch.engine.limits.check`)."""
-    from .engine import limits
     pos, end = 0, len(data)
     while pos < end:                        # skip the banner, comments and blank lines
         nl = data.find(b"\n", pos)
@@ -400,28 +416,13 @@ def _check_mtx_sizes(data, name, banner):
 # METIS / DIMACS10
 
 def _read_metis(data, name, symmetrize):
+    """The METIS graph of ``data``: header, vertex lines, their neighbours, the symmetry check."""
     tok = _Tokens(data, b"%")
     live = np.flatnonzero(tok.is_data)
     if live.size == 0:
         raise InputError(f"{name}: no METIS header (the file holds only comments)")
     hline = tok.line[live[0]]
-    htok = live[tok.line[live] == hline]
-    hdr = [tok.text(i) for i in htok]
-    where = f"{name}: line {hline + 1}: METIS header {' '.join(hdr)!r}"
-    if not 2 <= len(hdr) <= 4 or not all(h.isdigit() for h in hdr):
-        raise InputError(f"{where} is not 'n m [fmt [ncon]]' (non-negative integers)")
-    n, m = int(hdr[0]), int(hdr[1])
-    fmt = hdr[2] if len(hdr) > 2 else "0"
-    if len(fmt) > 3 or set(fmt) - {"0", "1"}:
-        raise InputError(f"{where}: fmt {fmt!r} must be up to three 0/1 digits "
-                         f"(vertex sizes, vertex weights, edge weights)")
-    fmt = fmt.zfill(3)
-    has_size, has_vw, has_ew = (c == "1" for c in fmt)
-    ncon = int(hdr[3]) if len(hdr) > 3 else 1
-    if has_vw and ncon < 1:
-        raise InputError(f"{where}: ncon must be at least 1")
-    k = int(has_size) + (ncon if has_vw else 0)        # leading vertex fields per line
-
+    n, m, fmt, ncon, k = _metis_header(tok, live, hline, name)
     # vertex lines: the non-comment lines after the header, in order
     is_vline = ~tok.comment_line
     is_vline[:hline + 1] = False
@@ -437,7 +438,40 @@ def _read_metis(data, name, symmetrize):
         extra = vt[np.argmax(tv >= n)]
         raise InputError(f"{name}: line {_line_no(tok, extra)}: METIS header says n={n} vertices "
                          f"but there is data after vertex {n}'s line")
+    rows, cols, weights = _metis_neighbours(tok, vt, tv, vline_no, n, fmt, ncon, k, name)
+    if cols.size != 2 * m:
+        raise InputError(f"{name}: METIS header says m={m} edges but the vertex lines hold "
+                         f"{cols.size} neighbour entries (expected 2m = {2 * m})")
+    A = _assemble(rows, cols, weights, (n, n))
+    if not symmetrize:
+        _check_metis_symmetric(A, vline_no, name)
+    return A
 
+
+def _metis_header(tok, live, hline, name):
+    """``(n, m, fmt, ncon, k)`` of the header line ``hline``: ``fmt`` as three 0/1 digits, ``k``
+    the leading vertex size/weight fields of every vertex line."""
+    htok = live[tok.line[live] == hline]
+    hdr = [tok.text(i) for i in htok]
+    where = f"{name}: line {hline + 1}: METIS header {' '.join(hdr)!r}"
+    if not 2 <= len(hdr) <= 4 or not all(h.isdigit() for h in hdr):
+        raise InputError(f"{where} is not 'n m [fmt [ncon]]' (non-negative integers)")
+    n, m = int(hdr[0]), int(hdr[1])
+    fmt = hdr[2] if len(hdr) > 2 else "0"
+    if len(fmt) > 3 or set(fmt) - {"0", "1"}:
+        raise InputError(f"{where}: fmt {fmt!r} must be up to three 0/1 digits "
+                         f"(vertex sizes, vertex weights, edge weights)")
+    fmt = fmt.zfill(3)
+    has_size, has_vw, _ = (c == "1" for c in fmt)
+    ncon = int(hdr[3]) if len(hdr) > 3 else 1
+    if has_vw and ncon < 1:
+        raise InputError(f"{where}: ncon must be at least 1")
+    return n, m, fmt, ncon, int(has_size) + (ncon if has_vw else 0)
+
+
+def _metis_neighbours(tok, vt, tv, vline_no, n, fmt, ncon, k, name):
+    """``(rows, cols, weights)`` (0-based; weights None without edge weights) of the tokens
+    ``vt`` of the vertex lines, ``tv`` the vertex of each token."""
     vals = tok.parse(vt, np.int64)
     if vals is None:
         raise InputError(f"{name}: {tok.bad_number(vt, int, 'an integer')}")
@@ -450,7 +484,7 @@ def _read_metis(data, name, symmetrize):
             raise InputError(f"{name}: line {vline_no[v] + 1}: vertex {v + 1} has {counts[v]} "
                              f"fields but fmt={fmt} ncon={ncon} needs {k} vertex size/weight "
                              f"fields first")
-    if has_ew:
+    if fmt[2] == "1":
         odd = np.flatnonzero((counts - k) % 2)
         if odd.size:
             v = odd[0]
@@ -468,25 +502,25 @@ def _read_metis(data, name, symmetrize):
         i = vt[np.flatnonzero(nb)[out[0]]]
         raise InputError(f"{name}: line {_line_no(tok, i)}: neighbour {tok.text(i)} is out of "
                          f"range 1..{n}")
-    if cols.size != 2 * m:
-        raise InputError(f"{name}: METIS header says m={m} edges but the vertex lines hold "
-                         f"{cols.size} neighbour entries (expected 2m = {2 * m})")
-    A = _assemble(rows, cols, weights, (n, n))
-    if not symmetrize:
-        D = (A != A.T).tocoo()
-        if D.nnz:
-            u, v = int(D.row[0]), int(D.col[0])
-            a, b = A[u, v], A[v, u]
-            if a and b:
-                msg = (f"edge {u + 1}-{v + 1} has weight {a} on vertex {u + 1}'s line but {b} on "
-                       f"vertex {v + 1}'s line")
-            else:
-                if not a:
-                    u, v = v, u
-                msg = f"vertex {u + 1} lists {v + 1} but vertex {v + 1} does not list {u + 1}"
-            raise InputError(f"{name}: the METIS adjacency is not symmetric: {msg} (line "
-                             f"{vline_no[u] + 1}); pass symmetrize=True to accept it")
-    return A
+    return rows, cols, weights
+
+
+def _check_metis_symmetric(A, vline_no, name):
+    """InputError naming the first edge listed on one side only or with two weights."""
+    D = (A != A.T).tocoo()
+    if not D.nnz:
+        return
+    u, v = int(D.row[0]), int(D.col[0])
+    a, b = A[u, v], A[v, u]
+    if a and b:
+        msg = (f"edge {u + 1}-{v + 1} has weight {a} on vertex {u + 1}'s line but {b} on "
+               f"vertex {v + 1}'s line")
+    else:
+        if not a:
+            u, v = v, u
+        msg = f"vertex {u + 1} lists {v + 1} but vertex {v + 1} does not list {u + 1}"
+    raise InputError(f"{name}: the METIS adjacency is not symmetric: {msg} (line "
+                     f"{vline_no[u] + 1}); pass symmetrize=True to accept it")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -535,7 +569,6 @@ def _read_snap(data, name):
                              f"large (integer ids are used as indices, so the graph would have "
                              f"max id + 1 vertices)")
         n = int(ids.max()) + 1
-        from .engine import limits
         limits.check(None, "read_graph", f"{name} ({n:,} vertices, {ids.size // 2:,} edges)",
                      host={"CSR": (n + 1) * 8 + ids.size * 16})
     else:

@@ -44,6 +44,7 @@ latency cost more than networkx's own loop there) unless the graph is converted 
 """
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 import weakref
@@ -52,8 +53,14 @@ from typing import Any, Iterator
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order, connected_components
 
+from ._version import __version__
+from .bipartite import maximum_matching
+from .community import louvain
+from .community.api import _modularity_csr
 from .errors import InputError
+from .weighted import weighted_matching
 from .interop import (NetworkxAdjacency, canonical_csr, exact_int32_values,
                       labels_are_ids, membership_sets)
 
@@ -68,9 +75,7 @@ BACKEND_NAME = "pyclmatch"
 #: networkx name -> fewest edges for which :func:`should_run` says yes for a networkx graph
 #: (a converted :class:`PyclGraph` always runs; ``None``: never worth a conversion, because
 #: networkx's function reads only the matching, not the graph). Below, networkx's loop
-#: finishes before the conversion and one device round trip. Measured on PoCL (2 cores,
-#: benchmarks/results/nx-pocl-small): Louvain is 6x to 9x networkx at 23k to 49k edges;
-#: Hopcroft-Karp 3x to 33x at 50k to 100k bipartite edges (whole calls).
+#: finishes before the conversion and one device round trip.
 MIN_EDGES = {
     "louvain_communities": 5_000, "louvain_partitions": 5_000, "modularity": 50_000,
     "hopcroft_karp_matching": 20_000, "eppstein_matching": 20_000, "to_vertex_cover": 20_000,
@@ -416,7 +421,6 @@ def can_run(name: str, args: tuple, kwargs: dict):
         return f"pyclmatch's {name} is for undirected graphs"
     if name in _NO_MULTIGRAPH and multi:
         return f"networkx's {name} is not defined on multigraphs"
-    import inspect
     params = inspect.signature(globals()[name]).parameters
     unknown = [k for k in kwargs if k not in params and k != "backend"]
     if unknown:
@@ -500,7 +504,6 @@ def _louvain_levels(G, weight, resolution, threshold, max_level, seed, device):
     run: its levels, each kept while it merges communities and gains more than
     ``threshold`` modularity over the previous one (networkx's rule, the first level
     always)."""
-    from .community.api import _modularity_csr, louvain
     g = _as_pycl(G, weight)
     A = g.csr(weight)
     if A.nnz == 0:
@@ -570,7 +573,6 @@ def modularity(G, communities, weight="weight", resolution=1, *, device=None) ->
     """networkx's ``modularity`` (undirected): Eq. (1) of the partition ``communities`` in
     float64 numpy over the cached CSR (a self-loop inside its community, counted twice in
     its node's degree, as networkx counts it)."""
-    from .community.api import _modularity_csr
     g = _as_pycl(G, weight)
     if not isinstance(communities, list):
         communities = list(communities)
@@ -596,7 +598,6 @@ def _bipartite_split(g: PyclGraph, top_nodes):
         return np.flatnonzero(mask), np.flatnonzero(~mask)
 
     def colour():
-        from scipy.sparse.csgraph import breadth_first_order, connected_components
         if g.n == 0:
             raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
         A = g.csr(None)
@@ -694,8 +695,7 @@ def _bipartite_match(G, top_nodes, device, cover=True):
     orientation, :func:`_biadjacency`). With ``cover=False`` (a matching alone, any
     orientation will do) a deferred walk reads the top side instead when it is a leading run
     of the node order no longer than the bottom side: ``islice`` then reads its dicts with
-    nothing to skip (1M dicts: 24 ms, against 45 ms for the trailing bottom half)."""
-    from .bipartite import maximum_matching
+    nothing to skip."""
     g = G if isinstance(G, PyclGraph) else PyclGraph.deferred(G, {})
     key = ("bimatch", device)       # (the answer for networkx's own split is kept)
     hit = g._cache.get(key) if top_nodes is None else None
@@ -758,8 +758,8 @@ def _mate_dict(g: PyclGraph, mate: np.ndarray) -> dict:
     for them), the values one ``tolist`` of the mates' labels. A perfect matching of a graph
     whose walk is deferred (:meth:`PyclGraph.deferred`: the networkx graph is at hand) starts
     from ``dict.fromkeys`` of the networkx graph's adjacency dict, which copies its keys and
-    their hashes into a table of the final size, and then sets the values: about 15% faster
-    than growing the dict from ``zip`` (2.1M nodes: 130 ms against 150 ms)."""
+    their hashes into a table of the final size, and then sets the values (no growing of
+    the dict as ``zip`` would)."""
     matched = mate >= 0
     if matched.all():             # (a perfect matching: every node, in order)
         adj = _source_adj(g)
@@ -880,7 +880,6 @@ def maximal_matching(G, *, device=None) -> set:
     """networkx's ``maximal_matching``: a maximal matching as a set of edges ``(u, v)``
     (``u`` before ``v`` in node order). Computed by Suitor on unit weights, whose answer
     (the greedy matching by weight, then vertex id) is locally dominant, hence maximal."""
-    from .weighted import weighted_matching
     g = _as_pycl(G, None)
     A = g.csr(None)
     off = g.rows != g.indices
@@ -899,7 +898,6 @@ def approximate_max_weight_matching(G, weight="weight", *, device=None,
     """A 1/2-approximate maximum-weight matching (Suitor: the greedy matching) as a set of
     edges ``(u, v)``, for a networkx graph or a :class:`PyclGraph`. Not registered for
     networkx's ``max_weight_matching``, which is exact."""
-    from .weighted import weighted_matching
     g = _as_pycl(G, weight)
     A = g.csr(weight).astype(np.float64)
     A.setdiag(0)
@@ -932,7 +930,6 @@ _DOCS = {
 
 def get_info() -> dict:
     """networkx's ``backend_info`` entry point."""
-    from . import __version__
     device_doc = ("OpenCL device: 'auto', 'gpu', 'cpu', 'P:D', a name substring "
                   "(default PYCLMATCH_DEVICE or 'auto').")
     return {

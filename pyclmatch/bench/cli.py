@@ -2,6 +2,9 @@
 import functools
 import sys
 
+from .harness import run_bench
+from .report import render
+
 
 def _command(args):
     """The equivalent command line (also when called as ``cli.main(argv)``)."""
@@ -23,16 +26,17 @@ def _command(args):
 
 
 def cmd_bench(args):
-    from .harness import run_bench
     rcp = {"no": False, "yes": True, "both": "both"}[args.rcp]
     if args.dask:
-        try:
+        try:    # Dask is optional
             from .distributed import run_bench_dask
         except ImportError as exc:
             print(f"pyclmatch: error: {exc}", file=sys.stderr)
             return 2
-        run_bench = functools.partial(run_bench_dask, args.dask)
-    meta, records = run_bench(
+        bench = functools.partial(run_bench_dask, args.dask)
+    else:
+        bench = run_bench
+    meta, records = bench(
         suite=args.suite, algorithms=args.algorithms, devices=args.devices,
         baselines=args.baselines, repeat=args.repeat, out=args.out, rcp=rcp,
         graphs=args.graphs.split(",") if args.graphs else None, progress=not args.no_progress,
@@ -47,13 +51,11 @@ def cmd_bench(args):
         if r["error"]:
             print(f"FAILED {r['graph']} {r['algorithm']} on {r['device']}: {r['error']}")
     if args.out and args.plots:
-        from .report import render
         print("plots: " + ", ".join(render(args.out)))
     return 1 if bad else 0
 
 
 def cmd_report(args):
-    from .report import render
     for p in render(args.dir, args.out):
         print(p)
     return 0

@@ -22,6 +22,15 @@ the harness needs no change for a new family):
 import time
 
 import numpy as np
+import scipy.sparse as sp
+
+from .. import bipartite, weighted
+from ..bipartite import maximum_matching
+from ..community import louvain
+from ..engine.graphs import as_bipartite
+from ..errors import InputError
+from ..weighted import (gale_shapley_sequential, greedy_matching, marriage, matching_weight,
+                        smi_from_graph, stable_marriage, weighted_matching, with_random_weights)
 
 __all__ = ["FAMILIES", "register", "family_of", "all_algorithms", "BipartiteFamily"]
 
@@ -41,7 +50,6 @@ def all_algorithms():
 def family_of(spec):
     """``(family, algorithm)`` for ``"family:alg"``, a bare algorithm name, or a family name
     (all of its algorithms: returns a list)."""
-    from ..errors import InputError
     if ":" in spec:
         fam, alg = spec.split(":", 1)
         if fam not in FAMILIES:
@@ -57,7 +65,21 @@ def family_of(spec):
 
 
 def phases_of(timings):
+    """The kernel phases of a result's ``timings``: ``{phase: seconds}``."""
     return {k.split(":", 1)[1]: float(v) for k, v in timings.items() if k.startswith("kernel:")}
+
+
+def verified_call(call, *args, **kwargs):
+    """``(result, record)`` of one ``call(*args, verify=True, **kwargs)``: the record holds the
+    whole call (``whole_seconds``), the call without its verification (``seconds``), the
+    kernel phases, their sum as ``device_seconds`` and whether the result is verified."""
+    t0 = time.perf_counter()
+    r = call(*args, verify=True, **kwargs)
+    total = time.perf_counter() - t0
+    phases = phases_of(r.timings)
+    return r, {"seconds": total - r.timings.get("verify", 0.0), "whole_seconds": total,
+               "device_seconds": sum(phases.values()) or None, "phases": phases,
+               "verified": bool(getattr(r, "verified", True))}
 
 
 class BipartiteFamily:
@@ -67,11 +89,9 @@ class BipartiteFamily:
     exact = True    # baselines must reach the same quality numbers (cardinality)
 
     def algorithms(self):
-        from .. import bipartite
         return list(bipartite.algorithms())
 
     def prepare(self, graph_name, A):
-        from ..engine.graphs import as_bipartite
         g = as_bipartite(A)
         g.csc   # conversion once, outside every timing
         return g
@@ -89,14 +109,9 @@ class BipartiteFamily:
                 "bfs arrays (estimate)": 4 * 4 * (nr + nc)}
 
     def run(self, handle, alg, g):
-        from .. import maximum_matching
-        t0 = time.perf_counter()
-        r = maximum_matching(g, algorithm=alg, device=handle, verify=True)
-        total = time.perf_counter() - t0
-        return {"seconds": total - r.timings.get("verify", 0.0), "whole_seconds": total,
-                "device_seconds": float(r.device_seconds), "phases": phases_of(r.timings),
-                "verified": bool(r.verified), "algorithm_resolved": r.algorithm,
-                "quality": {"cardinality": int(r.cardinality)}}
+        r, rec = verified_call(maximum_matching, g, algorithm=alg, device=handle)
+        return dict(rec, device_seconds=float(r.device_seconds), algorithm_resolved=r.algorithm,
+                    quality={"cardinality": int(r.cardinality)})
 
     def baselines(self):
         out = {}
@@ -141,11 +156,9 @@ class WeightedFamily:
     exact = True
 
     def algorithms(self):
-        from .. import weighted
         return list(weighted.ALGORITHMS)
 
     def prepare(self, graph_name, A):
-        from ..weighted import with_random_weights
         return with_random_weights(A, seed=0)
 
     def size(self, g):
@@ -158,19 +171,12 @@ class WeightedFamily:
                 "suitor arrays (estimate)": 4 * 4 * g.n}
 
     def run(self, handle, alg, g):
-        from ..weighted import weighted_matching
-        t0 = time.perf_counter()
-        r = weighted_matching(g, algorithm=alg, device=handle, verify=True)
-        total = time.perf_counter() - t0
-        return {"seconds": total - r.timings.get("verify", 0.0), "whole_seconds": total,
-                "device_seconds": sum(phases_of(r.timings).values()) or None,
-                "phases": phases_of(r.timings), "verified": bool(r.verified),
-                "quality": {"weight": round(float(r.weight), 6),
-                            "cardinality": int(r.cardinality)}}
+        r, rec = verified_call(weighted_matching, g, algorithm=alg, device=handle)
+        return dict(rec, quality={"weight": round(float(r.weight), 6),
+                                  "cardinality": int(r.cardinality)})
 
     def baselines(self):
         def numpy_greedy(g):
-            from ..weighted import greedy_matching, matching_weight
             t0 = time.perf_counter()
             mate = greedy_matching(g)
             sec = time.perf_counter() - t0
@@ -191,7 +197,6 @@ class LouvainFamily:
         return ["louvain", "louvain-deterministic"]
 
     def prepare(self, graph_name, A):
-        import scipy.sparse as sp
         P = sp.csr_matrix(A, dtype=np.float64, copy=True)
         P.data[:] = 1.0
         P = ((P + P.T) > 0).astype(np.float64).tocsr()
@@ -208,16 +213,11 @@ class LouvainFamily:
                 "aggregated graph + tables (estimate)": 24 * int(P.nnz) + 32 * P.shape[0]}
 
     def run(self, handle, alg, P):
-        from ..community import louvain
-        t0 = time.perf_counter()
-        r = louvain(P, deterministic=(alg == "louvain-deterministic"), seed=0, device=handle,
-                    verify=True)
-        total = time.perf_counter() - t0
-        return {"seconds": total - r.timings.get("verify", 0.0), "whole_seconds": total,
-                "device_seconds": sum(phases_of(r.timings).values()) or None,
-                "phases": phases_of(r.timings), "verified": True,   # verify=True raises otherwise
-                "quality": {"modularity": round(float(r.modularity), 4),
-                            "communities": int(r.n_communities)}}
+        r, rec = verified_call(louvain, P, deterministic=(alg == "louvain-deterministic"),
+                               seed=0, device=handle)
+        return dict(rec, verified=True,    # verify=True raises otherwise
+                    quality={"modularity": round(float(r.modularity), 4),
+                             "communities": int(r.n_communities)})
 
     def baselines(self):
         out = {}
@@ -225,14 +225,10 @@ class LouvainFamily:
             import networkx as nx
 
             def networkx_louvain(P):
-                from ..community import modularity
                 G = nx.from_scipy_sparse_array(P)
                 t0 = time.perf_counter()
                 comms = nx.community.louvain_communities(G, seed=0)
                 sec = time.perf_counter() - t0
-                memb = np.empty(P.shape[0], np.int64)
-                for i, c in enumerate(comms):
-                    memb[list(c)] = i
                 return {"seconds": sec, "quality": {"modularity": round(float(
                     nx.community.modularity(G, comms)), 4), "communities": len(comms)}}
             out["networkx-louvain"] = networkx_louvain
@@ -251,11 +247,9 @@ class MarriageFamily:
     baseline_max_edges = {"gale-shapley-python": 300_000}
 
     def algorithms(self):
-        from ..weighted import marriage
         return list(marriage.ALGORITHMS)
 
     def prepare(self, graph_name, A):
-        from ..weighted import smi_from_graph, with_random_weights
         return smi_from_graph(with_random_weights(A, seed=0))
 
     def size(self, inst):
@@ -269,18 +263,11 @@ class MarriageFamily:
                 "ranks (estimate)": 4 * L, "state (estimate)": 16 * (inst.n_men + inst.n_women)}
 
     def run(self, handle, alg, inst):
-        from ..weighted import stable_marriage
-        t0 = time.perf_counter()
-        r = stable_marriage(inst, algorithm=alg, device=handle, verify=True)
-        total = time.perf_counter() - t0
-        return {"seconds": total - r.timings.get("verify", 0.0), "whole_seconds": total,
-                "device_seconds": sum(phases_of(r.timings).values()) or None,
-                "phases": phases_of(r.timings), "verified": bool(r.verified),
-                "quality": {"size": int(r.size)}}
+        r, rec = verified_call(stable_marriage, inst, algorithm=alg, device=handle)
+        return dict(rec, quality={"size": int(r.size)})
 
     def baselines(self):
         def gale_shapley_python(inst):
-            from ..weighted import gale_shapley_sequential
             t0 = time.perf_counter()
             wife, _ = gale_shapley_sequential(inst)
             return {"seconds": time.perf_counter() - t0,
@@ -288,16 +275,6 @@ class MarriageFamily:
         return {"gale-shapley-python": gale_shapley_python}
 
 
-def _try_register(family, module):
-    """Register ``family`` when its package imports (families land independently)."""
-    import importlib
-    try:
-        importlib.import_module(module)
-    except ImportError:
-        return
-    register(family)
-
-
-_try_register(WeightedFamily(), "pyclmatch.weighted")
-_try_register(LouvainFamily(), "pyclmatch.community")
-_try_register(MarriageFamily(), "pyclmatch.weighted")
+register(WeightedFamily())
+register(LouvainFamily())
+register(MarriageFamily())

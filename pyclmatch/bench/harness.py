@@ -16,12 +16,16 @@ import os
 import platform as _platform
 import statistics
 import sys
-import time
 
 import numpy as np
+import pyopencl as cl
 
 from . import families as _families
+from .. import generators
+from .._progress import Progress
+from ..engine.devices import describe_devices, get_device, usable_devices
 from ..errors import InputError, PyclmatchError
+from ..io import read_graph
 
 __all__ = ["RECORD_KEYS", "SCHEMA_VERSION", "measure_bandwidth", "suite_graphs", "run_bench",
            "run_combination", "run_baselines", "device_meta", "select_devices", "write_summary"]
@@ -35,31 +39,9 @@ RECORD_KEYS = ("schema", "graph", "family", "algorithm", "device", "platform", "
                "host", "worker")
 
 
-class Progress:
-    """Plain-text progress bar on stderr."""
-
-    def __init__(self, total, stream=None, enabled=True):
-        self.total, self.done, self.stream, self.enabled = max(total, 1), 0, stream, enabled
-        self.t0 = time.perf_counter()
-
-    def step(self, label):
-        self.done += 1
-        if not self.enabled:
-            return
-        s = self.stream or sys.stderr
-        frac = self.done / self.total
-        bar = "#" * int(30 * frac)
-        s.write(f"\r[{bar:<30}] {self.done}/{self.total} {time.perf_counter() - self.t0:6.1f}s "
-                f"{label[:50]:<50}")
-        if self.done >= self.total:
-            s.write("\n")
-        s.flush()
-
-
 def measure_bandwidth(handle, nbytes=None):
     """Device copy bandwidth in bytes/s (read + write) from a copy kernel's profiling event:
     the best of 5 after a warm-up."""
-    import pyopencl as cl
     if nbytes is None:
         nbytes = min(64 << 20, handle.max_alloc // 4, handle.global_mem // 8)
     n = max(nbytes // 16, 1024)
@@ -85,9 +67,7 @@ def measure_bandwidth(handle, nbytes=None):
 def suite_graphs(suite, rcp=False, graphs=None):
     """``(name, matrix)`` of a named suite ("small", "medium", "large"/"reference") or of every
     Matrix Market file of a folder; ``rcp`` as :func:`pyclmatch.generators.suite`."""
-    from .. import generators
     if os.path.isdir(suite):
-        from .. import read_graph
         for fn in sorted(os.listdir(suite)):
             if fn.endswith((".mtx", ".mtx.gz")):
                 A = read_graph(os.path.join(suite, fn))
@@ -103,7 +83,6 @@ def suite_graphs(suite, rcp=False, graphs=None):
 def suite_names(suite, rcp=False, graphs=None):
     """``[(name, source)]`` of :func:`suite_graphs` without building a matrix: ``source`` is
     the file of a folder suite, else ``None``; :func:`suite_graph` builds one of them."""
-    from .. import generators
     if os.path.isdir(suite):
         base = [(fn.split(".mtx")[0], os.path.abspath(os.path.join(suite, fn)))
                 for fn in sorted(os.listdir(suite)) if fn.endswith((".mtx", ".mtx.gz"))]
@@ -128,11 +107,9 @@ def suite_names(suite, rcp=False, graphs=None):
 
 def suite_graph(suite, name, source=None):
     """The matrix of one entry of :func:`suite_names` (generated, or read from ``source``)."""
-    from .. import generators
     rcp = name.endswith("-rcp")
     base = name[:-4] if rcp else name
     if source is not None:
-        from .. import read_graph
         A = read_graph(source)
     else:
         A = generators.SUITES[suite][base]()
@@ -141,7 +118,6 @@ def suite_graph(suite, name, source=None):
 
 def select_devices(spec):
     """Handles for ``spec``: "all" (every OpenCL device), or comma-separated device specs."""
-    from ..engine.devices import get_device, usable_devices
     if spec in (None, "", "auto"):
         return [get_device(None)]
     if spec == "all":
@@ -151,7 +127,6 @@ def select_devices(spec):
 
 def _unusable_devices():
     """The devices ``--devices all`` leaves out, with the reason (their compiler fails)."""
-    from ..engine.devices import describe_devices
     return [{"device": f"{r['device']} [{r['platform']}]", "index": r["index"],
              "reason": r["problem"]} for r in describe_devices() if not r["usable"]]
 
@@ -271,7 +246,6 @@ def run_bench(suite="small", algorithms="bipartite", devices="auto", baselines=F
     ``algorithms``: comma-separated ``family:alg``, bare algorithm names, family names or
     ``all``.  ``memory_limit`` (bytes) overrides the device's global memory in the estimate.
     """
-    from ..errors import InputError
     specs = _families.all_algorithms() if algorithms == "all" else algorithms.split(",")
     combos = [c for s in specs if s.strip() for c in _families.family_of(s.strip())]
     if repeat < 1:

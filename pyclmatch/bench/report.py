@@ -9,12 +9,27 @@
 import json
 import os
 
+import numpy as np
+
 from .harness import aggregate
+from ..errors import InputError
 
 __all__ = ["load_records", "render"]
 
 
 def load_records(folder):
+    """The records of ``folder/results.jsonl`` (one dict per line).
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from pyclmatch.bench.report import load_records
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     with open(os.path.join(d, "results.jsonl"), "w") as fh:
+    ...         _ = fh.write(json.dumps({"graph": "grid", "seconds": 0.5}) + "\\n")
+    ...     load_records(d)
+    [{'graph': 'grid', 'seconds': 0.5}]
+    """
     with open(os.path.join(folder, "results.jsonl")) as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
@@ -38,75 +53,96 @@ def _table(records):
 
 
 def render(folder, out=None):
-    """Write runtime.png, speedup.png and performance_profile.png (one panel per family)
-    into ``out`` (default ``folder``); returns their paths."""
+    """Write the three plots of a bench results folder, one panel per family.
+
+    Parameters
+    ----------
+    folder : str
+        A ``pyclmatch bench --out`` folder (its ``results.jsonl``).
+    out : str, optional
+        Where the plots go (default ``folder``).
+
+    Returns
+    -------
+    list of str
+        The paths of ``runtime.png``, ``speedup.png`` and ``performance_profile.png``.
+
+    Raises
+    ------
+    InputError
+        matplotlib is not installed.
+
+    Examples
+    --------
+    >>> from pyclmatch.bench.report import render
+    >>> render("bench-out")     # doctest: +SKIP
+    ['bench-out/runtime.png', 'bench-out/speedup.png', 'bench-out/performance_profile.png']
+    """
     try:
         import matplotlib
     except ImportError as exc:
-        from ..errors import InputError
         raise InputError("plots need matplotlib: pip install 'pyclmatch[plot]'") from exc
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
     out = out or folder
     os.makedirs(out, exist_ok=True)
     tables = _table(load_records(folder))
     fams = list(tables) or ["none"]
     paths = []
-
-    def panels(width):
+    for name, width, panel in (("runtime.png", 10, _runtime), ("speedup.png", 7, _speedup),
+                               ("performance_profile.png", 7, _profile)):
         fig, axes = plt.subplots(len(fams), 1, figsize=(width, 4 * len(fams)), squeeze=False)
-        return fig, [ax[0] for ax in axes]
-
-    def save(fig, name):
+        for ax, fam in zip(axes[:, 0], fams):
+            panel(ax, fam, *tables.get(fam, ([], [], {})))
+            ax.legend(fontsize=5, ncol=2)
         fig.tight_layout()
         paths.append(os.path.join(out, name))
         fig.savefig(paths[-1], dpi=110)
         plt.close(fig)
-
-    fig, axes = panels(10)
-    for ax, fam in zip(axes, fams):
-        graphs, configs, t = tables.get(fam, ([], [], {}))
-        w = 0.8 / max(len(configs), 1)
-        for i, c in enumerate(configs):
-            ax.bar(np.arange(len(graphs)) + i * w, [t.get((g, c), np.nan) for g in graphs],
-                   w, label=c)
-        ax.set_xticks(np.arange(len(graphs)) + 0.4 - w / 2)
-        ax.set_xticklabels(graphs, rotation=20, ha="right")
-        ax.set_yscale("log")
-        ax.set_ylabel("median end-to-end s")
-        ax.set_title(f"{fam}: runtime per graph per device")
-        ax.legend(fontsize=5, ncol=2)
-    save(fig, "runtime.png")
-
-    fig, axes = panels(7)
-    for ax, fam in zip(axes, fams):   # speedup over the slowest configuration, sorted
-        graphs, configs, t = tables.get(fam, ([], [], {}))
-        for c in configs:
-            sp = sorted(max(t[(g, k)] for k in configs if (g, k) in t) / t[(g, c)]
-                        for g in graphs if (g, c) in t)
-            ax.plot(np.arange(1, len(sp) + 1) / max(len(sp), 1), sp, marker=".", label=c)
-        ax.set_xlabel("fraction of graphs")
-        ax.set_ylabel("speedup over the slowest")
-        ax.set_yscale("log")
-        ax.set_title(f"{fam}: speedup profile")
-        ax.legend(fontsize=5, ncol=2)
-    save(fig, "speedup.png")
-
-    fig, axes = panels(7)
-    for ax, fam in zip(axes, fams):   # performance profile, paper 000 Fig. 3-4
-        graphs, configs, t = tables.get(fam, ([], [], {}))
-        ratios = {c: [t[(g, c)] / min(t[(g, k)] for k in configs if (g, k) in t)
-                      for g in graphs if (g, c) in t] for c in configs}
-        xmax = max([max(r) for r in ratios.values() if r] + [1.0]) * 1.05
-        xs = np.linspace(1.0, xmax, 200)
-        for c, r in ratios.items():
-            ax.step(xs, [sum(v <= x for v in r) / max(len(graphs), 1) for x in xs],
-                    where="post", label=c)
-        ax.set_xlabel("x: within a factor x of the best")
-        ax.set_ylabel("fraction of graphs")
-        ax.set_ylim(0, 1.05)
-        ax.set_title(f"{fam}: performance profile")
-        ax.legend(fontsize=5, ncol=2)
-    save(fig, "performance_profile.png")
     return paths
+
+
+def _runtime(ax, fam, graphs, configs, t):
+    """Median end-to-end seconds per graph, one bar per configuration."""
+    w = 0.8 / max(len(configs), 1)
+    for i, c in enumerate(configs):
+        ax.bar(np.arange(len(graphs)) + i * w, [t.get((g, c), np.nan) for g in graphs],
+               w, label=c)
+    ax.set_xticks(np.arange(len(graphs)) + 0.4 - w / 2)
+    ax.set_xticklabels(graphs, rotation=20, ha="right")
+    _label(ax, None, "median end-to-end s", f"{fam}: runtime per graph per device", log=True)
+
+
+def _speedup(ax, fam, graphs, configs, t):
+    """Each configuration's speedup over the slowest one per graph, sorted."""
+    for c in configs:
+        sp = sorted(max(t[(g, k)] for k in configs if (g, k) in t) / t[(g, c)]
+                    for g in graphs if (g, c) in t)
+        ax.plot(np.arange(1, len(sp) + 1) / max(len(sp), 1), sp, marker=".", label=c)
+    _label(ax, "fraction of graphs", "speedup over the slowest", f"{fam}: speedup profile",
+           log=True)
+
+
+def _profile(ax, fam, graphs, configs, t):
+    """Performance profile (paper 000, Fig. 3-4): the fraction of graphs on which a
+    configuration is within a factor x of the best."""
+    ratios = {c: [t[(g, c)] / min(t[(g, k)] for k in configs if (g, k) in t)
+                  for g in graphs if (g, c) in t] for c in configs}
+    xmax = max([max(r) for r in ratios.values() if r] + [1.0]) * 1.05
+    xs = np.linspace(1.0, xmax, 200)
+    for c, r in ratios.items():
+        ax.step(xs, [sum(v <= x for v in r) / max(len(graphs), 1) for x in xs],
+                where="post", label=c)
+    ax.set_ylim(0, 1.05)
+    _label(ax, "x: within a factor x of the best", "fraction of graphs",
+           f"{fam}: performance profile")
+
+
+def _label(ax, xlabel, ylabel, title, log=False):
+    """The axis labels and title of one panel (y on a log scale with ``log``)."""
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if log:
+        ax.set_yscale("log")
+    ax.set_title(title)
