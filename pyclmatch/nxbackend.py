@@ -106,6 +106,14 @@ class PyclGraph:
 
     The graph is read-only: networkx's conversion cache drops it when the networkx graph is
     changed through its methods (``add_edge``, ...).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyclmatch.nxbackend import PyclGraph, from_networkx
+    >>> g = from_networkx(nx.path_graph(4))
+    >>> isinstance(g, PyclGraph), g.n, g.nnz
+    (True, 4, 6)
     """
 
     __networkx_backend__ = BACKEND_NAME
@@ -334,7 +342,16 @@ def _hashable_in(u, index):
 def from_networkx(G, weight: str | None = "weight", default: float = 1.0) -> PyclGraph:
     """Convert the networkx graph ``G`` once, keeping the edge attribute ``weight`` (or
     none): pass the result to networkx functions with ``backend="pyclmatch"`` (or to
-    pyclmatch's families) to reuse the conversion."""
+    pyclmatch's families) to reuse the conversion.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyclmatch.nxbackend import from_networkx
+    >>> g = from_networkx(nx.path_graph(4))
+    >>> g.csr(None).toarray().astype(int).tolist()[1]
+    [1, 0, 1, 0]
+    """
     attrs = None if weight is None else {weight: default}
     return convert_from_nx(G, edge_attrs=attrs)
 
@@ -348,7 +365,15 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     .NetworkxAdjacency`); ``edge_attrs`` (``{attribute: default}``, as networkx resolves it
     from the called function's ``weight`` argument) are read in the same order.
     ``preserve_edge_attrs=True`` keeps ``weight``. Node attributes are not kept (no
-    implemented function reads them)."""
+    implemented function reads them).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyclmatch.nxbackend import convert_from_nx
+    >>> convert_from_nx(nx.path_graph(4)).n
+    4
+    """
     if isinstance(G, PyclGraph):
         return G
     if isinstance(edge_attrs, str):
@@ -382,7 +407,15 @@ def _walk_values(walk, attrs) -> dict:
 def convert_to_nx(obj: Any, *, name: str | None = None):
     """networkx's hook for results: a :class:`PyclGraph` becomes a networkx graph (nodes
     in order, the kept attributes on the edges); anything else is returned as it is (every
-    implemented function returns networkx's own types)."""
+    implemented function returns networkx's own types).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyclmatch.nxbackend import convert_to_nx, from_networkx
+    >>> list(convert_to_nx(from_networkx(nx.path_graph(4))).edges())
+    [(0, 1), (1, 2), (2, 3)]
+    """
     if not isinstance(obj, PyclGraph):
         return obj
     import networkx as nx
@@ -411,7 +444,17 @@ def _graph_arg(args, kwargs):
 
 def can_run(name: str, args: tuple, kwargs: dict):
     """Whether the backend implements ``name`` for these arguments (True, or a string saying
-    why not: networkx then uses its own code or the next backend)."""
+    why not: networkx then uses its own code or the next backend).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyclmatch.nxbackend import can_run
+    >>> can_run("louvain_communities", (nx.path_graph(4),), {})
+    True
+    >>> can_run("pagerank", (nx.path_graph(4),), {})
+    'pyclmatch does not implement pagerank'
+    """
     if name not in MIN_EDGES:
         return f"pyclmatch does not implement {name}"
     G = _graph_arg(args, kwargs)
@@ -431,7 +474,15 @@ def can_run(name: str, args: tuple, kwargs: dict):
 def should_run(name: str, args: tuple, kwargs: dict):
     """Whether running here is worth it: yes for a converted graph; for a networkx graph,
     from :data:`MIN_EDGES` edges on (below, the conversion and the device round trip cost
-    more than networkx's own loop)."""
+    more than networkx's own loop).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyclmatch.nxbackend import should_run
+    >>> should_run("louvain_communities", (nx.path_graph(4),), {})
+    'the graph is small (3 edges < 5000): networkx is faster'
+    """
     G = _graph_arg(args, kwargs)
     if isinstance(G, PyclGraph):
         return True
@@ -534,7 +585,17 @@ def _louvain_levels(G, weight, resolution, threshold, max_level, seed, device):
 def louvain_partitions(G, weight="weight", resolution=1, threshold=0.0000001, seed=None, *,
                        device=None) -> Iterator[list]:
     """networkx's ``louvain_partitions`` on an OpenCL device: yields the partition (list of
-    sets of nodes) after each level. ``device``: see :func:`pyclmatch.get_device`."""
+    sets of nodes) after each level. ``device``: see :func:`pyclmatch.get_device`.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.Graph()
+    >>> nx.add_cycle(G, [0, 1, 2]); nx.add_cycle(G, [3, 4, 5]); G.add_edge(2, 3)
+    >>> from pyclmatch.nxbackend import louvain_partitions
+    >>> [sorted(map(sorted, p)) for p in louvain_partitions(G, seed=1)]
+    [[[0, 1, 2], [3, 4, 5]]]
+    """
     g, levels = _louvain_levels(G, weight, resolution, threshold, None, seed, device)
     return (membership_sets(m, None, g.label_array) for m in levels)
 
@@ -542,7 +603,18 @@ def louvain_partitions(G, weight="weight", resolution=1, threshold=0.0000001, se
 def louvain_communities(G, weight="weight", resolution=1, threshold=0.0000001, max_level=None,
                         seed=None, *, device=None) -> list:
     """networkx's ``louvain_communities`` on an OpenCL device: the partition (list of sets
-    of nodes) of the last level kept, at most ``max_level`` levels."""
+    of nodes) of the last level kept, at most ``max_level`` levels.
+
+    Examples
+    --------
+    Two triangles joined by one edge, through networkx's dispatch:
+
+    >>> import networkx as nx
+    >>> G = nx.Graph()
+    >>> nx.add_cycle(G, [0, 1, 2]); nx.add_cycle(G, [3, 4, 5]); G.add_edge(2, 3)
+    >>> sorted(map(sorted, nx.community.louvain_communities(G, backend="pyclmatch", seed=1)))
+    [[0, 1, 2], [3, 4, 5]]
+    """
     if max_level is not None and max_level <= 0:
         raise ValueError("max_level argument must be a positive integer or None")
     g, levels = _louvain_levels(G, weight, resolution, threshold, max_level, seed, device)
@@ -572,7 +644,17 @@ def _membership(g: PyclGraph, communities) -> np.ndarray:
 def modularity(G, communities, weight="weight", resolution=1, *, device=None) -> float:
     """networkx's ``modularity`` (undirected): Eq. (1) of the partition ``communities`` in
     float64 numpy over the cached CSR (a self-loop inside its community, counted twice in
-    its node's degree, as networkx counts it)."""
+    its node's degree, as networkx counts it).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.Graph()
+    >>> nx.add_cycle(G, [0, 1, 2]); nx.add_cycle(G, [3, 4, 5]); G.add_edge(2, 3)
+    >>> from pyclmatch.nxbackend import modularity
+    >>> round(modularity(G, [{0, 1, 2}, {3, 4, 5}]), 3)
+    0.357
+    """
     g = _as_pycl(G, weight)
     if not isinstance(communities, list):
         communities = list(communities)
@@ -716,7 +798,17 @@ def _bipartite_match(G, top_nodes, device, cover=True):
 def hopcroft_karp_matching(G, top_nodes=None, *, device=None) -> dict:
     """networkx's ``bipartite.hopcroft_karp_matching`` (= ``bipartite.maximum_matching``):
     a maximum-cardinality matching as ``{u: v, v: u}``, computed by
-    :func:`pyclmatch.maximum_matching` (verified by its König certificate)."""
+    :func:`pyclmatch.maximum_matching` (verified by its König certificate).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> B = nx.complete_bipartite_graph(2, 2)
+    >>> from pyclmatch.nxbackend import hopcroft_karp_matching
+    >>> M = hopcroft_karp_matching(B, top_nodes=[0, 1])
+    >>> len(M), nx.is_perfect_matching(B, {(u, M[u]) for u in (0, 1)})
+    (4, True)
+    """
     g, cols, rows, res = _bipartite_match(G, top_nodes, device, cover=False)
     mate = np.empty(g.n, np.int64)      # (the two sides cover every node)
     _put(mate, cols, _take(rows, res.col_match))
@@ -782,7 +874,16 @@ def _source_adj(g: PyclGraph) -> dict | None:
 
 def eppstein_matching(G, top_nodes=None, *, device=None) -> dict:
     """networkx's ``bipartite.eppstein_matching``: a maximum-cardinality matching (the
-    same computation as :func:`hopcroft_karp_matching`)."""
+    same computation as :func:`hopcroft_karp_matching`).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> B = nx.complete_bipartite_graph(2, 2)
+    >>> from pyclmatch.nxbackend import eppstein_matching
+    >>> len(eppstein_matching(B, top_nodes=[0, 1]))
+    4
+    """
     return hopcroft_karp_matching(G, top_nodes, device=device)
 
 
@@ -790,7 +891,18 @@ def to_vertex_cover(G, matching, top_nodes=None, *, device=None) -> set:
     """networkx's ``bipartite.to_vertex_cover``: a minimum vertex cover (König). It is the
     certificate of pyclmatch's maximum matching, built from the unmatched top nodes as
     networkx builds it from ``matching``; for a maximum ``matching`` that set does not depend
-    on which maximum matching (Dulmage-Mendelsohn), so it is networkx's answer."""
+    on which maximum matching (Dulmage-Mendelsohn), so it is networkx's answer.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> B = nx.complete_bipartite_graph(2, 2)
+    >>> from pyclmatch.nxbackend import hopcroft_karp_matching, to_vertex_cover
+    >>> M = hopcroft_karp_matching(B, top_nodes=[0, 1])
+    >>> cover = to_vertex_cover(B, M, top_nodes=[0, 1])
+    >>> len(cover), all(u in cover or v in cover for u, v in B.edges())
+    (2, True)
+    """
     g, top, bottom, res = _bipartite_match(G, top_nodes, device)
     cover = res.certificate
     return set(g.labels(top[np.asarray(cover.cols, np.int64)])) | \
@@ -850,13 +962,31 @@ def _edge_status(g: PyclGraph, matching):
 
 def is_matching(G, matching) -> bool:
     """networkx's ``is_matching`` over the cached CSR (``has_edge`` for every pair in
-    one ``searchsorted``)."""
+    one ``searchsorted``).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyclmatch.nxbackend import is_matching
+    >>> G = nx.path_graph(4)
+    >>> is_matching(G, {(0, 1), (2, 3)}), is_matching(G, {(0, 1), (1, 2)})
+    (True, False)
+    """
     return _edge_status(_as_pycl(G, None), matching) is not None
 
 
 def is_maximal_matching(G, matching) -> bool:
     """networkx's ``is_maximal_matching``: a matching no edge of G (a self-loop aside) can
-    be added to."""
+    be added to.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyclmatch.nxbackend import is_maximal_matching
+    >>> G = nx.path_graph(4)
+    >>> is_maximal_matching(G, {(1, 2)}), is_maximal_matching(G, {(0, 1)})
+    (True, False)
+    """
     g = _as_pycl(G, None)
     st = _edge_status(g, matching)
     if st is None:
@@ -868,7 +998,16 @@ def is_maximal_matching(G, matching) -> bool:
 
 
 def is_perfect_matching(G, matching) -> bool:
-    """networkx's ``is_perfect_matching``: a matching covering every node."""
+    """networkx's ``is_perfect_matching``: a matching covering every node.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyclmatch.nxbackend import is_perfect_matching
+    >>> G = nx.path_graph(4)
+    >>> is_perfect_matching(G, {(0, 1), (2, 3)}), is_perfect_matching(G, {(1, 2)})
+    (True, False)
+    """
     g = _as_pycl(G, None)
     st = _edge_status(g, matching)
     if st is None:
@@ -879,7 +1018,15 @@ def is_perfect_matching(G, matching) -> bool:
 def maximal_matching(G, *, device=None) -> set:
     """networkx's ``maximal_matching``: a maximal matching as a set of edges ``(u, v)``
     (``u`` before ``v`` in node order). Computed by Suitor on unit weights, whose answer
-    (the greedy matching by weight, then vertex id) is locally dominant, hence maximal."""
+    (the greedy matching by weight, then vertex id) is locally dominant, hence maximal.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyclmatch.nxbackend import maximal_matching
+    >>> sorted(maximal_matching(nx.path_graph(4)))
+    [(0, 1), (2, 3)]
+    """
     g = _as_pycl(G, None)
     A = g.csr(None)
     off = g.rows != g.indices
@@ -897,7 +1044,17 @@ def approximate_max_weight_matching(G, weight="weight", *, device=None,
                                     algorithm="suitor") -> set:
     """A 1/2-approximate maximum-weight matching (Suitor: the greedy matching) as a set of
     edges ``(u, v)``, for a networkx graph or a :class:`PyclGraph`. Not registered for
-    networkx's ``max_weight_matching``, which is exact."""
+    networkx's ``max_weight_matching``, which is exact.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyclmatch.nxbackend import approximate_max_weight_matching
+    >>> G = nx.Graph()
+    >>> G.add_weighted_edges_from([(0, 1, 2.0), (1, 2, 1.0), (2, 3, 3.0)])
+    >>> sorted(approximate_max_weight_matching(G))
+    [(0, 1), (2, 3)]
+    """
     g = _as_pycl(G, weight)
     A = g.csr(weight).astype(np.float64)
     A.setdiag(0)
@@ -929,7 +1086,14 @@ _DOCS = {
 
 
 def get_info() -> dict:
-    """networkx's ``backend_info`` entry point."""
+    """networkx's ``backend_info`` entry point.
+
+    Examples
+    --------
+    >>> from pyclmatch.nxbackend import get_info
+    >>> get_info()["backend_name"]
+    'pyclmatch'
+    """
     device_doc = ("OpenCL device: 'auto', 'gpu', 'cpu', 'P:D', a name substring "
                   "(default PYCLMATCH_DEVICE or 'auto').")
     return {
@@ -968,7 +1132,13 @@ XFAIL_TESTS = {
 
 def on_start_tests(items) -> None:
     """networkx's test hook: mark :data:`XFAIL_TESTS` as expected failures (non-strict:
-    an answer may coincide with networkx's)."""
+    an answer may coincide with networkx's).
+
+    Examples
+    --------
+    >>> from pyclmatch.nxbackend import on_start_tests
+    >>> on_start_tests([])      # no test items: nothing to mark
+    """
     import pytest
     for item in items:
         path = str(item.fspath).replace("\\", "/")
