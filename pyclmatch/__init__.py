@@ -1,13 +1,22 @@
-"""pyclmatch: graph matchings and clustering with OpenCL kernels (GPU, or any CPU via PoCL).
+"""pyclmatch: graph matchings and community detection with OpenCL kernels.
 
-Main entry points: :func:`maximum_matching` (exact bipartite), :func:`maximum_bipartite_matching`
-(drop-in for scipy's), :func:`weighted_matching` (Suitor), :func:`b_matching` (b-Suitor),
-:func:`stable_marriage` (McVitie-Wilson, Gale-Shapley), :func:`louvain` (community detection),
-:func:`dulmage_mendelsohn`, :func:`block_triangular_form`,
-:func:`structural_rank` (sparse-solver structure), :func:`read_graph`, :func:`get_device` /
-:func:`list_devices`; :mod:`pyclmatch.generators` for the benchmark graphs;
-:mod:`pyclmatch.nxbackend` (the networkx backend) and :mod:`pyclmatch.interop` (igraph, pandas,
-results in networkx's and igraph's shapes).
+Exact maximum bipartite matching (augmenting paths, push-relabel, Pothen-Fan), weighted and
+b-matchings (Suitor), stable marriage, Louvain communities and the Dulmage-Mendelsohn
+structure of sparse matrices, on any OpenCL device (a GPU, or a CPU through PoCL). Inputs are
+scipy.sparse matrices, networkx and igraph graphs or edge lists; every result is checked by a
+certificate before it is returned. :mod:`pyclmatch.nxbackend` runs networkx's functions
+through pyclmatch, :mod:`pyclmatch.distributed` spreads batches of graphs over a Dask cluster.
+
+Examples
+--------
+>>> import scipy.sparse as sp
+>>> import pyclmatch
+>>> A = sp.csr_matrix([[1, 1, 0], [1, 0, 0], [0, 1, 1]])
+>>> res = pyclmatch.maximum_matching(A)
+>>> res.cardinality
+3
+>>> res.row_match.tolist()
+[1, 0, 2]
 """
 from ._version import __version__
 from .errors import (PyclmatchError, InputError, DeviceError, DeviceMemoryError,

@@ -22,6 +22,7 @@ def _fmt_mem(n):
 
 
 def cmd_devices(args):
+    """``pyclmatch devices``: the OpenCL devices, their limits, or the ICD fix."""
     if args.fix is not None:
         folder, export = fix_icd(args.fix or None)
         print(f"wrote {folder}; make it active with:\n  {export}")
@@ -73,6 +74,7 @@ def _print_limits(rows):
 
 
 def cmd_match(args):
+    """``pyclmatch match FILE``: the maximum matching of a matrix file, summarised."""
     graph = as_bipartite(read_graph(args.file))
     res = maximum_matching(graph, algorithm=args.algorithm, init=args.init, device=args.device,
                            verify=not args.no_verify, progress=args.progress or None)
@@ -96,6 +98,7 @@ def cmd_match(args):
 
 
 def cmd_dmperm(args):
+    """``pyclmatch dmperm FILE``: the Dulmage-Mendelsohn decomposition of a matrix file."""
     graph = as_bipartite(read_graph(args.file))
     d = dulmage_mendelsohn(graph, algorithm=args.algorithm, device=args.device,
                            verify="host" if args.host_verify else not args.no_verify,
@@ -156,6 +159,16 @@ def plot_dmperm(csr, d, path, max_points=2_000_000):
 
 
 def build_parser():
+    """The ``pyclmatch`` argument parser: ``devices``, ``match``, ``dmperm``, ``bench``,
+    ``report``; each subcommand sets ``func``, the function that runs it.
+
+    Examples
+    --------
+    >>> from pyclmatch.cli import build_parser
+    >>> args = build_parser().parse_args(["match", "A.mtx"])
+    >>> args.file, args.algorithm, args.json
+    ('A.mtx', 'auto', False)
+    """
     p = argparse.ArgumentParser(prog="pyclmatch", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser("devices", help="list OpenCL devices and diagnose a missing GPU")
@@ -198,6 +211,27 @@ def build_parser():
 
 
 def main(argv=None):
+    """Run the ``pyclmatch`` command line with ``argv`` (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0, 1 for a check that failed (unverified bench records, no usable
+        device with ``devices --check``), 2 for an error (printed on stderr).
+
+    Examples
+    --------
+    A missing file is reported on stderr with exit status 2:
+
+    >>> from pyclmatch.cli import main
+    >>> main(["match", "no-such-file.mtx"])
+    2
+
+    The device table depends on the machine:
+
+    >>> main(["devices", "--json"])        # doctest: +SKIP
+    0
+    """
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

@@ -113,7 +113,14 @@ _KINDS = ("gpu", "cpu", "accelerator")
 def host_devices(devices="gpu"):
     """``[(platform, device, pyopencl.Device)]`` of this host selected by ``devices``: ``"gpu"``,
     ``"cpu"``, ``"accelerator"``, ``"all"`` (every usable device) or comma-separated
-    :func:`pyclmatch.get_device` specs."""
+    :func:`pyclmatch.get_device` specs.
+
+    Examples
+    --------
+    >>> from pyclmatch.distributed import host_devices
+    >>> all(len(entry) == 3 for entry in host_devices("all"))
+    True
+    """
     if devices is None:
         devices = "gpu"
     if not isinstance(devices, str):
@@ -167,6 +174,13 @@ class DevicePlugin(WorkerPlugin):
 
     ``devices``: the kind of device a worker claims when neither an assignment nor
     ``PYCLMATCH_DEVICE`` names one; ``assignment``: ``{worker name: device spec}``.
+
+    Examples
+    --------
+    >>> from pyclmatch.distributed import DevicePlugin
+    >>> plugin = DevicePlugin("cpu", assignment={0: "0:0"})
+    >>> plugin.devices, plugin.assignment, plugin.binding
+    ('cpu', {'0': '0:0'}, None)
     """
     name = PLUGIN_NAME
     idempotent = False
@@ -239,13 +253,32 @@ def _announce(dask_worker=None):
 def worker_devices(client):
     """``{worker address: binding}`` of every worker: ``host``, ``device`` (label), ``type``,
     ``spec`` (``P:D`` on its host), ``how`` (``assigned``, ``PYCLMATCH_DEVICE``, ``claimed``)
-    and ``problem`` (why it holds none); ``None`` for a worker without the plugin."""
+    and ``problem`` (why it holds none); ``None`` for a worker without the plugin.
+
+    Examples
+    --------
+    >>> from distributed import Client
+    >>> from pyclmatch.distributed import local_cluster
+    >>> client = Client(local_cluster("cpu"))                    # doctest: +SKIP
+    >>> from pyclmatch.distributed import worker_devices
+    >>> sorted(b["how"] for b in worker_devices(client).values())  # doctest: +SKIP
+    ['assigned']
+    """
     return client.run(_announce)
 
 
 def bind_workers(client, devices="gpu", assignment=None):
     """Install :class:`DevicePlugin` on every worker of ``client``'s cluster (and on workers
-    that join later), replacing an earlier binding; returns :func:`worker_devices`."""
+    that join later), replacing an earlier binding; returns :func:`worker_devices`.
+
+    Examples
+    --------
+    >>> from distributed import Client
+    >>> from pyclmatch.distributed import local_cluster
+    >>> client = Client(local_cluster("cpu"))                    # doctest: +SKIP
+    >>> from pyclmatch.distributed import bind_workers
+    >>> bindings = bind_workers(client, "cpu")                    # doctest: +SKIP
+    """
     client.register_plugin(DevicePlugin(devices, assignment), name=PLUGIN_NAME)
     return worker_devices(client)
 
@@ -260,7 +293,18 @@ def bound_workers(client, kind="gpu", timeout=30.0):
 
     Installs :class:`DevicePlugin` (claiming ``kind`` devices) when the scheduler has none, and
     waits up to ``timeout`` seconds while no worker is ready but some are still starting (a
-    worker restarted after a loss binds itself again before it takes work)."""
+    worker restarted after a loss binds itself again before it takes work).
+
+    Examples
+    --------
+    >>> from distributed import Client
+    >>> from pyclmatch.distributed import local_cluster
+    >>> client = Client(local_cluster("cpu"))                    # doctest: +SKIP
+    >>> from pyclmatch.distributed import bound_workers
+    >>> bindings, ready = bound_workers(client, "cpu")            # doctest: +SKIP
+    >>> len(ready)                                                # doctest: +SKIP
+    1
+    """
     if not client.run_on_scheduler(_plugin_registered):
         bind_workers(client, "gpu" if kind in (None, "auto") else kind)
     deadline = time.monotonic() + timeout
@@ -291,6 +335,25 @@ def local_cluster(devices="gpu", n_workers=None, *, processes=True, **kwargs):
     mmap threshold, so every array of a call above 128 KiB is mapped and faulted in afresh,
     which makes each call slower in a worker than in the client's process.  Dask's
     other pre-spawn variables (one OpenMP/BLAS thread) stay.
+
+    Examples
+    --------
+    Starting a cluster takes seconds, so the lines below are not run as doctests:
+
+    >>> from distributed import Client
+    >>> from pyclmatch.distributed import local_cluster
+    >>> cluster = local_cluster("cpu", n_workers=1)              # doctest: +SKIP
+    >>> with Client(cluster) as client:                          # doctest: +SKIP
+    ...     print(len(client.scheduler_info()["workers"]))
+    1
+    >>> cluster.close()                                          # doctest: +SKIP
+
+    A worker count below 1 is refused before a cluster starts:
+
+    >>> local_cluster("all", n_workers=0)
+    Traceback (most recent call last):
+    ...
+    pyclmatch.errors.InputError: n_workers must be >= 1, not 0
     """
     found = host_devices(devices)
     if not found:
@@ -376,13 +439,29 @@ def _device_lock(handle):
 
 class NoDeviceHere(RuntimeError):
     """The task reached a worker without a device of the kind asked for (Dask retries it and
-    :func:`map_graphs` resubmits it to the workers that have one)."""
+    :func:`map_graphs` resubmits it to the workers that have one).
+
+    Examples
+    --------
+    >>> from pyclmatch.distributed import NoDeviceHere
+    >>> issubclass(NoDeviceHere, RuntimeError)
+    True
+    """
 
 
 def worker_handle(kind="all", wait=30.0):
     """The device handle of the worker running the current task, waiting up to ``wait``
     seconds for its :class:`DevicePlugin` (a restarted worker may take a task before its
-    plugin has bound it); raises :class:`NoDeviceHere` when it holds none of ``kind``."""
+    plugin has bound it); raises :class:`NoDeviceHere` when it holds none of ``kind``.
+
+    Examples
+    --------
+    Inside a task on a bound worker:
+
+    >>> from pyclmatch.distributed import worker_handle
+    >>> worker_handle("cpu").type                                # doctest: +SKIP
+    'cpu'
+    """
     worker = get_worker()
     deadline = time.monotonic() + wait
     while True:
@@ -444,6 +523,26 @@ def map_graphs(func, graphs, *, client=None, devices="gpu", retries=2, progress=
     rerun by Dask; a scattered input lost with its worker is resent up to ``retries`` times.
     ``progress=True`` draws a progress bar on stderr; the tasks (``pyclmatch-<func>-<i>``)
     show in Dask's dashboard.
+
+    Examples
+    --------
+    The maximum matchings of two grids, on a local cluster of CPU devices (a cluster takes
+    seconds to start, so these lines are not run as doctests):
+
+    >>> from distributed import Client
+    >>> from pyclmatch import generators
+    >>> from pyclmatch.distributed import local_cluster, map_graphs
+    >>> graphs = [generators.grid(8), generators.grid(16)]
+    >>> with Client(local_cluster("cpu", n_workers=1)) as client:        # doctest: +SKIP
+    ...     print([r.cardinality for r in map_graphs("maximum_matching", graphs, client=client)])
+    [..., ...]
+
+    The device is the worker's, so ``device=`` is refused before anything starts:
+
+    >>> map_graphs("maximum_matching", graphs, device="cpu")
+    Traceback (most recent call last):
+    ...
+    pyclmatch.errors.InputError: map_graphs chooses the device (the worker's); pass devices= to select the kind of device instead of device=
     """
     if "device" in kwargs:
         raise InputError("map_graphs chooses the device (the worker's); pass devices= to "

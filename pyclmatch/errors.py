@@ -7,30 +7,82 @@ working.
 
 
 class PyclmatchError(Exception):
-    """Base class of every error raised by pyclmatch."""
+    """Base class of every error raised by pyclmatch.
+
+    Examples
+    --------
+    >>> import pyclmatch
+    >>> issubclass(pyclmatch.DeviceError, pyclmatch.PyclmatchError)
+    True
+    """
 
 
 class InputError(PyclmatchError, ValueError):
-    """The input graph or a parameter is invalid (shape, dtype, NaN, index out of range, ...)."""
+    """The input graph or a parameter is invalid (shape, dtype, NaN, index out of range, ...).
+
+    Examples
+    --------
+    An input error is also a ``ValueError``, as scipy raises for bad input:
+
+    >>> import numpy as np
+    >>> from pyclmatch import InputError, maximum_matching
+    >>> try:
+    ...     maximum_matching(np.array([[1.0, np.nan]]))
+    ... except ValueError as exc:
+    ...     print(isinstance(exc, InputError))
+    True
+    """
 
 
 class DeviceError(PyclmatchError):
-    """No usable OpenCL device, or the requested one does not exist."""
+    """No usable OpenCL device, or the requested one does not exist.
+
+    Examples
+    --------
+    >>> from pyclmatch import DeviceError, get_device
+    >>> try:
+    ...     get_device("no-such-device-name")
+    ... except DeviceError:
+    ...     print("no such device")
+    no such device
+    """
 
 
 class DeviceMemoryError(PyclmatchError, MemoryError):
     """The graph does not fit into the device's memory (names the sizes, the bytes needed,
-    the limit and the device)."""
+    the limit and the device).
+
+    Examples
+    --------
+    >>> from pyclmatch import DeviceMemoryError
+    >>> issubclass(DeviceMemoryError, MemoryError)
+    True
+    """
 
 
 class HostMemoryError(DeviceMemoryError):
     """The input needs more host memory than is available (names the sizes, the bytes needed
     and what the host has). A :class:`DeviceMemoryError`, so that one ``except`` clause
-    covers both limits."""
+    covers both limits.
+
+    Examples
+    --------
+    >>> from pyclmatch import DeviceMemoryError, HostMemoryError
+    >>> issubclass(HostMemoryError, DeviceMemoryError)
+    True
+    """
 
 
 class KernelBuildError(PyclmatchError):
-    """An OpenCL program failed to build; names the template, its values, the device and the log."""
+    """An OpenCL program failed to build; names the template, its values, the device and the log.
+
+    Examples
+    --------
+    >>> from pyclmatch import KernelBuildError
+    >>> err = KernelBuildError("apfb.cl.mako", {"index_t": "int"}, "cpu", "error: ...")
+    >>> str(err).splitlines()[0]
+    "building kernel template 'apfb.cl.mako' with {index_t='int'} failed on device 'cpu':"
+    """
 
     def __init__(self, template, values, device, log):
         self.template, self.values, self.device, self.log = template, dict(values), device, log
@@ -41,8 +93,22 @@ class KernelBuildError(PyclmatchError):
 
 
 class IterationLimitError(PyclmatchError, RuntimeError):
-    """A device loop ran past its iteration bound (raised instead of hanging)."""
+    """A device loop ran past its iteration bound (raised instead of hanging).
+
+    Examples
+    --------
+    >>> from pyclmatch import IterationLimitError
+    >>> issubclass(IterationLimitError, RuntimeError)
+    True
+    """
 
 
 class VerificationError(PyclmatchError, AssertionError):
-    """A result failed its certificate check; the wrong answer is never returned."""
+    """A result failed its certificate check; the wrong answer is never returned.
+
+    Examples
+    --------
+    >>> from pyclmatch import VerificationError
+    >>> issubclass(VerificationError, AssertionError)
+    True
+    """
