@@ -9,7 +9,11 @@ import pyclmatch  # noqa: E402
 project = "pyclmatch"
 author = "pyclmatch developers"
 release = version = pyclmatch.__version__
-extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.intersphinx"]
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.intersphinx",
+              "sphinx.ext.extlinks"]
+# :results:`name` links a folder or file of benchmarks/results/, relative to the repository
+# root as seen from the README's build folder docs/_build/html
+extlinks = {"results": ("../../../benchmarks/results/%s", "%s")}
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 napoleon_use_rtype = False

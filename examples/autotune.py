@@ -23,6 +23,7 @@ import statistics
 import sys
 
 import numpy as np
+import scipy.sparse as sp
 
 import pyclmatch
 from pyclmatch import generators
@@ -43,10 +44,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     h = pyclmatch.get_device(args.device)
     graphs = [(n, as_bipartite(A)) for n, A in generators.suite(size=args.suite)]
-    from pyclmatch.bipartite.api import _ALGORITHMS
-    # (device families: the host family has no device parameters to tune)
-    algs = [a for a in pyclmatch.bipartite.algorithms()
-            if not getattr(_ALGORITHMS[a], "host", False)]
+    families = device_families(h)
+    algs = list(families)
     wgs = [w for w in (32, 64, 128, 256) if w <= h.max_work_group_size]
     batches = [4, 8, 16]
     if args.quick:
@@ -54,7 +53,7 @@ def main(argv=None):
         algs, wgs, batches = [a for a in algs if a in keep], wgs[:2], [8]
     configs = []
     for alg in algs:
-        has_bl = "batch_levels" in _ALGORITHMS[alg].params
+        has_bl = families[alg]
         for wg, bl in itertools.product(wgs, batches if has_bl else [None]):
             configs.append((alg, {"work_group_size": wg}
                             if bl is None else {"work_group_size": wg, "batch_levels": bl}))
@@ -86,6 +85,25 @@ def main(argv=None):
         print(f"one_group_edges: {edges}")
         if not args.dry_run:
             tuning.store(h, "auto", {"one_group_edges": edges})
+
+
+def device_families(h):
+    """The exact families that run on the device ``h`` (the host family has no device
+    parameters to tune), each with whether it takes ``batch_levels``: asked of
+    :func:`pyclmatch.maximum_matching` itself on a 2 x 2 graph, which refuses a parameter the
+    family does not have with an ``InputError``."""
+    tiny = sp.identity(2, format="csr")
+    families = {}
+    for alg in pyclmatch.bipartite.algorithms():
+        try:
+            res = pyclmatch.maximum_matching(tiny, algorithm=alg, device=h, batch_levels=8)
+            takes = True
+        except pyclmatch.InputError:
+            res = pyclmatch.maximum_matching(tiny, algorithm=alg, device=h)
+            takes = False
+        if res.device != "host":
+            families[alg] = takes
+    return families
 
 
 def one_group_crossover(h, repeat, quick):

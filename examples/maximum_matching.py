@@ -23,7 +23,8 @@ res = pyclmatch.maximum_matching(A, device=args.device)          # verified Kön
 print(f"{os.path.basename(args.file)}: {A.shape[0]} x {A.shape[1]}, {A.nnz} entries")
 print(f"{res.algorithm} on {res.device}: cardinality {res.cardinality} "
       f"(initial {res.initial_cardinality}), {res.phases} phases, "
-      f"{res.device_seconds * 1e3:.1f} ms on the device")
+      f"{res.timings['total'] * 1e3:.1f} ms in all")
+print(f"auto chose it by rule {res.choice['rule']}: {res.choice['reason']}")
 print(f"certificate: {res.certificate.rows.size} rows + {res.certificate.cols.size} columns "
       f"cover every edge")
 
