@@ -36,6 +36,11 @@ import scipy.sparse as sp
 from .engine import limits
 from .errors import InputError
 
+#: what a user calls; the conversions below them serve the families' input paths
+__all__ = ["is_networkx", "is_igraph", "is_dataframe", "is_backend_graph", "foreign_graph",
+           "matching_dict", "matching_edges", "community_sets", "membership_sets",
+           "group_order", "vertex_clustering"]
+
 INDEX_MAX = np.iinfo(np.int32).max
 
 #: ``csr``: scipy CSR matrix (canonical: sorted indices, no duplicates) in the order of
