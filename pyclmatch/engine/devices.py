@@ -40,13 +40,21 @@ import os
 import subprocess
 import threading
 
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
 import numpy as np
 import pyopencl as cl
+import pyopencl.array as cla
+from pyopencl.algorithm import copy_if, unique
+from pyopencl.scan import GenericScanKernel
+from pyopencl.tools import ImmediateAllocator, MemoryPool
 
 from .._typing import DeviceSpec
-from ..errors import DeviceError, DeviceMemoryError
+from ..errors import DeviceError
+from . import limits
 from .programs import build_program, quiet_build
 from .scan_intervals import install as _bound_scan_intervals
+from .units import fmt_bytes as _fmt_bytes  # noqa: F401 (the name other modules import)
 
 _bound_scan_intervals()     # (pyopencl's scans on devices of many compute units)
 
@@ -282,7 +290,6 @@ class DeviceHandle:
         them instead of allocating (and, on CPU devices, page-faulting) hundreds of MB.
         Allocations hold the handle's lock (:meth:`memoize`); a buffer is released to the
         pool by its owner's thread and reused on the same in-order queue."""
-        from pyopencl.tools import ImmediateAllocator, MemoryPool
         return self.memoize(("engine", "pool"),
                             lambda: MemoryPool(ImmediateAllocator(self.queue)))
 
@@ -316,7 +323,6 @@ class DeviceHandle:
     def copy_if(self, ary, predicate, extra_args=(), queue=None):
         """``pyopencl.algorithm.copy_if`` (its kernels are pyopencl's, one per context and
         predicate, shared by every thread): ``(out, count device array, event)``."""
-        from pyopencl.algorithm import copy_if
         key = ("copy_if", ary.dtype.str, predicate,
                tuple((n, getattr(v, "dtype", type(v)).__str__()) for n, v in extra_args))
         with self._shared_call(key):
@@ -326,13 +332,11 @@ class DeviceHandle:
     def unique(self, ary, queue=None):
         """``pyopencl.algorithm.unique`` of the sorted device array ``ary``:
         ``(out, count device array, event)``."""
-        from pyopencl.algorithm import unique
         with self._shared_call(("unique", ary.dtype.str)):
             return unique(ary, queue=queue or self.queue)
 
     def arange(self, n, dtype=np.int32, queue=None, allocator=None):
         """``pyopencl.array.arange(0, n)`` on this device."""
-        import pyopencl.array as cla
         with self._shared_call(("arange", np.dtype(dtype).str)):
             return cla.arange(queue or self.queue, int(n), dtype=dtype,
                               allocator=allocator or self.pool)
@@ -396,7 +400,6 @@ class DeviceHandle:
         staging of pageable memory runs at a fraction of the PCIe rate); ``pinned=True``
         says that ``host`` is page-locked already (:meth:`pinned_copy`) and is sent as it is.
         """
-        import pyopencl.array as cla
         host = np.ascontiguousarray(host)
         if self.is_cpu and read_only and host.size:
             buf = cl.Buffer(self.context, cl.mem_flags.READ_ONLY | cl.mem_flags.USE_HOST_PTR,
@@ -473,7 +476,6 @@ class DeviceHandle:
         device array ``src``, summed in the type of ``dst`` and ``total`` (int32, or int64 for
         64-bit offsets) (pyopencl's ``GenericScanKernel``, built once per device and type);
         no read-back."""
-        from pyopencl.scan import GenericScanKernel
         dt = np.dtype(dst.dtype)
         ct = {"i4": "int", "i8": "long"}[dt.str[1:]]
         knl = self.memoize(("engine", "exclusive scan", ct), lambda: GenericScanKernel(
@@ -490,7 +492,6 @@ class DeviceHandle:
         """numpy's ``flatnonzero`` on the device: the positions of the non-zero entries of the
         uint8 array ``flags``, in increasing order, into the int32 array ``out``, and their
         count into ``total[total_at]`` (a scan, built once per device; no read-back)."""
-        from pyopencl.scan import GenericScanKernel
         knl = self.memoize(("engine", "flatnonzero uint8"), lambda: GenericScanKernel(
             self.context, np.int32,
             arguments="__global const uchar *flags, __global int *out, __global int *total, "
@@ -505,8 +506,7 @@ class DeviceHandle:
     def check_fits(self, buffers, what="graph"):
         """Raise :class:`DeviceMemoryError` unless every buffer (name -> bytes) fits
         (:func:`pyclmatch.engine.limits.check`)."""
-        from .limits import check
-        check(self, f"the {what}", "", device=buffers)
+        limits.check(self, f"the {what}", "", device=buffers)
 
     def default_work_group_size(self):
         """256 on GPUs (the papers' block size); 64 on CPU devices (fewer, fatter work-items)."""
@@ -613,24 +613,14 @@ def _parallel_copy(dst, src, chunk):
         yield from bounds
         return
     if _copy_pool is None:
-        from concurrent.futures import ThreadPoolExecutor
         _copy_pool = ThreadPoolExecutor(max_workers=min(16, os.cpu_count() or 1),
                                         thread_name_prefix="pyclmatch-copy")
 
     def copy(ab):
         np.copyto(dst[ab[0]:ab[1]], src[ab[0]:ab[1]])
         return ab
-    from concurrent.futures import as_completed
     for fut in as_completed([_copy_pool.submit(copy, ab) for ab in bounds]):
         yield fut.result()
-
-
-def _fmt_bytes(n):
-    n = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if n < 1024 or unit == "TiB":
-            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
-        n /= 1024
 
 
 _handles = {}
@@ -832,8 +822,7 @@ def fix_icd(target=None):
             with open(f) as src, open(dst, "w") as out:
                 out.write(src.read())
     try:  # the PoCL of pyopencl's wheel (pocl extra) lives beside pyopencl
-        import pyopencl
-        for f in glob.glob(os.path.join(os.path.dirname(pyopencl.__file__), ".libs", "*.icd")):
+        for f in glob.glob(os.path.join(os.path.dirname(cl.__file__), ".libs", "*.icd")):
             dst = os.path.join(target, os.path.basename(f))
             if not os.path.exists(dst):
                 lines = [ln.strip() for ln in open(f) if ln.strip()]

@@ -21,6 +21,7 @@ helpers pyclmatch memoizes per device are called under the device's lock, so the
 """
 import functools
 
+from pyopencl.scan import GenericScanKernel
 from pytools import uniform_interval_splitting
 
 
@@ -56,10 +57,6 @@ def units_for(n, unit, units):
 
 def install():
     """Wrap ``pyopencl.scan.GenericScanKernel.__call__`` (once)."""
-    try:
-        from pyopencl.scan import GenericScanKernel
-    except ImportError:      # pragma: no cover - pyopencl always has it
-        return
     call = GenericScanKernel.__call__
     if getattr(call, "_pyclmatch_bound", False):
         return
