@@ -16,7 +16,7 @@ from ..engine.devices import get_device, device_call
 from ..engine.intake import check_no_entries
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
-from .certificate import DeviceCertificate
+from .blocking import DeviceCertificate
 from .graph import (WEIGHT_NAMES, SparseInput, WeightedGraph, as_b,
                     as_weighted_graph, check_precision, device_fp64, inexact_error,
                     resolve_precision, weighted_input)

@@ -19,6 +19,7 @@
 """
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 import time
 
@@ -26,16 +27,19 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 import scipy.sparse as sp
+from pyopencl.elementwise import ElementwiseKernel
+from pyopencl.reduction import ReductionKernel
 
 from typing import Any
 
 from .._typing import DeviceSpec, Progress
 from ..engine.devices import PinnedStaging, get_device, device_call
+from ..engine.family import KernelFamily
+from ..engine.indices import offset_type, require_offset64
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from ..hostpar import Stream, delete, group_by_key, pmap, sort_rows_by, spans
 from .graph import INDEX_MAX, as_weighted_graph
-from .suitor import TEMPLATE
 
 ALGORITHMS = ("mcvitie-wilson", "gale-shapley")
 
@@ -241,7 +245,6 @@ class StableMarriageResult:
 def gale_shapley_sequential(inst):
     """The sequential Gale-Shapley algorithm (man-proposing, a queue of free men): the test
     oracle. Plain Python, O(total list length)."""
-    from collections import deque
     nm, nw = inst.n_men, inst.n_women
     nxt = inst.mptr[:-1].copy()
     srank = np.full(nw, INDEX_MAX, np.int64)
@@ -295,28 +298,26 @@ def verify_stable_marriage(inst, wife, husband):
     return True
 
 
-class _MarriageDriver:
+class _MarriageDriver(KernelFamily):
     """The kernels of one instance: ``entries`` (the longer side's list entries) fixes the
-    offset type (:func:`~pyclmatch.engine.graphs.index_types`: 64-bit offsets, list positions
+    offset type (:func:`~pyclmatch.engine.indices.index_types`: 64-bit offsets, list positions
     and hash slots above 2**31-1 entries). ``cross_lanes``: work-items per woman in the
     cross-referencing of the lists (1: one work-item walks her whole list, ``marriage_cross``,
     the faster on CPU devices; a power of two: ``marriage_cross_lanes``, the default of 32 on
     GPUs, where consecutive work-items then read consecutive entries and a woman's lookups run
     side by side)."""
 
+    TEMPLATE = "marriage.cl.mako"
+
     def __init__(self, handle, work_group_size=None, batch_rounds=None, entries=0,
                  cross_lanes=None):
-        from ..engine.graphs import offset_type, require_offset64
-        self.handle = handle
         wg = int(work_group_size or handle.default_work_group_size())
         self.wg = max(1, min(wg, handle.max_work_group_size))
         self.offset_t, self.odt = offset_type(entries)
         if self.offset_t == "long":
             require_offset64(handle)
-        # (weight_t: the weighted kernels of the same program, unused here)
-        self.values = dict(index_t="int", offset_t=self.offset_t, mode="mt",
-                           threads_per_vertex=1,
-                           vertices_per_group=1, work_group_size=self.wg, weight_t="float")
+        super().__init__(handle, index_t="int", offset_t=self.offset_t, mode="mt",
+                         threads_per_vertex=1)
         self.batch = int(batch_rounds or (4 if handle.is_cpu else 16))
         lanes = int(cross_lanes or (1 if handle.is_cpu else 32))
         if lanes & (lanes - 1) or lanes > self.wg:
@@ -324,15 +325,11 @@ class _MarriageDriver:
                              f"({self.wg}), got {lanes}")
         self.cross_lanes = lanes
 
-    def kernel(self, name, **values):
-        return self.handle.kernel(TEMPLATE, name, **dict(self.values, **values))
-
     # -- the instance on the device ---------------------------------------------------------
     def _checker(self, what, src, cast):
         """pyopencl elementwise kernel (memoized per device): ``what`` = "offsets" (monotone)
         or "ids" (in [0, limit)) over an int32/int64 array, writing copies of dtype ``cast``
         (int32 or int64) if given; any problem sets bad[0]."""
-        from pyopencl.elementwise import ElementwiseKernel
         types = {np.dtype(np.int32): "int", np.dtype(np.int64): "long"}
         t = types[np.dtype(src)]
         ct = types[np.dtype(cast)] if cast else None
@@ -352,7 +349,6 @@ class _MarriageDriver:
     def _long_entries(self, src):
         """pyopencl reduction (memoized): entries of the men's lists longer than the kernels'
         MARRIAGE_SHORT (they go through the hash table)."""
-        from pyopencl.reduction import ReductionKernel
         t = {np.dtype(np.int32): "int", np.dtype(np.int64): "long"}[np.dtype(src)]
         return self.handle.memoize(("marriage long entries", t), lambda: ReductionKernel(
             self.handle.context, np.int64, neutral="0", reduce_expr="a+b",
@@ -493,7 +489,7 @@ def verify_stable_marriage_device(inst, wife, husband, device=None):
 
 
 #: entries of a men's list up to which the device finds an entry by scanning the list
-#: (MARRIAGE_SHORT in suitor.cl.mako); longer lists go through a hash table
+#: (MARRIAGE_SHORT in marriage.cl.mako); longer lists go through a hash table
 MARRIAGE_SHORT = 64
 
 
