@@ -202,8 +202,8 @@ class DeviceBipartite:
     ``canonical=False``: the lists then stay as given, repeated entries included (a repeated
     entry is a parallel edge, which changes no matching, cover or decomposition), and
     ``sorted_side`` is None when they are unsorted (the matching families pass it on CPU
-    devices, where the device sort of a large unsorted input costs more than the matching:
-    about 9 s for kron-21's 63.5M entries on PoCL with 16 cores). Offsets are 32-bit up to
+    devices, where the device sort of a large unsorted input costs more than the matching).
+    Offsets are 32-bit up to
     2**31-1 edges and 64-bit above (:func:`index_types`), on the same device path.
     """
 

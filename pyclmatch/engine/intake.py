@@ -99,7 +99,7 @@ class DeviceCompressed:
     ``kernels/intake.cl.mako``: each chunk's entries counted, then scattered, by one
     work-item, and the transposed lists come out sorted); ``None`` chooses
     (:func:`transpose_chunks`: CPU devices, where every core claiming positions in the same
-    heavy list made the transpose 7x the rest of kron-21's intake on 16 cores), ``0``
+    heavy list serializes the transpose), ``0``
     never. Everything is enqueued at construction; :meth:`problems` reads the check's flags
     (one read-back).
     ``flags``: a device int array (zeroed by the caller) whose first entry receives the flag
@@ -411,11 +411,7 @@ def check_no_entries(indptr, what="the sparse matrix"):
 
 
 #: the transpose in chunks when its cursors (one per chunk and minor vertex) are at most this
-#: many times the entries: on the H100 host's 16-core PoCL (benchmarks/results/
-#: pocl16-h100-host/chunks) the intake of kron-21 (0.5 cursors per entry) took 0.19-0.28 s
-#: in chunks against 0.78-0.89 s, delaunay-21's (2.7) 0.10-0.13 s against 0.18-0.19 s, and
-#: the chunks lost on uniform-4M-d4 (4.0: 0.24-0.44 s against 0.27-0.30 s) and grid-2048
-#: (5.7: 0.18-0.30 s against 0.09-0.11 s), whose passes over the cursors outweigh the entries
+#: many times the entries; above it the passes over the cursors outweigh the entries
 CHUNK_CURSORS_PER_ENTRY = 3
 
 

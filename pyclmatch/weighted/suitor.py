@@ -283,9 +283,17 @@ class SuitorMatcher(_Family):
         """Run to completion; returns ((mate, pair_e, pairs), stats): device arrays ``mate``
         (int64) and ``pair_e`` (the edge (v -> mate[v]) when v < mate[v], else -1), and the
         number of matched pairs (one read-back with the counters)."""
-        q = self.handle.queue
-        n = self.g.n
-        vpg = self.vpg
+        suitor_e = self._init_state(dg, sched)
+        stats = {"sync_iterations": 0}
+        self._propose(stats, 4 * (self.g.nnz + self.g.n) + 16 + self.batch + self.lb_rounds)
+        result = self._mates(dg, suitor_e, sched, stats)
+        for name in ("_bufs", "_cnts", "_slot_bufs", "_args", "_counters", "_sched", "_k"):
+            delattr(self, name)
+        return result, stats
+
+    def _init_state(self, dg, sched):
+        """No vertex has a suitor; every vertex is pending. Returns ``suitor_e``."""
+        n, vpg = self.g.n, self.vpg
         n_groups = -(-n // vpg)
         slots = n_groups * vpg
         suitor_e = self.empty(n, self.odt)
@@ -305,15 +313,19 @@ class SuitorMatcher(_Family):
                       ws.data)
         self._counters = counters
         self._sched = sched
-        stats = {"sync_iterations": 0}
-        bound = 4 * (self.g.nnz + n) + 16 + self.batch + self.lb_rounds
+        return suitor_e
+
+    def _propose(self, stats, bound):
+        """The proposals of the variant (Section 4 of Paper I) until no vertex is pending."""
+        n, vpg = self.g.n, self.vpg
+        slots = -(-n // vpg) * vpg
         if self.variant in ("synclb", "hybrid"):
             # load-balanced iterations: the pending vertices are pooled into a dense list and
             # dealt evenly over the groups (and inside each work-group); one read per
             # iteration sizes the next grid
             work_n, identity = n, 1
             for _ in range(self.lb_rounds):
-                sched.tick("suitor iterations", bound)
+                self._sched.tick("suitor iterations", bound)
                 work_n = self._step(work_n, identity, slots_in=0, slots_out=0, max_rounds=1,
                                     lb_local=1, slot=0, read=True)
                 identity = 0
@@ -330,23 +342,24 @@ class SuitorMatcher(_Family):
                 if left:
                     self._syncnolb(-(-work_n // vpg) * vpg, stats, bound)
         elif self.variant == "syncnolb":
-            left = self._step(n, 1, slots_in=0, slots_out=1, max_rounds=1, lb_local=0, slot=0,
-                              read=False)
+            self._step(n, 1, slots_in=0, slots_out=1, max_rounds=1, lb_local=0, slot=0,
+                       read=False)
             stats["sync_iterations"] += 1
             self._syncnolb(slots, stats, bound)
         else:
             self._nosync(n, 1, stats, bound)
+
+    def _mates(self, dg, suitor_e, sched, stats):
+        """The mutual suitors as ``(mate, pair_e, pairs)`` (one read-back)."""
+        n = self.g.n
         mate = self.empty(n, np.int64)
         pair_e = self.empty(n, self.odt)
         sched.launch("mates", self.kernel("suitor_mates"), self.gsize(n), self.wg,
                      suitor_e.data, dg.src.data, np.int32(n), mate.data, pair_e.data,
-                     counters.data)
-        c = sched.read("mates", np.zeros(3, np.int32), counters.data)
+                     self._counters.data)
+        c = sched.read("mates", np.zeros(3, np.int32), self._counters.data)
         stats.update(proposals=int(c[0]), group_iterations=int(c[1]))
-        pairs = int(c[2])
-        for name in ("_bufs", "_cnts", "_slot_bufs", "_args", "_counters", "_sched", "_k"):
-            delattr(self, name)
-        return (mate, pair_e, pairs), stats
+        return mate, pair_e, int(c[2])
 
     def _step(self, n_work, identity, slots_in, slots_out, max_rounds, lb_local, slot, read):
         """One launch of gpu_suitor over ``n_work`` work entries; returns the leftover count
