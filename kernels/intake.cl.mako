@@ -135,7 +135,7 @@ __kernel void intake_chunk_count(index_t n, index_t n_minor, offset_t nnz,
                                  __global offset_t *hist)
 {
     {   /* this chunk's counters from zero (each work-item its own: a fill would be one
-           thread's memset on CPU devices, 20-100 ms for kron-21's 16 x 2M on PoCL) */
+           thread's memset on CPU devices) */
         __global offset_t *mine = hist + (size_t)get_global_id(0) * n_minor;
         for (index_t j = 0; j < n_minor; ++j) mine[j] = 0;
     }

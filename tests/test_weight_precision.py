@@ -14,7 +14,7 @@ from pyclmatch.engine.scheduler import Scheduler
 from pyclmatch.errors import InputError, VerificationError
 from pyclmatch.weighted import (ALGORITHMS, b_matching, greedy_b_matching,
                                 greedy_matching_sequential, prepare_graph, weighted_matching)
-from pyclmatch.weighted.certificate import DeviceCertificate
+from pyclmatch.weighted.blocking import DeviceCertificate
 from pyclmatch.weighted.graph import SparseInput
 from pyclmatch.weighted.suitor import DeviceWeighted
 

@@ -15,7 +15,7 @@ from pyclmatch.errors import InputError, VerificationError
 from pyclmatch.weighted import (as_weighted_graph, b_matching, greedy_b_matching,
                                 greedy_matching_sequential, verify_b_matching,
                                 verify_weighted_matching, weighted_matching)
-from pyclmatch.weighted.certificate import DeviceCertificate
+from pyclmatch.weighted.blocking import DeviceCertificate
 from pyclmatch.weighted.graph import SparseInput
 from pyclmatch.weighted.suitor import DeviceWeighted
 

@@ -19,10 +19,8 @@ runs on from the moment it resolves it (:func:`get_device`) to its return, so ca
 device run one at a time, whichever handle or thread they come from (calls on different
 devices run at once). The device's in-order queue runs one call's work at a time anyway;
 what the lock takes away is only the overlap of one call's host work with another's device
-work. Why: with several threads of one process enqueueing on one GPU at once, NVIDIA's
-OpenCL driver (580.159, H100) crashed the process or hung it at exit (Louvain beside the
-other families, 4 threads: a crash or an exit hang in most runs; with the calls held, none in
-9; benchmarks/results/threads-h100). Within the lock nothing changes: programs are built
+work. Why: several threads of one process enqueueing on one GPU at once can crash a GPU
+driver's OpenCL runtime or hang the process at exit. Within the lock nothing changes: programs are built
 once (under a lock) and shared; kernel objects are per thread (an OpenCL kernel object holds
 its arguments, and setting them from two threads at once is the one race the OpenCL API
 leaves to the caller); the pyopencl helpers memoized per device (scans, sorts, reductions,
@@ -40,13 +38,21 @@ import os
 import subprocess
 import threading
 
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
 import numpy as np
 import pyopencl as cl
+import pyopencl.array as cla
+from pyopencl.algorithm import copy_if, unique
+from pyopencl.scan import GenericScanKernel
+from pyopencl.tools import ImmediateAllocator, MemoryPool
 
 from .._typing import DeviceSpec
-from ..errors import DeviceError, DeviceMemoryError
+from ..errors import DeviceError
+from . import limits
 from .programs import build_program, quiet_build
 from .scan_intervals import install as _bound_scan_intervals
+from .units import fmt_bytes as _fmt_bytes  # noqa: F401 (the name other modules import)
 
 _bound_scan_intervals()     # (pyopencl's scans on devices of many compute units)
 
@@ -105,7 +111,18 @@ def usable_devices():
 
 
 def list_devices() -> list:
-    """All OpenCL devices as ``(platform_index, device_index, pyopencl.Device)`` tuples."""
+    """All OpenCL devices as ``(platform_index, device_index, pyopencl.Device)`` tuples.
+
+    Examples
+    --------
+    >>> import pyclmatch
+    >>> devices = pyclmatch.list_devices()
+    >>> len(devices) >= 1
+    True
+    >>> p, d, dev = devices[0]
+    >>> (p, d)
+    (0, 0)
+    """
     out = []
     try:
         platforms = cl.get_platforms()
@@ -179,6 +196,14 @@ class DeviceHandle:
     elementwise kernels) and whether a call's buffers fit (:meth:`check_fits`, with the
     estimates of :mod:`pyclmatch.engine.limits`). Safe to share between threads (see the
     module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np, pyclmatch
+    >>> handle = pyclmatch.get_device("cpu")
+    >>> x = handle.to_device(np.arange(5, dtype=np.int32), read_only=False)
+    >>> handle.download(x, np.int64).tolist()
+    [0, 1, 2, 3, 4]
     """
 
     def __init__(self, device, context=None, index=None):
@@ -282,14 +307,13 @@ class DeviceHandle:
         them instead of allocating (and, on CPU devices, page-faulting) hundreds of MB.
         Allocations hold the handle's lock (:meth:`memoize`); a buffer is released to the
         pool by its owner's thread and reused on the same in-order queue."""
-        from pyopencl.tools import ImmediateAllocator, MemoryPool
         return self.memoize(("engine", "pool"),
                             lambda: MemoryPool(ImmediateAllocator(self.queue)))
 
     def scratch(self, n, dtype=np.int32):
         """A device buffer of ``n`` entries of ``dtype`` (at least one) from the pool: for
         work buffers that kernels only take as arguments, without the host cost of a
-        ``pyopencl.array.Array`` (~14 us each on PoCL, a good part of a small graph's call)."""
+        ``pyopencl.array.Array`` (a noticeable part of a small graph's call)."""
         return self.pool(max(int(n), 1) * np.dtype(dtype).itemsize)
 
     def trim_pool(self, keep_fraction=0.25):
@@ -316,7 +340,6 @@ class DeviceHandle:
     def copy_if(self, ary, predicate, extra_args=(), queue=None):
         """``pyopencl.algorithm.copy_if`` (its kernels are pyopencl's, one per context and
         predicate, shared by every thread): ``(out, count device array, event)``."""
-        from pyopencl.algorithm import copy_if
         key = ("copy_if", ary.dtype.str, predicate,
                tuple((n, getattr(v, "dtype", type(v)).__str__()) for n, v in extra_args))
         with self._shared_call(key):
@@ -326,13 +349,11 @@ class DeviceHandle:
     def unique(self, ary, queue=None):
         """``pyopencl.algorithm.unique`` of the sorted device array ``ary``:
         ``(out, count device array, event)``."""
-        from pyopencl.algorithm import unique
         with self._shared_call(("unique", ary.dtype.str)):
             return unique(ary, queue=queue or self.queue)
 
     def arange(self, n, dtype=np.int32, queue=None, allocator=None):
         """``pyopencl.array.arange(0, n)`` on this device."""
-        import pyopencl.array as cla
         with self._shared_call(("arange", np.dtype(dtype).str)):
             return cla.arange(queue or self.queue, int(n), dtype=dtype,
                               allocator=allocator or self.pool)
@@ -342,10 +363,8 @@ class DeviceHandle:
 
         The copy lives in a ``CL_MEM_ALLOC_HOST_PTR`` buffer kept mapped (the array returned
         keeps the buffer alive): drivers recognise such memory as pinned and copy from it at
-        full PCIe speed by DMA instead of staging pageable memory (the Suitor family's cold
-        calls on the H100 spent 85% of their time uploading from pageable numpy arrays: kron-22,
-        1 GB of CSR arrays, uploads in 0.020 s from pinned copies instead of 0.15 s).
-        On CPU devices there is nothing to gain and ``host`` is returned as it is.
+        full PCIe speed by DMA instead of staging pageable memory, which dominates a large
+        graph's cold call otherwise. On CPU devices there is nothing to gain and ``host`` is returned as it is.
         """
         host = np.ascontiguousarray(host)
         if self.is_cpu or host.nbytes == 0:
@@ -396,7 +415,6 @@ class DeviceHandle:
         staging of pageable memory runs at a fraction of the PCIe rate); ``pinned=True``
         says that ``host`` is page-locked already (:meth:`pinned_copy`) and is sent as it is.
         """
-        import pyopencl.array as cla
         host = np.ascontiguousarray(host)
         if self.is_cpu and read_only and host.size:
             buf = cl.Buffer(self.context, cl.mem_flags.READ_ONLY | cl.mem_flags.USE_HOST_PTR,
@@ -437,12 +455,9 @@ class DeviceHandle:
         On GPUs a large array is read into a page-locked staging buffer (one per device,
         kept for the handle's lifetime and grown to the largest download) at full PCIe speed
         by DMA and copied or converted from there in one host pass; reading into pageable
-        numpy memory instead makes the driver stage it through its own bounce buffers.
-        Measured on the H100 host (benchmarks/results/transfer-h100.md): int32 results
-        returned as int64 (every family's convention) 0.053 s instead of 0.095 s for
-        ``get().astype`` at 25M entries, 0.17 s instead of 0.34 s at 100M; same-dtype reads
-        0.010 vs 0.019 s (10M entries), 0.11 vs 0.14 s (100M), but 0.052 vs 0.034 s at 25M
-        (the host copy into fresh pages dominates there). CPU devices and small arrays use
+        numpy memory instead makes the driver stage it through its own bounce buffers, and a
+        conversion (int32 results returned as int64, every family's convention) is then a
+        second pass. CPU devices and small arrays use
         ``arr.get()`` (``staged=True`` or ``False`` forces the choice; ``arr`` must be
         contiguous to be staged)."""
         dtype = np.dtype(dtype or arr.dtype)
@@ -473,7 +488,6 @@ class DeviceHandle:
         device array ``src``, summed in the type of ``dst`` and ``total`` (int32, or int64 for
         64-bit offsets) (pyopencl's ``GenericScanKernel``, built once per device and type);
         no read-back."""
-        from pyopencl.scan import GenericScanKernel
         dt = np.dtype(dst.dtype)
         ct = {"i4": "int", "i8": "long"}[dt.str[1:]]
         knl = self.memoize(("engine", "exclusive scan", ct), lambda: GenericScanKernel(
@@ -490,7 +504,6 @@ class DeviceHandle:
         """numpy's ``flatnonzero`` on the device: the positions of the non-zero entries of the
         uint8 array ``flags``, in increasing order, into the int32 array ``out``, and their
         count into ``total[total_at]`` (a scan, built once per device; no read-back)."""
-        from pyopencl.scan import GenericScanKernel
         knl = self.memoize(("engine", "flatnonzero uint8"), lambda: GenericScanKernel(
             self.context, np.int32,
             arguments="__global const uchar *flags, __global int *out, __global int *total, "
@@ -505,8 +518,7 @@ class DeviceHandle:
     def check_fits(self, buffers, what="graph"):
         """Raise :class:`DeviceMemoryError` unless every buffer (name -> bytes) fits
         (:func:`pyclmatch.engine.limits.check`)."""
-        from .limits import check
-        check(self, f"the {what}", "", device=buffers)
+        limits.check(self, f"the {what}", "", device=buffers)
 
     def default_work_group_size(self):
         """256 on GPUs (the papers' block size); 64 on CPU devices (fewer, fatter work-items)."""
@@ -515,9 +527,9 @@ class DeviceHandle:
     def constant_grid(self, work_group_size):
         """The CT-mode grid: enough work-items to fill the device once, then each strides.
 
-        Paper 000 used 256 x 256 on a 14-SM C2050; that is a quarter of an H100's resident
-        threads, so on GPUs the grid is 2048 work-items per compute unit (the resident-thread
-        limit of recent NVIDIA and AMD parts), at least 256 x 256; on CPUs a few groups a core.
+        Paper 000 used 256 x 256 work-items, sized for a GPU of 14 compute units; on GPUs the
+        grid is 2048 work-items per compute unit (the resident-thread limit of recent GPUs), at
+        least 256 x 256; on CPUs a few groups a core.
         """
         if self.is_cpu:
             return max(1, self.compute_units * 4) * work_group_size
@@ -613,24 +625,14 @@ def _parallel_copy(dst, src, chunk):
         yield from bounds
         return
     if _copy_pool is None:
-        from concurrent.futures import ThreadPoolExecutor
         _copy_pool = ThreadPoolExecutor(max_workers=min(16, os.cpu_count() or 1),
                                         thread_name_prefix="pyclmatch-copy")
 
     def copy(ab):
         np.copyto(dst[ab[0]:ab[1]], src[ab[0]:ab[1]])
         return ab
-    from concurrent.futures import as_completed
     for fut in as_completed([_copy_pool.submit(copy, ab) for ab in bounds]):
         yield fut.result()
-
-
-def _fmt_bytes(n):
-    n = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if n < 1024 or unit == "TiB":
-            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
-        n /= 1024
 
 
 _handles = {}
@@ -651,7 +653,17 @@ def _handle_for(dev, context=None, index=None):
 
 def get_device(spec: DeviceSpec = None) -> DeviceHandle:
     """Resolve ``spec`` (see the module docstring) to a cached :class:`DeviceHandle`; inside
-    one of the library's calls (:func:`device_call`) the device is held until it returns."""
+    one of the library's calls (:func:`device_call`) the device is held until it returns.
+
+    Examples
+    --------
+    >>> import pyclmatch
+    >>> handle = pyclmatch.get_device("cpu")
+    >>> handle.is_cpu, handle is pyclmatch.get_device("cpu")
+    (True, True)
+    >>> handle.default_work_group_size() <= handle.max_work_group_size
+    True
+    """
     return _hold(_resolve(spec))
 
 
@@ -718,7 +730,17 @@ def _short_list(devs):
 
 
 def describe_devices() -> list[dict]:
-    """One dict per device: the columns of ``pyclmatch devices``."""
+    """One dict per device: the columns of ``pyclmatch devices``.
+
+    Examples
+    --------
+    >>> import pyclmatch
+    >>> rows = pyclmatch.describe_devices()
+    >>> sorted(rows[0])[:4]
+    ['compute_units', 'device', 'driver', 'global_mem']
+    >>> any(row["usable"] for row in rows)
+    True
+    """
     rows = []
     for p, d, dev in list_devices():
         rows.append({
@@ -832,8 +854,7 @@ def fix_icd(target=None):
             with open(f) as src, open(dst, "w") as out:
                 out.write(src.read())
     try:  # the PoCL of pyopencl's wheel (pocl extra) lives beside pyopencl
-        import pyopencl
-        for f in glob.glob(os.path.join(os.path.dirname(pyopencl.__file__), ".libs", "*.icd")):
+        for f in glob.glob(os.path.join(os.path.dirname(cl.__file__), ".libs", "*.icd")):
             dst = os.path.join(target, os.path.basename(f))
             if not os.path.exists(dst):
                 lines = [ln.strip() for ln in open(f) if ln.strip()]

@@ -10,8 +10,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
-
-INDEX_MAX = np.iinfo(np.int32).max
+from ..interop import bipartite_edges, is_backend_graph, is_igraph, is_networkx
+from .indices import (INDEX_MAX, FORCE_OFFSET64_ENV, force_offset64,  # noqa: F401 (re-exported)
+                      index_types, offset_type, require_offset64)
+from .intake import (DeviceCompressed, NOT_CANONICAL, UNSORTED, canonical_lists, checked_csr,
+                     raise_structure_problem)
+from .scheduler import Scheduler
 
 
 def _check_int_array(name, a):
@@ -114,7 +118,6 @@ def as_bipartite(A, shape=None, fits=None):
     if isinstance(A, BipartiteGraph):
         fits(A.n_rows, A.n_cols, A.nnz, {}, A.indices.dtype.itemsize)
         return A
-    from ..interop import bipartite_edges, is_backend_graph, is_igraph, is_networkx
     if is_networkx(A) or is_igraph(A) or is_backend_graph(A):
         raise InputError(f"maximum_matching takes the biadjacency matrix (rows = one side, "
                          f"columns = the other), not a {type(A).__name__}; for a networkx "
@@ -150,8 +153,7 @@ def as_bipartite(A, shape=None, fits=None):
         nr, nc = _check_shape(A.shape)
         if A.format not in ("csr", "csc"):
             fits(nr, nc, A.nnz, {"CSR conversion": (nr + 1) * 8 + A.nnz * 16}, 4)
-            from .intake import checked_csr     # (duplicates stay for the device)
-            A = checked_csr(A)
+            A = checked_csr(A)          # (duplicates stay for the device)
         if A.indices.dtype.kind not in "iu" or A.indptr.dtype.kind not in "iu":
             raise InputError(f"the sparse matrix's index arrays must be integers, got "
                              f"{A.indices.dtype} / {A.indptr.dtype}")
@@ -187,45 +189,6 @@ def _check_shape(shape):
     return (m, n)
 
 
-#: set to 1 (or "true"/"yes"/"on") to take the 64-bit edge-offset path at every size: the
-#: kernels then run with ``offset_t`` = long on small graphs too (tests of that path)
-FORCE_OFFSET64_ENV = "PYCLMATCH_FORCE_OFFSET64"
-
-
-def force_offset64():
-    """Whether ``PYCLMATCH_FORCE_OFFSET64`` asks for 64-bit edge offsets at every size."""
-    import os
-    return os.environ.get(FORCE_OFFSET64_ENV, "").strip().lower() in ("1", "true", "yes", "on")
-
-
-def index_types(nnz):
-    """OpenCL C types (vertex id, edge offset) and numpy dtypes for a graph with ``nnz`` edges
-    (stored entries): 32-bit offsets up to 2**31-1 entries, 64-bit above, or at every size
-    when ``PYCLMATCH_FORCE_OFFSET64`` is set. Every family takes its offset type from here."""
-    if nnz > INDEX_MAX or force_offset64():
-        return ("int", "long"), (np.int32, np.int64)
-    return ("int", "int"), (np.int32, np.int32)
-
-
-def offset_type(nnz):
-    """The edge-offset type of :func:`index_types`: ``("int" or "long", numpy dtype)``."""
-    (_, ot), (_, odt) = index_types(nnz)
-    return ot, np.dtype(odt)
-
-
-def require_offset64(handle):
-    """Raise :class:`~pyclmatch.errors.DeviceError` unless ``handle``'s device has the 64-bit
-    atomics (cl_khr_int64_base_atomics and cl_khr_int64_extended_atomics) that the kernels use
-    on 64-bit edge offsets."""
-    ext = handle.device.extensions.split()
-    missing = [e for e in ("cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics")
-               if e not in ext]
-    if missing:
-        from ..errors import DeviceError
-        raise DeviceError(f"device {handle.label} lacks {' and '.join(missing)}, which graphs "
-                          f"above 2**31-1 stored entries (64-bit edge offsets) need")
-
-
 class DeviceBipartite:
     """A :class:`BipartiteGraph` on a device (pyopencl arrays): the column adjacency
     (``col_ptr``/``col_ind``) always, the row adjacency (``row_ptr``/``row_ind``) when asked
@@ -239,14 +202,13 @@ class DeviceBipartite:
     ``canonical=False``: the lists then stay as given, repeated entries included (a repeated
     entry is a parallel edge, which changes no matching, cover or decomposition), and
     ``sorted_side`` is None when they are unsorted (the matching families pass it on CPU
-    devices, where the device sort of a large unsorted input costs more than the matching:
-    about 9 s for kron-21's 63.5M entries on PoCL with 16 cores). Offsets are 32-bit up to
+    devices, where the device sort of a large unsorted input costs more than the matching).
+    Offsets are 32-bit up to
     2**31-1 edges and 64-bit above (:func:`index_types`), on the same device path.
     """
 
     def __init__(self, handle, graph, need_csr=False, extra_bytes=0, sched=None,
                  canonical=True):
-        from .scheduler import Scheduler
         self.handle, self.graph = handle, graph
         (self.index_t, self.offset_t), (idt, odt) = index_types(graph.nnz)
         self.idt, self.odt = np.dtype(idt), np.dtype(odt)
@@ -264,8 +226,6 @@ class DeviceBipartite:
         self.row_ptr = self.row_ind = None
         self._heavy = {}
         self.repaired = False
-        from .intake import (DeviceCompressed, NOT_CANONICAL, UNSORTED, canonical_lists,
-                             raise_structure_problem)
         n, n_minor = graph.major
         transpose = need_csr or graph.fmt == "csr"
         dc = DeviceCompressed(handle, graph.indptr, graph.indices, n, n_minor,

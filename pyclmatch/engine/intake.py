@@ -11,19 +11,20 @@ canonical on the device (:func:`canonical_lists`: a radix sort of (list, index) 
 pyopencl's ``unique``); the user's arrays are never modified.
 
 Edge offsets are 32-bit up to 2**31-1 stored entries and 64-bit above (or at every size with
-``PYCLMATCH_FORCE_OFFSET64``: :func:`pyclmatch.engine.graphs.index_types` picks them); vertex
+``PYCLMATCH_FORCE_OFFSET64``: :func:`pyclmatch.engine.indices.index_types` picks them); vertex
 ids are 32-bit. Weighted input (:class:`DeviceSymmetric`) is converted on the device to the
 weight type the family compares, float32 or float64.
 """
 import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
+from pyopencl.algorithm import RadixSort
+from pyopencl.scan import GenericScanKernel
 
 from ..errors import InputError
-from .graphs import offset_type, require_offset64
+from .indices import INDEX_MAX, offset_type, require_offset64
 
 TEMPLATE = "intake.cl.mako"
-INDEX_MAX = np.iinfo(np.int32).max
 
 BAD_PTR, BAD_RANGE, UNSORTED, DUPLICATE = 1, 2, 4, 8
 #: the flags that a canonical copy of the same matrix repairs
@@ -98,14 +99,14 @@ class DeviceCompressed:
     ``kernels/intake.cl.mako``: each chunk's entries counted, then scattered, by one
     work-item, and the transposed lists come out sorted); ``None`` chooses
     (:func:`transpose_chunks`: CPU devices, where every core claiming positions in the same
-    heavy list made the transpose 7x the rest of kron-21's intake on 16 cores), ``0``
+    heavy list serializes the transpose), ``0``
     never. Everything is enqueued at construction; :meth:`problems` reads the check's flags
     (one read-back).
     ``flags``: a device int array (zeroed by the caller) whose first entry receives the flag
     bits, so that a caller's own checks of the same input share the one read-back.
     ``by_rows``: the check walks whole lists per work-item (CPU devices), see
     ``kernels/common.cl.mako`` (entries). ``offset_t``/``odt``: the edge-offset type
-    (:func:`~pyclmatch.engine.graphs.index_types` of ``nnz`` unless given) of ``ptr``,
+    (:func:`~pyclmatch.engine.indices.index_types` of ``nnz`` unless given) of ``ptr``,
     ``t_ptr`` and ``t_perm``.
     """
 
@@ -410,11 +411,7 @@ def check_no_entries(indptr, what="the sparse matrix"):
 
 
 #: the transpose in chunks when its cursors (one per chunk and minor vertex) are at most this
-#: many times the entries: on the H100 host's 16-core PoCL (benchmarks/results/
-#: pocl16-h100-host/chunks) the intake of kron-21 (0.5 cursors per entry) took 0.19-0.28 s
-#: in chunks against 0.78-0.89 s, delaunay-21's (2.7) 0.10-0.13 s against 0.18-0.19 s, and
-#: the chunks lost on uniform-4M-d4 (4.0: 0.24-0.44 s against 0.27-0.30 s) and grid-2048
-#: (5.7: 0.18-0.30 s against 0.09-0.11 s), whose passes over the cursors outweigh the entries
+#: many times the entries; above it the passes over the cursors outweigh the entries
 CHUNK_CURSORS_PER_ENTRY = 3
 
 
@@ -479,7 +476,6 @@ def canonical_lists(dc, sched, host_ptr, phase="upload"):
     bytes per key: above :func:`sort_window_entries` keys, the keys are sorted in ranges of
     whole lists (:func:`sort_windows` over ``host_ptr``, the input's offsets on the host),
     which leaves the whole array sorted."""
-    from pyopencl.algorithm import RadixSort
     handle, q = dc.handle, dc.handle.queue
     n, nnz, odt = dc.n, dc.nnz, dc.odt
     long_ = dc.offset_t == "long"
@@ -532,7 +528,6 @@ def canonical_lists(dc, sched, host_ptr, phase="upload"):
 def _unique64(handle, keys):
     """pyopencl's ``unique`` of the sorted uint64 device array ``keys`` with 64-bit indices:
     ``(out, count, event)``, count a one-entry int64 device array."""
-    from pyopencl.scan import GenericScanKernel
     q = handle.queue
     knl = handle.memoize(("engine", "unique uint64 long"), lambda: GenericScanKernel(
         handle.context, np.int64,

@@ -22,7 +22,7 @@ import os
 import numpy as np
 
 from ..errors import DeviceMemoryError, HostMemoryError
-from .devices import _fmt_bytes
+from .units import fmt_bytes as _fmt_bytes
 
 #: the largest vertex count per side and (with 32-bit offsets) edge count: ids are int32
 INDEX_MAX = int(np.iinfo(np.int32).max)

@@ -1,7 +1,6 @@
 """Run a kernel path once in a child process before this process relies on it.
 
-Some OpenCL compilers abort the whole process instead of failing a build: PoCL 5.0 (Debian's,
-on the H100 host) compiles a kernel's work-group function at its first enqueue, and its
+Some OpenCL compilers abort the whole process instead of failing a build: PoCL 5.0 compiles a kernel's work-group function at its first enqueue, and its
 work-item loop pass calls ``abort()`` ("Could not find a dominating alternative variable")
 on Louvain's one-work-group kernels, which no Python code can catch. :func:`survives` runs a
 short script that takes such a path on the same device in a child process; the answer is

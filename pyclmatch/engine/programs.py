@@ -18,6 +18,7 @@ import os
 import threading
 import time
 import warnings
+from importlib.resources import files
 
 import pyopencl as cl
 from mako.lookup import TemplateLookup
@@ -40,12 +41,7 @@ def _kernel_dir():
     for d in (os.path.join(pkg, "kernels"), os.path.join(os.path.dirname(pkg), "kernels")):
         if os.path.isfile(os.path.join(d, "common.cl.mako")):
             return d
-    try:
-        from importlib.resources import files
-        return str(files("pyclmatch.kernels"))
-    except Exception:  # pragma: no cover - very old Pythons
-        import pyclmatch.kernels as k
-        return os.path.dirname(k.__file__)
+    return str(files("pyclmatch.kernels"))
 
 
 KERNEL_DIR = _kernel_dir()

@@ -5,22 +5,23 @@ scan pyclmatch builds) splits ``n`` items into at most ``3 * max_compute_units``
 each a multiple of the first level's unit (work-group size times items per work-item), and
 then scans the per-interval sums in one interval: it asserts ``interval_size >=
 num_intervals``. Where the unit is smaller than three times the device's compute units, that
-fails for a band of sizes: on the H100 (132 units, 396 intervals) pyopencl's ``RadixSort``
-(unit 256) of pyclmatch's 64-bit intake keys raised ``AssertionError`` for every unsorted
-input of 66,000 to 100,500 entries (benchmarks/results/scan-intervals-h100).
+fails for a band of sizes: on a GPU of 132 compute units (396 intervals) pyopencl's
+``RadixSort`` (unit 256) of pyclmatch's 64-bit intake keys raises ``AssertionError`` for
+unsorted inputs of about 66,000 to 100,500 entries.
 
 :func:`install` wraps ``GenericScanKernel.__call__`` once, so the scans pyopencl builds inside
 its own algorithms are covered too: a call whose size would fail the assertion runs with the
 kernel's devices reporting at most ``unit // 3`` compute units (then ``3 * units <= unit``
 and the assertion holds, for a unit of at least 3 items; pyopencl's are 16 or more); every
-other call runs as pyopencl made it. (Bounding every call instead cost 5-10% on the H100's
-unsorted 16M-64M-entry intakes, whose sort then ran in 255 intervals instead of 396.) After
+other call runs as pyopencl made it (bounding every call would slow the large sorts, which
+then run in fewer intervals). After
 construction ``GenericScanKernel`` reads its ``devices`` for ``max_compute_units`` alone. The
 helpers pyclmatch memoizes per device are called under the device's lock, so the swap of
 ``devices`` for one call is not seen by another.
 """
 import functools
 
+from pyopencl.scan import GenericScanKernel
 from pytools import uniform_interval_splitting
 
 
@@ -56,10 +57,6 @@ def units_for(n, unit, units):
 
 def install():
     """Wrap ``pyopencl.scan.GenericScanKernel.__call__`` (once)."""
-    try:
-        from pyopencl.scan import GenericScanKernel
-    except ImportError:      # pragma: no cover - pyopencl always has it
-        return
     call = GenericScanKernel.__call__
     if getattr(call, "_pyclmatch_bound", False):
         return

@@ -4,8 +4,8 @@ Every family drives its kernels through a :class:`Scheduler`:
 
 * :meth:`Scheduler.launch` enqueues a kernel on the device's in-order queue under a *phase* name
   and keeps its profiling event, so the result can report device time per kernel phase;
-* :meth:`Scheduler.read` is the only blocking read-back (a full round trip: ~20 us on an H100,
-  ~250 us on PoCL), counted so that drivers can keep them few: read a small flags buffer after
+* :meth:`Scheduler.read` is the only blocking read-back (a full round trip between host and
+  device), counted so that drivers can keep them few: read a small flags buffer after
   a batch of launches rather than after each one;
 * :meth:`Scheduler.sync` drains the queue (``queue.finish()``);
 * in a raced call (``auto``'s race of the host family against the device family,
@@ -49,6 +49,21 @@ def _declare_arg_types(kernel, args):
 
 
 class Scheduler:
+    """The launches and read-backs of one call on one device, with their phase timings.
+
+    Examples
+    --------
+    >>> import numpy as np, pyopencl.array as cla, pyclmatch
+    >>> from pyclmatch.engine.scheduler import Scheduler
+    >>> handle = pyclmatch.get_device("cpu")
+    >>> sched = Scheduler(handle, label="example")
+    >>> buf = cla.empty(handle.queue, 4, np.int32)
+    >>> _ = sched.fill("init", buf, 7)
+    >>> sched.read("init", np.zeros(4, np.int32), buf.data).tolist()
+    [7, 7, 7, 7]
+    >>> sched.call_counters()["readbacks"]
+    1
+    """
     #: :meth:`converge` defaults per device type: passes enqueued between two flag copies
     #: (the first chunks are 1 and 2 passes, so that a loop that converges at once stops
     #: early), and the copies that may be in flight before the host waits for the oldest
@@ -327,7 +342,7 @@ class Scheduler:
         out = defaultdict(float)
         start, end = cl.profiling_info.START, cl.profiling_info.END
         for phase, evt in self._events:
-            try:      # (get_profiling_info directly: evt.profile's getattr costs ~3 us)
+            try:      # (get_profiling_info directly: cheaper than evt.profile's getattr)
                 out[phase] += (evt.get_profiling_info(end) - evt.get_profiling_info(start)) * 1e-9
             except cl.Error:  # profiling unavailable on this event
                 pass

@@ -1,38 +1,16 @@
-"""The Suitor family (shared/papers/004): half-approximate weighted matching (GPU-Suitor and
-locally-dominant), b-matching (b-Suitor) and stable marriage (McVitie-Wilson, Gale-Shapley),
-one kernel family in ``kernels/suitor.cl.mako``: each vertex (man) proposes to its best partner
-that would accept it, and a displaced suitor proposes again.
+"""Weighted matchings of general graphs and stable marriage: the Suitor family
+(shared/papers/004). :func:`weighted_matching` (GPU-Suitor and its variants, locally
+dominant), :func:`b_matching` (b-Suitor) and :func:`stable_marriage` (McVitie-Wilson,
+Gale-Shapley) each return the unique greedy (man-optimal) answer, checked on the device by
+default. The variants and the design are described in the docs (weighted matching).
 
-Usage::
-
-    from pyclmatch.weighted import weighted_matching, b_matching, stable_marriage
-    r = weighted_matching(A)                 # symmetric scipy.sparse, (u, v, w), networkx
-    r.mate, r.weight, r.cardinality, r.timings, r.counters
-    b_matching(A, 3).edges                   # (k, 2), u < v
-    stable_marriage(men_prefs, women_prefs).wife
-
-Results are exact, not just approximate: with ties broken by vertex ids (edge key
-``(w, max(u, v), min(u, v))``, weights compared as float32), Suitor, every variant, LD and the
-SMI instance of Lemma 3.1 all give the sequential greedy matching, b-Suitor the greedy
-b-matching, and McVitie-Wilson / Gale-Shapley the man-optimal stable matching. ``verify=True``
-(default) proves it on the host in O(m): a matching with no blocking edge (pair) is that
-unique solution.
-
-GPU-Suitor variants (Paper I, Section 4) in OpenCL 1.2 terms. A group of
-``threads_per_vertex`` work-items is the paper's warp; OpenCL 1.2 has no sub-group barrier, so
-the groups of one work-group step together through the work-group barriers of the local
-max-reduction, and "synchronization" below means a global one (kernel boundary, host check):
-
-* ``nosync`` (default): one launch; every work-group runs its chunks (``vertices_per_group``
-  per group) until no vertex of it is pending; no load balancing.
-* ``syncnolb``: one launch per recurrent iteration; each group keeps its pending vertices.
-* ``synclb``: the first ``lb_rounds`` iterations pool the pending vertices of all groups and
-  deal them out evenly (globally, and inside each work-group), then as ``syncnolb``.
-* ``hybrid``: the load-balanced iterations first, then one ``nosync`` launch to finish.
-
-Suitor state is one 32-bit word per vertex (the edge index of its suitor, so suitor id and
-offer change together with one ``atomic_cmpxchg``; no locks, which would deadlock without
-independent forward progress), plus the best offer's float bits raised by ``atomic_max``.
+Examples
+--------
+>>> import numpy as np
+>>> from pyclmatch.weighted import weighted_matching
+>>> weighted_matching((np.array([0, 1, 2]), np.array([1, 2, 3]),
+...                    np.array([3.0, 2.0, 4.0]))).mate.tolist()
+[1, 0, 3, 2]
 """
 from .graph import WeightedGraph, as_weighted_graph, with_random_weights
 from .api import (weighted_matching, b_matching, prepare_graph, release_device_graph, WeightedMatchingResult,

@@ -16,7 +16,7 @@ from ..engine.devices import get_device, device_call
 from ..engine.intake import check_no_entries
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
-from .certificate import DeviceCertificate
+from .blocking import DeviceCertificate
 from .graph import (WEIGHT_NAMES, SparseInput, WeightedGraph, as_b,
                     as_weighted_graph, check_precision, device_fp64, inexact_error,
                     resolve_precision, weighted_input)
@@ -73,7 +73,17 @@ def _lazy_weight(cls):
 @_lazy_weight
 @dataclass
 class WeightedMatchingResult:
-    """Result of :func:`weighted_matching`: ``mate[v]`` is v's partner (-1 unmatched)."""
+    """Result of :func:`weighted_matching`: ``mate[v]`` is v's partner (-1 unmatched).
+
+    Examples
+    --------
+    >>> import pyclmatch
+    >>> import numpy as np
+    >>> res = pyclmatch.weighted_matching((np.array([0, 1]), np.array([1, 2]),
+    ...                                    np.array([1.0, 2.0])))
+    >>> res.mate.tolist(), res.edges.tolist(), res.node_pairs(), res.weight
+    ([-1, 2, 1], [[1, 2]], [(1, 2)], 2.0)
+    """
     mate: np.ndarray
     weight: float
     cardinality: int
@@ -113,7 +123,16 @@ class WeightedMatchingResult:
 @_lazy_weight
 @dataclass
 class BMatchingResult:
-    """Result of :func:`b_matching`: ``edges`` (k x 2, u < v, each pair once), ``degree``."""
+    """Result of :func:`b_matching`: ``edges`` (k x 2, u < v, each pair once), ``degree``.
+
+    Examples
+    --------
+    >>> import numpy as np, pyclmatch
+    >>> triangle = np.array([[0, 1, 2], [1, 0, 3], [2, 3, 0]], float)
+    >>> res = pyclmatch.b_matching(triangle, 2)      # up to 2 matched edges per vertex
+    >>> res.cardinality, res.degree.tolist(), res.weight
+    (3, [2, 2, 2], 6.0)
+    """
     edges: np.ndarray
     degree: np.ndarray
     weight: float
@@ -232,7 +251,8 @@ def _timings(sched, t_start):
 
 
 def release_device_graph(g):
-    """Drop the device arrays kept by ``keep_on_device=True`` calls."""
+    """Drop the device arrays kept by ``keep_on_device=True`` calls (see
+    :func:`prepare_graph`'s example)."""
     g._device_cache = None
 
 
@@ -247,9 +267,21 @@ def prepare_graph(G: GraphInput, *, device: DeviceSpec = None,
 
     With ``device`` (any :func:`pyclmatch.get_device` spec) naming a GPU, the CSR arrays are
     also staged in page-locked host memory for that device (``DeviceHandle.pinned_copy``), so
-    every later call uploads them at full PCIe speed instead of from numpy's pageable memory
-    (H100, kron-22 with 64M edges: upload 0.15 -> 0.020 s, the whole cold call 0.18 -> 0.049
-    s); it costs one host copy of the graph in pinned memory."""
+    every later call uploads them at full PCIe speed instead of from numpy's pageable memory;
+    it costs one host copy of the graph in pinned memory.
+
+    Examples
+    --------
+    >>> import pyclmatch
+    >>> import numpy as np
+    >>> g = pyclmatch.prepare_graph((np.array([0, 1, 2]), np.array([1, 2, 3]),
+    ...                              np.array([3.0, 2.0, 4.0])))
+    >>> g
+    <WeightedGraph 4 vertices, 3 edges>
+    >>> pyclmatch.weighted_matching(g, keep_on_device=True).weight
+    7.0
+    >>> pyclmatch.weighted.release_device_graph(g)
+    """
     g = as_weighted_graph(G, **graph_params)
     if device is not None:
         g.stage(get_device(device))
@@ -282,7 +314,7 @@ def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: Devic
         ``precision`` (and ``counters["weights"]``) says which was used; the verification
         compares in the same precision.
     verify : ``True`` or ``"device"`` (default): check on the device, by kernels independent
-        of the algorithm's (:mod:`pyclmatch.weighted.certificate`), that the result is a
+        of the algorithm's (:mod:`pyclmatch.weighted.blocking`), that the result is a
         matching of the graph with no blocking edge, which proves it is the greedy matching;
         ``"host"``: the same check on the host against the host-built graph
         (:func:`~pyclmatch.weighted.reference.verify_weighted_matching`); ``False``: none. A
@@ -310,8 +342,54 @@ def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: Devic
     reads, which on a CPU device includes waiting for the kernels), ``download``, ``verify``,
     ``result`` (host post-processing); and the device time of each kernel phase from the
     profiling events, ``kernel:<phase>`` (setup, init, suitor/ld, mates).
+
+    Examples
+    --------
+    >>> import pyclmatch
+    >>> import numpy as np, scipy.sparse as sp
+    >>> A = sp.csr_matrix(np.array([[0, 3, 1, 0], [3, 0, 2, 0],
+    ...                             [1, 2, 0, 4], [0, 0, 4, 0]], float))
+    >>> res = pyclmatch.weighted_matching(A)
+    >>> res.mate.tolist(), res.weight, res.cardinality
+    ([1, 0, 3, 2], 7.0, 2)
+    >>> pyclmatch.weighted_matching(A, algorithm="ld").edges.tolist()
+    [[0, 1], [2, 3]]
     """
     t_start = time.perf_counter()
+    cls, label, gp, ap = _suitor_driver(algorithm, verify, params)
+    precision = check_precision(precision)
+    handle = get_device(device)
+    src = weighted_input(G, precision=precision, fp64=device_fp64(handle),
+                         fits=_fitter(handle, "weighted_matching"), **gp)
+    sched = Scheduler(handle, progress=progress, label=f"weighted_matching[{label}]")
+    sched.wall["prepare"] = time.perf_counter() - t_start
+    dg, g, wname = _on_device(handle, src, bool(src.nnz), sched, params, precision,
+                              lambda: cls.device_bytes(src, ap.get("vertices_per_group") or 8))
+    if g.nnz == 0:
+        if isinstance(g, SparseInput):
+            check_no_entries(g.indptr)
+        res = WeightedMatchingResult(np.full(g.n, -1, np.int64), 0.0, 0, label, handle.label,
+                                     dict(sched.wall), {"weights": wname}, bool(verify),
+                                     g.nodes, wname)
+        res.timings["total"] = time.perf_counter() - t_start
+        return res
+    runner = _driver(cls, handle, g, **ap, **dg.types)
+    mate, pair_e, card, stats = _run_matching(handle, dg, runner, sched, verify)
+    if verify == "host":
+        with sched.step("verify"):
+            verify_weighted_matching(_host_graph(g), mate, precision=wname)
+    with sched.step("result"):
+        # pair_e holds, for v < mate[v] in increasing v, the input position of (v, mate[v]);
+        # the weight is summed from it when first asked for
+        res = WeightedMatchingResult(mate, _PairWeight(dg.weights, pair_e), card, label,
+                                     handle.label, nodes=g.nodes, precision=wname)
+        handle.trim_pool()
+    return _finish(res, sched, verify, t_start, stats, wname)
+
+
+def _suitor_driver(algorithm, verify, params):
+    """``(driver class, label, graph options, driver options)`` of :func:`weighted_matching`'s
+    ``algorithm`` and ``params``; checks ``verify`` too."""
     name = (algorithm or "suitor").lower()
     if name not in ALGORITHMS:
         raise InputError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
@@ -322,35 +400,34 @@ def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: Devic
         if "variant" in ap and ap["variant"] != name[7:]:
             raise InputError(f"algorithm {name!r} contradicts variant={ap['variant']!r}")
         ap["variant"] = name[7:]
-    precision = check_precision(precision)
-    handle = get_device(device)
-    src = weighted_input(G, precision=precision, fp64=device_fp64(handle),
-                         fits=_fitter(handle, "weighted_matching"), **gp)
     label = name if name == "ld" else f"suitor-{ap.get('variant', 'nosync')}"
-    sched = Scheduler(handle, progress=progress, label=f"weighted_matching[{label}]")
-    sched.wall["prepare"] = time.perf_counter() - t_start
-    keep = bool(params.get("keep_on_device", False))
-    if src.nnz:
-        extra = cls.device_bytes(src, ap.get("vertices_per_group") or 8)
-        dg, reused = _device_graph(handle, src, extra, keep, sched, precision=precision)
-        g = dg.g
-        wdt = dg.wdt
-    else:
-        g = src
-        wdt = _weight_type(handle, src, precision)[0]
-    wname = WEIGHT_NAMES[wdt]
-    if g.nnz == 0:
-        if isinstance(g, SparseInput):
-            check_no_entries(g.indptr)
-        res = WeightedMatchingResult(np.full(g.n, -1, np.int64), 0.0, 0, label, handle.label,
-                                     dict(sched.wall), {"weights": wname}, bool(verify),
-                                     g.nodes, wname)
-        res.timings["total"] = time.perf_counter() - t_start
-        return res
+    return cls, label, gp, ap
+
+
+def _driver(cls, *args, **kwargs):
+    """``cls(*args, **kwargs)``, its ``ValueError`` (a bad option) as :class:`InputError`."""
     try:
-        runner = cls(handle, g, **ap, **dg.types)
+        return cls(*args, **kwargs)
     except ValueError as exc:
         raise InputError(str(exc)) from None
+
+
+def _on_device(handle, src, upload, sched, params, precision, extra, reverse=False):
+    """``(device graph or None, graph, weight type name)``: the graph on the device
+    (:func:`_device_graph`, with the driver's ``extra()`` buffers) when ``upload``, else the
+    input as it is with the weight type it would have there."""
+    if not upload:
+        return None, src, WEIGHT_NAMES[_weight_type(handle, src, precision)[0]]
+    keep = bool(params.get("keep_on_device", False))
+    dg, _ = _device_graph(handle, src, extra(), keep, sched, reverse=reverse,
+                          precision=precision)
+    return dg, dg.g, WEIGHT_NAMES[dg.wdt]
+
+
+def _run_matching(handle, dg, runner, sched, verify):
+    """Build, set up and run a matching driver, check its answer on the device (unless
+    ``verify`` says otherwise) and download it: ``(mate, pair input positions, pairs,
+    stats)``."""
     with sched.step("build"):
         runner.build()
     _setup(dg, runner, sched)
@@ -365,15 +442,11 @@ def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: Devic
         mate = handle.download(mate_d)             # int64 on the device: no conversion
         pair_e = handle.download(pair_d)
         del mate_d, pair_d                        # back to the pool
-    if verify == "host":
-        with sched.step("verify"):
-            verify_weighted_matching(_host_graph(g), mate, precision=wname)
-    with sched.step("result"):
-        # pair_e holds, for v < mate[v] in increasing v, the input position of (v, mate[v]);
-        # the weight is summed from it when first asked for
-        res = WeightedMatchingResult(mate, _PairWeight(dg.weights, pair_e), card, label,
-                                     handle.label, nodes=g.nodes, precision=wname)
-        handle.trim_pool()
+    return mate, pair_e, card, stats
+
+
+def _finish(res, sched, verify, t_start, stats, wname):
+    """``res`` with ``verified``, the call's timings and counters."""
     res.verified = bool(verify)
     res.timings = _timings(sched, t_start)
     res.counters = dict(stats, weights=wname, **sched.call_counters())
@@ -402,6 +475,16 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
     ``counters["weights"]`` say which was used).
     ``params``: the graph options of :func:`weighted_matching`, ``work_group_size``,
     ``batch_rounds``.
+
+    Examples
+    --------
+    >>> import pyclmatch
+    >>> import numpy as np, scipy.sparse as sp
+    >>> A = sp.csr_matrix(np.array([[0, 3, 1, 0], [3, 0, 2, 0],
+    ...                             [1, 2, 0, 4], [0, 0, 4, 0]], float))
+    >>> res = pyclmatch.b_matching(A, 2)
+    >>> res.edges.tolist(), res.degree.tolist(), res.weight
+    ([[0, 1], [1, 2], [2, 3]], [1, 2, 2, 1], 9.0)
     """
     t_start = time.perf_counter()
     if (algorithm or "b-suitor").lower() not in ("b-suitor", "bsuitor"):
@@ -415,15 +498,8 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
     bb = as_b(b, src.n)
     sched = Scheduler(handle, progress=progress, label="b_matching[b-suitor]")
     sched.wall["prepare"] = time.perf_counter() - t_start
-    keep = bool(params.get("keep_on_device", False))
-    g = src
-    wdt = _weight_type(handle, src, precision)[0]
-    if src.nnz and bb.any():
-        dg, reused = _device_graph(handle, src, BSuitorMatcher.device_bytes(src, bb), keep,
-                                   sched, reverse=True, precision=precision)
-        g = dg.g
-        wdt = dg.wdt
-    wname = WEIGHT_NAMES[wdt]
+    dg, g, wname = _on_device(handle, src, bool(src.nnz and bb.any()), sched, params,
+                              precision, lambda: BSuitorMatcher.device_bytes(src, bb), True)
     if g.nnz == 0 or not bb.any():
         if g.nnz == 0 and isinstance(g, SparseInput):
             check_no_entries(g.indptr)
@@ -432,10 +508,23 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
         return BMatchingResult(np.zeros((0, 2), np.int64), np.zeros(g.n, np.int64), 0.0, bb,
                                "b-suitor", handle.label, t, {"weights": wname}, bool(verify),
                                wname)
-    try:
-        runner = BSuitorMatcher(handle, g, bb, **ap, **dg.types)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
+    runner = _driver(BSuitorMatcher, handle, g, bb, **ap, **dg.types)
+    edges, pos, degree, stats = _run_b_suitor(handle, dg, runner, bb, sched, verify)
+    if verify == "host":
+        with sched.step("verify"):
+            verify_b_matching(_host_graph(g), bb, edges, precision=wname)
+    with sched.step("result"):
+        # pos: input positions of the pairs (u, v); the weight is summed when first asked for
+        res = BMatchingResult(edges, degree, _PairWeight(dg.weights, pos), bb, "b-suitor",
+                              handle.label, precision=wname)
+        handle.trim_pool()
+    return _finish(res, sched, verify, t_start, stats, wname)
+
+
+def _run_b_suitor(handle, dg, runner, bb, sched, verify):
+    """Build, set up and run b-Suitor, gather the matched pairs on the device, check them
+    there (unless ``verify`` says otherwise) and download them: ``(edges, pair input
+    positions, degree, stats)``."""
     with sched.step("build"):
         runner.build()
     _setup(dg, runner, sched, reverse=True)
@@ -458,15 +547,4 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
         pos = handle.download(pair_d[:k]) if k else np.zeros(0, np.int64)
         degree = handle.download(degree_d)
         del edges_d, pair_d, degree_d             # back to the pool
-    if verify == "host":
-        with sched.step("verify"):
-            verify_b_matching(_host_graph(g), bb, edges, precision=wname)
-    with sched.step("result"):
-        # pos: input positions of the pairs (u, v); the weight is summed when first asked for
-        res = BMatchingResult(edges, degree, _PairWeight(dg.weights, pos), bb, "b-suitor",
-                              handle.label, precision=wname)
-        handle.trim_pool()
-    res.verified = bool(verify)
-    res.timings = _timings(sched, t_start)
-    res.counters = dict(stats, weights=wname, **sched.call_counters())
-    return res
+    return edges, pos, degree, stats

@@ -23,7 +23,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..engine.devices import PinnedStaging
-from ..engine.intake import canonical_copy, compressed_parts
+from ..engine import limits
+from ..engine.intake import (canonical_copy, check_compressed_host, compressed_parts,
+                             fp64_supported)
 from ..errors import InputError
 from ..interop import foreign_graph
 
@@ -79,7 +81,6 @@ def resolve_precision(precision, input_dtype, fp64=True):
 def device_fp64(handle):
     """Whether ``handle``'s device compares float64 weights: cl_khr_fp64 and the 64-bit
     atomics (cl_khr_int64_extended_atomics) of the kernels' double-precision paths."""
-    from ..engine.intake import fp64_supported
     return fp64_supported(handle) and \
         "cl_khr_int64_extended_atomics" in handle.device.extensions.split() and \
         "cl_khr_int64_base_atomics" in handle.device.extensions.split()
@@ -339,7 +340,6 @@ class SparseInput:
     def host_graph(self):
         """The :class:`WeightedGraph` of the input, checked on the host (built once)."""
         if self._host is None:
-            from ..engine.intake import check_compressed_host
             check_compressed_host(self.indptr, self.indices, self.n)   # (scipy trusts them)
             self._host = _from_sparse(self.matrix.tocoo(), self.symmetrize,
                                       self.drop_invalid, self.nodes, self.weight_dtype)
@@ -422,7 +422,6 @@ def as_weighted_graph(G, *, n=None, symmetrize=False, drop_invalid=False, weight
 def _host_fits(n, nnz, host):
     """The declared-size check of a host-side preparation: the host graph (CSR, float64
     weights, the symmetric copy) within the host's budget."""
-    from ..engine import limits
     limits.check(None, "as_weighted_graph", limits.sizes_text(n, nnz=nnz,
                                                               entries="stored entries"),
                  host=dict(host, **{"host graph": (n + 1) * 8 + nnz * 24}))

@@ -19,6 +19,7 @@
 """
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 import time
 
@@ -26,18 +27,23 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 import scipy.sparse as sp
+from pyopencl.elementwise import ElementwiseKernel
+from pyopencl.reduction import ReductionKernel
 
 from typing import Any
 
 from .._typing import DeviceSpec, Progress
 from ..engine.devices import PinnedStaging, get_device, device_call
+from ..engine.family import KernelFamily
+from ..engine.indices import offset_type, require_offset64
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from ..hostpar import Stream, delete, group_by_key, pmap, sort_rows_by, spans
 from .graph import INDEX_MAX, as_weighted_graph
-from .suitor import TEMPLATE
 
 ALGORITHMS = ("mcvitie-wilson", "gale-shapley")
+#: the kernel of each algorithm in ``kernels/marriage.cl.mako``
+ALGORITHM_KERNELS = {"mcvitie-wilson": "mcvitie_wilson", "gale-shapley": "gale_shapley_round"}
 
 
 #: the index dtypes uploaded as they are (others are converted to int64 on the host first)
@@ -128,7 +134,19 @@ class MarriageInstance(PinnedStaging):
     men's entry in the woman's list) and :attr:`pos_m` (the men's entry of each women's entry)
     are built on first use with the same checks (:meth:`validate`), for the sequential oracle
     and ``verify="host"``. ``inst.stage(get_device(...))`` keeps page-locked copies of the
-    lists for a GPU, so that repeated calls upload them at full PCIe speed."""
+    lists for a GPU, so that repeated calls upload them at full PCIe speed.
+
+    Examples
+    --------
+    >>> from pyclmatch.weighted import MarriageInstance, stable_marriage
+    >>> inst = MarriageInstance([[0, 1], [1, 0]], [[1, 0], [0, 1]])
+    >>> inst
+    <MarriageInstance 2 men, 2 women, 4 acceptable pairs>
+    >>> inst.rank_w.tolist()            # rank of each men's entry in the woman's list
+    [1, 0, 1, 0]
+    >>> stable_marriage(inst).wife.tolist()
+    [0, 1]
+    """
     _staged_fields = ("mptr", "mlist", "wptr", "wlist")
 
     def __init__(self, men_prefs, women_prefs, n_men=None, n_women=None):
@@ -227,7 +245,15 @@ def _count(prefs):
 
 @dataclass
 class StableMarriageResult:
-    """``wife[m]`` (-1 unmarried), ``husband[w]`` (-1 unmarried), ``size`` = married couples."""
+    """``wife[m]`` (-1 unmarried), ``husband[w]`` (-1 unmarried), ``size`` = married couples.
+
+    Examples
+    --------
+    >>> import pyclmatch
+    >>> res = pyclmatch.stable_marriage([[0], [0]], [[1, 0], []])
+    >>> res.wife.tolist(), res.husband.tolist(), res.size, res.algorithm
+    ([-1, 0], [1, -1], 1, 'mcvitie-wilson')
+    """
     wife: np.ndarray
     husband: np.ndarray
     size: int
@@ -241,7 +267,6 @@ class StableMarriageResult:
 def gale_shapley_sequential(inst):
     """The sequential Gale-Shapley algorithm (man-proposing, a queue of free men): the test
     oracle. Plain Python, O(total list length)."""
-    from collections import deque
     nm, nw = inst.n_men, inst.n_women
     nxt = inst.mptr[:-1].copy()
     srank = np.full(nw, INDEX_MAX, np.int64)
@@ -295,28 +320,26 @@ def verify_stable_marriage(inst, wife, husband):
     return True
 
 
-class _MarriageDriver:
+class _MarriageDriver(KernelFamily):
     """The kernels of one instance: ``entries`` (the longer side's list entries) fixes the
-    offset type (:func:`~pyclmatch.engine.graphs.index_types`: 64-bit offsets, list positions
+    offset type (:func:`~pyclmatch.engine.indices.index_types`: 64-bit offsets, list positions
     and hash slots above 2**31-1 entries). ``cross_lanes``: work-items per woman in the
     cross-referencing of the lists (1: one work-item walks her whole list, ``marriage_cross``,
     the faster on CPU devices; a power of two: ``marriage_cross_lanes``, the default of 32 on
     GPUs, where consecutive work-items then read consecutive entries and a woman's lookups run
     side by side)."""
 
+    TEMPLATE = "marriage.cl.mako"
+
     def __init__(self, handle, work_group_size=None, batch_rounds=None, entries=0,
                  cross_lanes=None):
-        from ..engine.graphs import offset_type, require_offset64
-        self.handle = handle
         wg = int(work_group_size or handle.default_work_group_size())
         self.wg = max(1, min(wg, handle.max_work_group_size))
         self.offset_t, self.odt = offset_type(entries)
         if self.offset_t == "long":
             require_offset64(handle)
-        # (weight_t: the weighted kernels of the same program, unused here)
-        self.values = dict(index_t="int", offset_t=self.offset_t, mode="mt",
-                           threads_per_vertex=1,
-                           vertices_per_group=1, work_group_size=self.wg, weight_t="float")
+        super().__init__(handle, index_t="int", offset_t=self.offset_t, mode="mt",
+                         threads_per_vertex=1)
         self.batch = int(batch_rounds or (4 if handle.is_cpu else 16))
         lanes = int(cross_lanes or (1 if handle.is_cpu else 32))
         if lanes & (lanes - 1) or lanes > self.wg:
@@ -324,15 +347,11 @@ class _MarriageDriver:
                              f"({self.wg}), got {lanes}")
         self.cross_lanes = lanes
 
-    def kernel(self, name, **values):
-        return self.handle.kernel(TEMPLATE, name, **dict(self.values, **values))
-
     # -- the instance on the device ---------------------------------------------------------
     def _checker(self, what, src, cast):
         """pyopencl elementwise kernel (memoized per device): ``what`` = "offsets" (monotone)
         or "ids" (in [0, limit)) over an int32/int64 array, writing copies of dtype ``cast``
         (int32 or int64) if given; any problem sets bad[0]."""
-        from pyopencl.elementwise import ElementwiseKernel
         types = {np.dtype(np.int32): "int", np.dtype(np.int64): "long"}
         t = types[np.dtype(src)]
         ct = types[np.dtype(cast)] if cast else None
@@ -352,7 +371,6 @@ class _MarriageDriver:
     def _long_entries(self, src):
         """pyopencl reduction (memoized): entries of the men's lists longer than the kernels'
         MARRIAGE_SHORT (they go through the hash table)."""
-        from pyopencl.reduction import ReductionKernel
         t = {np.dtype(np.int32): "int", np.dtype(np.int64): "long"}[np.dtype(src)]
         return self.handle.memoize(("marriage long entries", t), lambda: ReductionKernel(
             self.handle.context, np.int64, neutral="0", reduce_expr="a+b",
@@ -432,6 +450,75 @@ class _MarriageDriver:
         dev["raw"] = raw                       # (the uploads must outlive the kernels)
         return dev
 
+    # -- the algorithms -----------------------------------------------------------------------
+    def check_fits(self, inst):
+        """Raise :class:`~pyclmatch.errors.DeviceMemoryError` unless the instance's lists
+        and the matching state fit the device."""
+        L, Lw = inst.entries, inst.wlist.size
+        self.handle.check_fits({"men lists": L * inst.mlist.itemsize + L * 4,
+                                "women lists": Lw * (inst.wlist.itemsize + 4),
+                                "offsets": (inst.n_men + inst.n_women + 2) * 8,
+                                "state": (2 * inst.n_men + 2 * inst.n_women) * 4},
+                               what="stable marriage instance")
+
+    def match(self, name, inst, dev, sched):
+        """Run ``name`` (:data:`ALGORITHMS`) on the device instance ``dev`` to its fixpoint:
+        ``srank[w]`` ends as the rank of w's husband in her list; returns the device arrays
+        ``(wife, husband)`` (int32, -1 unmarried) and the algorithm's counters."""
+        srank = self._empty(inst.n_women)
+        sched.fill("init", srank, INDEX_MAX)
+        if name == "mcvitie-wilson":
+            stats = self.mcvitie_wilson(inst, dev, srank, sched)
+        else:
+            stats = self.gale_shapley(inst, dev, srank, sched)
+        wife_d, husband_d = self.husbands(inst, dev, srank, sched)
+        return wife_d, husband_d, stats
+
+    def _empty(self, n, dtype=np.int32):
+        return cla.empty(self.handle.queue, n, dtype, allocator=self.handle.pool)
+
+    def mcvitie_wilson(self, inst, dev, srank, sched):
+        """McVitie-Wilson: one launch; a rejected man proposes again at once."""
+        count = cla.zeros(self.handle.queue, 1, np.int32)
+        sched.launch("mcvitie-wilson", self.kernel("mcvitie_wilson"), inst.n_men, self.wg,
+                     dev["mptr"].data, dev["mlist"].data, dev["rank_w"].data,
+                     np.int32(inst.n_men), dev["wptr"].data, dev["wlist"].data,
+                     dev["pos_m"].data, srank.data, count.data)
+        return {"proposals": int(sched.read("mcvitie-wilson", np.zeros(1, np.int32),
+                                            count.data)[0])}
+
+    def gale_shapley(self, inst, dev, srank, sched):
+        """Parallel Gale-Shapley: rounds in which every free man proposes once, ``batch``
+        rounds enqueued between two reads of the free men's count."""
+        q, nm = self.handle.queue, inst.n_men
+        nextp = cla.empty(q, nm, self.odt)        # each man starts at his list's head
+        cl.enqueue_copy(q, nextp.data, dev["mptr"].data, byte_count=nm * self.odt.itemsize)
+        counts = [cla.empty(q, 1, np.int32) for _ in range(self.batch)]
+        host = np.zeros(1, np.int32)
+        k = self.kernel("gale_shapley_round")
+        rounds = 0
+        while True:
+            for i in range(self.batch):
+                sched.tick("gale-shapley rounds", inst.entries + 2 + self.batch)
+                sched.fill("gale-shapley", counts[i].data, 0)
+                sched.launch("gale-shapley", k, nm, self.wg, dev["mptr"].data,
+                             dev["mlist"].data, dev["rank_w"].data, np.int32(nm),
+                             nextp.data, srank.data, counts[i].data)
+            rounds += self.batch
+            sched.report("gale-shapley", rounds=rounds)
+            if sched.read("gale-shapley", host, counts[-1].data)[0] == 0:
+                return {"rounds": rounds}
+
+    def husbands(self, inst, dev, srank, sched):
+        """The answer from the women's suitor ranks: device arrays ``(wife, husband)``."""
+        nm, nw = inst.n_men, inst.n_women
+        husband_d, wife_d = self._empty(nw), self._empty(nm)
+        sched.fill("husbands", wife_d, -1, np.int32)
+        sched.launch("husbands", self.kernel("marriage_husbands"), nw, self.wg,
+                     dev["wptr"].data, dev["wlist"].data, np.int32(nw), srank.data,
+                     husband_d.data, wife_d.data)
+        return wife_d, husband_d
+
     # -- verification on the device ---------------------------------------------------------
     def verify(self, inst, dev, wife_d, husband_d, sched):
         """The device check of an answer (kernels independent of the algorithm's): raises
@@ -493,7 +580,7 @@ def verify_stable_marriage_device(inst, wife, husband, device=None):
 
 
 #: entries of a men's list up to which the device finds an entry by scanning the list
-#: (MARRIAGE_SHORT in suitor.cl.mako); longer lists go through a hash table
+#: (MARRIAGE_SHORT in marriage.cl.mako); longer lists go through a hash table
 MARRIAGE_SHORT = 64
 
 
@@ -521,97 +608,76 @@ def stable_marriage(men_prefs: Any, women_prefs: Any = None, *,
     acceptable pairs with no blocking pair (kernels independent of the algorithm's);
     ``"host"`` runs :func:`verify_stable_marriage` instead; ``False`` skips it.
     ``res.timings["total"]`` is the whole call's wall time.
+
+    Examples
+    --------
+    >>> import pyclmatch
+    >>> men = [[0, 1], [0, 1]]          # both men prefer woman 0
+    >>> women = [[1, 0], [0, 1]]        # woman 0 prefers man 1
+    >>> res = pyclmatch.stable_marriage(men, women)
+    >>> res.wife.tolist(), res.husband.tolist(), res.size
+    ([1, 0], [1, 0], 2)
+    >>> pyclmatch.stable_marriage(men, women, algorithm="gale-shapley").wife.tolist()
+    [1, 0]
     """
     t_start = time.perf_counter()
-    name = (algorithm or "mcvitie-wilson").lower()
-    if name not in ALGORITHMS:
-        raise InputError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
-    if verify not in (True, False, "device", "host"):
-        raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
-    if isinstance(men_prefs, MarriageInstance):
-        if women_prefs is not None:
-            raise InputError("pass either a MarriageInstance or both preference lists")
-        inst = men_prefs
-    else:
-        if women_prefs is None:
-            raise InputError("women_prefs is missing")
-        inst = MarriageInstance(men_prefs, women_prefs, n_men, n_women)
+    name = _algorithm_name(algorithm, verify)
+    inst = _instance(men_prefs, women_prefs, n_men, n_women)
     t_prepare = time.perf_counter() - t_start
     handle = get_device(device)
     drv = _MarriageDriver(handle, work_group_size, batch_rounds,
                           max(inst.mlist.size, inst.wlist.size))
-    sched = Scheduler(handle, progress=progress, label=f"stable_marriage[{name}]")
-    sched.wall["prepare"] = t_prepare
-    nm, nw, L = inst.n_men, inst.n_women, inst.entries
-    if L == 0 and inst.wlist.size == 0:
+    if inst.entries == 0 and inst.wlist.size == 0:
         inst.validate()                       # (O(lists): the offsets alone)
-        res = StableMarriageResult(np.full(nm, -1, np.int64), np.full(nw, -1, np.int64), 0,
-                                   name, handle.label, {"prepare": t_prepare}, {}, bool(verify))
+        res = StableMarriageResult(np.full(inst.n_men, -1, np.int64),
+                                   np.full(inst.n_women, -1, np.int64), 0, name, handle.label,
+                                   {"prepare": t_prepare}, {}, bool(verify))
         res.timings["total"] = time.perf_counter() - t_start
         return res
-    q = handle.queue
-    handle.check_fits({"men lists": L * inst.mlist.itemsize + L * 4,
-                       "women lists": inst.wlist.size * (inst.wlist.itemsize + 4),
-                       "offsets": (nm + nw + 2) * 8, "state": (2 * nm + 2 * nw) * 4},
-                      what="stable marriage instance")
+    sched = Scheduler(handle, progress=progress, label=f"stable_marriage[{name}]")
+    sched.wall["prepare"] = t_prepare
+    drv.check_fits(inst)
     dev = drv.device_instance(inst, sched)
-    mptr, mlist, rank_w = dev["mptr"], dev["mlist"], dev["rank_w"]
-    wptr, wlist, pos_m = dev["wptr"], dev["wlist"], dev["pos_m"]
     with sched.step("build"):
-        names = ("mcvitie_wilson",) if name == "mcvitie-wilson" else ("gale_shapley_round",)
-        for k in names + ("marriage_husbands",):
-            drv.kernel(k)
-    stats = {}
+        drv.build(ALGORITHM_KERNELS[name], "marriage_husbands")
     with sched.step("match"):
-        srank = cla.empty(q, nw, np.int32, allocator=handle.pool)
-        sched.fill("init", srank, INDEX_MAX)
-        if name == "mcvitie-wilson":
-            count = cla.zeros(q, 1, np.int32)
-            sched.launch("mcvitie-wilson", drv.kernel("mcvitie_wilson"), nm, drv.wg,
-                         mptr.data, mlist.data, rank_w.data, np.int32(nm), wptr.data,
-                         wlist.data, pos_m.data, srank.data, count.data)
-            stats["proposals"] = int(sched.read("mcvitie-wilson", np.zeros(1, np.int32),
-                                                count.data)[0])
-        else:
-            nextp = cla.empty(q, nm, drv.odt)        # each man starts at his list's head
-            cl.enqueue_copy(q, nextp.data, mptr.data, byte_count=nm * drv.odt.itemsize)
-            counts = [cla.empty(q, 1, np.int32) for _ in range(drv.batch)]
-            host = np.zeros(1, np.int32)
-            k = drv.kernel("gale_shapley_round")
-            rounds = 0
-            while True:
-                for i in range(drv.batch):
-                    sched.tick("gale-shapley rounds", L + 2 + drv.batch)
-                    sched.fill("gale-shapley", counts[i].data, 0)
-                    sched.launch("gale-shapley", k, nm, drv.wg, mptr.data, mlist.data,
-                                 rank_w.data, np.int32(nm), nextp.data, srank.data,
-                                 counts[i].data)
-                rounds += drv.batch
-                sched.report("gale-shapley", rounds=rounds)
-                if sched.read("gale-shapley", host, counts[-1].data)[0] == 0:
-                    break
-            stats["rounds"] = rounds
-        husband_d = cla.empty(q, nw, np.int32, allocator=handle.pool)
-        wife_d = cla.empty(q, nm, np.int32, allocator=handle.pool)
-        sched.fill("husbands", wife_d, -1, np.int32)
-        sched.launch("husbands", drv.kernel("marriage_husbands"), nw, drv.wg, wptr.data,
-                     wlist.data, np.int32(nw), srank.data, husband_d.data, wife_d.data)
+        wife_d, husband_d, stats = drv.match(name, inst, dev, sched)
     if verify in (True, "device"):
         with sched.step("verify"):
             drv.verify(inst, dev, wife_d, husband_d, sched)
     with sched.step("download"):
         husband = handle.download(husband_d, np.int64)
         wife = handle.download(wife_d, np.int64)
-        married = int(np.count_nonzero(husband >= 0))
     if verify == "host":
         with sched.step("verify"):
             verify_stable_marriage(inst, wife, husband)
-    res = StableMarriageResult(wife, husband, married, name, handle.label)
-    res.verified = bool(verify)
+    res = StableMarriageResult(wife, husband, int(np.count_nonzero(husband >= 0)), name,
+                               handle.label, verified=bool(verify))
     res.timings = sched.timings()
     res.timings["total"] = time.perf_counter() - t_start
     res.counters = dict(stats, **sched.call_counters())
     return res
+
+
+def _algorithm_name(algorithm, verify):
+    """The checked ``algorithm`` (lower case) of :func:`stable_marriage`; checks ``verify``."""
+    name = (algorithm or "mcvitie-wilson").lower()
+    if name not in ALGORITHMS:
+        raise InputError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+    if verify not in (True, False, "device", "host"):
+        raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
+    return name
+
+
+def _instance(men_prefs, women_prefs, n_men, n_women):
+    """The :class:`MarriageInstance` of :func:`stable_marriage`'s arguments."""
+    if isinstance(men_prefs, MarriageInstance):
+        if women_prefs is not None:
+            raise InputError("pass either a MarriageInstance or both preference lists")
+        return men_prefs
+    if women_prefs is None:
+        raise InputError("women_prefs is missing")
+    return MarriageInstance(men_prefs, women_prefs, n_men, n_women)
 
 
 # --------------------------------------------------------------------------- generators
@@ -629,7 +695,17 @@ def easy_instance(n: int, seed: int = 0) -> MarriageInstance:
     the same instance. A stable counting sort by woman groups the entries with the men in
     increasing order, so a woman drawn twice by one man shows as two equal neighbours there
     (the later draw is dropped); each woman's list is then ordered by its random keys
-    (scipy's per-row sort, on blocks of women in parallel)."""
+    (scipy's per-row sort, on blocks of women in parallel).
+
+    Examples
+    --------
+    >>> from pyclmatch.weighted import easy_instance, stable_marriage
+    >>> inst = easy_instance(100, seed=1)
+    >>> inst
+    <MarriageInstance 100 men, 100 women, 621 acceptable pairs>
+    >>> stable_marriage(inst).size
+    90
+    """
     n = int(n)
     if n < 1:
         raise InputError("n must be positive")
@@ -686,7 +762,17 @@ def easy_instance(n: int, seed: int = 0) -> MarriageInstance:
 def hard_instance(n: int, seed: int = 0) -> MarriageInstance:
     """Paper IV's hard instance: every man has the same complete random ranking of the women,
     every woman the same complete random ranking of the men (n(n+1)/2 proposals). The n^2
-    entries are written by all cores."""
+    entries are written by all cores.
+
+    Examples
+    --------
+    >>> from pyclmatch.weighted import hard_instance, stable_marriage
+    >>> inst = hard_instance(20)
+    >>> inst.entries
+    400
+    >>> stable_marriage(inst, algorithm="gale-shapley").size
+    20
+    """
     n = int(n)
     if n < 1:
         raise InputError("n must be positive")

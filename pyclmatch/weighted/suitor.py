@@ -14,11 +14,17 @@ Each class holds its device handle and specialization values; kernels come from 
 program cache through :meth:`kernel`, keyed by those values. Two of them follow the graph: the
 weight type ``weight_t`` (float32 or float64: the precision in which weights are compared, see
 :func:`~pyclmatch.weighted.graph.resolve_precision`) and the edge-offset type ``offset_t``
-(:func:`~pyclmatch.engine.graphs.index_types`: 64-bit above 2**31-1 directed edges).
+(:func:`~pyclmatch.engine.indices.index_types`: 64-bit above 2**31-1 directed edges).
 """
 import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
+from pyopencl.elementwise import ElementwiseKernel
+
+from ..engine.family import KernelFamily
+from ..engine.indices import offset_type, require_offset64
+from ..engine.intake import DeviceSymmetric, NOT_CANONICAL, raise_structure_problem
+from .graph import asymmetry_error, inexact_error, invalid_weights, weight_error
 
 TEMPLATE = "suitor.cl.mako"
 SUITOR_VARIANTS = ("nosync", "synclb", "syncnolb", "hybrid")
@@ -32,7 +38,6 @@ def graph_types(handle, nnz, weight_dtype):
     """``(weight dtype, offset_t, offset dtype)`` of a graph of ``nnz`` directed edges compared
     in ``weight_dtype``; raises :class:`~pyclmatch.errors.DeviceError` when 64-bit offsets
     are needed and the device lacks their atomics."""
-    from ..engine.graphs import offset_type, require_offset64
     ot, odt = offset_type(nnz)
     if ot == "long":
         require_offset64(handle)
@@ -44,13 +49,16 @@ def _pow2_floor(x):
     return 1 << (x.bit_length() - 1)
 
 
-class _Family:
+class _Family(KernelFamily):
     """Specialization values and launch geometry shared by the drivers."""
+
+    TEMPLATE = TEMPLATE
+    #: the kernels one run launches (built ahead by :meth:`build`)
+    KERNELS = ()
 
     def __init__(self, handle, work_group_size=None, threads_per_vertex=None,
                  vertices_per_group=None, mode="ct", avg_degree=8.0, weight_dtype=np.float32,
                  offset_t="int"):
-        self.handle = handle
         self.wdt = np.dtype(weight_dtype)
         self.offset_t = offset_t
         self.odt = np.dtype(np.int64 if offset_t == "long" else np.int32)
@@ -78,13 +86,14 @@ class _Family:
             raise ValueError(f"vertices_per_group={vpg} with {self.groups_per_wg} groups per "
                              f"work-group needs {local} bytes of local memory; the device has "
                              f"{handle.local_mem}")
-        self.values = dict(index_t="int", offset_t=offset_t, mode=mode, threads_per_vertex=tpv,
-                           vertices_per_group=vpg, work_group_size=wg,
-                           weight_t=WEIGHT_C[self.wdt])
+        super().__init__(handle, index_t="int", offset_t=offset_t, mode=mode,
+                         threads_per_vertex=tpv, vertices_per_group=vpg, work_group_size=wg,
+                         weight_t=WEIGHT_C[self.wdt])
         self.ct_items = handle.constant_grid(wg)
 
-    def kernel(self, name):
-        return self.handle.kernel(TEMPLATE, name, **self.values)
+    def build(self, *names):
+        """Build the kernels ``names``, by default every kernel of the driver (``KERNELS``)."""
+        super().build(*(names or self.KERNELS))
 
     def empty(self, shape, dtype=np.int32):
         """A device array from the device's memory pool (``DeviceHandle.pool``)."""
@@ -160,9 +169,6 @@ class DeviceWeighted:
         Returns a device graph, or ``None`` when the input needs the host graph
         (``drop_invalid`` with invalid weights, ``symmetrize`` with an asymmetric matrix);
         raises :class:`~pyclmatch.errors.InputError` with the host checks' messages."""
-        from ..engine.intake import (DeviceSymmetric, NOT_CANONICAL,
-                                     raise_structure_problem)
-        from .graph import asymmetry_error, inexact_error, invalid_weights, weight_error
         wdt = src.weight_dtype
         # the uploads besides the device graph: indices that are not int32 (converted
         # there), weights that are not of the weight type (converted there)
@@ -210,7 +216,6 @@ class DeviceWeighted:
         none) to the input's, in place (a no-op unless the diagonal was dropped)."""
         if self.orig is None:
             return pos
-        from pyopencl.elementwise import ElementwiseKernel
         h = self.handle
         ct = self.offset_t
         knl = h.memoize(("weighted", "input positions", ct), lambda: ElementwiseKernel(
@@ -272,17 +277,23 @@ class SuitorMatcher(_Family):
         return {"suitor edges": g.n * 8, "ws": g.n * 8, "mate": g.n * 8, "pair edges": g.n * 8,
                 "work lists": 2 * slots * 4, "group counts": 2 * (slots // vpg + 1) * 4}
 
-    def build(self):
-        for name in ("edge_sources", "gpu_suitor", "suitor_mates"):
-            self.kernel(name)
+    KERNELS = ("edge_sources", "gpu_suitor", "suitor_mates")
 
     def run(self, dg, sched):
         """Run to completion; returns ((mate, pair_e, pairs), stats): device arrays ``mate``
         (int64) and ``pair_e`` (the edge (v -> mate[v]) when v < mate[v], else -1), and the
         number of matched pairs (one read-back with the counters)."""
-        q = self.handle.queue
-        n = self.g.n
-        vpg = self.vpg
+        suitor_e = self._init_state(dg, sched)
+        stats = {"sync_iterations": 0}
+        self._propose(stats, 4 * (self.g.nnz + self.g.n) + 16 + self.batch + self.lb_rounds)
+        result = self._mates(dg, suitor_e, sched, stats)
+        for name in ("_bufs", "_cnts", "_slot_bufs", "_args", "_counters", "_sched", "_k"):
+            delattr(self, name)
+        return result, stats
+
+    def _init_state(self, dg, sched):
+        """No vertex has a suitor; every vertex is pending. Returns ``suitor_e``."""
+        n, vpg = self.g.n, self.vpg
         n_groups = -(-n // vpg)
         slots = n_groups * vpg
         suitor_e = self.empty(n, self.odt)
@@ -302,15 +313,19 @@ class SuitorMatcher(_Family):
                       ws.data)
         self._counters = counters
         self._sched = sched
-        stats = {"sync_iterations": 0}
-        bound = 4 * (self.g.nnz + n) + 16 + self.batch + self.lb_rounds
+        return suitor_e
+
+    def _propose(self, stats, bound):
+        """The proposals of the variant (Section 4 of Paper I) until no vertex is pending."""
+        n, vpg = self.g.n, self.vpg
+        slots = -(-n // vpg) * vpg
         if self.variant in ("synclb", "hybrid"):
             # load-balanced iterations: the pending vertices are pooled into a dense list and
             # dealt evenly over the groups (and inside each work-group); one read per
             # iteration sizes the next grid
             work_n, identity = n, 1
             for _ in range(self.lb_rounds):
-                sched.tick("suitor iterations", bound)
+                self._sched.tick("suitor iterations", bound)
                 work_n = self._step(work_n, identity, slots_in=0, slots_out=0, max_rounds=1,
                                     lb_local=1, slot=0, read=True)
                 identity = 0
@@ -327,23 +342,24 @@ class SuitorMatcher(_Family):
                 if left:
                     self._syncnolb(-(-work_n // vpg) * vpg, stats, bound)
         elif self.variant == "syncnolb":
-            left = self._step(n, 1, slots_in=0, slots_out=1, max_rounds=1, lb_local=0, slot=0,
-                              read=False)
+            self._step(n, 1, slots_in=0, slots_out=1, max_rounds=1, lb_local=0, slot=0,
+                       read=False)
             stats["sync_iterations"] += 1
             self._syncnolb(slots, stats, bound)
         else:
             self._nosync(n, 1, stats, bound)
+
+    def _mates(self, dg, suitor_e, sched, stats):
+        """The mutual suitors as ``(mate, pair_e, pairs)`` (one read-back)."""
+        n = self.g.n
         mate = self.empty(n, np.int64)
         pair_e = self.empty(n, self.odt)
         sched.launch("mates", self.kernel("suitor_mates"), self.gsize(n), self.wg,
                      suitor_e.data, dg.src.data, np.int32(n), mate.data, pair_e.data,
-                     counters.data)
-        c = sched.read("mates", np.zeros(3, np.int32), counters.data)
+                     self._counters.data)
+        c = sched.read("mates", np.zeros(3, np.int32), self._counters.data)
         stats.update(proposals=int(c[0]), group_iterations=int(c[1]))
-        pairs = int(c[2])
-        for name in ("_bufs", "_cnts", "_slot_bufs", "_args", "_counters", "_sched", "_k"):
-            delattr(self, name)
-        return (mate, pair_e, pairs), stats
+        return mate, pair_e, int(c[2])
 
     def _step(self, n_work, identity, slots_in, slots_out, max_rounds, lb_local, slot, read):
         """One launch of gpu_suitor over ``n_work`` work entries; returns the leftover count
@@ -408,10 +424,7 @@ class LocallyDominantMatcher(_Family):
         return {"mate": g.n * 4, "candidate": g.n * 4, "dirty": g.n * 4, "newly": g.n * 4,
                 "mate (64-bit)": g.n * 8, "pair edges": g.n * 8}
 
-    def build(self):
-        for name in ("edge_sources", "ld_process_vertex", "ld_match", "ld_mark",
-                     "mate_pairs"):
-            self.kernel(name)
+    KERNELS = ("edge_sources", "ld_process_vertex", "ld_match", "ld_mark", "mate_pairs")
 
     def run(self, dg, sched):
         q = self.handle.queue
@@ -481,10 +494,8 @@ class BSuitorMatcher(_Family):
                 "list offsets": (g.n + 1) * osz, "state": 4 * g.n * 4,
                 "degree": g.n * 8, "pair counts": 2 * g.n * 4}
 
-    def build(self):
-        for name in ("edge_sources", "reverse_edges", "bs_init", "bs_propose",
-                     "bs_accept", "bs_degree", "bs_pairs"):
-            self.kernel(name)
+    KERNELS = ("edge_sources", "reverse_edges", "bs_init", "bs_propose", "bs_accept",
+               "bs_degree", "bs_pairs")
 
     def exclusive_scan(self, sched, phase, src, dst, n, total):
         """dst[i] = src[0] + ... + src[i-1] (int32 ``src``, n entries, summed in the type of

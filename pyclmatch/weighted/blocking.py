@@ -1,5 +1,5 @@
 """The certificate of the Suitor family's answers, checked on the device
-(``kernels/suitor_verify.cl.mako``) by kernels independent of those that computed them; the
+(``kernels/blocking.cl.mako``) by kernels independent of those that computed them; the
 host checks of :mod:`pyclmatch.weighted.reference` are the ``verify="host"`` alternative.
 
 A matching is the greedy one iff it is a matching of the graph with no blocking edge: no edge
@@ -11,33 +11,33 @@ room or when the edge ranks above its worst matched edge.
 import numpy as np
 import pyopencl.array as cla
 
+from ..engine.family import KernelFamily
 from ..errors import VerificationError
+from .suitor import WEIGHT_BITS, WEIGHT_C
 
-TEMPLATE = "suitor_verify.cl.mako"
-#: out[] slots and OUT_BAD bits of suitor_verify.cl.mako
+TEMPLATE = "blocking.cl.mako"
+#: out[] slots and OUT_BAD bits of blocking.cl.mako
 OUT_BAD, OUT_COUNT, OUT_EX_VERTEX, OUT_EX_EDGE = range(4)
 BAD_ID, BAD_PAIR, SELF, NOT_EDGE, BLOCKING, TWICE, OVER_B, DEGREE = (1 << i for i in range(8))
 _NONE = np.iinfo(np.int32).max
 
 
-class DeviceCertificate:
+class DeviceCertificate(KernelFamily):
     """Checks a device graph's (:class:`~pyclmatch.weighted.suitor.DeviceWeighted`) matching
     or b-matching on the device, in two or three launches and one read-back; a failure raises
     :class:`~pyclmatch.errors.VerificationError` naming what failed and the least vertex
     where it did."""
 
+    TEMPLATE = TEMPLATE
+
     def __init__(self, handle, dg):
-        self.handle, self.dg = handle, dg
-        self.wg = handle.default_work_group_size()
-        from .suitor import WEIGHT_BITS, WEIGHT_C
         # the weights in the precision the algorithm compared, the graph's offset type
+        super().__init__(handle, index_t="int", offset_t=dg.offset_t, mode="ct",
+                         by_rows=handle.is_cpu, weight_t=WEIGHT_C[dg.wdt])
+        self.dg = dg
+        self.wg = handle.default_work_group_size()
         self.wdt, self.bits = dg.wdt, WEIGHT_BITS[dg.wdt]
         self.ot = dg.odt.type
-        self.values = {"index_t": "int", "offset_t": dg.offset_t, "mode": "ct",
-                       "by_rows": handle.is_cpu, "weight_t": WEIGHT_C[dg.wdt]}
-
-    def kernel(self, name):
-        return self.handle.kernel(TEMPLATE, name, **self.values)
 
     def _grid(self, n):
         return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)

@@ -1,12 +1,14 @@
 <%doc>
-  The certificate of the Suitor family's answers, checked on the device by kernels that share
-  nothing with the kernels that computed them (pyclmatch/weighted/certificate.py).
+  The certificate of the Suitor family's answers (pyclmatch/weighted/blocking.py): a matching
+  is the greedy one iff no edge blocks it (the unique stable matching, shared/papers/004,
+  Paper IV, Section 3; b-matchings likewise). Checked on the device by kernels that share
+  nothing with the kernels that computed them.
   Template values: those of common.cl.mako (mode "ct") and by_rows (the edge passes walk whole
   lists per work-item: CPU devices; see entries in common.cl.mako).
   Template value weight_t ("float" or "double", common.cl.mako): the precision of the weights.
   The graph: a symmetric CSR ptr/ind with sorted lists and positive weights w (the
-  device's weights, compared in the precision the algorithm compared: the order the algorithms compare is the key (w, id), see
-  pyclmatch/weighted/reference.py). An undirected edge is judged once, from its copy (u, p)
+  device's weights, compared in the precision the algorithm compared; the order is the key
+  (w, id), see pyclmatch/weighted/reference.py). An undirected edge is judged once, from its copy (u, p)
   with u < p. out[] (int, filled by the host: 0, but the example slots INT_MAX) is read back
   once.
 </%doc>
