@@ -26,14 +26,20 @@ import time
 import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
+from pyopencl.algorithm import RadixSort
+from pyopencl.reduction import ReductionKernel
+from pyopencl.scan import GenericScanKernel
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from ..engine.devices import get_device, device_call
+from ..engine.family import KernelFamily
 from ..engine.graphs import as_bipartite
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, IterationLimitError, VerificationError
-from .augmenting import AUGMENTING_VARIANTS
+from .api import check_fits, finish_result, match_on_device, maximum_matching, resolve_call
+from .registry import AUGMENTING_VARIANTS
 
-TEMPLATE = "dmperm.cl.mako"
 #: the FW-BW step runs in the first SCC round when at least this many columns are left
 FWBW_MIN = 1
 #: BFS levels one launch of a queue search runs on a CPU device (one work-group; 0: one level
@@ -132,20 +138,21 @@ class BlockTriangularForm(tuple):
 
 
 # --------------------------------------------------------------------------- device driver
-class _DeviceDM:
+class _DeviceDM(KernelFamily):
     """The kernels of ``dmperm.cl.mako`` on one device graph with its maximum matching."""
 
+    TEMPLATE = "dmperm.cl.mako"
+
     def __init__(self, handle, dg, sched):
-        self.handle, self.dg, self.sched = handle, dg, sched
-        self.values = dict(dg.type_values, mode="ct")
-        self._kernels = {}            # this thread's kernel objects by name
+        super().__init__(handle, mode="ct", **dg.type_values)
+        self.dg, self.sched = dg, sched
         self.wg = handle.default_work_group_size()
         kind = "cpu" if handle.is_cpu else "gpu"
         self.sweeps = SWEEPS[kind]
         self.one_group = ONE_GROUP_MAX[kind]
         #: work-group of ``scc_small`` (the last rounds in one group): on GPUs the widest the
         #: kernel allows on this device, up to 1024
-        self.small_wg = self.wg if handle.is_cpu else min(1024, self.k("scc_small")
+        self.small_wg = self.wg if handle.is_cpu else min(1024, self.kernel("scc_small")
                                                            .get_work_group_info(
             cl.kernel_work_group_info.WORK_GROUP_SIZE, handle.device))
         #: the loops' flags (``flags[0]``: the last pass that changed something, see
@@ -156,17 +163,11 @@ class _DeviceDM:
         self.fwbw_min = FWBW_MIN
         self.nr, self.nc = dg.graph.shape
 
-    def k(self, name):
-        knl = self._kernels.get(name)
-        if knl is None:
-            knl = self._kernels[name] = self.handle.kernel(TEMPLATE, name, **self.values)
-        return knl
-
     def grid(self, n):
         return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
 
     def launch(self, phase, name, n, *args):
-        self.sched.launch(phase, self.k(name), self.grid(n), self.wg, *args)
+        self.sched.launch(phase, self.kernel(name), self.grid(n), self.wg, *args)
 
     def relax(self, phase, name, n, lst, args, what):
         """A relaxation kernel (``sweeps`` in the kernel file) over ``lst[:n]`` to its
@@ -177,7 +178,7 @@ class _DeviceDM:
         relaunched (:meth:`Scheduler.converge`) until a launch changes nothing. ``args``:
         the kernel's arguments after ``n, list, sweeps, pass``."""
         small = n <= self.one_group
-        bound = self.sched.bind(phase, self.k(name), self.wg if small else self.grid(n),
+        bound = self.sched.bind(phase, self.kernel(name), self.wg if small else self.grid(n),
                                 self.wg, np.int32(n), lst,
                                 np.int32(1 << 20 if small else self.sweeps), np.int32(0),
                                 *args)
@@ -198,10 +199,10 @@ class _DeviceDM:
         ``CPU_SEARCH_LEVELS`` levels with a barrier between them. ``args``: the kernel's
         arguments after ``levels, pass``."""
         if self.handle.is_cpu and CPU_SEARCH_LEVELS:
-            bound = self.sched.bind(phase, self.k(name), self.wg, self.wg,
+            bound = self.sched.bind(phase, self.kernel(name), self.wg, self.wg,
                                     np.int32(CPU_SEARCH_LEVELS), np.int32(0), *args)
         else:
-            bound = self.sched.bind(phase, self.k(name), self.grid(n), self.wg, np.int32(0),
+            bound = self.sched.bind(phase, self.kernel(name), self.grid(n), self.wg, np.int32(0),
                                     np.int32(0), *args)
 
         def step():
@@ -286,7 +287,7 @@ class _DeviceDM:
                                           "number of columns; stopped instead of hanging")
             nn, L = np.int32(n), cur.data
             if n <= self.one_group:
-                self.sched.launch("scc", self.k("scc_small"), self.small_wg, self.small_wg,
+                self.sched.launch("scc", self.kernel("scc_small"), self.small_wg, self.small_wg,
                                   nn, L, cp, ci, rp, ri, rm, cm, comp, group, color.data,
                                   mark.data)
                 break
@@ -434,7 +435,6 @@ class _DeviceDM:
 
 def _compact_kernel(handle, index_t):
     """Scan keeping the unassigned columns (``comp == -1``) of a list (or of ``0..n-1``)."""
-    from pyopencl.scan import GenericScanKernel
     return handle.memoize(("dmperm", "compact unassigned", index_t), lambda: GenericScanKernel(
         handle.context, np.int64,
         arguments=f"__global const {index_t} *src, int use_src, __global const {index_t} "
@@ -448,7 +448,6 @@ def _compact_kernel(handle, index_t):
 def _pivot_kernel(handle, index_t, offset_t):
     """Max-reduction of ``(in-degree x out-degree) << 32 | column`` over the unassigned columns
     of a list: the FW-BW pivot (Slota, Rajamanickam and Madduri, IPDPS 2014)."""
-    from pyopencl.reduction import ReductionKernel
     pre = f"""
     long pivot_key({index_t} c, __global const {offset_t} *cp, __global const {offset_t} *rp,
                    __global const {index_t} *cmatch, __global const {index_t} *comp)
@@ -468,7 +467,6 @@ def _pivot_kernel(handle, index_t, offset_t):
 
 
 def _radix_sort(handle):
-    from pyopencl.algorithm import RadixSort
     return handle.memoize(("dmperm", "radix sort u64 -> int32"), lambda: RadixSort(
         handle.context, "__global ulong *keys, __global int *ids", key_expr="keys[i]",
         sort_arg_names=["keys", "ids"], key_dtype=np.uint64, bits_at_a_time=4))
@@ -536,14 +534,13 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
         block levels, launches, read-backs, and the loops' non-blocking flag copies
         ``flag_reads`` and the waits on them ``flag_waits``).
     """
-    from .api import _fits, _resolve, match_on_device, finish_result
     t_call = time.perf_counter()
     if verify not in (True, False, "device", "host"):
         raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
     handle = get_device(device)
     graph = as_bipartite(A, shape=params.pop("shape", None),
-                         fits=functools.partial(_fits, handle))
-    name, factory, params, _ = _resolve(handle, graph, algorithm, init, params,
+                         fits=functools.partial(check_fits, handle))
+    name, factory, params, _ = resolve_call(handle, graph, algorithm, init, params,
                                         device_only=True)
     nr, nc = graph.shape
     if graph.nnz == 0:
@@ -558,11 +555,10 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
             m.cert.verify(m.rmatch, m.cmatch, sched)
     dm = _DeviceDM(handle, m.dg, sched)
     with sched.step("build"):
-        for kn in ("reach_roots", "reach_start", "reach_visit", "coarse_parts", "scc_trim",
-                   "fwbw_start", "fwbw_visit", "fwbw_assign", "scc_color_init", "scc_color",
-                   "scc_roots", "scc_back", "scc_assign", "scc_small", "block_levels",
-                   "column_keys", "mate_rows", "unmatched", "block_starts"):
-            dm.k(kn)
+        dm.build("reach_roots", "reach_start", "reach_visit", "coarse_parts", "scc_trim",
+                 "fwbw_start", "fwbw_visit", "fwbw_assign", "scc_color_init", "scc_color",
+                 "scc_roots", "scc_back", "scc_assign", "scc_small", "block_levels",
+                 "column_keys", "mate_rows", "unmatched", "block_starts")
         _radix_sort(handle)
         _compact_kernel(handle, m.dg.index_t)
         _pivot_kernel(handle, m.dg.index_t, m.dg.offset_t)
@@ -622,15 +618,12 @@ def structural_rank(graph, **kwargs):
     """Structural rank of a sparse matrix: the size of a maximum matching of its pattern, as
     ``scipy.sparse.csgraph.structural_rank`` (keyword arguments go to
     :func:`pyclmatch.maximum_matching`, e.g. ``device=``)."""
-    from .api import maximum_matching
     return int(maximum_matching(graph, **kwargs).cardinality)
 
 
 # --------------------------------------------------------------------------- host certificate
 def verify_decomposition(graph, dm):
     """Host check of a :class:`DMDecomposition` (see :meth:`DMDecomposition.verify`)."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import connected_components
     nr, nc = graph.shape
     p, q, r, s, rr, cc = (np.asarray(x, np.int64) for x in (dm.p, dm.q, dm.r, dm.s, dm.rr,
                                                             dm.cc))
@@ -693,8 +686,6 @@ def _reach(M, k0, card, shift, unmatched_last=False):
     or ``>= k0`` with ``unmatched_last``) through an entry ``(v, j)`` and the vertex matched to
     ``j``, which sits at position ``j - shift`` when ``0 <= j - shift < card`` (+ ``k0`` when the
     unmatched come first)."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import breadth_first_order
     n = M.shape[0]
     src = np.repeat(np.arange(n), np.diff(M.indptr))
     t = M.indices.astype(np.int64) - shift

@@ -52,6 +52,8 @@ import time
 
 import numpy as np
 
+from .host import oriented
+
 #: seconds of one wait on the worker's pipe between two looks at abandoned device work
 #: (:meth:`HostRace.wait` with ``poll``)
 POLL_S = 1e-4
@@ -408,7 +410,6 @@ class HostRace:
 
     def solved(self):
         """The host's answer as :func:`pyclmatch.bipartite.host.solve` returns it."""
-        from .host import oriented
         return oriented(self.graph, *self.worker.read(self.job))
 
     def lost(self):
