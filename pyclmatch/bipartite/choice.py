@@ -166,7 +166,31 @@ def choose(handle, graph, device_only=False):
 
 def choose_algorithm(handle, graph=None, init_deficiency=None):
     """The algorithm ``"auto"`` runs on ``handle`` for ``graph`` (module docstring); without a
-    graph, the device's large-graph family."""
+    graph, the device's large-graph family.
+
+    Parameters
+    ----------
+    handle : pyclmatch.engine.devices.DeviceHandle
+        The device (:func:`pyclmatch.get_device`).
+    graph : scipy.sparse matrix/array or anything :func:`maximum_matching` takes, optional
+    init_deficiency : ignored
+        Not a feature of the rule: it is known only after the initial matching.
+
+    Returns
+    -------
+    str
+        A name from :func:`~pyclmatch.bipartite.algorithms`.
+
+    Examples
+    --------
+    >>> import pyclmatch
+    >>> from pyclmatch.bipartite import algorithms, choose_algorithm
+    >>> h = pyclmatch.get_device("cpu")
+    >>> choose_algorithm(h, pyclmatch.generators.grid(8)) in algorithms()
+    True
+    >>> choose_algorithm(h) in algorithms()
+    True
+    """
     if graph is None:
         return _tuned_algorithm(handle) or device_profile(handle)[0]["large_family"]
     return choose(handle, graph)["algorithm"]

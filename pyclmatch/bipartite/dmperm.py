@@ -61,7 +61,31 @@ _BAD_TEXT = {BAD_PERM: "p or q is not a permutation",
 @dataclass
 class DMDecomposition:
     """Result of :func:`dulmage_mendelsohn` (int32 arrays, ``cs_dmperm``'s conventions; see the
-    module docstring). ``row_match``/``col_match``: the maximum matching it was built from."""
+    module docstring).
+
+    Attributes
+    ----------
+    p, q : numpy.ndarray
+        Row and column permutations: ``A[p][:, q]`` is block upper triangular.
+    r, s : numpy.ndarray
+        Row and column boundaries of the fine blocks (``nblocks + 1`` each).
+    rr, cc : numpy.ndarray
+        The five coarse boundaries of rows and columns (R1, R2, R3, R0 / C0, C1, C2, C3).
+    structural_rank : int
+    row_match, col_match : numpy.ndarray
+        The maximum matching it was built from.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> import pyclmatch
+    >>> A = sp.csr_matrix([[1, 0, 0], [1, 0, 0], [0, 1, 1]])
+    >>> dm = pyclmatch.dulmage_mendelsohn(A, device="cpu")
+    >>> dm.structural_rank, dm.coarse_sizes()["horizontal"], dm.coarse_sizes()["vertical"]
+    (2, (1, 2), (2, 1))
+    >>> dm.verify(A)
+    True
+    """
     p: np.ndarray
     q: np.ndarray
     r: np.ndarray
@@ -112,6 +136,7 @@ class DMDecomposition:
         return True
 
     def summary(self):
+        """The decomposition's sizes and names as one dict (no arrays)."""
         sizes = self.coarse_sizes()
         sq = self.square_blocks
         return {"rows": int(self.shape[0]), "cols": int(self.shape[1]),
@@ -125,7 +150,17 @@ class DMDecomposition:
 
 class BlockTriangularForm(tuple):
     """``(p, q, blocks)`` of :func:`block_triangular_form`, with the decomposition it came
-    from as ``.decomposition``."""
+    from as ``.decomposition``.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> import pyclmatch
+    >>> btf = pyclmatch.block_triangular_form(sp.eye(3, format="csr"), device="cpu")
+    >>> p, q, blocks = btf
+    >>> blocks.tolist(), btf.decomposition.structural_rank
+    ([0, 1, 2, 3], 3)
+    """
 
     def __new__(cls, p, q, blocks, decomposition):
         self = super().__new__(cls, (p, q, blocks))
@@ -533,6 +568,23 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
         FW-BW searches, SCC rounds, trimming, colouring and backward passes, level passes and
         block levels, launches, read-backs, and the loops' non-blocking flag copies
         ``flag_reads`` and the waits on them ``flag_waits``).
+
+    Raises
+    ------
+    InputError
+        A malformed input, or an algorithm that runs on the host (the decomposition needs
+        the matching on the device).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> import pyclmatch
+    >>> A = sp.csr_matrix([[1, 0, 0], [1, 0, 0], [0, 1, 1]])
+    >>> dm = pyclmatch.dulmage_mendelsohn(A, device="cpu")
+    >>> dm.structural_rank, dm.nblocks, dm.coarse_sizes()["square"]
+    (2, 2, (0, 0))
+    >>> pyclmatch.dulmage_mendelsohn(pyclmatch.generators.grid(8), device="cpu").nblocks
+    52
     """
     t_call = time.perf_counter()
     if verify not in (True, False, "device", "host"):
@@ -600,6 +652,19 @@ def block_triangular_form(A, **kwargs):
     A structurally singular ``A`` raises :class:`~pyclmatch.InputError` naming its structural
     rank (its horizontal and vertical parts are not square; use :func:`dulmage_mendelsohn`).
     The result also carries the whole decomposition as ``.decomposition``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> import pyclmatch
+    >>> A = sp.csr_matrix([[1, 1, 0], [0, 1, 0], [0, 0, 1]])
+    >>> p, q, blocks = pyclmatch.block_triangular_form(A, device="cpu")
+    >>> len(blocks) - 1                       # three 1 x 1 blocks
+    3
+    >>> B = A[p][:, q].toarray()
+    >>> bool(np.all(np.tril(B, -1) == 0)), bool(np.all(np.diag(B) != 0))
+    (True, True)
     """
     graph = as_bipartite(A, shape=kwargs.pop("shape", None))
     nr, nc = graph.shape
@@ -617,7 +682,16 @@ def block_triangular_form(A, **kwargs):
 def structural_rank(graph, **kwargs):
     """Structural rank of a sparse matrix: the size of a maximum matching of its pattern, as
     ``scipy.sparse.csgraph.structural_rank`` (keyword arguments go to
-    :func:`pyclmatch.maximum_matching`, e.g. ``device=``)."""
+    :func:`pyclmatch.maximum_matching`, e.g. ``device=``).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> import pyclmatch
+    >>> A = sp.csr_matrix([[1, 0, 0], [1, 0, 0], [0, 1, 1]])
+    >>> pyclmatch.structural_rank(A, device="cpu")
+    2
+    """
     return int(maximum_matching(graph, **kwargs).cardinality)
 
 
