@@ -4,8 +4,9 @@ GPUBFS (Algorithm 2) or GPUBFS-WR (Algorithm 4) BFS kernels, in CT or MT thread 
 
 Each phase of Algorithm 1: :meth:`~AugmentingPathMatcher.init` the BFS array (line 4), the
 level-synchronous :meth:`~AugmentingPathMatcher.bfs` from the unmatched columns (lines 5-11),
-:meth:`~AugmentingPathMatcher.alternate` along the augmenting paths found (line 14) and
-:meth:`~AugmentingPathMatcher.fix_matching` (line 15), until a BFS finds no path.
+:meth:`~AugmentingPathMatcher.alternate` along the augmenting paths found (line 12) and
+:meth:`~AugmentingPathMatcher.fix_matching` (line 13), while a BFS finds a path (line 2).
+APFB is APsB without lines 9-10: its BFS goes on after the first level that finds a path.
 """
 import numpy as np
 import pyopencl.array as cla
@@ -145,13 +146,13 @@ class AugmentingPathMatcher(Launcher):
         self.rmatch, self.cmatch, self.sched = rmatch, cmatch, sched
         self.allocate()
         phase_bound = min(self.dg.graph.n_rows, self.dg.graph.n_cols) + 2
-        while True:                                                 # Algorithm 1 line 3
+        while True:                                                 # Algorithm 1 line 2
             sched.tick("augmenting phases", phase_bound)
             self.init()
             found = self.bfs()
             sched.report("augmenting", phase=self.stats["phases"],
                          levels=self.stats["bfs_levels"])
-            if not found:                                           # line 12
+            if not found:                                           # line 2
                 break
             self.stats["phases"] += 1
             self.alternate()
@@ -204,7 +205,7 @@ class AugmentingPathMatcher(Launcher):
         return bool(host[1])
 
     def alternate(self):
-        """ALTERNATE (line 14): flip the matching along the augmenting paths found."""
+        """ALTERNATE (line 12): flip the matching along the augmenting paths found."""
         g = self.dg.graph
         nr, nc = np.int32(g.n_rows), np.int32(g.n_cols)
         self.sched.launch("alternate", self.kernel("alternate"), self.global_size(nr),
@@ -214,7 +215,7 @@ class AugmentingPathMatcher(Launcher):
                             if self.wr and self.apsb else ()))
 
     def fix_matching(self):
-        """FIXMATCHING (line 15): repair the mates that concurrent alternations left
+        """FIXMATCHING (line 13): repair the mates that concurrent alternations left
         inconsistent, rows then columns."""
         g, sched = self.dg.graph, self.sched
         nr, nc = np.int32(g.n_rows), np.int32(g.n_cols)

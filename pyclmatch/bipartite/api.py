@@ -59,14 +59,13 @@ class MatchingResult:
 
     Examples
     --------
-    >>> import scipy.sparse as sp
-    >>> import pyclmatch
-    >>> A = sp.csr_matrix([[1, 1, 0], [1, 0, 0], [0, 1, 1]])
-    >>> res = pyclmatch.maximum_matching(A, algorithm="ppf", device="cpu")
-    >>> res.col_match.tolist(), res.cardinality == res.certificate.size
-    ([1, 0, 2], True)
-    >>> res.verify(A)
+    >>> from pyclmatch import generators, maximum_matching
+    >>> grid = generators.grid(8)
+    >>> res = maximum_matching(grid, algorithm="ppf", device="cpu")
+    >>> res.cardinality == res.certificate.size == 62
     True
+    >>> res.verify(grid), res.summary()["algorithm"]
+    (True, 'ppf')
     """
     row_match: np.ndarray
     col_match: np.ndarray

@@ -77,13 +77,12 @@ class DMDecomposition:
 
     Examples
     --------
-    >>> import scipy.sparse as sp
-    >>> import pyclmatch
-    >>> A = sp.csr_matrix([[1, 0, 0], [1, 0, 0], [0, 1, 1]])
-    >>> dm = pyclmatch.dulmage_mendelsohn(A, device="cpu")
-    >>> dm.structural_rank, dm.coarse_sizes()["horizontal"], dm.coarse_sizes()["vertical"]
-    (2, (1, 2), (2, 1))
-    >>> dm.verify(A)
+    >>> import numpy as np
+    >>> from pyclmatch import dulmage_mendelsohn
+    >>> dm = dulmage_mendelsohn(np.array([[1, 0, 0], [1, 0, 0], [0, 1, 1]]), device="cpu")
+    >>> dm.coarse_sizes()["horizontal"], dm.coarse_sizes()["vertical"], len(dm.square_blocks)
+    ((1, 2), (2, 1), 0)
+    >>> dm.verify(np.array([[1, 0, 0], [1, 0, 0], [0, 1, 1]]))
     True
     """
     p: np.ndarray
