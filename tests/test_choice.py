@@ -40,8 +40,9 @@ def test_rule_against_its_evidence(dtype):
     """On the measured graphs of EVIDENCE (tests/data/choice_evidence.json) the rule's
     family is within TOLERANCE of the best on SHARE of them (2-core CPUs; see KNOWN_MISSES
     for the others) and within WORST on all but the known misses: moving a threshold of
-    PROFILES (or the rule) without new data fails here. A raced row without a measured ``auto-race`` counts the faster of host and
-    device, and its miss without the race is not expected."""
+    PROFILES (or the rule) without new data fails here. A raced row without a measured
+    ``auto-race`` counts the faster of host and device, and its miss without the race is
+    not expected."""
     prof = choice.PROFILES[dtype]
     ratios, raced = {}, set()
     for dev, name, feat, times in EVIDENCE:
