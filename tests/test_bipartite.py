@@ -130,7 +130,7 @@ def test_heavy_geometry(device):
 def test_heavy_tier_default_by_device_type(device, monkeypatch):
     """The tier is on by default on GPUs (vertices of degree > 64: measured on the H100) and
     off on CPU devices; an explicit heavy_degree wins either way."""
-    from pyclmatch.bipartite.augmenting import default_heavy_degree
+    from pyclmatch.bipartite.geometry import default_heavy_degree
     from pyclmatch.engine.devices import DeviceHandle
     monkeypatch.setattr(DeviceHandle, "is_cpu", property(lambda self: True))
     assert default_heavy_degree(device, 64) == -1
@@ -155,8 +155,8 @@ def test_no_heavy_vertex_no_heavy_tier(device):
         res = pyclmatch.maximum_matching(A, device=device, **params)
         check(A, res)
         assert res.counters["heavy_cols"] == 0 and res.counters["heavy_rows"] == 0
-    for template, values in (("bipartite_bfs.cl.mako", {"wr": True, "apsb": False}),
-                             ("bipartite_init.cl.mako", {})):
+    for template, values in (("apfb.cl.mako", {"wr": True, "apsb": False}),
+                             ("karp_sipser.cl.mako", {})):
         src = render_template(template, index_t="int", offset_t="int", mode="mt",
                               heavy_degree=-1, **values)
         assert "IN_HEAVY_TIER" not in src and "HEAVY_PARAMS" not in src and "barrier(" not in src
@@ -178,13 +178,13 @@ def test_repeated_runs_race_free(device):
 def _alternate_once(device, nr, nc, rmatch, cmatch, predecessor, bfs_array, root):
     """One APsB-WR ALTERNATE + FIXMATCHING on a given BFS outcome; returns (rmatch, cmatch)."""
     import pyopencl.array as cla
-    from pyclmatch.bipartite.augmenting import BFS_TEMPLATE
+    from pyclmatch.bipartite.apfb import AugmentingPathMatcher
     values = dict(index_t="int", offset_t="int", mode="mt", wr=True, apsb=True, heavy_degree=-1)
     q = device.queue
     up = [cla.to_device(q, np.asarray(a, np.int32))
           for a in (rmatch, cmatch, predecessor, bfs_array, root)]
     rm, cm, pred, bfs, rt = up
-    k = lambda name: device.kernel(BFS_TEMPLATE, name, **values)
+    k = lambda name: device.kernel(AugmentingPathMatcher.TEMPLATE, name, **values)
     k("alternate")(q, (nr,), None, cm.data, rm.data, np.int32(nr), np.int32(nc), pred.data,
                    bfs.data, rt.data)
     k("fix_matching_rows")(q, (nr,), None, rm.data, cm.data, np.int32(nr))
@@ -374,3 +374,21 @@ def test_gpu_heavy_vertices(gpu):
                                                          device=gpu, heavy_degree=heavy_degree)
                         assert res.cardinality == ref and res.verified, \
                             (name, variant, init, heavy_degree)
+
+
+@pytest.mark.parametrize("short, variant", [("apfb", "apfb-gpubfs-wr-mt"),
+                                            ("APsB", "apsb-gpubfs-wr-mt")])
+def test_short_names_run_the_best_variant(short, variant, device):
+    """``algorithm="apfb"`` / ``"apsb"`` run the best variant of each driver."""
+    A = permuted_perfect(200, extra=2, seed=4)
+    res = pyclmatch.maximum_matching(A, algorithm=short, device=device)
+    assert res.algorithm == variant and res.cardinality == scipy_cardinality(A)
+
+
+def test_unknown_algorithm_lists_every_accepted_name(device):
+    from pyclmatch.bipartite.registry import ALIASES
+    with pytest.raises(pyclmatch.InputError) as err:
+        pyclmatch.maximum_matching(sp.eye(3, format="csr"), algorithm="apfc", device=device)
+    msg = str(err.value)
+    for name in ("auto", *ALIASES, *pyclmatch.bipartite.algorithms()):
+        assert repr(name)[1:-1] in msg, name

@@ -1,5 +1,7 @@
 """``algorithm="auto"``: the documented rule against the data behind it, and a valid family
 for every device type and graph shape."""
+import json
+import pathlib
 import types
 
 import numpy as np
@@ -10,6 +12,12 @@ import pyclmatch
 from pyclmatch.bipartite import algorithms
 from pyclmatch.bipartite import choice
 from pyclmatch.engine.graphs import as_bipartite
+
+#: the measured graphs behind choice.PROFILES and the criterion the rule is held to
+_DATA = json.loads((pathlib.Path(__file__).parent / "data" / "choice_evidence.json").read_text())
+EVIDENCE = [(r["device"], r["graph"], r["features"], r["seconds"]) for r in _DATA["evidence"]]
+KNOWN_MISSES = _DATA["known_misses"]
+TOLERANCE, SHARE, WORST = (_DATA["criterion"][k] for k in ("tolerance", "share", "worst"))
 
 
 def _time_of(chosen, number, prof, times, feat):
@@ -29,14 +37,15 @@ def _time_of(chosen, number, prof, times, feat):
 
 @pytest.mark.parametrize("dtype", ["cpu", "cpu-many", "gpu"])
 def test_rule_against_its_evidence(dtype):
-    """On the measured graphs of choice.EVIDENCE the rule's family is within TOLERANCE of the
-    best on SHARE of them (2-core CPUs; see KNOWN_MISSES for the others) and within WORST on
-    all but the known misses: moving a threshold of PROFILES (or the rule) without new data
-    fails here. A raced row without a measured ``auto-race`` counts the faster of host and
-    device, and its miss without the race is not expected."""
+    """On the measured graphs of EVIDENCE (tests/data/choice_evidence.json) the rule's
+    family is within TOLERANCE of the best on SHARE of them (2-core CPUs; see KNOWN_MISSES
+    for the others) and within WORST on all but the known misses: moving a threshold of
+    PROFILES (or the rule) without new data fails here. A raced row without a measured
+    ``auto-race`` counts the faster of host and device, and its miss without the race is
+    not expected."""
     prof = choice.PROFILES[dtype]
     ratios, raced = {}, set()
-    for dev, name, feat, times in choice.EVIDENCE:
+    for dev, name, feat, times in EVIDENCE:
         if dev != dtype:
             continue
         chosen, number, _ = choice.rule(feat, prof, dtype.split("-")[0])
@@ -46,17 +55,17 @@ def test_rule_against_its_evidence(dtype):
         if choice.raced(feat, prof, number) and "auto-race" not in times:
             raced.add(name)
     assert len(ratios) >= 8
-    misses = {n for n, r in ratios.items() if r > choice.WORST}
-    assert misses == set(choice.KNOWN_MISSES[dtype]) - raced, ratios
+    misses = {n for n, r in ratios.items() if r > WORST}
+    assert misses == set(KNOWN_MISSES[dtype]) - raced, ratios
     if dtype == "cpu":     # (GPUs: the share is not met below 1e5 edges, see KNOWN_MISSES)
-        within = sum(r <= choice.TOLERANCE for r in ratios.values()) / len(ratios)
-        assert within >= choice.SHARE, ratios
+        within = sum(r <= TOLERANCE for r in ratios.values()) / len(ratios)
+        assert within >= SHARE, ratios
 
 
 @pytest.mark.parametrize("kind", ["cpu", "cpu-many"])
 def test_each_threshold_has_data_on_both_sides(kind):
     """Every CPU threshold separates evidence rows (a threshold beyond all data is a guess)."""
-    rows = [feat for dev, _, feat, _ in choice.EVIDENCE if dev == kind]
+    rows = [feat for dev, _, feat, _ in EVIDENCE if dev == kind]
     prof = choice.PROFILES[kind]
     keys = [("host_edges", "edges"), ("ppf_edges", "edges"), ("mesh_dispersion", "dispersion"),
             ("powerlaw_dispersion", "dispersion")]
@@ -80,7 +89,7 @@ def test_profile_kind_by_compute_units():
 
 
 def test_gpu_host_and_race_thresholds_have_data_on_both_sides():
-    rows = [feat["edges"] for dev, _, feat, _ in choice.EVIDENCE if dev == "gpu"]
+    rows = [feat["edges"] for dev, _, feat, _ in EVIDENCE if dev == "gpu"]
     prof = choice.PROFILES["gpu"]
     assert min(rows) <= prof["host_edges"] < max(rows)
     assert prof["race_edges"] == 0 or min(rows) <= prof["race_edges"] < max(rows)
@@ -96,8 +105,8 @@ def test_gpu_rule_with_and_without_the_race(race_edges, monkeypatch):
     test_rule_against_its_evidence("gpu")
     if race_edges:
         prof = choice.PROFILES["gpu"]
-        assert not [n for d, n, f, _ in choice.EVIDENCE if d == "gpu" and n in
-                    choice.KNOWN_MISSES["gpu"] and not choice.raced(
+        assert not [n for d, n, f, _ in EVIDENCE if d == "gpu" and n in
+                    KNOWN_MISSES["gpu"] and not choice.raced(
                         f, prof, choice.rule(f, prof, "gpu")[1])]
 
 

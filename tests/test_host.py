@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import pyclmatch
 from pyclmatch import InputError
 from pyclmatch.bipartite import race
-from pyclmatch.bipartite.certificate import verify_matching
+from pyclmatch.bipartite.konig import verify_matching
 from pyclmatch.engine import tuning
 from pyclmatch.engine.graphs import as_bipartite
 
@@ -210,7 +210,7 @@ def _segments():
 
 def _late_device(monkeypatch, seconds=0.3):
     """Make a raced call's device path late: its certificate build sleeps ``seconds``."""
-    from pyclmatch.bipartite.certificate import DeviceCertificate
+    from pyclmatch.bipartite.konig import DeviceCertificate
     build = DeviceCertificate.build
 
     def slow_build(self):
@@ -282,7 +282,7 @@ def test_race_worker_killed_mid_call(device, profile, monkeypatch):
     profile(host_edges=0, race_edges=A.nnz)
     w = _ready_worker()
     monkeypatch.setattr(race, "HOST_DELAY", 5.0)
-    from pyclmatch.bipartite.certificate import DeviceCertificate
+    from pyclmatch.bipartite.konig import DeviceCertificate
     build = DeviceCertificate.build
 
     def kill_then_build(self):

@@ -7,7 +7,7 @@ from hypothesis import given, settings, HealthCheck, strategies as st
 import pyclmatch
 from pyclmatch import InputError, VerificationError
 from pyclmatch.bipartite import verify_matching
-from pyclmatch.bipartite.certificate import KonigCover, verify_matching_device
+from pyclmatch.bipartite.konig import KonigCover, verify_matching_device
 from pyclmatch.engine.graphs import as_bipartite
 from pyclmatch.engine.intake import (DeviceCompressed, BAD_PTR, BAD_RANGE, DUPLICATE,
                                      UNSORTED)

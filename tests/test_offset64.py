@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 
 import pyclmatch
-from pyclmatch.bipartite.api import algorithms
+from pyclmatch.bipartite.registry import algorithms
 from pyclmatch.engine.devices import DeviceHandle
 from pyclmatch.engine.graphs import FORCE_OFFSET64_ENV, index_types
 from pyclmatch.weighted import (ALGORITHMS, b_matching, greedy_b_matching,

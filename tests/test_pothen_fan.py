@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings, HealthCheck, strategies as st
 
 import pyclmatch
-import pyclmatch.bipartite.pothen_fan  # noqa: F401  (registers "ppf")
+import pyclmatch.bipartite.ppf  # noqa: F401  (registers "ppf")
 from pyclmatch.bipartite import INITS, verify_matching
 from pyclmatch.engine.graphs import as_bipartite
 
@@ -84,9 +84,9 @@ def test_gpu_larger(gpu):
 
 
 def test_choose_algorithm(device):
-    from pyclmatch.bipartite.api import algorithms
+    from pyclmatch.bipartite.registry import algorithms
     from pyclmatch.bipartite.choice import choose_algorithm
-    import pyclmatch.bipartite.push_relabel  # noqa: F401
+    import pyclmatch.bipartite.gpr  # noqa: F401
     for A in (chain(100), random_rect(3000, 3000, 3.0, seed=1)):
         name = choose_algorithm(device, A)
         assert name in algorithms()

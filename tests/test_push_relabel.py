@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings, HealthCheck, strategies as st
 
 import pyclmatch
-import pyclmatch.bipartite.push_relabel  # noqa: F401  (registers the gpr* names)
+import pyclmatch.bipartite.gpr  # noqa: F401  (registers the gpr* names)
 from pyclmatch.bipartite import INITS, verify_matching
 from pyclmatch.engine.graphs import as_bipartite
 

@@ -1,13 +1,13 @@
 """Exact maximum-cardinality bipartite matching: augmenting paths (paper 000: APFB/APsB,
-GPUBFS/GPUBFS-WR), push-relabel (paper 003: G-PR) and parallel Pothen-Fan (paper 001: PPF) on
-OpenCL devices, and Hopcroft-Karp on the host (``host-hk``) for graphs too small for a device
-call to win."""
+GPUBFS/GPUBFS-WR, :mod:`~pyclmatch.bipartite.apfb`), push-relabel (paper 003: G-PR,
+:mod:`~pyclmatch.bipartite.gpr`) and parallel Pothen-Fan (paper 001: PPF,
+:mod:`~pyclmatch.bipartite.ppf`) on OpenCL devices, Hopcroft-Karp on the host (``host-hk``,
+:mod:`~pyclmatch.bipartite.host`) for graphs too small for a device call to win, and the
+Dulmage-Mendelsohn decomposition built on them (:mod:`~pyclmatch.bipartite.dmperm`)."""
+from .registry import register_algorithm, algorithms, AUGMENTING_VARIANTS, INITS
+from . import apfb, gpr, ppf, host   # each registers its family's names
 from .api import (maximum_matching, maximum_bipartite_matching, MatchingResult, KonigCover,
-                  register_algorithm, algorithms,
                   verify_matching)
-from .augmenting import AUGMENTING_VARIANTS, INITS
-from . import push_relabel, pothen_fan   # register "gpr*" (paper 003) and "ppf" (paper 001)
-from . import host   # registers "host-hk" (scipy's Hopcroft-Karp and a König cover, on the host)
 from .choice import choose_algorithm
 from .dmperm import (dulmage_mendelsohn, block_triangular_form, structural_rank,
                      DMDecomposition, BlockTriangularForm)

@@ -1,4 +1,7 @@
-"""Public API of exact maximum-cardinality bipartite matching."""
+"""Public API of exact maximum-cardinality bipartite matching: :func:`maximum_matching`
+(the call: check the input, choose or look up the family, run it on the device or the host,
+verify), :func:`maximum_bipartite_matching` (scipy's signature) and :func:`match_on_device`
+(the device part, shared with the Dulmage-Mendelsohn decomposition)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -7,6 +10,7 @@ import time
 
 import numpy as np
 import pyopencl.array as cla
+from pyopencl.reduction import ReductionKernel
 
 from typing import Any
 
@@ -14,18 +18,55 @@ from .._typing import DeviceSpec, GraphInput, Progress
 from ..engine import limits
 from ..engine.devices import get_device, device_call
 from ..engine.graphs import as_bipartite, DeviceBipartite
-from ..engine.intake import check_no_entries
+from ..engine.intake import check_compressed_host, check_no_entries
 from ..engine.scheduler import Scheduler
+from ..engine.tuning import tuned_params
 from ..errors import InputError
-from .certificate import (OUT_MATCHED_ROWS, DeviceCertificate, KonigCover, check_counts,
-                          verify_matching)
-from .augmenting import (AUGMENTING_VARIANTS, INITS, AugmentingPathMatcher,
-                         InitialMatcher, parse_variant)
+from . import host as host_family
+from .apfb import CERTIFICATE_VARIANT, AugmentingRunner
+from .choice import choose
+from .karp_sipser import InitialMatcher
+from .konig import (OUT_MATCHED_ROWS, DeviceCertificate, KonigCover, check_counts,
+                    verify_matching)
+from .race import HostRace, HostWon
+from .registry import (AUGMENTING_VARIANTS, HOST_FAMILY, INITS, algorithms,  # noqa: F401
+                       canonical_name, device_families, factory_of, is_host, parse_variant,
+                       register_algorithm)
+from .registry import _ALGORITHMS  # noqa: F401  (examples/autotune.py reads it)
 
 @dataclass
 class MatchingResult:
     """Result of :func:`maximum_matching` (arrays in scipy's conventions: int32 ids, -1 =
-    unmatched)."""
+    unmatched).
+
+    Attributes
+    ----------
+    row_match, col_match : numpy.ndarray
+        The column of each row and the row of each column (-1: unmatched).
+    cardinality, initial_cardinality : int
+        Matched pairs at the end and after the initial matching.
+    certificate : KonigCover
+        A vertex cover of the size of the matching, which proves it maximum.
+    algorithm, init, device : str
+        What ran, and where (``"host"`` for the host family).
+    timings, counters : dict
+        Seconds per step and device time per phase; launches, read-backs, phases.
+    verified : bool
+        Whether the answer was checked before it was returned.
+    choice : dict or None
+        With ``algorithm="auto"``: what was chosen and why (``algorithm``, ``rule``,
+        ``reason``, ``features``, ``profile``; :mod:`pyclmatch.bipartite.choice`).
+
+    Examples
+    --------
+    >>> from pyclmatch import generators, maximum_matching
+    >>> grid = generators.grid(8)
+    >>> res = maximum_matching(grid, algorithm="ppf", device="cpu")
+    >>> res.cardinality == res.certificate.size == 62
+    True
+    >>> res.verify(grid), res.summary()["algorithm"]
+    (True, 'ppf')
+    """
     row_match: np.ndarray
     col_match: np.ndarray
     cardinality: int
@@ -37,8 +78,6 @@ class MatchingResult:
     timings: dict = field(default_factory=dict)
     counters: dict = field(default_factory=dict)
     verified: bool = False
-    #: with ``algorithm="auto"``: what was chosen and why (``algorithm``, ``rule``, ``reason``,
-    #: ``features``, ``profile``; see :mod:`pyclmatch.bipartite.choice`), else ``None``
     choice: dict = None
 
     @property
@@ -65,66 +104,13 @@ class MatchingResult:
         return True
 
     def summary(self):
+        """The result's numbers and names as one dict (no arrays)."""
         return {"rows": int(self.row_match.size), "cols": int(self.col_match.size),
                 "initial_cardinality": self.initial_cardinality,
                 "cardinality": self.cardinality, "verified": self.verified,
                 "algorithm": self.algorithm, "init": self.init, "device": self.device,
                 "timings": dict(self.timings), "counters": dict(self.counters),
                 "choice": self.choice}
-
-
-# --------------------------------------------------------------------------- registry
-#: name -> factory(handle, dgraph, name, **params) returning a runner with ``build()`` and
-#: ``run(rmatch, cmatch, sched) -> (bfs_array or None, stats)``; class attributes
-#: ``needs_csr`` (upload row adjacency too) and ``params`` (accepted parameter names), and
-#: ``device_bytes(graph)`` (name -> bytes of its work buffers, for the memory check).
-_ALGORITHMS = {}
-
-
-def register_algorithm(name, factory):
-    """Make ``factory`` selectable as ``maximum_matching(..., algorithm=name)``."""
-    _ALGORITHMS[name.lower()] = factory
-
-
-def algorithms():
-    """Names accepted by ``maximum_matching(algorithm=...)`` besides ``"auto"``."""
-    return tuple(_ALGORITHMS)
-
-
-class _AugmentingRunner(AugmentingPathMatcher):
-    needs_csr = False
-    params = ("work_group_size", "ct_work_items", "batch_levels", "heavy_degree",
-              "heavy_groups", "one_group_edges")
-
-    def __init__(self, handle, dgraph, name, **params):
-        driver, wr, mode = parse_variant(name)
-        super().__init__(handle, dgraph, driver=driver, wr=wr, mode=mode, **params)
-
-    @staticmethod
-    def device_bytes(graph, name):
-        nr, nc = graph.shape
-        wr = parse_variant(name)[1]
-        return {"predecessor": nr * 4, "bfs_array": nc * 4, "root": nc * 4 if wr else 0}
-
-
-for _v in AUGMENTING_VARIANTS:
-    register_algorithm(_v, _AugmentingRunner)
-
-#: the variant that computes the König cover for families whose result carries none: one
-#: alternating BFS from the unmatched columns (it augments further only if the matching was
-#: not maximum, which ``counters["cover_phases"]`` then reports).
-CERTIFICATE_VARIANT = "apfb-gpubfs-wr-ct"
-
-
-def resolve_algorithm(algorithm, handle, graph=None):
-    name = (algorithm or "auto").lower()
-    if name == "auto":
-        from .choice import choose_algorithm
-        return choose_algorithm(handle, graph)
-    if name not in _ALGORITHMS:
-        raise InputError(f"unknown algorithm {algorithm!r}; choose 'auto' or one of "
-                         + ", ".join(_ALGORITHMS))
-    return name
 
 
 INIT_PARAMS = ("ks_rounds", "heavy_degree", "heavy_groups", "one_group_edges")
@@ -143,16 +129,14 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         the edge set: explicit zeros count as edges and duplicates are merged, as in scipy.
     algorithm : str
         ``"auto"`` (chosen from the graph's size and degree dispersion and the device's
-        profile: small graphs on the host (``"host-hk"``; a race of the host against the
-        device family up to ``race_edges`` when turned on), APFB in one work-group, parallel
-        Pothen-Fan for meshes on CPU devices, APFB with GPUBFS-WR otherwise; ``res.choice``
-        says which rule and why, and :mod:`pyclmatch.bipartite.choice` gives the rule and the
-        benchmarks behind it) or a name from :func:`algorithms`: the eight variants
-        ``{apfb|apsb}-{gpubfs|gpubfs-wr}-{ct|mt}`` of paper 000 (APFB/APsB drivers, GPUBFS
-        (Algorithm 2) or GPUBFS-WR (Algorithm 4) BFS kernels, constant-grid (CT) or
-        one-vertex-per-work-item (MT) thread modes), the other registered device families,
-        and ``"host-hk"`` (scipy's Hopcroft-Karp and a König cover on the host,
-        :mod:`pyclmatch.bipartite.host`; no device is opened).
+        profile, :mod:`pyclmatch.bipartite.choice`; ``res.choice`` says which rule and why),
+        ``"apfb"`` or ``"apsb"`` (the best variant of each driver), or a name from
+        :func:`algorithms`: the eight variants ``{apfb|apsb}-{gpubfs|gpubfs-wr}-{ct|mt}`` of
+        paper 000 (APFB/APsB drivers, GPUBFS (Algorithm 2) or GPUBFS-WR (Algorithm 4) BFS
+        kernels, constant-grid (CT) or one-vertex-per-work-item (MT) thread modes),
+        ``"gpr"``, ``"gpr-shr"``, ``"gpr-noshr"``, ``"gpr-first"`` (push-relabel, paper 003),
+        ``"ppf"`` (parallel Pothen-Fan, paper 001) and ``"host-hk"`` (scipy's Hopcroft-Karp
+        and a König cover on the host, :mod:`pyclmatch.bipartite.host`; no device is opened).
     init : {"karp-sipser", "cheap", "none"}
         Initial matching computed on the device.
     device : see :func:`pyclmatch.get_device` (default ``PYCLMATCH_DEVICE`` or ``"auto"``).
@@ -160,68 +144,95 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         Check the matching and its König-cover certificate before returning (raises
         :class:`~pyclmatch.errors.VerificationError` rather than return a wrong answer):
         ``True`` (= ``"device"``) by kernels independent of the algorithm, on the device the
-        answer is on (a few percent of the call; on the host for an answer of the host
-        family); ``"host"`` in numpy from the input; ``False`` not at all.
+        answer is on (on the host for an answer of the host family); ``"host"`` in numpy
+        from the input; ``False`` not at all.
     progress : callable or bool, optional
         Progress reports for long runs (``True`` prints to stderr).
-    params : the algorithm's parameters (``work_group_size``, ``ct_work_items``,
+    **params
+        The algorithm's parameters (``work_group_size``, ``ct_work_items``,
         ``batch_levels`` for the augmenting-path family), ``ks_rounds`` for Karp-Sipser,
-        ``heavy_degree`` and ``heavy_groups`` (degree-aware kernels of the initial matchings and
-        of GPUBFS/GPUBFS-WR: vertices of degree > ``heavy_degree`` are processed by a whole
-        work-group, by at most ``heavy_groups`` groups per launch; a negative ``heavy_degree``
-        turns it off; defaults in :func:`~pyclmatch.bipartite.augmenting.default_heavy_degree`),
+        ``heavy_degree`` and ``heavy_groups`` (vertices of degree > ``heavy_degree`` are
+        processed by a whole work-group, by at most ``heavy_groups`` groups per launch; a
+        negative value turns it off; :func:`~pyclmatch.bipartite.geometry.default_heavy_degree`),
         ``one_group_edges`` (graphs with at most this many edges run APFB/APsB whole in one
-        work-group, one launch; 0 = never; default from the device profile of
-        :mod:`pyclmatch.bipartite.choice`), and
-        ``shape`` for edge arrays. Values stored by ``examples/autotune.py`` for this device
-        (:mod:`pyclmatch.engine.tuning`) are the defaults: with ``algorithm="auto"`` the tuned
-        variant, and for the tuned variant its tuned parameters the caller did not pass
-        (``PYCLMATCH_TUNING=off`` disables).
+        work-group; 0 = never) and ``shape`` for edge arrays. Values stored by
+        ``examples/autotune.py`` for this device (:mod:`pyclmatch.engine.tuning`) are the
+        defaults of what the caller did not pass (``PYCLMATCH_TUNING=off`` disables).
 
     Returns
     -------
     MatchingResult
         ``row_match`` (column of each row or -1), ``col_match``, ``cardinality``,
         ``initial_cardinality``, ``certificate`` (König cover), ``timings`` (seconds:
-        ``total`` = the whole call, upload (intake: checks and transpose on the device), build,
-        init, augment, download, verify and ``kernel:<phase>`` device times) and
-        ``counters`` (phases, BFS levels, launches, read-backs).
+        ``total`` = the whole call, upload, build, init, augment, download, verify and
+        ``kernel:<phase>`` device times) and ``counters`` (phases, BFS levels, launches,
+        read-backs).
+
+    Raises
+    ------
+    InputError
+        A malformed input, an unknown algorithm (the message lists every accepted name),
+        init or parameter.
+    VerificationError
+        The answer failed its check (never expected).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> import pyclmatch
+    >>> A = sp.csr_matrix([[1, 1, 0], [1, 0, 0], [0, 1, 1]])
+    >>> res = pyclmatch.maximum_matching(A, algorithm="apfb", device="cpu")
+    >>> res.cardinality, res.algorithm, res.verified
+    (3, 'apfb-gpubfs-wr-mt', True)
+    >>> res.row_match.tolist(), res.certificate.size
+    ([1, 0, 2], 3)
+    >>> pyclmatch.maximum_matching(pyclmatch.generators.grid(8), device="cpu").cardinality
+    62
     """
     t_call = time.perf_counter()
     if verify not in (True, False, "device", "host"):
         raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
     shape = params.pop("shape", None)
-    from .host import HOST_FAMILY
     # (the host family needs no OpenCL device: none is opened for it)
     handle = None if str(algorithm).lower() == HOST_FAMILY else get_device(device)
-    graph = as_bipartite(A, shape=shape, fits=functools.partial(_fits, handle))
-    name, factory, params, choice = _resolve(handle, graph, algorithm, init, params)
-    nr, nc = graph.shape
+    graph = as_bipartite(A, shape=shape, fits=functools.partial(check_fits, handle))
+    name, factory, params, choice = resolve_call(handle, graph, algorithm, init, params)
     if getattr(factory, "host", False):
         return _match_on_host(graph, name, verify, choice, t_call)
-    if graph.nnz == 0:   # nothing to launch: every vertex is unmatched, the cover is empty
-        check_no_entries(graph.indptr)
-        rm, cm = np.full(nr, -1, np.int32), np.full(nc, -1, np.int32)
-        res = MatchingResult(rm, cm, 0, 0, KonigCover(np.zeros(0, np.int32),
-                             np.zeros(0, np.int32)), name, init, handle.label, choice=choice)
-        res.verified = bool(verify)
-        res.timings = {"total": time.perf_counter() - t_call}
-        return res
+    if graph.nnz == 0:
+        return _empty_result(handle, graph, name, init, verify, choice, t_call)
     sched = Scheduler(handle, progress=progress, label=f"maximum_matching[{name}]")
     race = None
     if choice and choice.get("race"):   # the host's Hopcroft-Karp in the race worker
-        from ..engine.intake import check_compressed_host
-        from .race import HostRace
         with sched.step("upload"):
             check_compressed_host(graph.indptr, graph.indices, graph.major[1])
         race = HostRace(graph, check=bool(verify), gpu=not handle.is_cpu)
-    from .race import HostWon
+    return _raced_device_call(handle, graph, name, factory, init, params, verify, choice,
+                              sched, t_call, race)
+
+
+def _empty_result(handle, graph, name, init, verify, choice, t_call):
+    """A graph without edges: nothing to launch, every vertex unmatched, the cover empty."""
+    check_no_entries(graph.indptr)
+    nr, nc = graph.shape
+    rm, cm = np.full(nr, -1, np.int32), np.full(nc, -1, np.int32)
+    res = MatchingResult(rm, cm, 0, 0, KonigCover(np.zeros(0, np.int32),
+                         np.zeros(0, np.int32)), name, init, handle.label, choice=choice)
+    res.verified = bool(verify)
+    res.timings = {"total": time.perf_counter() - t_call}
+    return res
+
+
+def _raced_device_call(handle, graph, name, factory, init, params, verify, choice, sched,
+                       t_call, race):
+    """The device family's call, against the host attempt ``race`` when there is one
+    (:mod:`pyclmatch.bipartite.race`): the first answer is returned."""
+    racing = race if race is not None and race.started else None
     try:
-        if race is not None and race.started:
-            _wait_for_backlog(handle, race)
+        if racing is not None:
+            _wait_for_backlog(handle, racing)
         res = _match_with_device(handle, graph, name, factory, init, params, verify, choice,
-                                 sched, t_call, race if race is not None and race.started
-                                 else None)
+                                 sched, t_call, racing)
     except HostWon:
         if handle.is_cpu:   # (enqueued kernels may read host memory about to be released)
             handle.queue.finish()
@@ -229,9 +240,9 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
             marker, kept = sched.drained()    # (an earlier backlog's events kept too:
             earlier = handle.race_backlog     # dropping a pending read's event waits for it)
             handle.race_backlog = (marker, kept + (earlier[1] if earlier else []))
-        choice = dict(choice, race=race.record("host-hk"))
+        choice = dict(choice, race=race.record(HOST_FAMILY))
         counters = sched.call_counters()
-        return _host_result(graph, "host-hk", race.solved(), verify, choice, t_call,
+        return _host_result(graph, HOST_FAMILY, race.solved(), verify, choice, t_call,
                             dict(sched.wall), counters, checked=race.checked)
     finally:
         if race is not None:
@@ -292,12 +303,10 @@ def _match_on_host(graph, name, verify, choice, t_call):
     """The call of a host family (``host-hk``, :mod:`pyclmatch.bipartite.host`): the intake's
     structure checks on the host (scipy's compiled routines trust the arrays), then
     :func:`_host_result`."""
-    from ..engine.intake import check_compressed_host
-    from . import host
     t0 = time.perf_counter()
     check_compressed_host(graph.indptr, graph.indices, graph.major[1])
     timings = {"upload": time.perf_counter() - t0}   # (the intake: checks only)
-    return _host_result(graph, name, host.solve(graph), verify, choice, t_call, timings,
+    return _host_result(graph, name, host_family.solve(graph), verify, choice, t_call, timings,
                         {"launches": 0, "readbacks": 0, "copies": 0})
 
 
@@ -338,7 +347,7 @@ def finish_result(res, graph, verify, sched, t_call, stats):
     return res
 
 
-def _resolve(handle, graph, algorithm, init, params, device_only=False):
+def resolve_call(handle, graph, algorithm, init, params, device_only=False):
     """The algorithm's name and factory, the parameters (tuned defaults added) and ``auto``'s
     choice record (None for a named algorithm) for a call of :func:`maximum_matching`;
     raises :class:`InputError` on unknown names. ``device_only``: ``auto`` chooses among the
@@ -346,22 +355,18 @@ def _resolve(handle, graph, algorithm, init, params, device_only=False):
     params = dict(params)
     if init not in INITS:
         raise InputError(f"unknown init {init!r}; choose one of {', '.join(INITS)}")
-    from ..engine.tuning import tuned_params   # per-user autotune cache (PYCLMATCH_TUNING=off)
+    # per-user autotune cache (PYCLMATCH_TUNING=off)
     tuned = tuned_params(handle, "bipartite") if handle is not None else {}
     choice = None
-    if (algorithm or "auto").lower() == "auto":   # features + device profile (choice.py)
-        from .choice import choose
+    name = canonical_name(algorithm)
+    if name == "auto":   # features + device profile (choice.py)
         choice = choose(handle, graph, device_only=device_only)
         name = choice["algorithm"]
         params.setdefault("one_group_edges", choice["one_group_edges"])
-    else:
-        name = resolve_algorithm(algorithm, handle, graph)
-    factory = _ALGORITHMS[name]
-    if device_only and getattr(factory, "host", False):
+    factory = factory_of(name)
+    if device_only and is_host(name):
         raise InputError(f"{name!r} runs on the host; this call needs a device family: "
-                         f"'auto' or one of "
-                         + ", ".join(n for n, f in _ALGORITHMS.items()
-                                     if not getattr(f, "host", False)))
+                         f"'auto' or one of " + ", ".join(device_families()))
     if tuned.get("algorithm") == name:   # tuned values are defaults for what was not passed
         for k, v in tuned.items():
             if k in factory.params and k not in params:
@@ -412,90 +417,131 @@ def match_on_device(handle, graph, name, factory, init, params, sched, need_csr=
     (:class:`DeviceMatching`'s ``pending``; call ``finish`` with them read back).
     ``race`` (a :class:`~pyclmatch.bipartite.race.HostRace`) is checked at the intake's
     read-back, then once the programs are built and at every launch, read-back and drain: it
-    raises
-    :class:`~pyclmatch.bipartite.race.HostWon` once the host has finished (the builds are
-    never cut short, so a raced call leaves the device family ready for the next)."""
-    alg_params = {k: v for k, v in params.items() if k in factory.params}
-    nr, nc = graph.shape
-    extra = {"rmatch": nr * 4, "cmatch": nc * 4,
-             "Karp-Sipser degrees": (nr + nc) * 4 if init == "karp-sipser" else 0}
-    extra.update(factory.device_bytes(graph, name))
+    raises :class:`~pyclmatch.bipartite.race.HostWon` once the host has finished (the builds
+    are never cut short, so a raced call leaves the device family ready for the next)."""
+    call = _DeviceCall(handle, graph, name, factory, init, params, sched)
     sched.race = race     # the intake's read-back polls the host attempt too
-    with sched.step("upload"):
-        dg = DeviceBipartite(handle, graph, extra_bytes=extra, sched=sched,
-                             need_csr=(need_csr or init == "karp-sipser"
-                                       or factory.needs_csr),
-                             canonical=not handle.is_cpu)   # (CPU devices: lists as given)
-    mode = alg_params.get("mode") or (parse_variant(name)[2] if name in AUGMENTING_VARIANTS
-                                      else "ct")
-    initm = InitialMatcher(handle, dg, mode=mode,
-                           work_group_size=params.get("work_group_size"),
-                           ct_work_items=params.get("ct_work_items"),
-                           ks_rounds=params.get("ks_rounds", 32),
-                           heavy_degree=params.get("heavy_degree"),
-                           heavy_groups=params.get("heavy_groups"))
-    runner = factory(handle, dg, name, **alg_params)
-    one_group = name in AUGMENTING_VARIANTS and runner.one_group
-    certifier = runner if name in AUGMENTING_VARIANTS else _AugmentingRunner(
-        handle, dg, CERTIFICATE_VARIANT,
-        **{k: params[k] for k in ("heavy_degree", "heavy_groups", "one_group_edges")
-           if k in params})
-    if not one_group:   # (the one group's loops have no heavy tier: nothing to prepare)
-        with sched.step("upload"):   # heavy-vertex lists: once per device graph, before builds
-            initm.prepare(init, sched)     # (the heavy lists' counts: one read-back, which
-            for r in ([runner] if certifier is runner else [runner, certifier]):
-                if hasattr(r, "prepare"):   # polls the host attempt in a raced call)
-                    r.prepare(sched)
-    for side in ("cols", "rows"):   # heavy vertices handed to work-groups (0: none or off)
-        tier = certifier.tiers.get(side) or initm.tiers.get(side)
-        sched.counters[f"heavy_{side}"] = tier.count if tier else 0
+    call.upload(need_csr)
     sched.race = None     # (builds are never cut short)
-    with sched.step("build"):
-        runner.build()
-        certifier.build()
-        if init != "none" and not one_group:
-            initm.kernel("cheap_match")
-        _count_kernel(handle, dg.idt)
-        cert = DeviceCertificate(handle, dg)
-        cert.build()
+    call.build()
     if race is not None:   # from here on the host may win at any launch or wait
         sched.race = race
         race.check()
-    q = handle.queue
-    pending = None
-    with sched.step("init"):
-        rmatch = cla.empty(q, nr, dg.idt, allocator=handle.pool)
-        cmatch = cla.empty(q, nc, dg.idt, allocator=handle.pool)
-        sched.fill("init", rmatch, -1)
-        sched.fill("init", cmatch, -1)
-        if not one_group:
-            initm.run(init, rmatch, cmatch, sched)
-            init_card = int(sched.get("init", _count_matched(handle, cmatch)))
-    with sched.step("augment"):
-        if one_group:   # the initial matching's rounds run in the same launch
-            bfs_array, out = runner.run_one_group(rmatch, cmatch, sched, init,
-                                                  params.get("ks_rounds", 32), defer=True)
-            if defer:   # (finished, not read: the augment step keeps its device time)
-                sched.sync()
-                pending, stats, init_card = out, {}, None
+    call.initial_matching()
+    call.augment(defer)
+    return call.result()
+
+
+class _DeviceCall:
+    """The stages of :func:`match_on_device`: upload and heavy lists, build, initial
+    matching, augmentation, then the König cover flags."""
+
+    def __init__(self, handle, graph, name, factory, init, params, sched):
+        self.handle, self.graph, self.name, self.factory = handle, graph, name, factory
+        self.init, self.params, self.sched = init, params, sched
+        self.alg_params = {k: v for k, v in params.items() if k in factory.params}
+        self.pending = self.init_card = None
+
+    def upload(self, need_csr):
+        """The device graph (engine intake), the drivers and their heavy-vertex lists."""
+        handle, graph, sched, init = self.handle, self.graph, self.sched, self.init
+        nr, nc = graph.shape
+        extra = {"rmatch": nr * 4, "cmatch": nc * 4,
+                 "Karp-Sipser degrees": (nr + nc) * 4 if init == "karp-sipser" else 0}
+        extra.update(self.factory.device_bytes(graph, self.name))
+        with sched.step("upload"):
+            self.dg = DeviceBipartite(handle, graph, extra_bytes=extra, sched=sched,
+                                      need_csr=(need_csr or init == "karp-sipser"
+                                                or self.factory.needs_csr),
+                                      canonical=not handle.is_cpu)   # (CPU: lists as given)
+        self.make_drivers()
+        if not self.one_group:   # (the one group's loops have no heavy tier)
+            with sched.step("upload"):   # heavy-vertex lists: once per device graph
+                self.initm.prepare(init, sched)   # (their counts: one read-back, which
+                for r in ([self.runner] if self.certifier is self.runner   # polls the host
+                          else [self.runner, self.certifier]):            # in a race)
+                    if hasattr(r, "prepare"):
+                        r.prepare(sched)
+        for side in ("cols", "rows"):   # heavy vertices handed to work-groups (0: none or off)
+            tier = self.certifier.tiers.get(side) or self.initm.tiers.get(side)
+            sched.counters[f"heavy_{side}"] = tier.count if tier else 0
+
+    def make_drivers(self):
+        """The initial matcher, the family's runner and the certifier (the runner itself
+        for the augmenting-path family, else APFB's alternating BFS)."""
+        name, params, augmenting = self.name, self.params, self.name in AUGMENTING_VARIANTS
+        mode = self.alg_params.get("mode") or (parse_variant(name)[2] if augmenting
+                                               else "ct")
+        self.initm = InitialMatcher(self.handle, self.dg, mode=mode,
+                                    work_group_size=params.get("work_group_size"),
+                                    ct_work_items=params.get("ct_work_items"),
+                                    ks_rounds=params.get("ks_rounds", 32),
+                                    heavy_degree=params.get("heavy_degree"),
+                                    heavy_groups=params.get("heavy_groups"))
+        self.runner = self.factory(self.handle, self.dg, name, **self.alg_params)
+        self.one_group = augmenting and self.runner.one_group
+        self.certifier = self.runner if augmenting else AugmentingRunner(
+            self.handle, self.dg, CERTIFICATE_VARIANT,
+            **{k: params[k] for k in ("heavy_degree", "heavy_groups", "one_group_edges")
+               if k in params})
+
+    def build(self):
+        """Every kernel the call launches, before the first launch."""
+        with self.sched.step("build"):
+            self.runner.build()
+            self.certifier.build()
+            if self.init != "none" and not self.one_group:
+                self.initm.kernel("cheap_match")
+            _count_kernel(self.handle, self.dg.idt)
+            self.cert = DeviceCertificate(self.handle, self.dg)
+            self.cert.build()
+
+    def initial_matching(self):
+        """Empty match arrays, then the initial matching (in the one-group launch when the
+        graph takes that path)."""
+        handle, sched, dg = self.handle, self.sched, self.dg
+        nr, nc = self.graph.shape
+        with sched.step("init"):
+            self.rmatch = cla.empty(handle.queue, nr, dg.idt, allocator=handle.pool)
+            self.cmatch = cla.empty(handle.queue, nc, dg.idt, allocator=handle.pool)
+            sched.fill("init", self.rmatch, -1)
+            sched.fill("init", self.cmatch, -1)
+            if not self.one_group:
+                self.initm.run(self.init, self.rmatch, self.cmatch, sched)
+                self.init_card = int(sched.get("init", _count_matched(handle, self.cmatch)))
+
+    def augment(self, defer):
+        """The family's run, then the certifier's BFS when the run left no ``bfs_array``."""
+        sched, runner = self.sched, self.runner
+        with sched.step("augment"):
+            if self.one_group:   # the initial matching's rounds run in the same launch
+                self.bfs_array, out = runner.run_one_group(
+                    self.rmatch, self.cmatch, sched, self.init,
+                    self.params.get("ks_rounds", 32), defer=True)
+                if defer:   # (finished, not read: the augment step keeps its device time)
+                    sched.sync()
+                    self.pending, self.stats = out, {}
+                else:
+                    self.stats = runner.one_group_stats(
+                        sched.read("one-group", np.zeros(5, np.int32), out))
+                    self.init_card = self.stats.pop("initial_cardinality")
             else:
-                stats = runner.one_group_stats(sched.read("one-group", np.zeros(5, np.int32),
-                                                          out))
-                init_card = stats.pop("initial_cardinality")
-        else:
-            bfs_array, stats = runner.run(rmatch, cmatch, sched)
-            sched.sync()
-    if bfs_array is None:
-        with sched.step("certificate"):
-            bfs_array, cstats = certifier.run(rmatch, cmatch, sched)
-            stats["cover_phases"] = cstats["phases"]
-            sched.sync()
-    cert.cover(rmatch, cmatch, bfs_array, sched)
-    return DeviceMatching(dg, rmatch, cmatch, bfs_array, cert, init_card, stats, pending,
-                          runner)
+                self.bfs_array, self.stats = runner.run(self.rmatch, self.cmatch, sched)
+                sched.sync()
+        if self.bfs_array is None:
+            with sched.step("certificate"):
+                self.bfs_array, cstats = self.certifier.run(self.rmatch, self.cmatch, sched)
+                self.stats["cover_phases"] = cstats["phases"]
+                sched.sync()
+
+    def result(self):
+        """The cover flags enqueued, and the :class:`DeviceMatching`."""
+        self.cert.cover(self.rmatch, self.cmatch, self.bfs_array, self.sched)
+        return DeviceMatching(self.dg, self.rmatch, self.cmatch, self.bfs_array, self.cert,
+                              self.init_card, self.stats, self.pending, self.runner)
 
 
-def _fits(handle, n_rows, n_cols, nnz, host, index_bytes):
+def check_fits(handle, n_rows, n_cols, nnz, host, index_bytes):
     """The declared-size check of :func:`maximum_matching` (before any allocation)."""
     dev, host_need = limits.bipartite_footprint(n_rows, n_cols, nnz, index_bytes)
     limits.check(handle, "maximum_matching", limits.sizes_text(n_rows, n_cols, nnz), dev,
@@ -504,7 +550,6 @@ def _fits(handle, n_rows, n_cols, nnz, host, index_bytes):
 
 def _count_kernel(handle, dtype):
     """pyopencl reduction counting the entries >= 0 (matched vertices), built once a device."""
-    from pyopencl.reduction import ReductionKernel
     return handle.memoize(("count_nonneg", np.dtype(dtype).str), lambda: ReductionKernel(
         handle.context, np.int64, neutral="0", reduce_expr="a+b",
         map_expr="x[i] >= 0 ? 1 : 0", arguments=f"__global const {_ctype(dtype)} *x"))
@@ -523,9 +568,26 @@ def maximum_bipartite_matching(A: GraphInput, perm_type: str = "row",
                                **kwargs: Any) -> np.ndarray:
     """Drop-in for ``scipy.sparse.csgraph.maximum_bipartite_matching``.
 
-    ``perm_type="row"`` returns, for each column, the row matched to it (-1 if none);
-    ``"column"`` returns, for each row, its column. Extra keyword arguments go to
-    :func:`maximum_matching`.
+    Parameters
+    ----------
+    A : scipy.sparse matrix/array or anything :func:`maximum_matching` takes
+    perm_type : {"row", "column"}
+        ``"row"`` returns, for each column, the row matched to it (-1 if none); ``"column"``
+        returns, for each row, its column.
+    **kwargs
+        Go to :func:`maximum_matching` (``device=``, ``algorithm=``, ...).
+
+    Returns
+    -------
+    numpy.ndarray of int32
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> import pyclmatch
+    >>> A = sp.csr_matrix([[1, 1, 0], [1, 0, 0], [0, 1, 1]])
+    >>> pyclmatch.maximum_bipartite_matching(A, perm_type="column", device="cpu").tolist()
+    [1, 0, 2]
     """
     if perm_type not in ("row", "column"):
         raise ValueError("perm_type must be 'row' or 'column'")

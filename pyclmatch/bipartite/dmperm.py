@@ -26,14 +26,20 @@ import time
 import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
+from pyopencl.algorithm import RadixSort
+from pyopencl.reduction import ReductionKernel
+from pyopencl.scan import GenericScanKernel
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from ..engine.devices import get_device, device_call
+from ..engine.family import KernelFamily
 from ..engine.graphs import as_bipartite
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, IterationLimitError, VerificationError
-from .augmenting import AUGMENTING_VARIANTS
+from .api import check_fits, finish_result, match_on_device, maximum_matching, resolve_call
+from .registry import AUGMENTING_VARIANTS
 
-TEMPLATE = "dmperm.cl.mako"
 #: the FW-BW step runs in the first SCC round when at least this many columns are left
 FWBW_MIN = 1
 #: BFS levels one launch of a queue search runs on a CPU device (one work-group; 0: one level
@@ -55,7 +61,30 @@ _BAD_TEXT = {BAD_PERM: "p or q is not a permutation",
 @dataclass
 class DMDecomposition:
     """Result of :func:`dulmage_mendelsohn` (int32 arrays, ``cs_dmperm``'s conventions; see the
-    module docstring). ``row_match``/``col_match``: the maximum matching it was built from."""
+    module docstring).
+
+    Attributes
+    ----------
+    p, q : numpy.ndarray
+        Row and column permutations: ``A[p][:, q]`` is block upper triangular.
+    r, s : numpy.ndarray
+        Row and column boundaries of the fine blocks (``nblocks + 1`` each).
+    rr, cc : numpy.ndarray
+        The five coarse boundaries of rows and columns (R1, R2, R3, R0 / C0, C1, C2, C3).
+    structural_rank : int
+    row_match, col_match : numpy.ndarray
+        The maximum matching it was built from.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyclmatch import dulmage_mendelsohn
+    >>> dm = dulmage_mendelsohn(np.array([[1, 0, 0], [1, 0, 0], [0, 1, 1]]), device="cpu")
+    >>> dm.coarse_sizes()["horizontal"], dm.coarse_sizes()["vertical"], len(dm.square_blocks)
+    ((1, 2), (2, 1), 0)
+    >>> dm.verify(np.array([[1, 0, 0], [1, 0, 0], [0, 1, 1]]))
+    True
+    """
     p: np.ndarray
     q: np.ndarray
     r: np.ndarray
@@ -106,6 +135,7 @@ class DMDecomposition:
         return True
 
     def summary(self):
+        """The decomposition's sizes and names as one dict (no arrays)."""
         sizes = self.coarse_sizes()
         sq = self.square_blocks
         return {"rows": int(self.shape[0]), "cols": int(self.shape[1]),
@@ -119,7 +149,17 @@ class DMDecomposition:
 
 class BlockTriangularForm(tuple):
     """``(p, q, blocks)`` of :func:`block_triangular_form`, with the decomposition it came
-    from as ``.decomposition``."""
+    from as ``.decomposition``.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> import pyclmatch
+    >>> btf = pyclmatch.block_triangular_form(sp.eye(3, format="csr"), device="cpu")
+    >>> p, q, blocks = btf
+    >>> blocks.tolist(), btf.decomposition.structural_rank
+    ([0, 1, 2, 3], 3)
+    """
 
     def __new__(cls, p, q, blocks, decomposition):
         self = super().__new__(cls, (p, q, blocks))
@@ -132,20 +172,21 @@ class BlockTriangularForm(tuple):
 
 
 # --------------------------------------------------------------------------- device driver
-class _DeviceDM:
+class _DeviceDM(KernelFamily):
     """The kernels of ``dmperm.cl.mako`` on one device graph with its maximum matching."""
 
+    TEMPLATE = "dmperm.cl.mako"
+
     def __init__(self, handle, dg, sched):
-        self.handle, self.dg, self.sched = handle, dg, sched
-        self.values = dict(dg.type_values, mode="ct")
-        self._kernels = {}            # this thread's kernel objects by name
+        super().__init__(handle, mode="ct", **dg.type_values)
+        self.dg, self.sched = dg, sched
         self.wg = handle.default_work_group_size()
         kind = "cpu" if handle.is_cpu else "gpu"
         self.sweeps = SWEEPS[kind]
         self.one_group = ONE_GROUP_MAX[kind]
         #: work-group of ``scc_small`` (the last rounds in one group): on GPUs the widest the
         #: kernel allows on this device, up to 1024
-        self.small_wg = self.wg if handle.is_cpu else min(1024, self.k("scc_small")
+        self.small_wg = self.wg if handle.is_cpu else min(1024, self.kernel("scc_small")
                                                            .get_work_group_info(
             cl.kernel_work_group_info.WORK_GROUP_SIZE, handle.device))
         #: the loops' flags (``flags[0]``: the last pass that changed something, see
@@ -156,17 +197,11 @@ class _DeviceDM:
         self.fwbw_min = FWBW_MIN
         self.nr, self.nc = dg.graph.shape
 
-    def k(self, name):
-        knl = self._kernels.get(name)
-        if knl is None:
-            knl = self._kernels[name] = self.handle.kernel(TEMPLATE, name, **self.values)
-        return knl
-
     def grid(self, n):
         return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
 
     def launch(self, phase, name, n, *args):
-        self.sched.launch(phase, self.k(name), self.grid(n), self.wg, *args)
+        self.sched.launch(phase, self.kernel(name), self.grid(n), self.wg, *args)
 
     def relax(self, phase, name, n, lst, args, what):
         """A relaxation kernel (``sweeps`` in the kernel file) over ``lst[:n]`` to its
@@ -177,7 +212,7 @@ class _DeviceDM:
         relaunched (:meth:`Scheduler.converge`) until a launch changes nothing. ``args``:
         the kernel's arguments after ``n, list, sweeps, pass``."""
         small = n <= self.one_group
-        bound = self.sched.bind(phase, self.k(name), self.wg if small else self.grid(n),
+        bound = self.sched.bind(phase, self.kernel(name), self.wg if small else self.grid(n),
                                 self.wg, np.int32(n), lst,
                                 np.int32(1 << 20 if small else self.sweeps), np.int32(0),
                                 *args)
@@ -198,10 +233,10 @@ class _DeviceDM:
         ``CPU_SEARCH_LEVELS`` levels with a barrier between them. ``args``: the kernel's
         arguments after ``levels, pass``."""
         if self.handle.is_cpu and CPU_SEARCH_LEVELS:
-            bound = self.sched.bind(phase, self.k(name), self.wg, self.wg,
+            bound = self.sched.bind(phase, self.kernel(name), self.wg, self.wg,
                                     np.int32(CPU_SEARCH_LEVELS), np.int32(0), *args)
         else:
-            bound = self.sched.bind(phase, self.k(name), self.grid(n), self.wg, np.int32(0),
+            bound = self.sched.bind(phase, self.kernel(name), self.grid(n), self.wg, np.int32(0),
                                     np.int32(0), *args)
 
         def step():
@@ -286,7 +321,7 @@ class _DeviceDM:
                                           "number of columns; stopped instead of hanging")
             nn, L = np.int32(n), cur.data
             if n <= self.one_group:
-                self.sched.launch("scc", self.k("scc_small"), self.small_wg, self.small_wg,
+                self.sched.launch("scc", self.kernel("scc_small"), self.small_wg, self.small_wg,
                                   nn, L, cp, ci, rp, ri, rm, cm, comp, group, color.data,
                                   mark.data)
                 break
@@ -434,7 +469,6 @@ class _DeviceDM:
 
 def _compact_kernel(handle, index_t):
     """Scan keeping the unassigned columns (``comp == -1``) of a list (or of ``0..n-1``)."""
-    from pyopencl.scan import GenericScanKernel
     return handle.memoize(("dmperm", "compact unassigned", index_t), lambda: GenericScanKernel(
         handle.context, np.int64,
         arguments=f"__global const {index_t} *src, int use_src, __global const {index_t} "
@@ -448,7 +482,6 @@ def _compact_kernel(handle, index_t):
 def _pivot_kernel(handle, index_t, offset_t):
     """Max-reduction of ``(in-degree x out-degree) << 32 | column`` over the unassigned columns
     of a list: the FW-BW pivot (Slota, Rajamanickam and Madduri, IPDPS 2014)."""
-    from pyopencl.reduction import ReductionKernel
     pre = f"""
     long pivot_key({index_t} c, __global const {offset_t} *cp, __global const {offset_t} *rp,
                    __global const {index_t} *cmatch, __global const {index_t} *comp)
@@ -468,7 +501,6 @@ def _pivot_kernel(handle, index_t, offset_t):
 
 
 def _radix_sort(handle):
-    from pyopencl.algorithm import RadixSort
     return handle.memoize(("dmperm", "radix sort u64 -> int32"), lambda: RadixSort(
         handle.context, "__global ulong *keys, __global int *ids", key_expr="keys[i]",
         sort_arg_names=["keys", "ids"], key_dtype=np.uint64, bits_at_a_time=4))
@@ -535,15 +567,31 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
         FW-BW searches, SCC rounds, trimming, colouring and backward passes, level passes and
         block levels, launches, read-backs, and the loops' non-blocking flag copies
         ``flag_reads`` and the waits on them ``flag_waits``).
+
+    Raises
+    ------
+    InputError
+        A malformed input, or an algorithm that runs on the host (the decomposition needs
+        the matching on the device).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> import pyclmatch
+    >>> A = sp.csr_matrix([[1, 0, 0], [1, 0, 0], [0, 1, 1]])
+    >>> dm = pyclmatch.dulmage_mendelsohn(A, device="cpu")
+    >>> dm.structural_rank, dm.nblocks, dm.coarse_sizes()["square"]
+    (2, 2, (0, 0))
+    >>> pyclmatch.dulmage_mendelsohn(pyclmatch.generators.grid(8), device="cpu").nblocks
+    52
     """
-    from .api import _fits, _resolve, match_on_device, finish_result
     t_call = time.perf_counter()
     if verify not in (True, False, "device", "host"):
         raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
     handle = get_device(device)
     graph = as_bipartite(A, shape=params.pop("shape", None),
-                         fits=functools.partial(_fits, handle))
-    name, factory, params, _ = _resolve(handle, graph, algorithm, init, params,
+                         fits=functools.partial(check_fits, handle))
+    name, factory, params, _ = resolve_call(handle, graph, algorithm, init, params,
                                         device_only=True)
     nr, nc = graph.shape
     if graph.nnz == 0:
@@ -558,11 +606,10 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
             m.cert.verify(m.rmatch, m.cmatch, sched)
     dm = _DeviceDM(handle, m.dg, sched)
     with sched.step("build"):
-        for kn in ("reach_roots", "reach_start", "reach_visit", "coarse_parts", "scc_trim",
-                   "fwbw_start", "fwbw_visit", "fwbw_assign", "scc_color_init", "scc_color",
-                   "scc_roots", "scc_back", "scc_assign", "scc_small", "block_levels",
-                   "column_keys", "mate_rows", "unmatched", "block_starts"):
-            dm.k(kn)
+        dm.build("reach_roots", "reach_start", "reach_visit", "coarse_parts", "scc_trim",
+                 "fwbw_start", "fwbw_visit", "fwbw_assign", "scc_color_init", "scc_color",
+                 "scc_roots", "scc_back", "scc_assign", "scc_small", "block_levels",
+                 "column_keys", "mate_rows", "unmatched", "block_starts")
         _radix_sort(handle)
         _compact_kernel(handle, m.dg.index_t)
         _pivot_kernel(handle, m.dg.index_t, m.dg.offset_t)
@@ -604,6 +651,19 @@ def block_triangular_form(A, **kwargs):
     A structurally singular ``A`` raises :class:`~pyclmatch.InputError` naming its structural
     rank (its horizontal and vertical parts are not square; use :func:`dulmage_mendelsohn`).
     The result also carries the whole decomposition as ``.decomposition``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> import pyclmatch
+    >>> A = sp.csr_matrix([[1, 1, 0], [0, 1, 0], [0, 0, 1]])
+    >>> p, q, blocks = pyclmatch.block_triangular_form(A, device="cpu")
+    >>> len(blocks) - 1                       # three 1 x 1 blocks
+    3
+    >>> B = A[p][:, q].toarray()
+    >>> bool(np.all(np.tril(B, -1) == 0)), bool(np.all(np.diag(B) != 0))
+    (True, True)
     """
     graph = as_bipartite(A, shape=kwargs.pop("shape", None))
     nr, nc = graph.shape
@@ -621,16 +681,22 @@ def block_triangular_form(A, **kwargs):
 def structural_rank(graph, **kwargs):
     """Structural rank of a sparse matrix: the size of a maximum matching of its pattern, as
     ``scipy.sparse.csgraph.structural_rank`` (keyword arguments go to
-    :func:`pyclmatch.maximum_matching`, e.g. ``device=``)."""
-    from .api import maximum_matching
+    :func:`pyclmatch.maximum_matching`, e.g. ``device=``).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> import pyclmatch
+    >>> A = sp.csr_matrix([[1, 0, 0], [1, 0, 0], [0, 1, 1]])
+    >>> pyclmatch.structural_rank(A, device="cpu")
+    2
+    """
     return int(maximum_matching(graph, **kwargs).cardinality)
 
 
 # --------------------------------------------------------------------------- host certificate
 def verify_decomposition(graph, dm):
     """Host check of a :class:`DMDecomposition` (see :meth:`DMDecomposition.verify`)."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import connected_components
     nr, nc = graph.shape
     p, q, r, s, rr, cc = (np.asarray(x, np.int64) for x in (dm.p, dm.q, dm.r, dm.s, dm.rr,
                                                             dm.cc))
@@ -693,8 +759,6 @@ def _reach(M, k0, card, shift, unmatched_last=False):
     or ``>= k0`` with ``unmatched_last``) through an entry ``(v, j)`` and the vertex matched to
     ``j``, which sits at position ``j - shift`` when ``0 <= j - shift < card`` (+ ``k0`` when the
     unmatched come first)."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import breadth_first_order
     n = M.shape[0]
     src = np.repeat(np.arange(n), np.diff(M.indptr))
     t = M.indices.astype(np.int64) - shift

@@ -83,11 +83,10 @@ def check_matching_and_cover(indptr, indices, n_major, n_minor, major_match, min
     list, every entry with an end in the cover, the cover as large as the matching (which
     proves it maximum, König). A few vectorized passes: per entry, the list's mate (one
     ``np.repeat``) against the entry's index, and the lists holding their mate flagged from
-    the entries that matched (no cumulative sum over the entries, the slowest pass on the
-    H100 host: benchmarks/results/host-check-h100); for the cover, only the lists of the
-    major vertices outside it are read (none when it holds the whole major side, as after a
-    matching perfect on that side). ``names``: what the major and minor vertices are called
-    in the messages."""
+    the entries that matched (no cumulative sum over the entries, the slowest pass); for the
+    cover, only the lists of the major vertices outside it are read (none when it holds the
+    whole major side, as after a matching perfect on that side). ``names``: what the major
+    and minor vertices are called in the messages."""
     mj, mn = np.asarray(major_match), np.asarray(minor_match)
     if mj.shape != (n_major,) or mn.shape != (n_minor,):
         return (f"{names[0]}_match and {names[1]}_match have shapes {mj.shape}, {mn.shape}; "

@@ -6,7 +6,7 @@ maximum_bipartite_matching``, one core) on the user's compressed arrays as they 
 a CSR; a CSC is matched as the CSR of its transpose); the certificate is a König vertex cover
 found by one breadth-first search of ``scipy.sparse.csgraph`` over the alternating paths from
 the unmatched vertices of the stored side (:mod:`pyclmatch.bipartite.hk_core`, which the race
-worker runs too). :func:`~pyclmatch.bipartite.certificate.verify_matching` checks matching and
+worker runs too). :func:`~pyclmatch.bipartite.konig.verify_matching` checks matching and
 cover in a few vectorized passes over the same arrays. The result is the device families'
 :class:`~pyclmatch.bipartite.api.MatchingResult` (``counters["launches"] == 0``,
 ``res.device == "host"``).
@@ -14,12 +14,9 @@ cover in a few vectorized passes over the same arrays. The result is the device 
 ``auto``'s race of this family against a device family runs it in a worker process
 (:mod:`pyclmatch.bipartite.race`).
 """
-from .api import register_algorithm
-from .certificate import KonigCover
 from .hk_core import match_and_cover
-
-#: the registered name of the host family
-HOST_FAMILY = "host-hk"
+from .konig import KonigCover
+from .registry import HOST_FAMILY, register_algorithm
 
 
 class HostHopcroftKarp:

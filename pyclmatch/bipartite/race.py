@@ -3,8 +3,8 @@ persistent worker process (:mod:`pyclmatch.bipartite.hk_worker`), the device fam
 caller's process, and the first to finish answers.
 
 Why a process: scipy's Hopcroft-Karp holds the GIL for its whole run, so a host attempt in a
-thread stalls the device path's host loop behind it (on the H100, a raced facebook_combined
-took 2076 ms in a thread where the device alone took 13.6 ms). The worker is started with
+thread stalls the device path's host loop behind it for the whole host attempt. The worker
+is started with
 ``subprocess`` (``python hk_worker.py``: no ``multiprocessing`` spawn, which would re-import
 the user's ``__main__``, and no fork of a process that holds an OpenCL context), lazily and in
 the background: the first call that wants a race starts it and runs on the device alone while
@@ -22,7 +22,7 @@ is idle, and enqueues device work only when the queue holds none that a host win
   ski-rental bound: never more than twice the better of waiting and restarting). Killing at
   once would restart the worker after every device win, even where its attempt ends in a
   millisecond; waiting for any attempt to end leaves a loop over host-hard graphs without a
-  race for seconds (facebook_combined: 2 s on the H100).
+  race for as long as a host-hard attempt runs.
 * The host won and the abandoned device work is still on the queue: the next raced call hands
   its graph to the worker at once but enqueues nothing until that work has drained (the device
   path waits on a marker of it while polling the worker), so device work never piles up behind
@@ -33,8 +33,8 @@ is idle, and enqueues device work only when the queue holds none that a host win
 
 The worker runs at nice 10 (``PYCLMATCH_RACE_NICE`` sets another niceness): its
 Hopcroft-Karp is a speculative attempt, and beside a device path it would win nothing against
-(a host-hard graph) it slowed that path on the H100: facebook_combined 1.75x the unraced call
-at nice 0, 1.35x at nice 10 (benchmarks/results/race-wait-h100).
+(a host-hard graph) it takes the host cores that path's own loop needs; at a lower priority it
+takes less of them.
 
 The device path notices a host win at each of its waits (:meth:`HostRace.wait`, called by
 :class:`~pyclmatch.engine.scheduler.Scheduler` for its read-backs and queue drains in a raced
@@ -52,6 +52,8 @@ import time
 
 import numpy as np
 
+from .host import oriented
+
 #: seconds of one wait on the worker's pipe between two looks at abandoned device work
 #: (:meth:`HostRace.wait` with ``poll``)
 POLL_S = 1e-4
@@ -60,9 +62,8 @@ POLL_S = 1e-4
 GLANCE_S = 2e-4
 #: seconds the worker keeps polling its pipe after a reply before it blocks, in races
 #: against GPUs (a worker that sleeps between jobs wakes on a cold core; calls in a loop find
-#: it awake: on the H100, benchmarks/results/race-probe-h100, rajat01 2.05 -> 1.73 ms,
-#: ca-condmat 7.8 -> 5.6 ms whole). Against CPU devices the worker never spins (the device's
-#: kernels need the cores)
+#: it awake). Against CPU devices the worker never spins (the device's kernels need the
+#: cores)
 WORKER_SPIN_S = 0.2
 #: seconds a raced host attempt sleeps before it starts (tests: a host that loses the race)
 HOST_DELAY = 0.0
@@ -139,7 +140,7 @@ class HostWorker:
             self.requests = Connection(os.dup(self.proc.stdin.fileno()), readable=False)
             self.replies = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
             # (one poll object for the replies: Connection.poll builds a selector per call,
-            # about 15 us on the H100 host, at every look of a raced call)
+            # at every look of a raced call)
             self._poller = select.poll()
             self._poller.register(self.replies.fileno(), select.POLLIN)
             self.proc.stdin.close()
@@ -380,9 +381,8 @@ class HostRace:
         once the event has completed (or failed: the caller's next step reports it), raises
         :class:`HostWon` when the host's answer is ready at either look. The wait itself
         blocks in the driver as an unraced call's does: polling the event's status instead
-        (spinning, or sleeping on the worker's pipe between looks) slowed the device's queue
-        itself on the H100 (bayer10, device won: 25 ms of kernels unraced, 33 ms spinning,
-        121 ms sleeping; benchmarks/results/race-wait-h100). A host answer is therefore taken
+        (spinning, or sleeping on the worker's pipe between looks) slows the device's queue
+        itself. A host answer is therefore taken
         at the end of the device wait in progress, as in the device's own read-backs.
         ``poll=True`` (the wait for device work an earlier call abandoned, which may take
         long and whose speed no longer matters) looks at the worker every ``POLL_S`` until
@@ -408,7 +408,6 @@ class HostRace:
 
     def solved(self):
         """The host's answer as :func:`pyclmatch.bipartite.host.solve` returns it."""
-        from .host import oriented
         return oriented(self.graph, *self.worker.read(self.job))
 
     def lost(self):

@@ -27,7 +27,7 @@
 <%doc>
   The light loop of each kernel (FOR_EACH_VERTEX / FOR_EACH_LIGHT_VERTEX over the vertices a
   work-item owns) is a def, called by its kernel and by apfb_one_group
-  (bipartite_bfs.cl.mako), which runs the same rounds in one work-group.
+  (apfb.cl.mako), which runs the same rounds in one work-group.
 </%doc>
 <%def name="cheap_match_loop(each)">
     ${each}(c, nc) {

@@ -1,6 +1,6 @@
 """The certificate of a maximum bipartite matching: a König vertex cover, assembled and
 checked on the device by kernels independent of the algorithm that computed the matching
-(``kernels/bipartite_verify.cl.mako``), or checked on the host (:func:`verify_matching`,
+(``kernels/konig.cl.mako``), or checked on the host (:func:`verify_matching`,
 ``verify="host"``).
 
 The checks, on either side: every mate is in range and mutual, every matched pair is an edge,
@@ -13,11 +13,15 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 
-from ..engine.devices import device_call
+from ..engine.devices import device_call, get_device
+from ..engine.family import KernelFamily
+from ..engine.graphs import DeviceBipartite, as_bipartite
+from ..engine.intake import check_compressed_host
+from ..engine.scheduler import Scheduler
 from ..errors import VerificationError
+from .hk_core import check_matching_and_cover
 
-TEMPLATE = "bipartite_verify.cl.mako"
-#: out[] slots and bad bits of bipartite_verify.cl.mako
+#: out[] slots and bad bits of konig.cl.mako
 OUT_BAD, OUT_MATCHED_ROWS, OUT_COVER_ROWS, OUT_MATCHED_COLS, OUT_COVER_COLS = range(5)
 BAD_MATE, BAD_PAIR, NOT_EDGE, UNCOVERED = 1, 2, 4, 8
 
@@ -25,25 +29,71 @@ BAD_MATE, BAD_PAIR, NOT_EDGE, UNCOVERED = 1, 2, 4, 8
 @dataclass
 class KonigCover:
     """A minimum vertex cover (König): every edge has an end in it, and its size equals the
-    cardinality of the matching, which proves the matching maximum."""
+    cardinality of the matching, which proves the matching maximum.
+
+    Attributes
+    ----------
+    rows, cols : numpy.ndarray of int32
+        The rows and the columns in the cover.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> import pyclmatch
+    >>> A = sp.csr_matrix([[1, 0, 0], [1, 0, 0], [0, 1, 1]])   # rows 0 and 1 share column 0
+    >>> cover = pyclmatch.maximum_matching(A, device="cpu").certificate
+    >>> cover.size, cover.rows.tolist(), cover.cols.tolist()
+    (2, [2], [0])
+    """
     rows: np.ndarray
     cols: np.ndarray
 
     @property
     def size(self):
+        """Vertices in the cover (rows and columns)."""
         return int(self.rows.size + self.cols.size)
 
 
 def verify_matching(graph, row_match, col_match, cover=None):
     """Host-side certificate check: a consistent matching on edges of the graph, and (given a
-    cover) a vertex cover of every edge whose size equals the cardinality. Vectorized passes
-    over ``graph``'s compressed arrays as they are (unsorted lists and repeated entries
-    allowed; :func:`~pyclmatch.bipartite.hk_core.check_matching_and_cover`), after the
-    intake's structure checks (:class:`~pyclmatch.errors.InputError` on a malformed
-    matrix)."""
-    from ..engine.graphs import as_bipartite
-    from ..engine.intake import check_compressed_host
-    from .hk_core import check_matching_and_cover
+    cover) a vertex cover of every edge whose size equals the cardinality, which proves the
+    matching maximum.
+
+    Vectorized passes over ``graph``'s compressed arrays as they are (unsorted lists and
+    repeated entries allowed; :func:`~pyclmatch.bipartite.hk_core.check_matching_and_cover`),
+    after the intake's structure checks.
+
+    Parameters
+    ----------
+    graph : scipy.sparse matrix/array or anything :func:`maximum_matching` takes
+    row_match, col_match : array-like of int
+        The column of each row and the row of each column (-1: unmatched).
+    cover : KonigCover, optional
+        Without it, only the matching is checked (not that it is maximum).
+
+    Returns
+    -------
+    True
+
+    Raises
+    ------
+    VerificationError
+        Naming the first problem found.
+    InputError
+        A malformed matrix.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from pyclmatch.bipartite import KonigCover, verify_matching
+    >>> A = sp.csr_matrix([[1, 0, 0], [1, 0, 0], [0, 1, 1]])
+    >>> verify_matching(A, [0, -1, 1], [0, 2, -1], KonigCover([2], [0]))
+    True
+    >>> verify_matching(A, [0, -1, 1], [0, 2, -1], KonigCover([2], []))
+    Traceback (most recent call last):
+    ...
+    pyclmatch.errors.VerificationError: the König cover has 1 vertices but the matching has 2 edges
+    """
     if not hasattr(graph, "major"):     # (a scipy matrix or anything as_bipartite takes)
         graph = as_bipartite(graph)
     nr, nc = graph.shape
@@ -76,7 +126,7 @@ def konig_cover(graph, row_match, col_match, visited_cols):
     return KonigCover(rows=np.sort(rows).astype(np.int32), cols=cols.astype(np.int32))
 
 
-class DeviceCertificate:
+class DeviceCertificate(KernelFamily):
     """The König cover of a device graph's matching, built and verified on the device.
 
     :meth:`cover` enqueues the cover flags from the last BFS; :meth:`verify` enqueues the
@@ -85,18 +135,17 @@ class DeviceCertificate:
     the cover's vertex lists back.
     """
 
+    TEMPLATE = "konig.cl.mako"
+
     def __init__(self, handle, dgraph):
-        self.handle, self.dg = handle, dgraph
-        self.values = dict(dgraph.type_values, mode="ct", by_rows=handle.is_cpu)
+        super().__init__(handle, mode="ct", by_rows=handle.is_cpu, **dgraph.type_values)
+        self.dg = dgraph
         self.wg = handle.default_work_group_size()
         self.cover_r = self.cover_c = None
 
-    def kernel(self, name):
-        return self.handle.kernel(TEMPLATE, name, **self.values)
-
     def build(self):
-        for name in ("konig_cover", "verify_side", "verify_cover"):
-            self.kernel(name)
+        """Fetch the cover and check kernels."""
+        super().build("konig_cover", "verify_side", "verify_cover")
 
     def _grid(self, n):
         return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
@@ -243,9 +292,6 @@ def verify_matching_device(graph, row_match, col_match, cover, device=None):
     """:func:`verify_matching` on the device: uploads the graph (engine intake), the matching
     and the cover flags, runs the kernels that ``maximum_matching(verify=True)`` runs and
     raises :class:`~pyclmatch.errors.VerificationError` on any inconsistency."""
-    from ..engine.devices import get_device
-    from ..engine.graphs import DeviceBipartite, as_bipartite
-    from ..engine.scheduler import Scheduler
     graph = as_bipartite(graph)
     handle = get_device(device)
     sched = Scheduler(handle, label="verify_matching_device")

@@ -18,7 +18,7 @@
   no-op, and in APsB a level after the one that found a path returns at once.
 </%doc>
 <%namespace name="common" file="common.cl.mako"/>
-<%namespace name="initial" file="bipartite_init.cl.mako"/>
+<%namespace name="initial" file="karp_sipser.cl.mako"/>
 <%include file="common.cl.mako"/>
 <%
     heavy = int(context.get('heavy_degree', -1)) >= 0
@@ -233,7 +233,7 @@ ${fix_matching_cols_loop()}
   the large path ends a launch, and the flags the host reads there live in local memory.
   Every branch around a barrier depends on values all work-items read from local memory
   between two barriers, so it is uniform over the group.
-  It starts with the initial matching (init_kind), likewise from bipartite_init.cl.mako's loops.
+  It starts with the initial matching (init_kind), likewise from karp_sipser.cl.mako's loops.
   out[0] = phases, out[1] = BFS levels used, out[2] = deepest BFS, out[3] = 1 if a bound
   was exceeded (the host raises IterationLimitError), out[4] = the initial cardinality.
 </%doc>
@@ -253,7 +253,7 @@ __kernel void apfb_one_group(__global int *bfs_array, __global const offset_t *c
     __local int flags[2];
     const index_t max_phases = min(nr, nc) + 2;
     int phases = 0, levels = 0, max_depth = 0, exceeded = 0;
-    /* The initial matching (bipartite_init.cl.mako's loops, a barrier per launch of the
+    /* The initial matching (karp_sipser.cl.mako's loops, a barrier per launch of the
        large path): init_kind 2 = Karp-Sipser rounds then the cheap pass, 1 = the cheap pass,
        0 = none. rxadj/radj/cdeg/rdeg are read by Karp-Sipser only. */
     for (int round = 0; init_kind == 2 && round < ks_rounds; ++round) {

@@ -1,0 +1,126 @@
+"""The names ``maximum_matching(algorithm=...)`` accepts, and the families behind them.
+
+Each family module registers its names here when it is imported (``apfb``, ``gpr``, ``ppf``,
+``host``); :mod:`~pyclmatch.bipartite.api`, :mod:`~pyclmatch.bipartite.choice` and
+:mod:`~pyclmatch.bipartite.dmperm` look them up. This module imports no other module of the
+package, so that the lookups form no import cycle.
+
+A factory is called as ``factory(handle, dgraph, name, **params)`` and returns a runner with
+``build()`` and ``run(rmatch, cmatch, sched) -> (bfs_array or None, stats)``; its class
+attributes are ``needs_csr`` (upload the row lists too), ``params`` (accepted parameter
+names) and ``device_bytes(graph, name)`` (bytes of its work buffers, for the memory check);
+``host = True`` marks a family that runs on the host.
+"""
+from ..errors import InputError
+
+#: the registered name of the host family (:mod:`pyclmatch.bipartite.host`)
+HOST_FAMILY = "host-hk"
+
+#: the augmenting-path variants of paper 000: driver, BFS kernel, thread mode
+DRIVERS = ("apfb", "apsb")
+BFS_KERNELS = ("gpubfs", "gpubfs-wr")
+THREAD_MODES = ("ct", "mt")
+AUGMENTING_VARIANTS = tuple(f"{d}-{b}-{m}" for d in DRIVERS for b in BFS_KERNELS
+                            for m in THREAD_MODES)
+#: the initial matchings (:mod:`pyclmatch.bipartite.karp_sipser`)
+INITS = ("karp-sipser", "cheap", "none")
+#: short names: the best variant of each driver
+ALIASES = {"apfb": "apfb-gpubfs-wr-mt", "apsb": "apsb-gpubfs-wr-mt"}
+
+_ALGORITHMS = {}
+
+
+def register_algorithm(name, factory):
+    """Make ``factory`` selectable as ``maximum_matching(..., algorithm=name)``.
+
+    Parameters
+    ----------
+    name : str
+        The algorithm's name (case-insensitive).
+    factory : callable
+        ``factory(handle, dgraph, name, **params)``, with the class attributes the module
+        docstring lists.
+
+    Examples
+    --------
+    >>> from pyclmatch.bipartite import register_algorithm, algorithms
+    >>> from pyclmatch.bipartite.ppf import PothenFanMatcher
+    >>> register_algorithm("my-ppf", PothenFanMatcher)
+    >>> "my-ppf" in algorithms()
+    True
+    >>> from pyclmatch.bipartite.registry import unregister_algorithm
+    >>> unregister_algorithm("my-ppf")
+    """
+    _ALGORITHMS[name.lower()] = factory
+
+
+def unregister_algorithm(name):
+    """Remove ``name`` from the registry (no error if it is not there)."""
+    _ALGORITHMS.pop(name.lower(), None)
+
+
+def algorithms():
+    """Names accepted by ``maximum_matching(algorithm=...)`` besides ``"auto"`` and the short
+    names of :data:`ALIASES`.
+
+    Examples
+    --------
+    >>> from pyclmatch.bipartite import algorithms
+    >>> "apfb-gpubfs-wr-mt" in algorithms() and "gpr" in algorithms()
+    True
+    """
+    return tuple(_ALGORITHMS)
+
+
+def accepted_names():
+    """Every name ``algorithm=`` accepts: ``"auto"``, the short names, the registered ones."""
+    return ("auto",) + tuple(ALIASES) + algorithms()
+
+
+def canonical_name(algorithm):
+    """The registered name (or ``"auto"``) that ``algorithm`` stands for; raises
+    :class:`~pyclmatch.errors.InputError` listing every accepted name when there is none.
+
+    Examples
+    --------
+    >>> from pyclmatch.bipartite.registry import canonical_name
+    >>> canonical_name("APFB"), canonical_name(None)
+    ('apfb-gpubfs-wr-mt', 'auto')
+    """
+    name = str(algorithm or "auto").lower()
+    name = ALIASES.get(name, name)
+    if name != "auto" and name not in _ALGORITHMS:
+        raise InputError(f"unknown algorithm {algorithm!r}; choose one of "
+                         + ", ".join(accepted_names()))
+    return name
+
+
+def factory_of(name):
+    """The factory registered under the canonical ``name``."""
+    return _ALGORITHMS[name]
+
+
+def is_host(name):
+    """Whether the family registered as ``name`` runs on the host (no device)."""
+    return bool(getattr(_ALGORITHMS.get(name), "host", False))
+
+
+def device_families():
+    """The registered names of the families that run on a device."""
+    return tuple(n for n in _ALGORITHMS if not is_host(n))
+
+
+def parse_variant(name):
+    """``"apfb-gpubfs-wr-ct"`` -> ``("apfb", True, "ct")`` (driver, with root array, mode).
+
+    Examples
+    --------
+    >>> from pyclmatch.bipartite.registry import parse_variant
+    >>> parse_variant("apsb-gpubfs-mt")
+    ('apsb', False, 'mt')
+    """
+    parts = name.lower().split("-")
+    if len(parts) not in (3, 4) or parts[0] not in DRIVERS or parts[1] != "gpubfs" \
+            or parts[-1] not in THREAD_MODES or (len(parts) == 4 and parts[2] != "wr"):
+        raise ValueError(name)
+    return parts[0], len(parts) == 4, parts[-1]
