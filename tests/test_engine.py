@@ -48,30 +48,30 @@ def test_nothing_rebuilt_on_second_call(device):
 
 def test_template_rendering_is_specialized():
     v = dict(index_t="int", offset_t="int", mode="ct", wr=True, apsb=True)
-    src = programs.render_template("bipartite_bfs.cl.mako", **v)
+    src = programs.render_template("apfb.cl.mako", **v)
     assert "root" in src and "-neighbor_row" in src
-    src2 = programs.render_template("bipartite_bfs.cl.mako", **dict(v, wr=False, mode="mt"))
+    src2 = programs.render_template("apfb.cl.mako", **dict(v, wr=False, mode="mt"))
     assert "myRoot" not in src2
-    assert programs.render_template("bipartite_bfs.cl.mako", **v) is src   # rendered once
+    assert programs.render_template("apfb.cl.mako", **v) is src   # rendered once
 
 
 def test_build_failure_names_template_values_device(device, monkeypatch):
     monkeypatch.setattr(programs, "render_template",
                         lambda t, **v: "__kernel void broken(__global int *x) { x[0] = ; }")
     with pytest.raises(KernelBuildError) as ei:
-        programs.build_program(device.context, device.label, "bipartite_bfs.cl.mako",
+        programs.build_program(device.context, device.label, "apfb.cl.mako",
                                {"mode": "ct", "wr": True})
     msg = str(ei.value)
-    assert "bipartite_bfs.cl.mako" in msg and "mode='ct'" in msg and device.label in msg
+    assert "apfb.cl.mako" in msg and "mode='ct'" in msg and device.label in msg
 
 
 def test_missing_template_value():
     with pytest.raises(KernelBuildError, match="rendering"):
-        programs.render_template("bipartite_bfs.cl.mako", index_t="int")
+        programs.render_template("apfb.cl.mako", index_t="int")
 
 
 def test_kernels_ship_in_package():
-    assert os.path.exists(os.path.join(programs.KERNEL_DIR, "bipartite_bfs.cl.mako"))
+    assert os.path.exists(os.path.join(programs.KERNEL_DIR, "apfb.cl.mako"))
     assert os.path.exists(os.path.join(programs.KERNEL_DIR, "common.cl.mako"))
 
 
