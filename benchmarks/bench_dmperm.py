@@ -21,44 +21,30 @@ calls; medians reported.
 """
 import argparse
 import json
-import multiprocessing as mp
 import os
-import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-sys.path.insert(0, os.path.join(HERE, ".."))
-sys.path.insert(0, HERE)
+import common
+from common import fmt, kernel_sum, med, run_meta, save_results
+import pyclmatch
+from pyclmatch import generators
 
-import pyclmatch                                     # noqa: E402
-from pyclmatch import generators                     # noqa: E402
+common.use_tests()
 from dm_reference import host_dmperm, canonical      # noqa: E402
-from bench_e2e import fmt, med, run_meta, save_results  # noqa: E402
 
 GRAPHS = {"small": ["delaunay-10", "grid-64", "kron-10"],
           "medium": ["delaunay-17", "grid-512", "kron-17"],
           "reference": ["delaunay-21", "grid-2048", "kron-21"]}
 
 
-def _host_child(A, conn):
-    t0 = time.perf_counter()
-    ref = host_dmperm(A)
-    conn.send((time.perf_counter() - t0, canonical(*ref)))
-
-
 def host_reference(A, limit):
-    ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=_host_child, args=(A, child))
-    p.start()
-    if parent.poll(limit):
-        out = parent.recv()
-        p.join()
-        return out
-    p.kill()
-    p.join()
-    return None, None
+    """(seconds, canonical decomposition) of the sequential host reference in a forked
+    child, or (None, None) past ``limit`` seconds."""
+    return common.finish_child(common.start_child(_host_dmperm, A), limit)
+
+
+def _host_dmperm(A):
+    return canonical(*host_dmperm(A))
 
 
 def decompose(A, device):
@@ -84,8 +70,7 @@ def bench(name, A, args):
     phases = {k: med([r.timings.get(k, 0.0) for r in runs])
               for k in ("upload", "build", "init", "augment", "certificate", "coarse", "scc",
                         "order", "verify", "download", "readback")}
-    kernels = med([sum(v for k, v in r.timings.items() if k.startswith("kernel:"))
-                   for r in runs])
+    kernels = med([kernel_sum(r.timings) for r in runs])
     host_s, ref = host_reference(A, args.host_limit) if args.host_limit > 0 else (None, None)
     same = None if ref is None else canonical(d.p, d.q, d.r, d.s, d.rr, d.cc) == ref
     row = {"graph": name, "rows": A.shape[0], "nnz": int(A.nnz),

@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import maximum_bipartite_matching
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -125,25 +126,34 @@ def save_results(out, meta, rows, markdown, **more):
 
 # --- peers ----------------------------------------------------------------------------------
 
-def _scipy_child(A, conn):
-    from scipy.sparse.csgraph import maximum_bipartite_matching
+def _child(conn, fn, args):
     t0 = time.perf_counter()
-    m = maximum_bipartite_matching(A, perm_type="column")
-    conn.send((time.perf_counter() - t0, int((m >= 0).sum())))
+    out = fn(*args)
+    conn.send((time.perf_counter() - t0, out))
 
 
-def start_scipy(A):
-    """scipy's ``maximum_bipartite_matching`` in a forked child (its own core), so that a
-    graph it cannot finish in time is reported as such; the job for :func:`finish_child`."""
+def start_child(fn, *args):
+    """``fn(*args)`` in a forked child (on its own core; the inputs shared copy-on-write),
+    timed there; the job for :func:`finish_child`."""
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=_scipy_child, args=(A, child))
+    p = ctx.Process(target=_child, args=(child, fn, args))
     p.start()
     return p, parent, time.perf_counter()
 
 
+def _scipy_cardinality(A):
+    return int((maximum_bipartite_matching(A, perm_type="column") >= 0).sum())
+
+
+def start_scipy(A):
+    """scipy's ``maximum_bipartite_matching`` in a forked child, so that a graph it cannot
+    finish in time is reported as such; the job for :func:`finish_child`."""
+    return start_child(_scipy_cardinality, A)
+
+
 def finish_child(job, timeout):
-    """The ``(seconds, cardinality)`` the child ``job`` sends, or ``(None, None)`` after
+    """The ``(seconds, result)`` the child ``job`` sends, or ``(None, None)`` after
     killing it once ``timeout`` seconds have passed since its start."""
     p, parent, t0 = job
     if parent.poll(max(0.0, timeout - (time.perf_counter() - t0))):
