@@ -108,11 +108,11 @@ def run_meta(handle=None, **extra):
     return dict(meta, **extra)
 
 
-def write_json(path, doc):
-    """``doc`` as indented JSON at ``path`` (numpy scalars and the like as str)."""
+def write_json(path, doc, default=str):
+    """``doc`` as indented JSON at ``path`` (what json does not take through ``default``)."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
-        json.dump(doc, f, indent=1, default=str)
+        json.dump(doc, f, indent=1, default=default)
 
 
 def save_results(out, meta, rows, markdown, **more):
@@ -194,11 +194,29 @@ def time_nk(make, repeat):
     return med(out)
 
 
+def worker_idle(timeout=30.0):
+    """Seconds waited until ``auto``'s race worker is idle (a host attempt an earlier call's
+    device win left running is killed and the worker restarted), so that the next raced
+    call starts as a user's next call would."""
+    from pyclmatch.bipartite.race import HostWorker
+    w, t0 = HostWorker.get(), time.perf_counter()
+    while not w.available() and time.perf_counter() - t0 < timeout:
+        time.sleep(0.005)
+    return time.perf_counter() - t0
+
+
 # --- graphs ---------------------------------------------------------------------------------
 
 def shared_folder():
     """shared/data/graphs, or None where neither place has it."""
     return next((d for d in SHARED_DIRS if os.path.isdir(d)), None)
+
+
+def shared_path(name):
+    """The path of the shared graph file ``name`` (None where there is no such file)."""
+    folder = shared_folder()
+    path = folder and os.path.join(folder, name)
+    return path if path and os.path.exists(path) else None
 
 
 def shared_graphs(names="all", max_edges=float("inf"), required=False):
