@@ -89,9 +89,7 @@ def bench(name, A, args):
 
 
 def markdown(meta, rows):
-    out = [f"# Dulmage-Mendelsohn / block triangular form — {meta['device']}", "",
-           f"Command: `{meta['command']}`  ", f"Date: {meta['date']}; host {meta['host']}; "
-           f"repeat {meta['repeat']} (medians)", "",
+    out = common.heading("Dulmage-Mendelsohn / block triangular form", meta) + [
            "| graph | n | nnz | rank | blocks | largest | BTF whole s | matching whole s | "
            "BTF / matching | host ref s | host / BTF | same as host |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|"]

@@ -152,9 +152,7 @@ def bench_marriage(n, args, log):
 
 
 def markdown(meta, rows):
-    out = [f"# End to end (whole call) vs device time and CPU peers — {meta['device']}", "",
-           f"Command: `{meta['command']}`  ", f"Date: {meta['date']}; host {meta['host']}; "
-           f"repeat {meta['repeat']} (medians)", "",
+    out = common.heading("End to end (whole call) vs device time and CPU peers", meta) + [
            "| family | graph | whole call s | device s | all kernels s | bound 7 GB/s | "
            "whole / bound | bound 50 GB/s | whole / bound50 | peer | peer s | peer / whole |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|"]

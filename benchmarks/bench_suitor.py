@@ -28,12 +28,13 @@ import datetime
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 
 import numpy as np
 
+import common
+from common import med, networkit, time_nk
 import pyclmatch
 from pyclmatch import generators
 from pyclmatch.weighted import (b_matching, easy_instance, gale_shapley_sequential,
@@ -47,34 +48,15 @@ NK_SUITOR_ANCHOR = {"delaunay-21": 1.03, "grid-2048": 0.40, "uniform-4M-d4": 2.2
 NK_BSUITOR3_ANCHOR = {"delaunay-21": 5.4, "grid-2048": 6.5, "uniform-4M-d4": 12.1,
                       "kron-21": 6.7}
 LARGE = {"kron-22": lambda: generators.kron(22), "uniform-16M-d4": lambda: generators.uniform(1 << 24, 4)}
-SHARED = os.environ.get("PYCLMATCH_SHARED", os.path.join(os.path.dirname(__file__), "..", "..",
-                                                         "shared"))
 MTX = ("bcsstk13.mtx", "delaunay_n16.mtx", "bayer10.mtx", "rajat01.mtx")
 SUITOR_ALGS = ("suitor-nosync", "suitor-synclb", "suitor-syncnolb", "suitor-hybrid", "ld")
-
-
-def med(xs):
-    return float(statistics.median(xs)) if xs else None
-
-
-def networkit():
-    try:
-        import networkit as nk
-        nk.setNumberOfThreads(os.cpu_count() or 1)
-        return nk
-    except Exception:
-        return None
 
 
 def nk_graph(nk, g):
     """The undirected weighted NetworKit graph of ``g`` (each edge once), from COO arrays."""
     u, v = g.src, g.indices
     keep = u < v
-    data = (np.ascontiguousarray(g.w64[keep]),
-            (np.ascontiguousarray(u[keep], dtype=np.uint64),
-             np.ascontiguousarray(v[keep], dtype=np.uint64)))
-    make = getattr(nk, "GraphFromCoo", None) or getattr(nk.graph, "GraphFromCoo")
-    G = make(data, n=g.n, weighted=True, directed=False)
+    G = common.nk_graph(nk, g.n, u[keep], v[keep], g.w64[keep])
     if G.numberOfEdges() != int(keep.sum()):
         raise RuntimeError("NetworKit graph has the wrong edge count")
     return G
@@ -93,16 +75,6 @@ def med_phases(rows):
 def fmt_phases(ph):
     keys = ("upload", "setup", "match", "download", "result", "total")
     return " ".join(f"{k} {ph[k]:.4f}" for k in keys if k in ph)
-
-
-def time_nk(make, repeat):
-    out = []
-    for _ in range(repeat):
-        algo = make()
-        t0 = time.perf_counter()
-        algo.run()
-        out.append(time.perf_counter() - t0)
-    return med(out)
 
 
 def bench_graph(name, A, args, nk, log):
@@ -431,7 +403,7 @@ def main(argv=None):
     if not args.no_mtx:
         from pyclmatch import read_graph
         for f in (MTX[:2] if args.quick else MTX):
-            path = os.path.join(SHARED, "data", "graphs", f)
+            path = common.shared_path(f) or f
             if os.path.exists(path):
                 A = read_graph(path)
                 A.setdiag(0)

@@ -94,6 +94,12 @@ def table(header, rows):
     return out
 
 
+def heading(title, meta):
+    """The first lines of a results.md: title and device, command, date, host, repeat."""
+    return [f"# {title} — {meta['device']}", "", f"Command: `{meta['command']}`  ",
+            f"Date: {meta['date']}; host {meta['host']}; repeat {meta['repeat']} (medians)", ""]
+
+
 def now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
