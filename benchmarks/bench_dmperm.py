@@ -25,7 +25,7 @@ import os
 import time
 
 import common
-from common import fmt, kernel_sum, med, run_meta, save_results
+from common import fmt, kernel_sum, med, run_meta, save_results, seconds, table
 import pyclmatch
 from pyclmatch import generators
 
@@ -88,21 +88,20 @@ def bench(name, A, args):
     return row
 
 
+COLUMNS = ["graph", "n", "nnz", "rank", "blocks", "largest", "BTF whole s", "matching whole s",
+           "BTF / matching", "host ref s", "host / BTF", "same as host"]
+
+
 def markdown(meta, rows):
-    out = common.heading("Dulmage-Mendelsohn / block triangular form", meta) + [
-           "| graph | n | nnz | rank | blocks | largest | BTF whole s | matching whole s | "
-           "BTF / matching | host ref s | host / BTF | same as host |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        out.append(f"| {r['graph']} | {r['rows']} | {r['nnz']} | {r['structural_rank']} | "
-                   f"{r['blocks']} | {r['largest_block']} | {fmt(r['btf_s'])} | "
-                   f"{fmt(r['match_s'])} | {fmt(r['btf_over_match'], 2)} | "
-                   f"{fmt(r['host_s'], 3)} | {fmt(r['host_over_btf'], 1)} | "
-                   f"{fmt(r['same_as_host'])} |")
+    cells = [[r["graph"], r["rows"], r["nnz"], r["structural_rank"], r["blocks"],
+              r["largest_block"], fmt(r["btf_s"]), fmt(r["match_s"]),
+              fmt(r["btf_over_match"], 2), fmt(r["host_s"], 3), fmt(r["host_over_btf"], 1),
+              fmt(r["same_as_host"])] for r in rows]
+    out = common.heading("Dulmage-Mendelsohn / block triangular form", meta)
+    out += table(COLUMNS, cells)
     out += ["", "Phases of the BTF call (medians, seconds), kernels = all device kernels:", ""]
-    for r in rows:
-        ph = " ".join(f"{k} {v:.4f}" for k, v in r["phases"].items() if v)
-        out.append(f"- {r['graph']}: {ph}; kernels {r['kernels_s']:.4f}; {r['counters']}")
+    out += [f"- {r['graph']}: {seconds((k, v) for k, v in r['phases'].items() if v)}; "
+            f"kernels {r['kernels_s']:.4f}; {r['counters']}" for r in rows]
     return "\n".join(out) + "\n"
 
 

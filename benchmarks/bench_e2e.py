@@ -25,8 +25,8 @@ import os
 import time
 
 import common
-from common import (fmt, kernel_sum, log, med, ratio, run_meta, save_results, shared_graphs,
-                    symmetric_pattern, time_nk)
+from common import (fmt, kernel_sum, log, med, ratio, run_meta, save_results, seconds,
+                    shared_graphs, symmetric_pattern, table, time_nk)
 import pyclmatch
 from pyclmatch import generators
 from pyclmatch.weighted.graph import with_random_weights
@@ -151,28 +151,35 @@ def bench_marriage(n, args, log):
     return row
 
 
+COLUMNS = ["family", "graph", "whole call s", "device s", "all kernels s", "bound 7 GB/s",
+           "whole / bound", "bound 50 GB/s", "whole / bound50", "peer", "peer s", "peer / whole"]
+
+
+def peer(r):
+    """(name, seconds) of the row's CPU peer: scipy (or its time limit) or NetworKit."""
+    if r.get("scipy"):
+        ps = r["scipy"].get("time_s")
+        return ("scipy" if ps is not None else f"scipy (> {r['scipy'].get('timeout_s')} s)"), ps
+    if "networkit_s" in r:
+        return "NetworKit", r["networkit_s"]
+    return "-", None
+
+
+def cells(r):
+    name, ps = peer(r)
+    whole = r["whole_s"]
+    return [r["family"], r["graph"], fmt(whole), fmt(r["device_s"]), fmt(r["kernels_s"]),
+            fmt(r["bound_pageable_s"]), fmt(ratio(whole, r["bound_pageable_s"]), 2),
+            fmt(r["bound_pinned_s"]), fmt(ratio(whole, r["bound_pinned_s"]), 2),
+            name, fmt(ps, 3), fmt(ratio(ps, whole), 1)]
+
+
 def markdown(meta, rows):
-    out = common.heading("End to end (whole call) vs device time and CPU peers", meta) + [
-           "| family | graph | whole call s | device s | all kernels s | bound 7 GB/s | "
-           "whole / bound | bound 50 GB/s | whole / bound50 | peer | peer s | peer / whole |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        peer, ps = "-", None
-        if r.get("scipy"):
-            peer, ps = "scipy", r["scipy"].get("time_s")
-            if ps is None:
-                peer = f"scipy (> {r['scipy'].get('timeout_s')} s)"
-        elif "networkit_s" in r:
-            peer, ps = "NetworKit", r["networkit_s"]
-        out.append(f"| {r['family']} | {r['graph']} | {fmt(r['whole_s'])} | "
-                   f"{fmt(r['device_s'])} | {fmt(r['kernels_s'])} | "
-                   f"{fmt(r['bound_pageable_s'])} | {fmt(ratio(r['whole_s'], r['bound_pageable_s']), 2)} | "
-                   f"{fmt(r['bound_pinned_s'])} | {fmt(ratio(r['whole_s'], r['bound_pinned_s']), 2)} | "
-                   f"{peer} | {fmt(ps, 3)} | {fmt(ratio(ps, r['whole_s']), 1)} |")
+    out = common.heading("End to end (whole call) vs device time and CPU peers", meta)
+    out += table(COLUMNS, [cells(r) for r in rows])
     out += ["", "Host steps of the last call of each row (seconds):", ""]
-    for r in rows:
-        st = " ".join(f"{k} {v:.4f}" for k, v in sorted(r["last_steps"].items()))
-        out.append(f"- {r['family']} {r['graph']}: {st}")
+    out += [f"- {r['family']} {r['graph']}: {seconds(sorted(r['last_steps'].items()))}"
+            for r in rows]
     return "\n".join(out) + "\n"
 
 

@@ -32,7 +32,8 @@ import time
 import numpy as np
 
 import common
-from common import fmt, kernel_sum, med, networkit, table, time_nk, wall_steps
+from common import (fmt, kernel_sum, med, networkit, seconds, table, time_nk,
+                    wall_steps)
 import pyclmatch
 from pyclmatch import generators
 from pyclmatch.weighted import (b_matching, easy_instance, gale_shapley_sequential,
@@ -69,7 +70,7 @@ def med_phases(rows):
 
 def fmt_phases(ph):
     keys = ("upload", "setup", "match", "download", "result", "total")
-    return " ".join(f"{k} {ph[k]:.4f}" for k in keys if k in ph)
+    return seconds((k, ph[k]) for k in keys if k in ph)
 
 
 def error(exc):
@@ -281,7 +282,7 @@ def bench_marriage(kind, n, args, log):
                         bool(np.array_equal(warm.wife, wife)),
                         "counters": warm.counters}
             log(f"  {alg}: match {med(match):.4f}s e2e {med(e2e):.4f}s married {warm.size} "
-                f"[" + " ".join(f"{k} {v:.4f}" for k, v in row[alg]["phases_s"].items()) + "]")
+                f"[{seconds(row[alg]['phases_s'].items())}]")
         except Exception as exc:
             row[alg] = error(exc)
             log(f"  {alg}: {row[alg]['error']}")

@@ -83,6 +83,11 @@ def fmt(x, p=4):
     return "-" if x is None else (f"{x:.{p}f}" if isinstance(x, float) else str(x))
 
 
+def seconds(items):
+    """``"name 0.1234 name 0.0012"``: the (name, seconds) pairs of ``items`` on one line."""
+    return " ".join(f"{k} {v:.4f}" for k, v in items)
+
+
 def ratio(a, b):
     return a / b if a and b else None
 
