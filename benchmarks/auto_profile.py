@@ -49,25 +49,20 @@ benchmarks/results/auto-profile-h100/part2 --out benchmarks/results/auto-profile
 """
 import argparse
 import csv
-import datetime
 import json
 import math
 import os
-import platform
 import statistics
 import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-
-import pyclmatch  # noqa: E402
-from pyclmatch.bipartite import choice  # noqa: E402
-import bench_bipartite  # noqa: E402  (suite graphs, scipy in a child with a timeout)
-import bench_small  # noqa: E402     (shared graphs, the race worker's idle wait)
+import common
+from common import finish_child, shared_folder, start_scipy, worker_idle
+import pyclmatch
+from pyclmatch import generators
+from pyclmatch.bipartite import choice
 
 AUTO = "auto"
 #: the issue's criterion: auto within WITHIN of the best exact family on at least SHARE of
@@ -78,16 +73,12 @@ TAUS = (1.0, 1.1, 1.3, 1.5, 2.0, 3.0, 5.0, 10.0)
 
 
 def suite_graphs(size, names=None, rcp="both"):
-    """(name, matrix) of the reference suite at ``size``, as bench_bipartite.py builds it."""
+    """(name, matrix) of the reference suite at ``size``, with and without RCP (``rcp``:
+    "both", "yes" or "no"), as bench_bipartite.py builds it."""
     if size == "none":
         return
-    ns = argparse.Namespace(suite=size, graphs=",".join(names) if names else None, rcp=rcp,
-                            mtx=[])
-    yield from bench_bipartite.graphs(ns)
-
-
-def shared_folder():
-    return next((d for d in bench_small.GRAPH_DIRS if os.path.isdir(d)), None)
+    yield from generators.suite(names, rcp={"both": "both", "yes": True, "no": False}[rcp],
+                                size=size)
 
 
 def manifest_files(folder):
@@ -106,7 +97,7 @@ def shared_graphs(names=None):
     folder = shared_folder()
     if folder is None:
         raise SystemExit("shared/data/graphs not found (set PYCLMATCH_SHARED)")
-    got = dict(bench_small.shared_graphs(float("inf")))
+    got = dict(common.shared_graphs())
     listed = manifest_files(folder) or sorted(got)
     missing = [f for f in listed if f not in got]
     if missing:
@@ -135,7 +126,7 @@ def _call(A, alg, handle, race):
     """One verified whole call with default arguments, summarized (``auto`` on a GPU: after
     the race worker is idle, as a user's next call would find it)."""
     if race and alg == AUTO:
-        bench_small.worker_idle()
+        worker_idle()
     r = pyclmatch.maximum_matching(A, algorithm=alg, device=handle)
     return argparse.Namespace(   # what the record keeps (not the arrays: big graphs x runs)
         total=r.timings["total"], device_seconds=r.device_seconds, algorithm=r.algorithm,
@@ -157,9 +148,9 @@ def measure_graph(name, A, handle, families, repeat=3, slow_seconds=3.0, log=Non
     job = scipy_res = None
     want_host = "host-hk" in families
     if want_host:        # scipy in a child: host-hk's time predictor and a cardinality check
-        job = bench_bipartite.start_scipy(A)
+        job = start_scipy(A)
         if handle.is_cpu:   # a CPU device needs the cores scipy would use
-            scipy_res = bench_bipartite.finish_child(job, slow_seconds)
+            scipy_res = finish_child(job, slow_seconds)
             job = None
     race = races(handle)
     order = [AUTO] + [f for f in families if f != "host-hk"] + \
@@ -168,7 +159,7 @@ def measure_graph(name, A, handle, families, repeat=3, slow_seconds=3.0, log=Non
     for fam in order:
         if fam == "host-hk":
             if job is not None:
-                scipy_res = bench_bipartite.finish_child(job, slow_seconds)
+                scipy_res = finish_child(job, slow_seconds)
             rec["scipy_s"], rec["scipy_cardinality"] = scipy_res
             if rec["scipy_cardinality"] is None:
                 rec["families"][fam] = {"slow": True, "call_s": None, "device_s": None,
@@ -315,8 +306,8 @@ def _ms(v, field):
 def write(out, meta, records, plots=True):
     os.makedirs(out, exist_ok=True)
     summary = summarize(records)
-    with open(os.path.join(out, "results.json"), "w") as fh:
-        json.dump({"meta": meta, "summary": summary, "records": records}, fh, indent=1)
+    common.write_json(os.path.join(out, "results.json"),
+                      {"meta": meta, "summary": summary, "records": records})
     names = names_of(records)
     cmds = meta["command"] if isinstance(meta["command"], list) else [meta["command"]]
     L = [f"# auto vs every exact family: {meta['device']}", "", f"- date: {meta['date']}"]
@@ -438,17 +429,15 @@ def main(argv=None):
         listed = (manifest_files(folder) or None) if folder else None
         shared = args.shared.split(",") if args.shared != "all" else listed
         shared = split_part(shared, args.part) if shared is not None else None
-    meta = {"device": handle.label, "device_type": handle.type,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "command": "python3 " + " ".join(sys.argv if argv is None else
-                                             ["benchmarks/auto_profile.py"] + list(argv)),
-            "host": f"{platform.node()} ({os.cpu_count()} CPUs)", "repeat": args.repeat,
-            "slow_seconds": args.slow_seconds, "suite": args.suite, "part": args.part,
-            "families": families, "pyclmatch": pyclmatch.__version__}
+    meta = common.run_meta(
+        handle, device_type=handle.type, repeat=args.repeat, slow_seconds=args.slow_seconds,
+        suite=args.suite, part=args.part, families=families, pyclmatch=pyclmatch.__version__,
+        command="python3 " + " ".join(sys.argv if argv is None else
+                                      ["benchmarks/auto_profile.py"] + list(argv)))
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     log(f"device: {handle.label}; suite graphs {base}; shared {shared or 'none'}")
     if races(handle):                     # the race worker up and idle before the first graph
-        meta["worker_wait_s"] = bench_small.worker_idle(60)
+        meta["worker_wait_s"] = worker_idle(60)
     records, t0 = [], time.perf_counter()
     sources = [] if not base or args.suite == "none" else [suite_graphs(args.suite, base,
                                                                         args.rcp)]

@@ -15,17 +15,14 @@ the whole ``maximum_matching`` call (validation, upload, device work, download, 
     python benchmarks/bench_bipartite.py --device cpu --suite small --out benchmarks/results/bipartite-pocl
 """
 import argparse
-import datetime
-import json
-import multiprocessing as mp
 import os
-import platform
 import statistics
-import sys
 import time
 
 import numpy as np
 
+import common
+from common import finish_child, start_scipy
 import pyclmatch
 from pyclmatch import generators
 from pyclmatch.engine.graphs import as_bipartite
@@ -34,38 +31,6 @@ from pyclmatch.engine.graphs import as_bipartite
 ECL_MM_H100 = {"uniform-4M-d4": 0.065, "uniform-4M-d4-rcp": 0.055, "kron-21": 0.010,
                "kron-21-rcp": 0.009, "delaunay-21": 0.068, "delaunay-21-rcp": 0.095,
                "grid-2048": 0.047, "grid-2048-rcp": 0.048}
-
-
-def _scipy_child(A, conn):
-    from scipy.sparse.csgraph import maximum_bipartite_matching
-    t0 = time.perf_counter()
-    m = maximum_bipartite_matching(A, perm_type="column")
-    conn.send((time.perf_counter() - t0, int((m >= 0).sum())))
-
-
-def start_scipy(A):
-    """scipy in a forked child of this run (on its own core while a GPU runs the device
-    variants on the same graph; before them on a CPU device), so that a graph it cannot finish in the timeout is reported as such
-    instead of stalling the benchmark."""
-    ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=_scipy_child, args=(A, child))
-    p.start()
-    return p, parent, time.perf_counter()
-
-
-def finish_child(job, timeout):
-    """The ``(seconds, result)`` a forked child ``job = (process, pipe end, start time)``
-    sends, or ``(None, None)`` after killing it once ``timeout`` seconds have passed since
-    its start (also used by bench_nx.py)."""
-    p, parent, t0 = job
-    if parent.poll(max(0.0, timeout - (time.perf_counter() - t0))):
-        sec, card = parent.recv()
-        p.join()
-        return sec, card
-    p.kill()
-    p.join()
-    return None, None
 
 
 def graphs(args):
@@ -102,11 +67,8 @@ def main(argv=None):
     if "auto" not in algs:
         algs.append("auto")
     os.makedirs(args.out, exist_ok=True)
-    meta = {"command": " ".join([os.path.basename(sys.executable)] + sys.argv),
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "device": handle.label, "device_type": handle.type, "host": platform.node(),
-            "cpu_count": os.cpu_count(), "pyclmatch": pyclmatch.__version__,
-            "init": args.init, "repeat": args.repeat}
+    meta = common.run_meta(handle, device_type=handle.type, cpu_count=os.cpu_count(),
+                           pyclmatch=pyclmatch.__version__, init=args.init, repeat=args.repeat)
     print(f"device: {handle.label}", flush=True)
     records = []
     for gname, A in graphs(args):
@@ -166,12 +128,11 @@ def gmean(xs):
 
 
 def write(out, meta, records):
-    with open(os.path.join(out, "results.json"), "w") as fh:
-        json.dump({"meta": meta, "records": records}, fh, indent=1)
+    common.write_json(os.path.join(out, "results.json"), {"meta": meta, "records": records})
     algs = sorted({a for r in records for a in r["runs"]})
     lines = [f"# Bipartite matching benchmark — {meta['device']}", "",
              f"- date: {meta['date']}", f"- command: `{meta['command']}`",
-             f"- host: {meta['host']} ({meta['cpu_count']} CPUs); init: {meta['init']}; "
+             f"- host: {meta['host']}; init: {meta['init']}; "
              f"medians of {meta['repeat']} runs after a verified warm-up", "",
              "Device seconds (initial matching + augmentation, after upload, programs built):",
              "", "| graph | edges | scipy s | " + " | ".join(algs) + " | best | best/ECL-MM "

@@ -27,8 +27,6 @@ busy time beside the batch's wall clock) and the equality checks.
         --out benchmarks/results/dask-pocl-tiny
 """
 import argparse
-import datetime
-import json
 import multiprocessing as mp
 import os
 import platform
@@ -40,6 +38,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import common  # noqa: E402
 import pyclmatch  # noqa: E402
 from pyclmatch import generators  # noqa: E402
 from pyclmatch.weighted.graph import with_random_weights  # noqa: E402
@@ -144,7 +143,7 @@ def run_dask(paths, calls, devices, n_workers):
     return wall, results, secs, info
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--devices", default="gpu", help="gpu, cpu or all (the workers' devices)")
     ap.add_argument("--graphs", type=int, default=64)
@@ -155,7 +154,12 @@ def main():
     ap.add_argument("--data", default=None, help="folder of the .npz inputs (default OUT/graphs)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--keep-data", action="store_true", help="keep the .npz inputs")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def prepare(args):
+    """The batch's names, .npz paths, calls and sizes (inputs generated in parallel where
+    missing) and the seconds the generation took."""
     os.makedirs(args.out, exist_ok=True)
     data = args.data or os.path.join(args.out, "graphs")
     os.makedirs(data, exist_ok=True)
@@ -174,14 +178,13 @@ def main():
         with np.load(p) as z:
             sizes.append({"vertices": int(z["shape"][0]), "entries": int(z["indptr"][-1])})
     print(f"{len(paths)} graphs ready in {gen_s:.1f} s", flush=True)
+    return data, names, paths, calls, sizes, gen_s
 
-    from pyclmatch.distributed import host_devices
-    devs = host_devices(args.devices)
-    if not devs:
-        sys.exit(f"no usable {args.devices} device")
-    first = f"{devs[0][0]}:{devs[0][1]}"
+
+def run_serial(paths, calls, first):
+    """The serial reference: one process, one device, a warm-up call of each kind first
+    (as for the clusters); (results, per-call seconds, the run's entry)."""
     dev = pyclmatch.get_device(first)
-    # serial reference: one process, one device; warm-up first as for the clusters
     for call in CALLS:
         i = calls.index(call)
         call_timed(call, paths[i], device=dev, **kwargs_of(call))
@@ -196,9 +199,13 @@ def main():
         serial_s.append(s)
     serial_wall = time.perf_counter() - t0
     print(f"serial on {dev.label}: {serial_wall:.2f} s", flush=True)
-    runs = {"serial": {"wall_s": serial_wall, "workers": 1, "devices": [f"{first} {dev.label}"],
-                       "call_s_sum": sum(s for s in serial_s if s)}}
-    ref = [summary(c, r) for c, r in zip(calls, serial)]
+    run = {"wall_s": serial_wall, "workers": 1, "devices": [f"{first} {dev.label}"],
+           "call_s_sum": sum(s for s in serial_s if s)}
+    return serial, serial_s, {"serial": run}
+
+
+def run_clusters(args, paths, calls, names, first, ref, runs):
+    """``dask-1`` and ``dask-all``, each checked against the serial results ``ref``."""
     checks = {}
     for label, nw_devices, nw in (("dask-1", first, 1), ("dask-all", args.devices, args.workers)):
         wall, res, secs, info = run_dask(paths, calls, nw_devices, nw)
@@ -211,31 +218,50 @@ def main():
                        "call_s_sum": sum(s for s in secs if s)}
         print(f"{label}: {len(info)} worker(s) {wall:.2f} s, equal to serial: {not bad}",
               flush=True)
-    speedup = runs["dask-1"]["wall_s"] / runs["dask-all"]["wall_s"]
-    doc = {"command": " ".join([sys.executable.split("/")[-1]] + sys.argv),
-           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "host": platform.node(), "cpu_count": os.cpu_count(), "generate_s": gen_s,
-           "graphs": [dict(name=nm, call=c, **sz) for nm, c, sz in zip(names, calls, sizes)],
-           "runs": runs, "speedup_all_vs_1": speedup, "checks": checks,
-           "per_graph": [{"graph": nm, "serial": r, "serial_s": s}
-                         for nm, r, s in zip(names, ref, serial_s)]}
-    with open(os.path.join(args.out, "results.json"), "w") as fh:
-        json.dump(doc, fh, indent=1)
+    return checks
+
+
+def report(doc, sizes, calls):
+    """The results.md lines of the run's ``doc``."""
     L = ["# Batch of graphs over Dask workers (one per device)", "",
          f"- command: `{doc['command']}`", f"- date: {doc['date']}, host {doc['host']} "
          f"({doc['cpu_count']} CPUs)",
-         f"- {len(paths)} graphs, {min(s['vertices'] for s in sizes)}-"
+         f"- {len(sizes)} graphs, {min(s['vertices'] for s in sizes)}-"
          f"{max(s['vertices'] for s in sizes)} vertices, "
          f"{sum(s['entries'] for s in sizes) / 1e6:.1f} M stored entries in all; "
          f"calls: {', '.join(f'{c} x{calls.count(c)}' for c in CALLS)}; inputs as .npz paths "
-         f"read on the workers (generated in {gen_s:.0f} s)", "",
+         f"read on the workers (generated in {doc['generate_s']:.0f} s)", "",
          "| run | workers | devices | batch wall s | sum of per-graph call s | equal to serial |",
          "|---|---|---|---|---|---|"]
-    for label, r in runs.items():
-        eq = "reference" if label == "serial" else str(checks[label]["equal_to_serial"])
+    for label, r in doc["runs"].items():
+        eq = "reference" if label == "serial" else str(doc["checks"][label]["equal_to_serial"])
         L.append(f"| {label} | {r['workers']} | {', '.join(r['devices'])} | {r['wall_s']:.2f} | "
                  f"{r['call_s_sum']:.2f} | {eq} |")
-    L += ["", f"Speedup of all devices over one (dask-all vs dask-1): {speedup:.2f}x", ""]
+    L += ["", "Speedup of all devices over one (dask-all vs dask-1): "
+          f"{doc['speedup_all_vs_1']:.2f}x", ""]
+    return L
+
+
+def main():
+    args = parse_args()
+    data, names, paths, calls, sizes, gen_s = prepare(args)
+    from pyclmatch.distributed import host_devices
+    devs = host_devices(args.devices)
+    if not devs:
+        sys.exit(f"no usable {args.devices} device")
+    first = f"{devs[0][0]}:{devs[0][1]}"
+    serial, serial_s, runs = run_serial(paths, calls, first)
+    ref = [summary(c, r) for c, r in zip(calls, serial)]
+    checks = run_clusters(args, paths, calls, names, first, ref, runs)
+    speedup = runs["dask-1"]["wall_s"] / runs["dask-all"]["wall_s"]
+    doc = dict(common.run_meta(None, host=platform.node(), cpu_count=os.cpu_count()),
+               generate_s=gen_s,
+               graphs=[dict(name=nm, call=c, **sz) for nm, c, sz in zip(names, calls, sizes)],
+               runs=runs, speedup_all_vs_1=speedup, checks=checks,
+               per_graph=[{"graph": nm, "serial": r, "serial_s": s}
+                          for nm, r, s in zip(names, ref, serial_s)])
+    common.write_json(os.path.join(args.out, "results.json"), doc)
+    L = report(doc, sizes, calls)
     with open(os.path.join(args.out, "results.md"), "w") as fh:
         fh.write("\n".join(L) + "\n")
     print("\n".join(L))

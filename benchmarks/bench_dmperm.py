@@ -21,44 +21,30 @@ calls; medians reported.
 """
 import argparse
 import json
-import multiprocessing as mp
 import os
-import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-sys.path.insert(0, os.path.join(HERE, ".."))
-sys.path.insert(0, HERE)
+import common
+from common import fmt, kernel_sum, med, run_meta, save_results, seconds, table
+import pyclmatch
+from pyclmatch import generators
 
-import pyclmatch                                     # noqa: E402
-from pyclmatch import generators                     # noqa: E402
+common.use_tests()
 from dm_reference import host_dmperm, canonical      # noqa: E402
-from bench_e2e import fmt, med, run_meta, save_results  # noqa: E402
 
 GRAPHS = {"small": ["delaunay-10", "grid-64", "kron-10"],
           "medium": ["delaunay-17", "grid-512", "kron-17"],
           "reference": ["delaunay-21", "grid-2048", "kron-21"]}
 
 
-def _host_child(A, conn):
-    t0 = time.perf_counter()
-    ref = host_dmperm(A)
-    conn.send((time.perf_counter() - t0, canonical(*ref)))
-
-
 def host_reference(A, limit):
-    ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=_host_child, args=(A, child))
-    p.start()
-    if parent.poll(limit):
-        out = parent.recv()
-        p.join()
-        return out
-    p.kill()
-    p.join()
-    return None, None
+    """(seconds, canonical decomposition) of the sequential host reference in a forked
+    child, or (None, None) past ``limit`` seconds."""
+    return common.finish_child(common.start_child(_host_dmperm, A), limit)
+
+
+def _host_dmperm(A):
+    return canonical(*host_dmperm(A))
 
 
 def decompose(A, device):
@@ -84,8 +70,7 @@ def bench(name, A, args):
     phases = {k: med([r.timings.get(k, 0.0) for r in runs])
               for k in ("upload", "build", "init", "augment", "certificate", "coarse", "scc",
                         "order", "verify", "download", "readback")}
-    kernels = med([sum(v for k, v in r.timings.items() if k.startswith("kernel:"))
-                   for r in runs])
+    kernels = med([kernel_sum(r.timings) for r in runs])
     host_s, ref = host_reference(A, args.host_limit) if args.host_limit > 0 else (None, None)
     same = None if ref is None else canonical(d.p, d.q, d.r, d.s, d.rr, d.cc) == ref
     row = {"graph": name, "rows": A.shape[0], "nnz": int(A.nnz),
@@ -103,23 +88,20 @@ def bench(name, A, args):
     return row
 
 
+COLUMNS = ["graph", "n", "nnz", "rank", "blocks", "largest", "BTF whole s", "matching whole s",
+           "BTF / matching", "host ref s", "host / BTF", "same as host"]
+
+
 def markdown(meta, rows):
-    out = [f"# Dulmage-Mendelsohn / block triangular form — {meta['device']}", "",
-           f"Command: `{meta['command']}`  ", f"Date: {meta['date']}; host {meta['host']}; "
-           f"repeat {meta['repeat']} (medians)", "",
-           "| graph | n | nnz | rank | blocks | largest | BTF whole s | matching whole s | "
-           "BTF / matching | host ref s | host / BTF | same as host |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        out.append(f"| {r['graph']} | {r['rows']} | {r['nnz']} | {r['structural_rank']} | "
-                   f"{r['blocks']} | {r['largest_block']} | {fmt(r['btf_s'])} | "
-                   f"{fmt(r['match_s'])} | {fmt(r['btf_over_match'], 2)} | "
-                   f"{fmt(r['host_s'], 3)} | {fmt(r['host_over_btf'], 1)} | "
-                   f"{fmt(r['same_as_host'])} |")
+    cells = [[r["graph"], r["rows"], r["nnz"], r["structural_rank"], r["blocks"],
+              r["largest_block"], fmt(r["btf_s"]), fmt(r["match_s"]),
+              fmt(r["btf_over_match"], 2), fmt(r["host_s"], 3), fmt(r["host_over_btf"], 1),
+              fmt(r["same_as_host"])] for r in rows]
+    out = common.heading("Dulmage-Mendelsohn / block triangular form", meta)
+    out += table(COLUMNS, cells)
     out += ["", "Phases of the BTF call (medians, seconds), kernels = all device kernels:", ""]
-    for r in rows:
-        ph = " ".join(f"{k} {v:.4f}" for k, v in r["phases"].items() if v)
-        out.append(f"- {r['graph']}: {ph}; kernels {r['kernels_s']:.4f}; {r['counters']}")
+    out += [f"- {r['graph']}: {seconds((k, v) for k, v in r['phases'].items() if v)}; "
+            f"kernels {r['kernels_s']:.4f}; {r['counters']}" for r in rows]
     return "\n".join(out) + "\n"
 
 

@@ -20,18 +20,13 @@ call (programs built, verified), then ``--repeat`` timed calls; medians are repo
     python benchmarks/bench_e2e.py --device cpu --suite small --out benchmarks/results/e2e-pocl
 """
 import argparse
-import datetime
-import json
-import multiprocessing as mp
+import itertools
 import os
-import platform
-import statistics
-import sys
 import time
 
-import numpy as np
-import scipy.sparse as sp
-
+import common
+from common import (fmt, kernel_sum, log, med, ratio, run_meta, save_results, seconds,
+                    shared_graphs, symmetric_pattern, table, time_nk)
 import pyclmatch
 from pyclmatch import generators
 from pyclmatch.weighted.graph import with_random_weights
@@ -40,67 +35,24 @@ PAGEABLE_BPS, PINNED_BPS = 7e9, 50e9
 FAMILIES = ("matching", "weighted", "bmatching", "louvain", "marriage", "dmperm")
 
 
-def med(xs):
-    return float(statistics.median(xs)) if xs else None
-
-
-def _scipy_child(A, conn):
-    from scipy.sparse.csgraph import maximum_bipartite_matching
-    t0 = time.perf_counter()
-    m = maximum_bipartite_matching(A, perm_type="column")
-    conn.send((time.perf_counter() - t0, int((m >= 0).sum())))
-
-
 def scipy_matching(A, timeout):
     """scipy in a forked child (its own core), so a graph it cannot finish in ``timeout``
     seconds is reported as such; returns a function that waits for the answer."""
-    ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=_scipy_child, args=(A, child))
-    p.start()
-    t0 = time.perf_counter()
+    job = common.start_scipy(A)
 
     def wait():
-        if parent.poll(max(0.0, timeout - (time.perf_counter() - t0))):
-            sec, card = parent.recv()
-            p.join()
-            return {"time_s": sec, "cardinality": card}
-        p.kill()
-        p.join()
-        return {"time_s": None, "timeout_s": timeout}
+        sec, card = common.finish_child(job, timeout)
+        if sec is None:
+            return {"time_s": None, "timeout_s": timeout}
+        return {"time_s": sec, "cardinality": card}
     return wait
 
 
-def networkit():
-    try:
-        import networkit as nk
-        nk.setNumberOfThreads(os.cpu_count() or 1)
-        return nk
-    except Exception:
-        return None
-
-
 def nk_graph(nk, S, weighted):
+    """NetworKit's graph of the symmetric ``S`` (its upper triangle)."""
+    import scipy.sparse as sp
     U = sp.triu(S, 1).tocoo()
-    make = getattr(nk, "GraphFromCoo", None) or getattr(nk.graph, "GraphFromCoo")
-    w = np.ascontiguousarray(U.data, np.float64) if weighted else np.ones(U.nnz)
-    return make((w, (U.row.astype(np.uint64), U.col.astype(np.uint64))), n=S.shape[0],
-                weighted=weighted, directed=False)
-
-
-def time_nk(make, repeat):
-    out = []
-    for _ in range(repeat):
-        algo = make()
-        t0 = time.perf_counter()
-        algo.run()
-        out.append(time.perf_counter() - t0)
-    return med(out)
-
-
-def kernel_sum(timings, phases=None):
-    return sum(v for k, v in timings.items() if k.startswith("kernel:")
-               and (phases is None or k[7:] in phases))
+    return common.nk_graph(nk, S.shape[0], U.row, U.col, U.data if weighted else None)
 
 
 def timed(call, repeat, device_phases):
@@ -115,7 +67,7 @@ def timed(call, repeat, device_phases):
         rows.append((wall, res.timings.get("total", wall), kernel_sum(res.timings, device_phases),
                      kernel_sum(res.timings)))
     cols = list(zip(*rows))
-    steps = {k: v for k, v in res.timings.items() if not k.startswith("kernel:")}
+    steps = common.wall_steps(res.timings)
     return res, {"whole_s": med(cols[0]), "total_s": med(cols[1]), "device_s": med(cols[2]),
                  "kernels_s": med(cols[3]), "last_steps": steps}
 
@@ -127,17 +79,6 @@ def bound(device_s, nbytes):
 
 def csr_bytes(A, data=False):
     return A.indptr.nbytes + A.indices.nbytes + (A.data.nbytes if data else 0)
-
-
-def symmetric_pattern(A):
-    S = sp.csr_matrix(A, dtype=np.float32)
-    S.data[:] = 1
-    S = (S + S.T).tocsr()
-    S.setdiag(0)
-    S.eliminate_zeros()
-    S.data[:] = 1
-    S.sort_indices()
-    return S
 
 
 def bench_matching(name, A, args, log):
@@ -197,22 +138,6 @@ def bench_dmperm(name, A, args, log):
     return row
 
 
-def shared_graphs(names):
-    """(name, csr) of the files of shared/data/graphs (``names``: 'all' or file names)."""
-    import glob
-    here = os.path.dirname(os.path.abspath(__file__))
-    dirs = [os.path.join(os.environ.get("PYCLMATCH_SHARED", "/nonexistent"), "data", "graphs"),
-            os.path.join(here, "..", "..", "shared", "data", "graphs")]
-    folder = next((d for d in dirs if os.path.isdir(d)), None)
-    if folder is None:
-        raise SystemExit("shared/data/graphs not found (set PYCLMATCH_SHARED)")
-    files = sorted(f for f in os.listdir(folder) if not f.endswith(".tsv"))
-    for f in (files if names == "all" else names.split(",")):
-        A = sp.csr_matrix(pyclmatch.read_graph(os.path.join(folder, f)))
-        A.data = np.ones_like(A.data, dtype=np.float64)
-        yield f, A
-
-
 def bench_marriage(n, args, log):
     t0 = time.perf_counter()
     inst = pyclmatch.easy_instance(n)
@@ -226,61 +151,39 @@ def bench_marriage(n, args, log):
     return row
 
 
-def ratio(a, b):
-    return a / b if a and b else None
+COLUMNS = ["family", "graph", "whole call s", "device s", "all kernels s", "bound 7 GB/s",
+           "whole / bound", "bound 50 GB/s", "whole / bound50", "peer", "peer s", "peer / whole"]
 
 
-def fmt(x, p=4):
-    return "-" if x is None else (f"{x:.{p}f}" if isinstance(x, float) else str(x))
+def peer(r):
+    """(name, seconds) of the row's CPU peer: scipy (or its time limit) or NetworKit."""
+    if r.get("scipy"):
+        ps = r["scipy"].get("time_s")
+        return ("scipy" if ps is not None else f"scipy (> {r['scipy'].get('timeout_s')} s)"), ps
+    if "networkit_s" in r:
+        return "NetworKit", r["networkit_s"]
+    return "-", None
 
 
-def run_meta(handle, **extra):
-    """The header of a benchmark's results: device, command line, date and host, with
-    ``extra`` keys (shared by the benchmark scripts that import this module)."""
-    return dict({"device": handle.label, "command": " ".join(["python3"] + sys.argv),
-                 "date": datetime.datetime.now().isoformat(timespec="seconds"),
-                 "host": f"{platform.node()} ({os.cpu_count()} cores)"}, **extra)
-
-
-def save_results(out, meta, rows, markdown):
-    """Write ``out/results.json`` (meta and rows) and ``out/results.md`` (``markdown(meta,
-    rows)``), the folder made if needed; called after every row, so a run stopped early
-    keeps what it measured."""
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump({"meta": meta, "rows": rows}, f, indent=1, default=str)
-    with open(os.path.join(out, "results.md"), "w") as f:
-        f.write(markdown(meta, rows))
+def cells(r):
+    name, ps = peer(r)
+    whole = r["whole_s"]
+    return [r["family"], r["graph"], fmt(whole), fmt(r["device_s"]), fmt(r["kernels_s"]),
+            fmt(r["bound_pageable_s"]), fmt(ratio(whole, r["bound_pageable_s"]), 2),
+            fmt(r["bound_pinned_s"]), fmt(ratio(whole, r["bound_pinned_s"]), 2),
+            name, fmt(ps, 3), fmt(ratio(ps, whole), 1)]
 
 
 def markdown(meta, rows):
-    out = [f"# End to end (whole call) vs device time and CPU peers — {meta['device']}", "",
-           f"Command: `{meta['command']}`  ", f"Date: {meta['date']}; host {meta['host']}; "
-           f"repeat {meta['repeat']} (medians)", "",
-           "| family | graph | whole call s | device s | all kernels s | bound 7 GB/s | "
-           "whole / bound | bound 50 GB/s | whole / bound50 | peer | peer s | peer / whole |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        peer, ps = "-", None
-        if r.get("scipy"):
-            peer, ps = "scipy", r["scipy"].get("time_s")
-            if ps is None:
-                peer = f"scipy (> {r['scipy'].get('timeout_s')} s)"
-        elif "networkit_s" in r:
-            peer, ps = "NetworKit", r["networkit_s"]
-        out.append(f"| {r['family']} | {r['graph']} | {fmt(r['whole_s'])} | "
-                   f"{fmt(r['device_s'])} | {fmt(r['kernels_s'])} | "
-                   f"{fmt(r['bound_pageable_s'])} | {fmt(ratio(r['whole_s'], r['bound_pageable_s']), 2)} | "
-                   f"{fmt(r['bound_pinned_s'])} | {fmt(ratio(r['whole_s'], r['bound_pinned_s']), 2)} | "
-                   f"{peer} | {fmt(ps, 3)} | {fmt(ratio(ps, r['whole_s']), 1)} |")
+    out = common.heading("End to end (whole call) vs device time and CPU peers", meta)
+    out += table(COLUMNS, [cells(r) for r in rows])
     out += ["", "Host steps of the last call of each row (seconds):", ""]
-    for r in rows:
-        st = " ".join(f"{k} {v:.4f}" for k, v in sorted(r["last_steps"].items()))
-        out.append(f"- {r['family']} {r['graph']}: {st}")
+    out += [f"- {r['family']} {r['graph']}: {seconds(sorted(r['last_steps'].items()))}"
+            for r in rows]
     return "\n".join(out) + "\n"
 
 
-def main(argv=None):
+def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default=None)
     ap.add_argument("--suite", default="reference", help="small | medium | reference")
@@ -300,9 +203,45 @@ def main(argv=None):
                     help="also the files of shared/data/graphs: 'all', 'none' or file names")
     ap.add_argument("--no-suite", dest="suite_graphs", action="store_false")
     ap.add_argument("--out", required=True)
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def matching_inputs(name, A, args):
+    """The graph, and with --rcp its permuted copies (unsorted as scipy leaves them, and
+    sorted: the canonical CSR the user holds)."""
+    todo = [(name, A)]
+    if args.rcp:
+        P = generators.permuted(A)
+        if args.unsorted:
+            todo.append((name + "-rcp-unsorted", P.copy()))
+        P.sort_indices()
+        todo.append((name + "-rcp", P))
+    return todo
+
+
+def bench_graph(name, A, args, fams, nk, add):
+    """Every chosen family on one graph; ``add(row, family, graph)`` records a row."""
+    log(f"{name}: {A.shape[0]} x {A.shape[1]}, {A.nnz} entries")
+    if "matching" in fams:
+        for nm, M in matching_inputs(name, A, args):
+            add(bench_matching(nm, M, args, log), "matching", nm)
+    if "dmperm" in fams:
+        add(bench_dmperm(name, A, args, log), "dulmage_mendelsohn", name)
+    if A.shape[0] != A.shape[1]:
+        return
+    S = symmetric_pattern(A) if set(fams) & {"weighted", "bmatching", "louvain"} else None
+    if "weighted" in fams:
+        add(bench_weighted(name, S, args, nk, log), "weighted", name)
+    if "bmatching" in fams:
+        add(bench_weighted(name, S, args, nk, log, b=args.b), f"b_matching(b={args.b})", name)
+    if "louvain" in fams:
+        add(bench_louvain(name, S, args, nk, log), "louvain", name)
+
+
+def main(argv=None):
+    args = parse_args(argv)
     fams = args.families.split(",")
-    nk = networkit() if args.networkit else None
+    nk = common.networkit() if args.networkit else None
     handle = pyclmatch.get_device(args.device)
     args.device = handle
     os.makedirs(args.out, exist_ok=True)
@@ -310,54 +249,20 @@ def main(argv=None):
                     networkit=getattr(nk, "__version__", None) if nk else None)
     rows = []
 
-    def log(msg):
-        print(msg, flush=True)
-
-    def save():
+    def add(row, family, graph):     # saved after every row: a run cut short keeps its rows
+        rows.append(dict(row, family=family, graph=graph))
         save_results(args.out, meta, rows, markdown)
 
     names = args.graphs.split(",") if args.graphs else None
     graphs = generators.suite(names, size=args.suite) if args.suite_graphs else []
     if args.shared != "none":
-        import itertools
-        graphs = itertools.chain(graphs, shared_graphs(args.shared))
+        graphs = itertools.chain(graphs, shared_graphs(args.shared, required=True))
     for name, A in graphs:
-        log(f"{name}: {A.shape[0]} x {A.shape[1]}, {A.nnz} entries")
-        if "matching" in fams:
-            todo = [(name, A)]
-            if args.rcp:
-                P = generators.permuted(A)       # (scipy leaves its lists unsorted)
-                if args.unsorted:
-                    todo.append((name + "-rcp-unsorted", P.copy()))
-                P.sort_indices()                 # the canonical CSR the user holds
-                todo.append((name + "-rcp", P))
-            for nm, M in todo:
-                rows.append(dict(bench_matching(nm, M, args, log), family="matching", graph=nm))
-                save()
-        if "dmperm" in fams:
-            rows.append(dict(bench_dmperm(name, A, args, log), family="dulmage_mendelsohn",
-                             graph=name))
-            save()
-        if A.shape[0] != A.shape[1]:
-            continue
-        S = symmetric_pattern(A) if set(fams) & {"weighted", "bmatching", "louvain"} else None
-        if "weighted" in fams:
-            rows.append(dict(bench_weighted(name, S, args, nk, log), family="weighted",
-                             graph=name))
-            save()
-        if "bmatching" in fams:
-            rows.append(dict(bench_weighted(name, S, args, nk, log, b=args.b),
-                             family=f"b_matching(b={args.b})", graph=name))
-            save()
-        if "louvain" in fams:
-            rows.append(dict(bench_louvain(name, S, args, nk, log), family="louvain",
-                             graph=name))
-            save()
+        bench_graph(name, A, args, fams, nk, add)
     if "marriage" in fams and args.marriage_n:
-        rows.append(dict(bench_marriage(args.marriage_n, args, log), family="stable_marriage",
-                         graph=f"easy n={args.marriage_n}"))
-        save()
-    save()
+        add(bench_marriage(args.marriage_n, args, log), "stable_marriage",
+            f"easy n={args.marriage_n}")
+    save_results(args.out, meta, rows, markdown)
     print(markdown(meta, rows))
 
 

@@ -12,21 +12,18 @@ runs on different hosts can be checked to build the same data. No device is used
         --repeat 3 --out benchmarks/results/generators-h100
 """
 import argparse
-import datetime
 import hashlib
-import json
 import os
 import platform
 import statistics
-import sys
-import time
 
 import numpy as np
 import scipy
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import pyclmatch                                                    # noqa: E402
-from pyclmatch import generators, hostpar                            # noqa: E402
+import common
+from common import times as timed
+import pyclmatch
+from pyclmatch import generators, hostpar
 
 
 def digest(*arrays):
@@ -35,16 +32,6 @@ def digest(*arrays):
         h.update(a.dtype.str.encode())
         h.update(np.ascontiguousarray(a).tobytes())
     return h.hexdigest()[:16]
-
-
-def timed(fn, repeat):
-    ts, out = [], None
-    for _ in range(repeat):
-        out = None                          # free the previous output before the next call
-        t0 = time.perf_counter()
-        out = fn()
-        ts.append(time.perf_counter() - t0)
-    return ts, out
 
 
 def main():
@@ -88,14 +75,12 @@ def main():
             record(name + "-rcp", f"generators.permuted(<{name}>)",
                    lambda: generators.permuted(A), mat_size)
             del A
-    meta = {"command": " ".join([os.path.basename(sys.executable)] + sys.argv),
-            "date": datetime.datetime.now().isoformat(timespec="seconds"),
-            "host": platform.node(), "cpu_count": os.cpu_count(), "workers": hostpar.workers(),
-            "numpy": np.__version__, "scipy": scipy.__version__, "repeat": args.repeat}
+    meta = common.run_meta(None, host=platform.node(), cpu_count=os.cpu_count(),
+                           workers=hostpar.workers(), numpy=np.__version__,
+                           scipy=scipy.__version__, repeat=args.repeat)
     if args.out:
         os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "results.json"), "w") as f:
-            json.dump({"meta": meta, "rows": rows}, f, indent=1)
+        common.write_json(os.path.join(args.out, "results.json"), {"meta": meta, "rows": rows})
         lines = [f"# Data generators ({meta['date']})", "",
                  f"`{meta['command']}`", "",
                  f"host {meta['host']}: {meta['cpu_count']} CPUs, {meta['workers']} generator "

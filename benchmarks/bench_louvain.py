@@ -29,17 +29,15 @@ Modularity of every partition is recomputed by pyclmatch's host function (float6
     python benchmarks/bench_louvain.py --device cpu --quick --out benchmarks/results/louvain-pocl-quick
 """
 import argparse
-import datetime
-import json
 import os
-import platform
-import statistics
 import sys
 import time
 
 import numpy as np
 import scipy.sparse as sp
 
+import common
+from common import med
 import pyclmatch
 from pyclmatch import generators
 from pyclmatch.community import louvain, modularity
@@ -48,10 +46,6 @@ from pyclmatch.community import louvain, modularity
 NK_PLM_ANCHOR = {"delaunay-21": (3.09, 0.9818), "grid-2048": (7.84, 0.9924),
                  "uniform-4M-d4": (27.3, 0.268), "kron-21": (7.74, 0.072)}
 IGRAPH_ANCHOR = {"delaunay-21": 55.2, "grid-2048": 89.7}
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = next((d for d in (os.environ.get("PYCLMATCH_SHARED"), os.path.join(_ROOT, "..", "shared"),
-                           os.path.join(_ROOT, "shared"), "/work/shared")
-               if d and os.path.isdir(d)), os.path.join(_ROOT, "..", "shared"))
 FILES = ("bcsstk13.mtx", "rajat01.mtx", "delaunay_n16.mtx", "bayer10.mtx", "4elt.graph",
          "astro-ph.graph", "facebook_combined.txt")
 QUICK_FILES = ("bcsstk13.mtx", "rajat01.mtx", "facebook_combined.txt")
@@ -69,10 +63,6 @@ SWEEP = {"rel-3e-2-1e-2": dict(threshold=("relative", 3e-2, 1e-2)),
          "rel-5e-3-1e-2": dict(threshold=("relative", 5e-3, 1e-2)),
          "rel-1e-2-1e-2": dict(threshold=("relative", 1e-2, 1e-2)),
          "subrounds-2+rel-1e-2": dict(subrounds=2, threshold=("relative", 1e-2, 1e-2))}
-
-
-def med(xs):
-    return float(statistics.median(xs)) if xs else None
 
 
 def symmetrize(A):
@@ -117,8 +107,8 @@ def graph_list(quick, big):
             out.append(("sbm-100Kx100", lambda: sbm(100_000, 100, 16, 4)))
         files = FILES
     for f in files:
-        path = os.path.join(SHARED, "data", "graphs", f)
-        if os.path.exists(path):
+        path = common.shared_path(f)
+        if path:
             out.append((f, lambda path=path: symmetrize(pyclmatch.read_graph(path,
                                                                            symmetrize=True))))
     return out
@@ -326,9 +316,7 @@ def write_report(report, out, t_all):
                                                  and "modularity" in g["networkit"]])}
     report["summary"] = summary
     report["wall_s"] = time.perf_counter() - t_all
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    with open(out + ".json", "w") as fh:
-        json.dump(report, fh, indent=1, default=float)
+    common.write_json(out + ".json", report, default=float)
     with open(out + ".md", "w") as fh:
         fh.write(markdown(report))
     return report
@@ -364,12 +352,9 @@ def main(argv=None):
     repeat = args.repeat or (1 if args.quick else 3)
     nx_max = args.nx_max_edges or 200_000
     handle = None if args.no_ours else pyclmatch.get_device(args.device)
-    report = {"device": handle.label if handle else "competitors only",
-              "device_type": handle.type if handle else None,
-              "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-              "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
-              "host": f"{platform.node()} {platform.machine()} {os.cpu_count()} cores",
-              "version": pyclmatch.__version__, "repeat": repeat, "graphs": []}
+    report = common.run_meta(handle, device_type=handle.type if handle else None,
+                             version=pyclmatch.__version__, repeat=repeat, graphs=[])
+    report.setdefault("device", "competitors only")
     wanted = set(args.graphs.split(",")) if args.graphs else None
     t_all = time.perf_counter()
     for name, make in graph_list(args.quick, args.big):

@@ -47,7 +47,6 @@ import argparse
 import json
 import multiprocessing as mp
 import os
-import statistics
 import sys
 import threading
 import time
@@ -62,7 +61,8 @@ from pyclmatch import nxbackend as B
 from pyclmatch.community import modularity
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_e2e import run_meta, save_results  # noqa: E402
+import common  # noqa: E402
+from common import med, run_meta, save_results  # noqa: E402
 
 GRAPHS = {"delaunay-20": lambda: generators.delaunay(20),
           "delaunay-21": lambda: generators.delaunay(21),
@@ -75,19 +75,8 @@ MID = {"delaunay-17": lambda: generators.delaunay(17),
        "grid-512": lambda: generators.grid(512)}
 
 
-def med(ts):
-    return float(statistics.median(ts))
-
-
 def timed(fn, repeat, before=None):
-    ts, out = [], None
-    for _ in range(repeat):
-        if before:
-            before()
-        out = None       # (the previous call's result is freed outside the timed call)
-        t0 = time.perf_counter()
-        out = fn()
-        ts.append(time.perf_counter() - t0)
+    ts, out = common.times(fn, repeat, before)
     return med(ts), out
 
 
@@ -368,7 +357,7 @@ def markdown(meta, rows):
     return "\n".join(md) + "\n"
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default=None)
     ap.add_argument("--out", default=None, help="folder for results.json and results.md")
@@ -388,18 +377,50 @@ def main():
                     help="with --nx-times: rows whose networkx call still runs, e.g. "
                          "delaunay-20/matching (FUNCTION: louvain or matching)")
     ap.add_argument("--functions", default="louvain,matching")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def nx_measure(args):
+    """The GRAPH/FUNCTION rows of --nx-measure."""
+    measure = {m.strip() for m in args.nx_measure.split(",") if m.strip()}
+    bad = [m for m in measure if m.count("/") != 1 or m.split("/")[1] not in
+           ("louvain", "matching")]
+    if bad:
+        raise SystemExit(f"--nx-measure takes GRAPH/louvain or GRAPH/matching, not {bad}")
+    return measure
+
+
+def suite_matrix(name, table):
+    """The pattern (unit data) of the table's graph ``name``."""
+    make = table.get(name) or GRAPHS.get(name) or SMALL.get(name) or MID.get(name)
+    if make is None:
+        raise SystemExit(f"unknown graph {name!r}: choose from "
+                         f"{', '.join([*GRAPHS, *SMALL, *MID])}")
+    A = sp.csr_matrix(make())
+    A.data[:] = 1
+    return A
+
+
+def reused_keys(name, A, G, Gb, measure, earlier):
+    """The functions whose networkx time comes from the earlier run (--nx-times)."""
+    reused = set()
+    for key, H, fn in (("louvain", G, "louvain_communities"),
+                       ("matching", Gb, "bipartite.maximum_matching")):
+        if H is not None and f"{name}/{key}" not in measure and (
+                name, fn, A.shape[0] * (1 if H is G else 2), H.number_of_edges()) in earlier:
+            reused.add(key)
+    return reused
+
+
+def main():
+    args = parse_args()
     if "pyclmatch" not in nx.utils.backends.backends:
         raise SystemExit("the pyclmatch backend is not registered: pip install -e . first")
     dev = pyclmatch.get_device(args.device)
     table = SMALL if args.small else GRAPHS
     names = args.graphs.split(",") if args.graphs else list(table)
     earlier, note = earlier_networkx(args.nx_times) if args.nx_times else ({}, None)
-    measure = {m.strip() for m in args.nx_measure.split(",") if m.strip()}
-    bad = [m for m in measure if m.count("/") != 1 or m.split("/")[1] not in
-           ("louvain", "matching")]
-    if bad:
-        raise SystemExit(f"--nx-measure takes GRAPH/louvain or GRAPH/matching, not {bad}")
+    measure = nx_measure(args)
     serial = args.serial_nx or bool(args.nx_times)
     meta = run_meta(dev, networkx=nx.__version__, pyclmatch=pyclmatch.__version__,
                     repeat=args.repeat, nx_cap_s=args.nx_cap, serial_nx=serial,
@@ -414,24 +435,12 @@ def main():
             print(json.dumps(row), flush=True)
 
     for name in names:
-        make = table.get(name) or GRAPHS.get(name) or SMALL.get(name) or MID.get(name)
-        if make is None:
-            raise SystemExit(f"unknown graph {name!r}: choose from "
-                             f"{', '.join([*GRAPHS, *SMALL, *MID])}")
-        A = make()
-        A = sp.csr_matrix(A)
-        A.data[:] = 1
+        A = suite_matrix(name, table)
         t0 = time.perf_counter()
         G = nx_graph(A) if "louvain" in args.functions else None
         Gb = nx_bipartite(A) if "matching" in args.functions else None
         build = time.perf_counter() - t0
-        reused = set()
-        for key, H, fn in (("louvain", G, "louvain_communities"),
-                           ("matching", Gb, "bipartite.maximum_matching")):
-            if H is not None and f"{name}/{key}" not in measure and (
-                    name, fn, A.shape[0] * (1 if H is G else 2), H.number_of_edges()) \
-                    in earlier:
-                reused.add(key)
+        reused = reused_keys(name, A, G, Gb, measure, earlier)
         starters = networkx_jobs(A, G, Gb, args, reused)
         jobs = {} if serial else {k: start() for k, start in starters.items()}
         mine = []

@@ -32,65 +32,31 @@ performance profile of the families and ``auto`` (whole-call time).
     python3 benchmarks/bench_small.py --device gpu --quick --race 131072 --out /tmp/race
 """
 import argparse
-import datetime
-import glob
-import json
 import os
-import platform
-import statistics
 import sys
 import time
 
 import numpy as np
 import scipy.sparse as sp
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-
-import pyclmatch  # noqa: E402
-from pyclmatch import generators  # noqa: E402
+import common
+from common import med
+import pyclmatch
+from pyclmatch import generators
 
 #: the ``auto`` columns (not exact families): ``auto``, and ``auto-race`` with ``--race``
 AUTOS = ("auto", "auto-race")
 
-GRAPH_DIRS = [os.path.join(os.environ.get("PYCLMATCH_SHARED", "/nonexistent"), "data", "graphs"),
-              os.path.join(HERE, "..", "..", "shared", "data", "graphs"),
-              "/work/shared/data/graphs"]
-
-
-def med(xs):
-    return float(statistics.median(xs)) if xs else None
-
 
 def timed(fn, repeat):
-    out, ts = None, []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        ts.append(time.perf_counter() - t)
+    """(last output, median seconds) of ``repeat`` calls."""
+    ts, out = common.times(fn, repeat)
     return out, med(ts)
 
 
 def shared_graphs(max_edges):
     """(name, csr) of the shared files with at most ``max_edges`` stored entries."""
-    from pyclmatch.io import read_graph
-    folder = next((d for d in GRAPH_DIRS if os.path.isdir(d)), None)
-    if folder is None:
-        return []
-    out = []
-    for path in sorted(glob.glob(os.path.join(folder, "*"))):
-        if path.endswith(".tsv") or os.path.isdir(path):
-            continue
-        try:
-            A = read_graph(path)
-        except Exception as exc:      # a format the reader does not take: say so, go on
-            print(f"skip {os.path.basename(path)}: {exc}", file=sys.stderr)
-            continue
-        A = sp.csr_matrix(A)
-        if A.nnz <= max_edges:
-            A.data = np.ones_like(A.data, dtype=np.float64)
-            out.append((os.path.basename(path), A))
-    return out
+    return list(common.shared_graphs(max_edges=max_edges))
 
 
 def generated_graphs(quick):
@@ -116,17 +82,6 @@ def generated_graphs(quick):
     return out
 
 
-def worker_idle(timeout=30.0):
-    """Seconds waited until the race worker is idle (a host attempt that an earlier graph's
-    device win left running is killed after the worker's start-up time and the worker
-    restarted): each graph's auto-race starts from an idle worker."""
-    from pyclmatch.bipartite.race import HostWorker
-    w, t0 = HostWorker.get(), time.perf_counter()
-    while not w.available() and time.perf_counter() - t0 < timeout:
-        time.sleep(0.005)
-    return time.perf_counter() - t0
-
-
 def race_profile(handle, race_edges):
     """Set ``race_edges`` of ``handle``'s shipped profile (None: leave it as shipped)."""
     from pyclmatch.bipartite import choice
@@ -150,7 +105,7 @@ def bench_matching(name, A, handle, families, repeat, race=None):
             race_profile(handle, None if race is None else (race if fam == "auto-race" else 0))
         alg = "auto" if fam in AUTOS else fam
         if fam == "auto-race":
-            worker_idle()
+            common.worker_idle()
         warm = pyclmatch.maximum_matching(A, algorithm=alg, device=handle)   # builds, verifies
         if warm.cardinality != rec["scipy_cardinality"]:
             raise AssertionError(f"{name} {fam}: {warm.cardinality} != scipy's "
@@ -268,8 +223,8 @@ def write_host(out, meta, mrecs):
           f"(worst {best['worst']:.2f}x, {best['within_1.3']:.0%} within 1.3x)"]
     with open(os.path.join(out, "host.md"), "w") as fh:
         fh.write("\n".join(L) + "\n")
-    with open(os.path.join(out, "host.json"), "w") as fh:
-        json.dump({"meta": meta, "rows": rows, "sweep": sweep}, fh, indent=1)
+    common.write_json(os.path.join(out, "host.json"),
+                      {"meta": meta, "rows": rows, "sweep": sweep})
 
 
 def time_plm(S, repeat):
@@ -348,8 +303,7 @@ def one_group_sweep(handle, families, repeat, quick):
 
 def write_sweep(out, meta, recs):
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "one_group.json"), "w") as fh:
-        json.dump({"meta": meta, "sweep": recs}, fh, indent=1)
+    common.write_json(os.path.join(out, "one_group.json"), {"meta": meta, "sweep": recs})
     L = [f"# One work-group vs grid path: {meta['device']}", "", f"- command: `{meta['command']}`",
          "", "| graph | nnz | family | one group call ms | grid call ms | one group device ms"
          " | grid device ms | grid/one group (call) |", "|---|---|---|---|---|---|---|---|"]
@@ -373,8 +327,8 @@ def profile(records, names, xs=(1, 1.1, 1.3, 1.5, 2, 3, 5, 10)):
 
 def write(out, meta, mrecs, lrecs, families):
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "results.json"), "w") as fh:
-        json.dump({"meta": meta, "matching": mrecs, "louvain": lrecs}, fh, indent=1)
+    common.write_json(os.path.join(out, "results.json"),
+                      {"meta": meta, "matching": mrecs, "louvain": lrecs})
     L = [f"# Small graphs: {meta['device']}", "", f"- date: {meta['date']}",
          f"- command: `{meta['command']}`", f"- host: {meta['host']}",
          f"- medians of {meta['repeat']} runs after a verified warm-up; whole call = from the "
@@ -458,13 +412,10 @@ def main(argv=None):
                 else list(pyclmatch.bipartite.algorithms()))
     graphs = ([] if args.no_shared else shared_graphs(args.max_edges)) \
         + generated_graphs(args.quick)
-    meta = {"device": handle.label, "date": datetime.datetime.now(
-                datetime.timezone.utc).isoformat(timespec="seconds"),
-            "command": "python3 " + " ".join(sys.argv), "repeat": args.repeat,
-            "host": f"{platform.node()} ({os.cpu_count()} CPUs)"}
+    meta = common.run_meta(handle, repeat=args.repeat)
     if args.race is not None:     # the worker up and idle before the first graph
         from pyclmatch.bipartite.race import HostWorker
-        worker_idle(60)
+        common.worker_idle(60)
         meta["race_edges"], meta["worker_boot_s"] = args.race, HostWorker.get().boot_seconds
     if args.one_group_sweep:
         write_sweep(args.out, meta, one_group_sweep(handle, args.one_group_sweep.split(","),

@@ -7,15 +7,13 @@ row in a baseline run and a new run, and their ratio (new / baseline; below 1 is
 import argparse
 import json
 
+from common import fmt
+
 
 def rows(path):
     with open(path) as f:
         d = json.load(f)
     return d["meta"], {(r["family"], r["graph"]): r for r in d["rows"]}
-
-
-def fmt(x, p=4):
-    return "-" if x is None else f"{x:.{p}f}"
 
 
 def main(argv=None):

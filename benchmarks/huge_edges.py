@@ -36,9 +36,9 @@ import numpy as np
 import scipy.sparse as sp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import kernel_sum, run_meta, save_results              # noqa: E402
 import pyclmatch                                                  # noqa: E402
 from pyclmatch.engine.graphs import FORCE_OFFSET64_ENV, index_types  # noqa: E402
-from bench_e2e import run_meta, save_results                      # noqa: E402
 
 INDEX_MAX = np.iinfo(np.int32).max
 CHUNK_ROWS = 1 << 20
@@ -122,10 +122,6 @@ def circulant_weighted(n, half_degree, seed, threads):
     _parallel(fill, n, threads)
     indptr = np.arange(n + 1, dtype=np.int64) * d
     return sp.csr_matrix((data, indices, indptr), shape=(n, n), copy=False)
-
-
-def kernel_sum(timings):
-    return sum(v for k, v in timings.items() if k.startswith("kernel:"))
 
 
 def timed(call):

@@ -45,7 +45,7 @@ sys.path[:0] = [os.path.join(_HERE, ".."), os.path.join(_HERE, "..", "tests")]
 import pyclmatch                                                         # noqa: E402
 from pyclmatch import generators                                         # noqa: E402
 from pyclmatch.bipartite import INITS, verify_matching                   # noqa: E402
-from pyclmatch.bipartite.api import algorithms as bipartite_algorithms   # noqa: E402
+from pyclmatch.bipartite import algorithms as bipartite_algorithms       # noqa: E402
 from pyclmatch.engine.graphs import as_bipartite                         # noqa: E402
 from pyclmatch.weighted import ALGORITHMS as WEIGHTED_ALGORITHMS         # noqa: E402
 from pyclmatch.weighted import greedy_b_matching                         # noqa: E402

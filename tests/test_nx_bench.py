@@ -63,22 +63,3 @@ def test_networkx_times_from_an_earlier_run(tmp_path):
     bad = dict(row, cardinality_backend=1)
     with pytest.raises(SystemExit, match="cardinality"):
         bench_nx.collect(bad, {}, "matching")
-
-
-def test_host_profile_script_names_every_step(tmp_path, monkeypatch):
-    """benchmarks/profile_nx_host.py on a small graph (device calls stubbed): the whole call,
-    the reuse and the conversion timed, and the steps of the dispatched call read off
-    cProfile (the walk, the result dict and its parts among them)."""
-    import json
-    prof = pytest.importorskip("profile_nx_host")
-    import pyclmatch.bipartite as PB
-    monkeypatch.setattr(PB, "maximum_matching", PB.maximum_matching)   # (restored after)
-    monkeypatch.setattr(sys, "argv", ["profile_nx_host.py", "--graph", "delaunay-14",
-                                      "--stub", "--repeat", "1", "--profile", "1",
-                                      "--out", str(tmp_path)])
-    prof.main()
-    rows = {r["step"]: r["ms"] for r in json.load(open(tmp_path / "results.json"))["rows"]}
-    for step in ("whole dispatched call", "call on a converted graph", "labels_are_ids",
-                 "walk: sizes + keys", "result dict", "  of which dict.fromkeys"):
-        assert rows[step] > 0, step
-    assert "delaunay-14" in (tmp_path / "results.md").read_text()
