@@ -29,6 +29,7 @@ Modularity of every partition is recomputed by pyclmatch's host function (float6
     python benchmarks/bench_louvain.py --device cpu --quick --out benchmarks/results/louvain-pocl-quick
 """
 import argparse
+import importlib
 import os
 import sys
 import time
@@ -164,13 +165,22 @@ def run_variants(row, A, handle, repeat, args, save):
             save()
 
 
-def run_networkx(A, max_edges):
+def _peer_module(name, A, max_edges):
+    """(module, None) where the Python peer ``name`` is installed and ``A`` has at most
+    ``max_edges`` undirected edges; else (None, what to report: None or a skip note)."""
     try:
-        import networkx as nx
+        lib = importlib.import_module(name)
     except ImportError:
-        return None
+        return None, None
     if A.nnz // 2 > max_edges:
-        return {"skipped": f"more than {max_edges} edges"}
+        return None, {"skipped": f"more than {max_edges} edges"}
+    return lib, None
+
+
+def run_networkx(A, max_edges):
+    nx, skipped = _peer_module("networkx", A, max_edges)
+    if nx is None:
+        return skipped
     G = nx.from_scipy_sparse_array(A)
     t = time.perf_counter()
     comms = nx.community.louvain_communities(G, seed=0)
@@ -182,12 +192,9 @@ def run_networkx(A, max_edges):
 
 
 def run_igraph(A, max_edges):
-    try:
-        import igraph as ig
-    except ImportError:
-        return None
-    if A.nnz // 2 > max_edges:
-        return {"skipped": f"more than {max_edges} edges"}
+    ig, skipped = _peer_module("igraph", A, max_edges)
+    if ig is None:
+        return skipped
     U = sp.triu(A, 1).tocoo()
     g = ig.Graph(n=A.shape[0], edges=np.column_stack([U.row, U.col]).tolist())
     t = time.perf_counter()
