@@ -258,9 +258,8 @@ def worker_devices(client):
     Examples
     --------
     >>> from distributed import Client
-    >>> from pyclmatch.distributed import local_cluster
+    >>> from pyclmatch.distributed import worker_devices, local_cluster
     >>> client = Client(local_cluster("cpu"))                    # doctest: +SKIP
-    >>> from pyclmatch.distributed import worker_devices
     >>> sorted(b["how"] for b in worker_devices(client).values())  # doctest: +SKIP
     ['assigned']
     """
@@ -274,9 +273,8 @@ def bind_workers(client, devices="gpu", assignment=None):
     Examples
     --------
     >>> from distributed import Client
-    >>> from pyclmatch.distributed import local_cluster
+    >>> from pyclmatch.distributed import bind_workers, local_cluster
     >>> client = Client(local_cluster("cpu"))                    # doctest: +SKIP
-    >>> from pyclmatch.distributed import bind_workers
     >>> bindings = bind_workers(client, "cpu")                    # doctest: +SKIP
     """
     client.register_plugin(DevicePlugin(devices, assignment), name=PLUGIN_NAME)
@@ -298,9 +296,8 @@ def bound_workers(client, kind="gpu", timeout=30.0):
     Examples
     --------
     >>> from distributed import Client
-    >>> from pyclmatch.distributed import local_cluster
+    >>> from pyclmatch.distributed import bound_workers, local_cluster
     >>> client = Client(local_cluster("cpu"))                    # doctest: +SKIP
-    >>> from pyclmatch.distributed import bound_workers
     >>> bindings, ready = bound_workers(client, "cpu")            # doctest: +SKIP
     >>> len(ready)                                                # doctest: +SKIP
     1

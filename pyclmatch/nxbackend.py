@@ -590,8 +590,7 @@ def louvain_partitions(G, weight="weight", resolution=1, threshold=0.0000001, se
     Examples
     --------
     >>> import networkx as nx
-    >>> G = nx.Graph()
-    >>> nx.add_cycle(G, [0, 1, 2]); nx.add_cycle(G, [3, 4, 5]); G.add_edge(2, 3)
+    >>> G = nx.barbell_graph(3, 0)        # the triangles 0-1-2 and 3-4-5, joined by 2-3
     >>> from pyclmatch.nxbackend import louvain_partitions
     >>> [sorted(map(sorted, p)) for p in louvain_partitions(G, seed=1)]
     [[[0, 1, 2], [3, 4, 5]]]
@@ -610,8 +609,7 @@ def louvain_communities(G, weight="weight", resolution=1, threshold=0.0000001, m
     Two triangles joined by one edge, through networkx's dispatch:
 
     >>> import networkx as nx
-    >>> G = nx.Graph()
-    >>> nx.add_cycle(G, [0, 1, 2]); nx.add_cycle(G, [3, 4, 5]); G.add_edge(2, 3)
+    >>> G = nx.barbell_graph(3, 0)        # the triangles 0-1-2 and 3-4-5, joined by 2-3
     >>> sorted(map(sorted, nx.community.louvain_communities(G, backend="pyclmatch", seed=1)))
     [[0, 1, 2], [3, 4, 5]]
     """
@@ -649,8 +647,7 @@ def modularity(G, communities, weight="weight", resolution=1, *, device=None) ->
     Examples
     --------
     >>> import networkx as nx
-    >>> G = nx.Graph()
-    >>> nx.add_cycle(G, [0, 1, 2]); nx.add_cycle(G, [3, 4, 5]); G.add_edge(2, 3)
+    >>> G = nx.barbell_graph(3, 0)        # the triangles 0-1-2 and 3-4-5, joined by 2-3
     >>> from pyclmatch.nxbackend import modularity
     >>> round(modularity(G, [{0, 1, 2}, {3, 4, 5}]), 3)
     0.357

@@ -478,11 +478,11 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
 
     Examples
     --------
-    >>> import pyclmatch
-    >>> import numpy as np, scipy.sparse as sp
-    >>> A = sp.csr_matrix(np.array([[0, 3, 1, 0], [3, 0, 2, 0],
-    ...                             [1, 2, 0, 4], [0, 0, 4, 0]], float))
-    >>> res = pyclmatch.b_matching(A, 2)
+    The graph of :func:`weighted_matching`'s example, as edge arrays ``(u, v, weight)``:
+
+    >>> import numpy as np, pyclmatch
+    >>> u, v, w = np.array([0, 0, 1, 2]), np.array([1, 2, 2, 3]), np.array([3.0, 1, 2, 4])
+    >>> res = pyclmatch.b_matching((u, v, w), 2)
     >>> res.edges.tolist(), res.degree.tolist(), res.weight
     ([[0, 1], [1, 2], [2, 3]], [1, 2, 2, 1], 9.0)
     """
