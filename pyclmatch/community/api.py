@@ -48,7 +48,7 @@ from ..engine.intake import check_compressed_host, check_no_entries, checked_csr
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from ..hostpar import permute_csr, pmap
-from ..interop import foreign_graph, membership_sets
+from ..interop import foreign_graph, membership_sets, vertex_clustering
 from .dtypes import raw_weights
 from .louvain import BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, DeviceLouvain, InputProblem
 from .modularity import InputGraph, device_modularity
@@ -122,7 +122,6 @@ class LouvainResult:
         >>> len(vc), round(vc.modularity, 3)
         (4, 0.415)
         """
-        from ..interop import vertex_clustering
         return vertex_clustering(self, graph)
 
     @property
