@@ -23,9 +23,9 @@
 </%doc>
 <%!
 from pyclmatch.community.hashing import TABLE_PRIMES, table_size
-from pyclmatch.community.driver import (RAW_TYPES, FLAG_ASYM, FLAG_BAD, FLAG_LOOPS,
-                                        FLAG_MAXDEG, FLAG_MOVES, SLOT_EIN, SLOT_SQ,
-                                        SMALL_HEAD, SMALL_TRACE)
+from pyclmatch.community.dtypes import RAW_TYPES
+from pyclmatch.community.louvain import (FLAG_ASYM, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG,
+                                         FLAG_MOVES, SLOT_EIN, SLOT_SQ, SMALL_HEAD, SMALL_TRACE)
 %>
 <%include file="common.cl.mako"/>
 #ifdef cl_khr_fp64
@@ -678,8 +678,8 @@ inline uint bitrev(uint x, int bits)
 
 <%def name="group_modularity(q)">\
 <%doc> Eq. (1) of the partition C by the work-group alone (the sums of modularity_partial and
-  modularity_final, then the host's formula of DeviceLouvain.run, in the same order): every
-  work-item gets q. </%doc>\
+  modularity_final, then the host formula of DeviceLouvain._host_modularity, in the same
+  order): every work-item gets q. </%doc>\
         {
             acc_t e = 0;
             long sq = 0;

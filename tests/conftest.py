@@ -36,7 +36,7 @@ def _device_families_under_auto():
     tuning.store(h, "auto", {"host_edges": 0, "race_edges": 0})
     # (the one-group Louvain probe, once for the session: a PoCL device's first Louvain call
     # would otherwise pay its child process inside a timed test)
-    from pyclmatch.community.driver import one_group_compiles
+    from pyclmatch.community.louvain import one_group_compiles
     one_group_compiles(h)
 
 

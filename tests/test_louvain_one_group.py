@@ -3,6 +3,7 @@
 and sub-round) and valid partitions checked against the host's modularity: random graphs,
 graphs right at the size threshold (one level per path), disconnected graphs, isolated
 vertices, self-loops, weights, hubs in the global-table bucket, every move rule."""
+import importlib
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -18,7 +19,7 @@ ALL, NONE = 10 ** 9, 0
 def _compiler_takes_the_one_group_kernels(device):
     """(A device whose compiler aborts on these kernels never takes the path: nothing to
     compare there; tests/test_probe.py covers that case.)"""
-    from pyclmatch.community.driver import one_group_compiles
+    from pyclmatch.community.louvain import one_group_compiles
     if not one_group_compiles(device):
         pytest.skip(f"{device.label}'s compiler aborts on the one-group kernels")
 
@@ -174,7 +175,7 @@ def test_aggregation_table_regions_fit():
 def test_one_group_aggregate_is_the_community_quotient(device):
     """Each level's new graph built in one work-group is the quotient of the previous one by
     its communities (the per-bucket path's graphs, up to the order of each row's entries)."""
-    from pyclmatch.community import driver as drv
+    drv = importlib.import_module("pyclmatch.community.louvain")   # (the module, not louvain())
     A = random_graph(120, 0.06, 3, "int", loops=True, parts=3)
     graphs = {}
     for og in (ALL, NONE):
@@ -202,7 +203,7 @@ def test_one_group_aggregate_is_the_community_quotient(device):
 def test_profile_bounds_documented_and_tunable(device, tmp_path, monkeypatch):
     """The device-type bounds are the ones louvain's docstring states, and a tuning-cache
     entry for the device overrides them."""
-    from pyclmatch.community import driver as drv
+    drv = importlib.import_module("pyclmatch.community.louvain")   # (the module, not louvain())
     from pyclmatch.engine import tuning
     doc = " ".join(louvain.__doc__.split())
     for kind, what in (("cpu", "on CPUs"), ("gpu", "on GPUs")):

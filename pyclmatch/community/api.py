@@ -17,7 +17,7 @@ What runs where (Paper III = shared/papers/004, "Community Detection on the GPU"
   then aggregation (Alg. 3: sizes/degrees by atomics, prefix sums for new ids, edge and vertex
   positions, vertices ordered by community, mergeCommunity in three buckets, compaction).
 * device, at the end (``verify=True``): the answer checked by kernels independent of the
-  algorithm's (:mod:`.verify`): labels 0..k-1, Eq. (1) from the level-0 input buffers.
+  algorithm's (:mod:`.modularity`): labels 0..k-1, Eq. (1) from the level-0 input buffers.
 
 pyclmatch additions, all documented at :func:`louvain`: small levels optimized in one
 work-group (one launch per level, ``one_group_edges``); the up/down move rule and a stop rule
@@ -29,10 +29,12 @@ communities (more than 32767 edges) merged by all work-groups together instead o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import functools
 import math
 import time
 
 import numpy as np
+import pyopencl.array as cla
 import scipy.sparse as sp
 
 from typing import Any
@@ -46,9 +48,10 @@ from ..engine.intake import check_compressed_host, check_no_entries, checked_csr
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from ..hostpar import permute_csr, pmap
-from ..interop import foreign_graph, membership_sets
-from .driver import (BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, DeviceLouvain, InputProblem,
-                     raw_weights)
+from ..interop import foreign_graph, membership_sets, vertex_clustering
+from .dtypes import raw_weights
+from .louvain import BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, DeviceLouvain, InputProblem
+from .modularity import InputGraph, device_modularity
 from .hashing import PAPER_MOVE_BUCKETS
 
 #: thresholds of Paper III Section 5: t_bin while the graph has more than BIN_LIMIT vertices,
@@ -65,12 +68,27 @@ FIXED_POINT_TOTAL = 2 ** 31 - 1
 class LouvainResult:
     """Result of :func:`louvain`.
 
-    ``membership[v]`` is the community of vertex ``v`` (of ``nodes[v]`` for a networkx input),
-    numbered ``0..n_communities-1``; ``modularity`` is Eq. (1) recomputed from the input graph
-    by the verification (on the device by default, on the host with ``verify="host"``, the
-    device's own value with ``verify=False``); ``device_modularity`` is the algorithm's value,
-    checked against it;
-    ``levels[l]`` is the membership after level ``l`` (when ``return_levels=True``).
+    ``membership[v]`` is the community of vertex ``v`` (of ``nodes[v]`` for a graph with node
+    labels), numbered ``0..n_communities-1``; ``modularity`` is Eq. (1) recomputed from the
+    input graph by the verification (on the device by default, on the host with
+    ``verify="host"``, the device's own value with ``verify=False``); ``device_modularity``
+    is the algorithm's value, checked against it; ``levels[l]`` is the membership after level
+    ``l`` (when ``return_levels=True``).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import pyclmatch
+    >>> G = nx.relabel_nodes(nx.barbell_graph(3, 0), dict(enumerate("abcdef")))
+    >>> res = pyclmatch.louvain(G, deterministic=True, return_levels=True)
+    >>> res.nodes
+    ['a', 'b', 'c', 'd', 'e', 'f']
+    >>> res.membership, res.n_communities
+    (array([0, 0, 0, 1, 1, 1]), 2)
+    >>> [sorted(c) for c in res.communities]
+    [['a', 'b', 'c'], ['d', 'e', 'f']]
+    >>> len(res.levels), res.counters["input_edges"]
+    (2, 7)
     """
     membership: np.ndarray
     modularity: float
@@ -93,8 +111,17 @@ class LouvainResult:
 
     def vertex_clustering(self, graph):
         """The communities as an ``igraph.VertexClustering`` of ``graph`` (the
-        ``igraph.Graph`` they were computed on), carrying the verified modularity."""
-        from ..interop import vertex_clustering
+        ``igraph.Graph`` they were computed on), carrying the verified modularity.
+
+        Examples
+        --------
+        >>> import igraph as ig
+        >>> import pyclmatch
+        >>> g = ig.Graph.Famous("Zachary")
+        >>> vc = pyclmatch.louvain(g, deterministic=True).vertex_clustering(g)
+        >>> len(vc), round(vc.modularity, 3)
+        (4, 0.415)
+        """
         return vertex_clustering(self, graph)
 
     @property
@@ -217,7 +244,7 @@ def _check_values_host(A):
 
 
 def _repair(A, bits):
-    """The host's answer to the device's input flags (``driver.BAD_*``): raise the documented
+    """The host's answer to the device's input flags (``louvain.BAD_*``): raise the documented
     error, or return the repaired matrix (canonical, no explicit zeros)."""
     if bits & BAD_RANGE:
         raise InputError("the matrix has an index out of range (negative or >= n) or a "
@@ -244,10 +271,36 @@ def _check_symmetric_host(A):
 
 def modularity(A: GraphInput, membership: ArrayLike, resolution: float = 1.0,
                weight: str | None = "weight") -> float:
-    """Eq. (1) of the input graph for ``membership`` on the host, in float64, with networkx's
-    conventions (a diagonal entry is a self-loop of that weight, counted twice in degrees).
-    ``A`` is any input :func:`louvain` takes; ``weight`` names the edge attribute (graphs)
-    or column (DataFrame) holding the weights."""
+    """The modularity of a partition, Eq. (1), computed on the host in float64.
+
+    ``Q = sum_c [e_c / 2m - resolution (a_c / 2m)^2]`` with networkx's conventions: a diagonal
+    entry is a self-loop of that weight, counted twice in degrees and inside its community.
+
+    Parameters
+    ----------
+    A : any input :func:`louvain` takes
+        The undirected graph.
+    membership : array_like of int
+        The community of each vertex (of each node, in the graph's node order).
+    resolution : float
+        The resolution gamma.
+    weight : str or None
+        The edge attribute (graphs) or column (DataFrame) holding the weights.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import pyclmatch
+    >>> G = nx.barbell_graph(5, 0)          # two 5-cliques joined by one edge
+    >>> round(pyclmatch.modularity(G, [0] * 5 + [1] * 5), 4)
+    0.4524
+    >>> pyclmatch.modularity(G, [0] * 10)
+    0.0
+    """
     A = _as_symmetric_csr(A, weight=weight)[0]
     memb = np.asarray(membership, np.int64)
     return _modularity_csr(A, memb, resolution)
@@ -285,8 +338,7 @@ def _scales(deterministic, A):
     from the weight total 2m (self-loops doubled) and whether every weight is an integer.
     Integer weights whose doubled total fits in 31 bits (unweighted graphs below ~1e9 edges)
     are kept as integers in both modes: the sums are then exact with native integer atomics,
-    which is also faster than the float CAS loops (H100, benchmarks/results/louvain-h100:
-    uniform-4M-d4 0.37 -> 0.28 s, kron-17 0.31 -> 0.11 s)."""
+    which are also faster than the float CAS loops."""
     n, nnz = A.shape[0], A.nnz
 
     def decide(m2, integral):
@@ -343,9 +395,19 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
             merge_buckets: Any = None, bin_limit: int = BIN_LIMIT,
             subrounds: int | None = None, moves: str = "up-down",
             one_group_edges: int | None = None) -> LouvainResult:
-    """Louvain community detection on an OpenCL device (Paper III, "Community Detection on
-    the GPU", Naim et al.): modularity optimization with per-degree-bucket kernels
-    (Algorithms 1-2) and aggregation (Algorithm 3), all on the device.
+    r"""Communities of an undirected graph by the GPU Louvain method, on an OpenCL device.
+
+    The Louvain method (Paper III, Naim et al., "Community Detection on the GPU") greedily
+    maximizes the modularity of a partition C of the vertices (Eq. 1),
+
+        Q = sum_c [ e_c / 2m - gamma (a_c / 2m)^2 ],
+
+    e_c the weight of the edges inside community c counted from both ends, a_c the sum of
+    its vertices' degrees k_i, 2m the total degree, gamma the resolution. Each level moves
+    vertices to the neighbouring community of largest gain (Eq. 2: e_{i->c} / m - gamma k_i
+    a_c / 2m^2, Algorithms 1-2, vertices bucketed by degree, several work-items per vertex)
+    until the gain is small, then merges each community into one vertex (Algorithm 3); the
+    levels repeat on the merged graph while modularity grows. Everything runs on the device.
 
     Parameters
     ----------
@@ -354,43 +416,24 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
         graph or DataFrame (1 where missing; a multigraph's parallel edges summed); a
         diagonal entry is a self-loop of that weight, as in networkx. A DataFrame has the
         columns ``source`` and ``target`` (each row one undirected edge; node labels are
-        the sorted distinct ids). Directed (non-symmetric) input, negative, NaN or
-        infinite weights raise :class:`~pyclmatch.errors.InputError`.
+        the sorted distinct ids).
     weight : str or None
         The edge attribute or DataFrame column holding the weights (``None``: 1 per edge).
     resolution : float
-        The resolution parameter gamma of modularity (networkx's ``resolution``).
+        The resolution gamma of modularity (networkx's ``resolution``).
     threshold : None, "paper", float, (t_bin, t_final) or ("relative", f_bin, f_final)
-        When a modularity optimization phase stops, and when the method does.
-
-        ``None`` (default): relative to the phase's own progress. A phase stops after two
-        iterations in a row (one up, one down: see ``moves``) that each gain less than
-        ``max(f x the gain of the phase's first iteration, 1e-4 x |Q|)``, with ``f = 2e-2``
-        while the graph has more than ``bin_limit`` vertices and ``1e-2`` below; the method
-        stops when a whole level gains less than ``1e-4 x |Q|`` (or nothing merges).
-        ``("relative", f_bin, f_final)`` sets the two fractions.
-
-        ``"paper"``, a number or a pair: the paper's absolute rule: a phase stops when an
-        iteration gains less than ``t`` and the method when a level does, ``t = t_bin`` while
-        the graph has more than ``bin_limit`` vertices, ``t_final`` below; ``"paper"`` is
-        ``(1e-2, 1e-6)`` (Section 5), a number sets both.
-
-        Why the default changed: an absolute gain of 1e-2 is a large step when the total
-        modularity is 0.07 (R-MAT) or when parallel moves make slow, steady progress
-        (uniform random graphs): with ``"paper"`` the first phases end after 2-3 iterations
-        and the method stops while the graph is still large. What it costs: more iterations
-        on large graphs. Measured on this package's CPU device with ``bin_limit`` scaled to
-        the graph size (work = iterations x edges of each level over the input's edges; Q
-        relative to igraph's ``community_multilevel``): uniform random (degree 8 per row)
-        Q 0.89 -> 1.02 of igraph's for 7x the work; R-MAT (kron 17-19) 0.52-0.87 -> 0.98-1.00
-        for 3-7x; Delaunay and grids 0.999 -> 1.000 for 1.5-1.7x; ``threshold=(1e-4, 1e-6)``
-        with the paper's moves reaches 0.96-0.98 (uniform) for 7-11x.
-        On the H100 (reference suite uniform-4M-d4 / kron-21 / delaunay-21 / grid-2048):
-        the defaults give Q 0.2789/0.0713/0.9818/0.9924 in 0.22/0.54/0.13/0.15 s
-        (benchmarks/results/louvain-h100.md); NetworKit PLM on the host's 16 cores, measured
-        side by side, Q 0.2691/0.0720/0.9819/0.9924 in 25/7.6/2.7/5.4 s; igraph 0.0718 on
-        kron-21. ``threshold="paper", moves="paper"`` gave Q 0.2475/0.0351/0.9811/0.9923 in
-        0.12/0.14/0.19/0.24 s in an earlier run (before the giant-community merge).
+        When a modularity optimization phase stops, and when the method does. ``None``
+        (default): relative to the phase's own progress: a phase stops after two iterations
+        in a row (one up, one down: see ``moves``) that each gain less than ``max(f x the
+        gain of the phase's first iteration, 1e-4 x |Q|)``, ``f = 2e-2`` while the graph has
+        more than ``bin_limit`` vertices and ``1e-2`` below; the method stops when a level
+        gains less than ``1e-4 x |Q|`` (or nothing merges); ``("relative", f_bin, f_final)``
+        sets the two fractions. An absolute gain is a large step when Q itself is small
+        (skewed graphs) or grows slowly, so the relative rule reaches higher modularity.
+        ``"paper"``, a number or a pair: the paper's absolute rule, a phase stops when an
+        iteration gains less than ``t`` and the method when a level does, ``t = t_bin``
+        above ``bin_limit`` vertices and ``t_final`` below; ``"paper"`` is ``(1e-2, 1e-6)``
+        (Section 5), a number sets both.
     max_level : int, optional
         At most this many levels (optimization + aggregation).
     seed : int, optional
@@ -398,44 +441,25 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
         and the singleton rule favour low ids, so the seed picks among equally good moves).
         ``None`` keeps the input order.
     deterministic : bool
-        Same answer on every run and every device (same input, resolution, threshold and
-        seed). The hash-table weights e_{i->c} are then accumulated as 31-bit fixed-point
-        integers with native integer atomics, so every sum is exact and independent of the
-        order in which work-items add them; moves are scored in double precision with
-        FP_CONTRACT OFF (correctly rounded on every conforming device), ties go to the lowest
-        community id, and the degree-bucket bounds are the paper's on every device (only the
-        work-items per vertex may differ, which cannot change the answer). What it costs:
-        each weight is rounded to the nearest multiple of 2**-k, 2**k the largest power of
-        two keeping the doubled total weight below 2**31 (nothing for integer weights whose
-        doubled total is below 2**31, e.g. unweighted graphs below ~1e9 edges; weights
-        below half that step count as 0), and ``move_buckets`` bounds cannot be tuned.
-        Speed is the same or better (integer atomics are native; the benchmark times both).
-        The default (False) follows the paper for non-integer weights: float32 weights and
-        float atomic adds by CAS loops, whose order may differ from run to run and flip
-        near-tied moves. Integer weights (unweighted graphs) whose doubled total fits in 31
-        bits are accumulated as integers in both modes: exact, and faster than the CAS loops
-        (H100: uniform-4M-d4 0.37 -> 0.28 s, kron-17 0.31 -> 0.11 s), so the default is
-        deterministic on them too. (In both modes a_c is kept in 31-bit fixed point with
-        integer atomics: exact, and free of the CAS-loop contention of many vertices joining
-        one community.)
+        Same answer on every run and every device (same input and arguments): the weights
+        e_{i->c} are summed as 31-bit fixed-point integers by integer atomics (exact, in any
+        order), moves are scored in double precision with FP_CONTRACT OFF, ties go to the
+        lowest community id, and the degree buckets are the paper's on every device. Each
+        weight is rounded to a multiple of 2**-k, 2**k the largest power of two keeping the
+        doubled total below 2**31 (nothing changes for integer weights with a doubled total
+        below 2**31, which are summed as integers in both modes), and ``move_buckets``
+        bounds cannot be tuned. The default (False) follows the paper for other weights:
+        float32 weights added by CAS loops, whose order may flip near-tied moves.
     device : see :func:`pyclmatch.get_device`.
     return_levels : bool
         Also return the membership after every level.
     verify : True, "host" or False
-        Check the answer independently of the algorithm: the labels must be ``0..k-1`` with
-        no empty community, and Eq. (1) recomputed from the input graph (the user's weights,
-        before any scaling or fixed point) must equal the algorithm's value within 1e-4
-        (1e-9 where the algorithm's sums are exact: ``deterministic=True`` with integer
-        weights), plus 1e-6 relative; otherwise :class:`~pyclmatch.errors.VerificationError`.
-        ``modularity`` is then the recomputed value. ``True`` (default): on the device, by
-        the kernels of ``kernels/louvain_verify.cl.mako`` (they share nothing with the
-        algorithm's modularity kernels) from the level-0 buffers the device already holds
-        and the device's membership, with int64 sums for integer weights and double sums
-        otherwise (:mod:`pyclmatch.community.verify`): a small fraction of the call.
-        ``"host"``: the same checks on the host in float64 numpy (O(m), single-threaded:
-        most of the call on large graphs). ``False``: no check; ``modularity`` is the
-        algorithm's value. Symmetry is checked on the device in every mode (every entry
-        looks up its twin before any move).
+        Check the answer independently of the algorithm: labels ``0..k-1`` with no empty
+        community, and Eq. (1) recomputed from the input graph (the user's weights) equal to
+        the algorithm's value within 1e-4 (1e-9 where its sums are exact), plus 1e-6
+        relative; ``modularity`` is then the recomputed value. ``True``: on the device, by
+        kernels that share nothing with the algorithm's (:mod:`.modularity`); ``"host"``: in
+        float64 numpy; ``False``: no check. Symmetry is checked on the device in every mode.
     progress : callable or bool, optional
         Progress reports for long runs.
     work_group_size, move_buckets, merge_buckets, bin_limit, subrounds
@@ -444,76 +468,129 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
         None = the whole work-group)`` (defaults ``hashing.PAPER_MOVE_BUCKETS`` on GPUs,
         ``hashing.CPU_MOVE_BUCKETS`` (same bounds, fewer work-items) on CPUs, and
         ``PAPER_MERGE_BUCKETS``); the vertex count above which ``t_bin`` applies.
-        ``subrounds``: split every bucket into that many hashed sub-rounds (a pyclmatch
-        extension in the spirit of the colouring of Lu et al.): ``None`` (default) = 2 while
-        a level's graph has more than ``bin_limit`` vertices (1, the paper's fully parallel
-        moves, with ``moves="paper"``), and 4 below, where the device is not filled anyway
-        and fewer simultaneous moves find better partitions (karate club: 0.4449 instead of
-        0.4345); the singleton rule applies only with 1 sub-round. When an iteration loses
-        modularity it is undone and retried with twice the sub-rounds (up to 32).
-        Why 2 on large graphs (H100, benchmarks/results/louvain-h100-giant.md, measured side
-        by side with 1): Q 0.2789 instead of 0.2678 on uniform-4M-d4 (NetworKit PLM 0.2676)
-        in the same time, 0.0713 instead of 0.0706 on kron-21 (igraph 0.0718) for 2x the
-        time (0.58 s against 0.28 s), the same Q and time on delaunay-21 and grid-2048.
-        ``subrounds=1`` is the faster, paper-like choice.
+        ``subrounds``: split every bucket into that many hashed sub-rounds, so that fewer
+        vertices move at once: ``None`` (default) = 2 above ``bin_limit`` vertices (1 with
+        ``moves="paper"``) and 4 below; the singleton rule applies only with 1 sub-round.
+        An iteration that loses modularity is undone and retried with twice the sub-rounds
+        (up to 32). ``subrounds=1`` is the paper's fully parallel moves.
     moves : "up-down" or "paper"
-        How the vertices of one bucket move together. ``"up-down"`` (default, as cuGraph's
-        Louvain): every vertex computes its best community by Eq. (2) as in Algorithm 2, but
-        in odd iterations it moves only to a community of lower id than its own, in even
-        iterations only to a higher one, so no two vertices swap communities in the same
-        launch (without it half the vertices of a uniform random graph move in every
-        iteration for a small net gain). ``"paper"``: any direction, with the singleton rule
-        of Section 4 (a vertex alone joins another single vertex only if that one's id is
-        lower). Both are deterministic; ``threshold="paper", moves="paper"`` is the paper's
-        method.
+        How the vertices of one bucket move together. ``"up-down"`` (default): odd
+        iterations move a vertex only to a community of lower id than its own, even ones only
+        to a higher one, so no two vertices swap communities in one launch. ``"paper"``: any
+        direction, with the singleton rule of Section 4 (a vertex alone joins another single
+        vertex only if that one's id is lower). ``threshold="paper", moves="paper"`` is the
+        paper's method.
     one_group_edges : int, optional
         Levels whose graph has at most this many stored entries (and vertices) run their
-        whole modularity optimization phase (every iteration, bucket and sub-round, the stop
-        rule) in one work-group: one launch and one read-back per level instead of a launch
-        per bucket and sub-round and a read-back per iteration, which dominate on small
-        graphs. Same moves and arithmetic as the per-bucket path (``deterministic=True``
-        gives the same answer on both). ``None``: the device's profile
-        (``community.driver.ONE_GROUP_EDGES`` and ``ONE_GROUP_VERTICES``: 2**18 entries and
-        vertices on CPUs, 2**17 entries and 2**15 vertices on GPUs, or the tuning cache's
-        ``"louvain"`` entry); ``0``: never. ``counters["path"]`` says which ran (``"one-group"``, ``"per-bucket"``
-        or ``"per-bucket+one-group"``), ``counters["one_group_levels"]`` on how many levels.
+        whole level in one work-group: one launch and one read-back instead of a launch per
+        bucket and sub-round and a read-back per iteration. Same moves and arithmetic
+        (``deterministic=True`` gives the same answer either way). ``None``: the device's
+        profile (``ONE_GROUP_EDGES`` and ``ONE_GROUP_VERTICES`` of
+        :mod:`pyclmatch.community.louvain`: 2**18 entries and vertices on CPUs, 2**17
+        entries and 2**15 vertices on GPUs, or the tuning cache's ``"louvain"`` entry);
+        ``0``: never.
 
     Returns
     -------
     LouvainResult
         ``membership``, ``modularity`` (verified), ``device_modularity``, ``n_communities``,
-        ``levels``, ``communities`` (list of sets), ``timings`` and ``counters``.
-        ``timings``, wall seconds: ``prepare`` (host work before the upload: O(1) for a CSR
-        matrix), ``upload``, ``partition``, ``aggregate``, ``readback`` (time blocked in
-        read-backs, i.e. waiting for the device), ``level<i>`` (each level),
-        ``optimize:level0``, ``verify`` (the verification, as the user waits for it),
-        ``total`` (the whole call, as the user waits for it); device seconds per kernel phase
-        ``kernel:input`` (input checks, conversion, symmetry), ``kernel:init``,
-        ``kernel:partition``, ``kernel:move`` (computeMove), ``kernel:update``,
-        ``kernel:modularity`` (Eq. 1 after every iteration), ``kernel:aggregate``,
-        ``kernel:merge`` (mergeCommunity), ``kernel:verify`` (device verification).
-        ``counters``: ``levels``, ``iterations`` (per
-        level), ``vertices``/``edges`` (per level), ``launches``, ``readbacks``, ``moved``
-        (vertices moved per iteration), ``trace`` (modularity after each iteration),
-        ``weights`` (``"int"``: exact fixed-point sums, or ``"float"``: float32 atomics),
-        ``giant_communities`` (communities merged by all work-groups together), ``path`` and
-        ``one_group_levels`` (see ``one_group_edges``),
-        ``input_repaired`` (the host repaired the matrix after the device's check).
+        ``levels``, ``communities``, ``timings`` (wall seconds per step, device seconds per
+        kernel phase ``kernel:<phase>``, ``total``) and ``counters`` (``levels``,
+        ``iterations``, ``vertices`` and ``edges`` per level, ``launches``, ``readbacks``,
+        ``moved`` and ``trace`` per iteration, ``weights`` ``"int"`` or ``"float"``,
+        ``giant_communities``, ``path`` (``"one-group"``, ``"per-bucket"`` or
+        ``"per-bucket+one-group"``), ``one_group_levels``, ``input_repaired``).
+
+    Raises
+    ------
+    InputError
+        A directed or non-square graph, negative, NaN or infinite weights, a bad argument.
+    VerificationError
+        The answer failed the check of ``verify``.
+
+    Examples
+    --------
+    Two 5-cliques joined by one edge fall apart into the cliques:
+
+    >>> import networkx as nx
+    >>> import pyclmatch
+    >>> res = pyclmatch.louvain(nx.barbell_graph(5, 0), deterministic=True)
+    >>> res.membership
+    array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
+    >>> res.communities
+    [{0, 1, 2, 3, 4}, {5, 6, 7, 8, 9}]
+    >>> round(res.modularity, 3)
+    0.452
+
+    Zachary's karate club, unweighted, and a sparse matrix input:
+
+    >>> res = pyclmatch.louvain(nx.karate_club_graph(), weight=None, deterministic=True)
+    >>> res.n_communities, round(res.modularity, 3)
+    (4, 0.415)
+    >>> A = nx.to_scipy_sparse_array(nx.barbell_graph(5, 0), format="csr")
+    >>> pyclmatch.louvain(A, deterministic=True).n_communities
+    2
     """
     t_start = time.perf_counter()
     mode = _verify_mode(verify)
     handle = get_device(device)
+    A, nodes, sym_checked = _as_symmetric_csr(
+        G, check_symmetric=False, check_values=False, weight=weight,
+        fits=functools.partial(_fits, handle, seed))
+    res, stop = _checked_arguments(resolution, max_level, deterministic, move_buckets,
+                                   threshold, moves)
+    A_in, perm = A, None
+    if seed is not None:
+        check_compressed_host(A.indptr, A.indices, A.shape[0])   # (before scipy's indexing)
+        perm = np.random.default_rng(seed).permutation(A.shape[0])
+        A = permute_csr(A, perm, perm, sort=True)      # A[perm][:, perm], rows sorted
+    call = _Call(handle, mode, res, bool(deterministic), nodes, A_in, perm, t_start,
+                 {"input_vertices": int(A.shape[0])},
+                 Scheduler(handle, progress=progress, label="louvain"))
+    ran = _run(call, A, dict(work_group_size=work_group_size, move_buckets=move_buckets,
+                             merge_buckets=merge_buckets),
+               dict(resolution=res, stop=stop, bin_limit=int(bin_limit), moves=moves,
+                    max_level=max_level, return_levels=return_levels, subrounds=subrounds,
+                    check_symmetric=not sym_checked, keep_input=mode == "device",
+                    one_group_edges=one_group_edges))
+    if ran is None:       # no edges (or only zero weights): every vertex alone, Q = 0
+        n = A.shape[0]
+        memb = np.arange(n, dtype=np.int64)
+        call.counters["input_edges"] = 0
+        return LouvainResult(memb, 0.0, 0.0, n, [memb.copy()] if return_levels else [],
+                             res, call.deterministic, handle.label, nodes,
+                             {"total": time.perf_counter() - t_start}, call.counters)
+    return _answer(call, *ran)
 
-    def fits(n, nnz, host):
-        dev, need = limits.louvain_footprint(n, nnz)
-        if seed is not None:
-            need["seed's permuted copy"] = n * 16 + nnz * 16
-        limits.check(handle, "louvain", limits.sizes_text(n, nnz=nnz, entries="stored entries"),
-                     dev, dict(need, **host))
 
-    A, nodes, sym_checked = _as_symmetric_csr(G, check_symmetric=False, check_values=False,
-                                              fits=fits, weight=weight)
-    n = A.shape[0]
+@dataclass
+class _Call:
+    """One call of :func:`louvain`: its checked arguments, counters and scheduler."""
+    handle: Any
+    mode: str | None
+    resolution: float
+    deterministic: bool
+    nodes: list | None
+    A_in: Any               # the checked input before any permutation (host verification)
+    perm: np.ndarray | None
+    t_start: float
+    counters: dict
+    sched: Scheduler
+    t_prepared: float = 0.0
+
+
+def _fits(handle, seed, n, nnz, host):
+    """The memory check of a graph of ``n`` vertices and ``nnz`` entries (``fits`` of
+    :func:`_as_symmetric_csr`), with the permuted copy a ``seed`` makes."""
+    dev, need = limits.louvain_footprint(n, nnz)
+    if seed is not None:
+        need["seed's permuted copy"] = n * 16 + nnz * 16
+    limits.check(handle, "louvain", limits.sizes_text(n, nnz=nnz, entries="stored entries"),
+                 dev, dict(need, **host))
+
+
+def _checked_arguments(resolution, max_level, deterministic, move_buckets, threshold, moves):
+    """The scalar arguments of :func:`louvain` checked: ``(resolution, stop rule)``."""
     res = float(resolution)
     if not math.isfinite(res) or res < 0:
         raise InputError(f"resolution must be finite and >= 0, got {resolution!r}")
@@ -527,86 +604,83 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
     stop = _stop_rule(threshold)
     if moves not in ("up-down", "paper"):
         raise InputError(f"moves must be 'up-down' or 'paper', not {moves!r}")
-    perm = None
-    A_in = A
-    if seed is not None:
-        check_compressed_host(A.indptr, A.indices, n)         # (before scipy's indexing)
-        perm = np.random.default_rng(seed).permutation(n)
-        A = permute_csr(A, perm, perm, sort=True)      # A[perm][:, perm], rows sorted
-    counters = {"input_vertices": int(n)}
-    sched = Scheduler(handle, progress=progress, label="louvain")
+    return res, stop
+
+
+def _run(call, A, driver_args, run_args):
+    """:meth:`DeviceLouvain.run` on ``A``, after the repairs the device's input check asks
+    for (unsorted rows, explicit zeros, bad weights). Returns ``(driver, A as run, (membership,
+    q, levels, stats))``, or None when the graph has no edges."""
     dl = None
     for _attempt in range(3):
-        if A.nnz == 0:       # no edges (or only zero weights): every vertex alone, Q = 0
+        if A.nnz == 0:
             check_no_entries(A.indptr)
-            memb = np.arange(n, dtype=np.int64)
-            counters["input_edges"] = 0
-            return LouvainResult(memb, 0.0, 0.0, n, [memb.copy()] if return_levels else [],
-                                 res, bool(deterministic), handle.label, nodes,
-                                 {"total": time.perf_counter() - t_start}, counters)
+            return None
         data = raw_weights(A.data)      # (rare dtypes: converted here)
-        t_prepared = time.perf_counter()
+        call.t_prepared = time.perf_counter()
         if dl is None:
             # the weight type the device will choose (_scales), guessed from the first
             # weights so that the right specialization is built up front
             head = data[:4096]
-            guess = deterministic or data.dtype.kind in "biu" or \
+            guess = call.deterministic or data.dtype.kind in "biu" or \
                 bool(np.array_equal(head, np.rint(head)))
-            dl = DeviceLouvain(handle, "int" if guess else "float",
-                               work_group_size=work_group_size, move_buckets=move_buckets,
-                               merge_buckets=merge_buckets)
-            with sched.step("build"):
+            dl = DeviceLouvain(call.handle, "int" if guess else "float", **driver_args)
+            with call.sched.step("build"):
                 dl.build()
         try:
-            memb, q_dev, levels, stats = dl.run(
-                A.indptr, A.indices, data, sched, _scales(bool(deterministic), A),
-                resolution=res, stop=stop, bin_limit=int(bin_limit), moves=moves,
-                max_level=max_level, return_levels=return_levels, subrounds=subrounds,
-                check_symmetric=not sym_checked, keep_input=mode == "device",
-                one_group_edges=one_group_edges)
-            break
-        except InputProblem as problem:     # unsorted rows, explicit zeros, bad weights
+            return dl, A, dl.run(A.indptr, A.indices, data, call.sched,
+                                 _scales(call.deterministic, A), **run_args)
+        except InputProblem as problem:
             A = _repair(A, problem.bits)
-            counters["input_repaired"] = counters.get("input_repaired", 0) + 1
-    else:     # pragma: no cover (a repaired matrix passes)
-        raise InputError("the input could not be prepared for the device")
+            call.counters["input_repaired"] = call.counters.get("input_repaired", 0) + 1
+    raise InputError("the input could not be prepared for the device")  # pragma: no cover
+
+
+def _answer(call, dl, A, ran):
+    """The run's answer in the input's vertex order, verified (``verify``), as a
+    :class:`LouvainResult` with the call's timings and counters."""
+    memb, q_dev, levels, stats = ran
+    counters = call.counters
     counters["input_edges"] = int((A.nnz + stats.pop("input_loops")) // 2)
-    if deterministic:
-        counters["fixed_point_scale"] = stats.pop("weight_scale")
-    else:
-        stats.pop("weight_scale")
-    if perm is not None:
-        inv = np.empty(n, np.int64)
-        inv[perm] = np.arange(n)
+    scale = stats.pop("weight_scale")
+    if call.deterministic:
+        counters["fixed_point_scale"] = scale
+    if call.perm is not None:
+        inv = np.empty(call.perm.size, np.int64)
+        inv[call.perm] = np.arange(call.perm.size)
         memb = memb[inv]
         levels = pmap(lambda lv: lv[inv], levels)      # (one gather per level, all cores)
     m2_in = stats.pop("input_m2")
     kept, dl.kept = dl.kept, None
-    q_checked, k = q_dev, None
-    if mode is not None:
-        exact = deterministic and counters.get("fixed_point_scale") == 1.0
-        with sched.step("verify"):
-            if mode == "device":
-                graph, memb_dev = kept
-                q_checked, k = _check_answer(
-                    "device", memb, q_dev, res, exact, handle=handle, sched=sched, graph=graph,
-                    memb_dev=memb_dev, wg=dl.wg, row_lanes=dl.values["row_lanes"],
-                    m2_hint=m2_in)
-            else:
-                q_checked, k = _check_answer("host", memb, q_dev, res, exact, A=A_in)
-    del kept
+    q_checked, k = _verify(call, dl, kept, memb, q_dev, m2_in)
     if k is None:
-        k = int(memb.max()) + 1 if n else 0
-    timings = sched.timings()
-    timings["prepare"] = t_prepared - t_start      # host validation and weight conversion
-    timings["total"] = time.perf_counter() - t_start
+        k = int(memb.max()) + 1 if memb.size else 0
+    timings = call.sched.timings()
+    timings["prepare"] = call.t_prepared - call.t_start   # host validation and conversion
+    timings["total"] = time.perf_counter() - call.t_start
     counters.update(stats)
     small = counters.get("one_group_levels", 0)
     counters["path"] = ("one-group" if small == counters["levels"] else
                         "per-bucket" if not small else "per-bucket+one-group")
-    counters.update(sched.call_counters())
-    return LouvainResult(memb, q_checked, q_dev, k, levels, res, bool(deterministic),
-                         handle.label, nodes, timings, counters)
+    counters.update(call.sched.call_counters())
+    return LouvainResult(memb, q_checked, q_dev, k, levels, call.resolution,
+                         call.deterministic, call.handle.label, call.nodes, timings, counters)
+
+
+def _verify(call, dl, kept, memb, q_dev, m2_in):
+    """``(modularity, k or None)``: the check of ``verify`` (:func:`_check_answer`) on the
+    device's kept buffers or on the host, or the device's own value without a check."""
+    if call.mode is None:
+        return q_dev, None
+    exact = call.deterministic and call.counters.get("fixed_point_scale") == 1.0
+    with call.sched.step("verify"):
+        if call.mode == "device":
+            graph, memb_dev = kept
+            return _check_answer("device", memb, q_dev, call.resolution, exact,
+                                 handle=call.handle, sched=call.sched, graph=graph,
+                                 memb_dev=memb_dev, wg=dl.wg,
+                                 row_lanes=dl.values["row_lanes"], m2_hint=m2_in)
+        return _check_answer("host", memb, q_dev, call.resolution, exact, A=call.A_in)
 
 
 def _verify_mode(verify):
@@ -627,8 +701,8 @@ def _check_answer(mode, memb, q_reported, resolution, exact, *, A=None, handle=N
     Returns ``(recomputed modularity, k)``; raises :class:`VerificationError` otherwise.
 
     ``mode="host"``: :func:`_modularity_csr` on the canonical CSR ``A``. ``mode="device"``:
-    :func:`.verify.device_modularity` on ``graph`` (:class:`.verify.InputGraph`, the driver's
-    level-0 buffers; uploaded from ``A`` when None) and ``memb_dev`` (the device's int32
+    :func:`.modularity.device_modularity` on ``graph`` (:class:`.modularity.InputGraph`, the
+    driver's level-0 buffers; uploaded from ``A`` when None) and ``memb_dev`` (the device's int32
     membership; uploaded from ``memb`` when None), ``device_args`` passed on. The two modes
     are independent recomputations; tests hand both the same (possibly corrupted) answer."""
     tol = 1e-9 if exact else 1e-4
@@ -639,8 +713,6 @@ def _check_answer(mode, memb, q_reported, resolution, exact, *, A=None, handle=N
             raise VerificationError("the membership is not numbered 0..k-1")
         q = _modularity_csr(A, memb.astype(np.int64, copy=False), resolution)
     elif mode == "device":
-        from .verify import InputGraph, device_modularity
-        import pyopencl.array as cla
         handle = handle or get_device(None)
         sched = sched or Scheduler(handle, label="louvain verify")
         if graph is None:

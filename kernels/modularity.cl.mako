@@ -1,5 +1,5 @@
 <%doc>
-  Verification of a Louvain answer on the device (pyclmatch/community/verify.py): Eq. (1) of
+  Verification of a Louvain answer on the device (pyclmatch/community/modularity.py): Eq. (1) of
   Paper III recomputed from the input graph as the user gave it (level-0 CSR, raw weights,
   self-loops not doubled) and the final membership, independently of the algorithm's kernels
   (louvain.cl.mako): nothing here reads the algorithm's converted weights, degrees, row
@@ -22,7 +22,7 @@
   8 problem bits (V_*), 9 largest label + 1.
 </%doc>
 <%!
-from pyclmatch.community.driver import RAW_TYPES
+from pyclmatch.community.dtypes import RAW_TYPES
 %>
 <%include file="common.cl.mako"/>
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
