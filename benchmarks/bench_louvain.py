@@ -41,7 +41,7 @@ import common
 from common import med
 import pyclmatch
 from pyclmatch import generators
-from pyclmatch.community import louvain, modularity
+from pyclmatch.community.api import louvain, modularity
 
 #: NetworKit PLM / igraph multilevel on the H100 host's 16 cores (issue 5's anchors)
 NK_PLM_ANCHOR = {"delaunay-21": (3.09, 0.9818), "grid-2048": (7.84, 0.9924),

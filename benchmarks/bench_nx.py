@@ -58,7 +58,7 @@ import networkx as nx
 import pyclmatch
 from pyclmatch import generators
 from pyclmatch import nxbackend as B
-from pyclmatch.community import modularity
+from pyclmatch.community.api import modularity
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402

@@ -29,7 +29,7 @@ from .bipartite import (maximum_matching, maximum_bipartite_matching, MatchingRe
 from .io import read_graph
 from .weighted import (weighted_matching, b_matching, stable_marriage, prepare_graph,
                        easy_instance, hard_instance, MarriageInstance)
-from .community import louvain, modularity
+from .community.api import louvain, modularity
 from .interop import matching_dict, matching_edges, community_sets
 from . import generators, interop, nxbackend
 

@@ -57,7 +57,7 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from ._version import __version__
 from .bipartite import maximum_matching
-from .community import louvain
+from .community.api import louvain
 from .community.api import _modularity_csr
 from .errors import InputError
 from .weighted import weighted_matching

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 nx = pytest.importorskip("networkx")
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from pyclmatch.community import louvain, modularity, LouvainResult
+from pyclmatch.community.api import louvain, modularity, LouvainResult
 from pyclmatch.community.hashing import TABLE_PRIMES, table_size, bucket_specs, \
     PAPER_MOVE_BUCKETS, CPU_MOVE_BUCKETS
 from pyclmatch.errors import InputError
@@ -195,7 +195,7 @@ def test_aggregated_graph_is_the_community_quotient(monkeypatch, det, giants, we
     giant communities merged by all work-groups together (in batches of 2, or one batch) or
     by one work-group each; integer weights (exact int sums) and halves (float atomics, exact
     sums in float32 at this size)."""
-    drv = importlib.import_module("pyclmatch.community.louvain")   # (the module, not louvain())
+    drv = importlib.import_module("pyclmatch.community.louvain")
     from pyclmatch import generators
     orig = drv.DeviceLouvain.__init__
 
@@ -466,7 +466,7 @@ def test_louvain_verify_modes_and_a_corrupted_run(monkeypatch, device):
     """``verify=True`` checks on the device, ``"host"`` on the host, ``False`` not at all; a
     run whose membership is corrupted after the algorithm (on the host and on the device)
     is rejected by both checks; ``timings["total"]`` is the whole call."""
-    drv = importlib.import_module("pyclmatch.community.louvain")   # (the module, not louvain())
+    drv = importlib.import_module("pyclmatch.community.louvain")
     G = nx.karate_club_graph()
     runs = {v: louvain(G, verify=v, device=device) for v in (True, "host", False)}
     for v, r in runs.items():
@@ -593,7 +593,7 @@ def test_delaunay_n16_within_two_percent():
 def test_input_kernels_with_the_gpu_row_lanes(monkeypatch):
     """The input kernels as GPUs run them (8 work-items per row, reductions over the lanes)
     give the same answer here (R-MAT hubs, self-loops)."""
-    drv = importlib.import_module("pyclmatch.community.louvain")   # (the module, not louvain())
+    drv = importlib.import_module("pyclmatch.community.louvain")
     from pyclmatch import generators
     A = generators.kron(11).astype(np.float64)
     A.data[:] = 1

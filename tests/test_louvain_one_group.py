@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from pyclmatch.community import louvain, modularity
+from pyclmatch.community.api import louvain, modularity
 from pyclmatch.errors import InputError
 
 ALL, NONE = 10 ** 9, 0
@@ -175,7 +175,7 @@ def test_aggregation_table_regions_fit():
 def test_one_group_aggregate_is_the_community_quotient(device):
     """Each level's new graph built in one work-group is the quotient of the previous one by
     its communities (the per-bucket path's graphs, up to the order of each row's entries)."""
-    drv = importlib.import_module("pyclmatch.community.louvain")   # (the module, not louvain())
+    drv = importlib.import_module("pyclmatch.community.louvain")
     A = random_graph(120, 0.06, 3, "int", loops=True, parts=3)
     graphs = {}
     for og in (ALL, NONE):
@@ -203,7 +203,7 @@ def test_one_group_aggregate_is_the_community_quotient(device):
 def test_profile_bounds_documented_and_tunable(device, tmp_path, monkeypatch):
     """The device-type bounds are the ones louvain's docstring states, and a tuning-cache
     entry for the device overrides them."""
-    drv = importlib.import_module("pyclmatch.community.louvain")   # (the module, not louvain())
+    drv = importlib.import_module("pyclmatch.community.louvain")
     from pyclmatch.engine import tuning
     doc = " ".join(louvain.__doc__.split())
     for kind, what in (("cpu", "on CPUs"), ("gpu", "on GPUs")):

@@ -9,8 +9,7 @@ import scipy.sparse as sp
 import pyclmatch
 from pyclmatch.engine import probe, tuning
 
-# the driver module (pyclmatch.community.louvain is also the name of the public function)
-driver = importlib.import_module("pyclmatch.community.louvain")
+driver = importlib.import_module("pyclmatch.community.louvain")     # (monkeypatched below)
 
 
 @pytest.fixture

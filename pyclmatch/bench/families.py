@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from .. import bipartite, weighted
 from ..bipartite import maximum_matching
-from ..community import louvain
+from ..community.api import louvain
 from ..engine.graphs import as_bipartite
 from ..errors import InputError
 from ..weighted import (gale_shapley_sequential, greedy_matching, marriage, matching_weight,
@@ -188,7 +188,7 @@ class WeightedFamily:
 
 
 class LouvainFamily:
-    """Louvain community detection (:func:`pyclmatch.community.louvain`) on the symmetrized,
+    """Louvain community detection (:func:`pyclmatch.louvain`) on the symmetrized,
     unweighted suite matrix; quality = modularity (no exact baseline comparison)."""
     name = "louvain"
     baseline_max_edges = {"networkx-louvain": 300_000}

@@ -1,7 +1,13 @@
 """Community detection on the device: the GPU Louvain method of Paper III (shared/papers/004,
-"Community Detection on the GPU"): :func:`louvain`."""
-from .api import louvain, LouvainResult, modularity
+"Community Detection on the GPU").
+
+The public calls are :func:`pyclmatch.louvain` and :func:`pyclmatch.modularity` (defined in
+:mod:`pyclmatch.community.api`); the submodules :mod:`~pyclmatch.community.louvain` (the
+driver, ``kernels/louvain.cl.mako``) and :mod:`~pyclmatch.community.modularity` (the
+certificate, ``kernels/modularity.cl.mako``) keep their names, so the functions are not
+re-exported here under the same names.
+"""
+from .api import LouvainResult
 from .hashing import PAPER_MOVE_BUCKETS, PAPER_MERGE_BUCKETS, TABLE_PRIMES
 
-__all__ = ["louvain", "LouvainResult", "modularity", "PAPER_MOVE_BUCKETS",
-           "PAPER_MERGE_BUCKETS", "TABLE_PRIMES"]
+__all__ = ["LouvainResult", "PAPER_MOVE_BUCKETS", "PAPER_MERGE_BUCKETS", "TABLE_PRIMES"]
