@@ -912,6 +912,7 @@ class DeviceLouvain(KernelFamily):
     def _launch_optimise_one_group(self):
         """Enqueue ``optimize_level_one_group``; returns its output buffer and the
         temporaries to hold until the read-back."""
+        knl = self.one_group_kernel()       # (first: it may lower og_wg to what fits)
         n, gw = self.n, self.og_wg
         vset = self._empty(max(n, 1), np.int32)
         if self.maxdeg > (self.move[-2][1] or 0) and not self.move[-1][3]:
@@ -922,7 +923,7 @@ class DeviceLouvain(KernelFamily):
         out = self._empty(SMALL_HEAD + 2 * SMALL_TRACE + 4, np.float64)
         have_q = self.q_level is not None
         self.sched.launch(
-            "move", self.one_group_kernel(), gw, gw, np.int32(n), np.int32(self.nnz),
+            "move", knl, gw, gw, np.int32(n), np.int32(self.nnz),
             self.vertices.data, self.edges.data, self.w.data, self.src.data, self.k.data,
             self.kq.data, np.float64(self.ac_unit), np.float64(self.m2f), np.float64(self.res),
             self.C.data, self.C_prev.data, self.newComm.data, self.ac.data, self.csize.data,
@@ -936,13 +937,14 @@ class DeviceLouvain(KernelFamily):
     def _launch_aggregate_one_group(self, out):
         """Enqueue ``aggregate_level_one_group``: the membership mapped, and unless the method
         stops, the new graph in the arrays of ``self.new``; returns the temporaries."""
+        knl = self.one_group_kernel("aggregate_level_one_group")     # (it may lower og_wg)
         n, nnz, gw, new = self.n, self.nnz, self.og_wg, self.new
         stop_now = self.max_level is not None and self.level + 1 >= self.max_level
         gsize = 2 * nnz + 16 * n          # the tables of every community (<= 2 d + 16 each)
         comSize, comDegree, newID, tpos, cursor = (self._empty(n, np.int32) for _ in range(5))
         tk, tv = self._empty(gsize, np.int32), self._empty(gsize, self.wdt)
         self.sched.launch(
-            "aggregate", self.one_group_kernel("aggregate_level_one_group"), gw, gw,
+            "aggregate", knl, gw, gw,
             np.int32(n), np.int32(nnz), self.vertices.data, self.edges.data, self.w.data,
             self.C.data, self.ac.data, np.float64(self.ac_unit), np.int32(self.n0),
             self.memb.data, comSize.data, comDegree.data, newID.data, tpos.data, cursor.data,
