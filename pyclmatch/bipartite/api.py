@@ -4,7 +4,7 @@ verify), :func:`maximum_bipartite_matching` (scipy's signature) and :func:`match
 (the device part, shared with the Dulmage-Mendelsohn decomposition)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import functools
 import time
 
@@ -15,6 +15,7 @@ from pyopencl.reduction import ReductionKernel
 from typing import Any
 
 from .._typing import DeviceSpec, GraphInput, Progress
+from .._record import RunRecord
 from ..engine import limits
 from ..engine.devices import get_device, device_call
 from ..engine.graphs import as_bipartite, DeviceBipartite
@@ -35,7 +36,7 @@ from .registry import (AUGMENTING_VARIANTS, HOST_FAMILY, INITS, algorithms,  # n
 from .registry import _ALGORITHMS  # noqa: F401  (examples/autotune.py reads it)
 
 @dataclass
-class MatchingResult:
+class MatchingResult(RunRecord):
     """Result of :func:`maximum_matching` (arrays in scipy's conventions: int32 ids, -1 =
     unmatched).
 
@@ -72,12 +73,7 @@ class MatchingResult:
     cardinality: int
     initial_cardinality: int
     certificate: KonigCover
-    algorithm: str
     init: str
-    device: str
-    timings: dict = field(default_factory=dict)
-    counters: dict = field(default_factory=dict)
-    verified: bool = False
     choice: dict = None
 
     @property
@@ -216,8 +212,8 @@ def _empty_result(handle, graph, name, init, verify, choice, t_call):
     check_no_entries(graph.indptr)
     nr, nc = graph.shape
     rm, cm = np.full(nr, -1, np.int32), np.full(nc, -1, np.int32)
-    res = MatchingResult(rm, cm, 0, 0, KonigCover(np.zeros(0, np.int32),
-                         np.zeros(0, np.int32)), name, init, handle.label, choice=choice)
+    res = MatchingResult(rm, cm, 0, 0, KonigCover(np.zeros(0, np.int32), np.zeros(0, np.int32)),
+                         init, choice, algorithm=name, device=handle.label)
     res.verified = bool(verify)
     res.timings = {"total": time.perf_counter() - t_call}
     return res
@@ -293,8 +289,8 @@ def _match_with_device(handle, graph, name, factory, init, params, verify, choic
             rm, cm, cover = cert.download(rmatch, cmatch, sched)
     if not on_device:
         card = int(np.count_nonzero(cm >= 0))
-    res = MatchingResult(rm, cm, card, m.init_cardinality, cover, name, init, handle.label,
-                         choice=choice)
+    res = MatchingResult(rm, cm, card, m.init_cardinality, cover, init, choice, algorithm=name,
+                         device=handle.label)
     sched.report("done", final=True, cardinality=res.cardinality)
     return finish_result(res, graph, verify, sched, t_call, m.stats)
 
@@ -322,8 +318,8 @@ def _host_result(graph, name, solved, verify, choice, t_call, timings, counters,
     timings = dict(timings)
     for k, v in steps.items():
         timings[f"host:{k}" if k in timings else k] = v
-    res = MatchingResult(rm, cm, int(np.count_nonzero(rm >= 0)), 0, cover, name, "none",
-                         "host", choice=choice)
+    res = MatchingResult(rm, cm, int(np.count_nonzero(rm >= 0)), 0, cover, "none", choice,
+                         algorithm=name, device="host")
     if verify and not checked:
         t0 = time.perf_counter()
         verify_matching(graph, rm, cm, cover)

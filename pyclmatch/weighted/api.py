@@ -1,7 +1,7 @@
 """Public API of half-approximate weighted matching and b-matching (the Suitor family)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import time
 
 import numpy as np
@@ -11,6 +11,7 @@ from typing import Any
 from numpy.typing import ArrayLike
 
 from .._typing import DeviceSpec, GraphInput, Progress
+from .._record import RunRecord
 from ..engine import limits
 from ..engine.devices import get_device, device_call
 from ..engine.intake import check_no_entries
@@ -72,7 +73,7 @@ def _lazy_weight(cls):
 
 @_lazy_weight
 @dataclass
-class WeightedMatchingResult:
+class WeightedMatchingResult(RunRecord):
     """Result of :func:`weighted_matching`: ``mate[v]`` is v's partner (-1 unmatched).
 
     Examples
@@ -87,11 +88,6 @@ class WeightedMatchingResult:
     mate: np.ndarray
     weight: float
     cardinality: int
-    algorithm: str
-    device: str
-    timings: dict = field(default_factory=dict)
-    counters: dict = field(default_factory=dict)
-    verified: bool = False
     nodes: list = None
     #: the precision in which the weights were compared: "float64" or "float32"
     precision: str = "float64"
@@ -122,7 +118,7 @@ class WeightedMatchingResult:
 
 @_lazy_weight
 @dataclass
-class BMatchingResult:
+class BMatchingResult(RunRecord):
     """Result of :func:`b_matching`: ``edges`` (k x 2, u < v, each pair once), ``degree``.
 
     Examples
@@ -137,11 +133,6 @@ class BMatchingResult:
     degree: np.ndarray
     weight: float
     b: np.ndarray
-    algorithm: str
-    device: str
-    timings: dict = field(default_factory=dict)
-    counters: dict = field(default_factory=dict)
-    verified: bool = False
     #: the precision in which the weights were compared: "float64" or "float32"
     precision: str = "float64"
 
@@ -368,9 +359,10 @@ def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: Devic
     if g.nnz == 0:
         if isinstance(g, SparseInput):
             check_no_entries(g.indptr)
-        res = WeightedMatchingResult(np.full(g.n, -1, np.int64), 0.0, 0, label, handle.label,
-                                     dict(sched.wall), {"weights": wname}, bool(verify),
-                                     g.nodes, wname)
+        res = WeightedMatchingResult(np.full(g.n, -1, np.int64), 0.0, 0, g.nodes, wname,
+                                     algorithm=label, device=handle.label,
+                                     timings=dict(sched.wall), counters={"weights": wname},
+                                     verified=bool(verify))
         res.timings["total"] = time.perf_counter() - t_start
         return res
     runner = _driver(cls, handle, g, **ap, **dg.types)
@@ -381,8 +373,8 @@ def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: Devic
     with sched.step("result"):
         # pair_e holds, for v < mate[v] in increasing v, the input position of (v, mate[v]);
         # the weight is summed from it when first asked for
-        res = WeightedMatchingResult(mate, _PairWeight(dg.weights, pair_e), card, label,
-                                     handle.label, nodes=g.nodes, precision=wname)
+        res = WeightedMatchingResult(mate, _PairWeight(dg.weights, pair_e), card, g.nodes,
+                                     wname, algorithm=label, device=handle.label)
         handle.trim_pool()
     return _finish(res, sched, verify, t_start, stats, wname)
 
@@ -506,8 +498,8 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
         t = dict(sched.wall)
         t["total"] = time.perf_counter() - t_start
         return BMatchingResult(np.zeros((0, 2), np.int64), np.zeros(g.n, np.int64), 0.0, bb,
-                               "b-suitor", handle.label, t, {"weights": wname}, bool(verify),
-                               wname)
+                               wname, algorithm="b-suitor", device=handle.label, timings=t,
+                               counters={"weights": wname}, verified=bool(verify))
     runner = _driver(BSuitorMatcher, handle, g, bb, **ap, **dg.types)
     edges, pos, degree, stats = _run_b_suitor(handle, dg, runner, bb, sched, verify)
     if verify == "host":
@@ -515,8 +507,8 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
             verify_b_matching(_host_graph(g), bb, edges, precision=wname)
     with sched.step("result"):
         # pos: input positions of the pairs (u, v); the weight is summed when first asked for
-        res = BMatchingResult(edges, degree, _PairWeight(dg.weights, pos), bb, "b-suitor",
-                              handle.label, precision=wname)
+        res = BMatchingResult(edges, degree, _PairWeight(dg.weights, pos), bb, wname,
+                              algorithm="b-suitor", device=handle.label)
         handle.trim_pool()
     return _finish(res, sched, verify, t_start, stats, wname)
 

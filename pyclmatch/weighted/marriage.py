@@ -20,7 +20,7 @@
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import time
 
 import numpy as np
@@ -33,6 +33,7 @@ from pyopencl.reduction import ReductionKernel
 from typing import Any
 
 from .._typing import DeviceSpec, Progress
+from .._record import RunRecord
 from ..engine.devices import PinnedStaging, get_device, device_call
 from ..engine.family import KernelFamily
 from ..engine.indices import offset_type, require_offset64
@@ -244,7 +245,7 @@ def _count(prefs):
 
 
 @dataclass
-class StableMarriageResult:
+class StableMarriageResult(RunRecord):
     """``wife[m]`` (-1 unmarried), ``husband[w]`` (-1 unmarried), ``size`` = married couples.
 
     Examples
@@ -257,11 +258,6 @@ class StableMarriageResult:
     wife: np.ndarray
     husband: np.ndarray
     size: int
-    algorithm: str
-    device: str
-    timings: dict = field(default_factory=dict)
-    counters: dict = field(default_factory=dict)
-    verified: bool = False
 
 
 def gale_shapley_sequential(inst):
@@ -630,8 +626,9 @@ def stable_marriage(men_prefs: Any, women_prefs: Any = None, *,
     if inst.entries == 0 and inst.wlist.size == 0:
         inst.validate()                       # (O(lists): the offsets alone)
         res = StableMarriageResult(np.full(inst.n_men, -1, np.int64),
-                                   np.full(inst.n_women, -1, np.int64), 0, name, handle.label,
-                                   {"prepare": t_prepare}, {}, bool(verify))
+                                   np.full(inst.n_women, -1, np.int64), 0, algorithm=name,
+                                   device=handle.label, timings={"prepare": t_prepare},
+                                   verified=bool(verify))
         res.timings["total"] = time.perf_counter() - t_start
         return res
     sched = Scheduler(handle, progress=progress, label=f"stable_marriage[{name}]")
@@ -651,8 +648,8 @@ def stable_marriage(men_prefs: Any, women_prefs: Any = None, *,
     if verify == "host":
         with sched.step("verify"):
             verify_stable_marriage(inst, wife, husband)
-    res = StableMarriageResult(wife, husband, int(np.count_nonzero(husband >= 0)), name,
-                               handle.label, verified=bool(verify))
+    res = StableMarriageResult(wife, husband, int(np.count_nonzero(husband >= 0)),
+                               algorithm=name, device=handle.label, verified=bool(verify))
     res.timings = sched.timings()
     res.timings["total"] = time.perf_counter() - t_start
     res.counters = dict(stats, **sched.call_counters())
