@@ -645,7 +645,7 @@ ${compute_move_vertex(T, sp, "red_score%d" % b, "red_comm%d" % b)}    }
    barriers instead of a launch per bucket and a read-back per iteration: on a graph that fits
    the launches (about 30 per iteration) and round trips cost more than the work. Same moves,
    same order of buckets and sub-rounds, same stop rule and the same arithmetic as the
-   per-bucket path (DeviceLouvain.run's host loop), so deterministic runs give the same answer
+   per-bucket path (DeviceLouvain.iterate's host loop), so deterministic runs give the same answer
    on either path. The degree partition (Alg. 1 lines 4-5) is a counting sort in local memory
    by (bucket, bit-reversed low 5 bits of subround_hash): every sub-round of a power-of-two
    count up to 32 is then one contiguous range of vset; other counts filter the whole bucket. */
@@ -911,7 +911,7 @@ ${group_modularity("q_new")}
 </%def>
 
 /* Algorithm 3 for a small level in ONE work-group (after optimize_level_one_group, whose out[]
-   it reads: the level's gain decides whether the method goes on, as DeviceLouvain.run's host
+   it reads: the level's gain decides whether the method goes on, as DeviceLouvain.aggregate
    does). Lines 2-6 (comSize, comDegree by atomics), 7-16 (the prefix sums newID, edgePos,
    vertexStart, here one work-group scan), the membership mapped (map_membership), then
    mergeCommunity for all communities at once: every community's hash table gets its own
@@ -986,7 +986,7 @@ ${inclusive_scan("s1", "lid", wg)}
     /* map_membership */
     for (index_t v = lid; v < (skip ? 0 : n0); v += WG)
         memb[v] = newID[C[memb[v]]];
-    /* does the method go on? (DeviceLouvain.run: the level's gain against lthr) */
+    /* does the method go on? (as DeviceLouvain.aggregate: the level's gain against lthr) */
     const double gain = out[0] - out[1];
     const double lthr = lthr_rel > 0.0 ? lthr_rel * fabs(out[0]) : lthr_abs;
     const int stop = skip || stop_now || gain <= lthr || n_new == n;
