@@ -33,7 +33,6 @@ from .race import HostRace, HostWon
 from .registry import (AUGMENTING_VARIANTS, HOST_FAMILY, INITS, algorithms,  # noqa: F401
                        canonical_name, device_families, factory_of, is_host, parse_variant,
                        register_algorithm)
-from .registry import _ALGORITHMS  # noqa: F401  (examples/autotune.py reads it)
 
 @dataclass
 class MatchingResult(RunRecord):
