@@ -289,9 +289,6 @@ class DeviceLouvain(KernelFamily):
             arguments=f"__global const {'float' if self.wtype == 'float' else 'int'} *x"))
         return sum_d, sum_l
 
-    def _empty(self, n, dtype):
-        """A device array from the device's memory pool (``DeviceHandle.pool``)."""
-        return cla.empty(self.handle.queue, int(n), dtype, allocator=self.handle.pool)
 
     def _zero(self, phase, arr):
         """Zero-fill a device array (its own bytes: a pooled buffer may be larger)."""
@@ -430,11 +427,11 @@ class DeviceLouvain(KernelFamily):
             self.vertices = h.to_device(_as_int32(indptr, "offset"), read_only=False)
             self.edges = h.to_device(_as_int32(indices, "index"), read_only=False)
             self.raw = h.to_device(data, read_only=False)
-            self.flags = self._empty(NFLAGS, np.int32)
+            self.flags = self.empty(NFLAGS, np.int32)
             self._zero("upload", self.flags)
             self.host_flags = np.zeros(NFLAGS, np.int32)
-            self.k64 = self._empty(n, np.float64)
-            self.src = self._empty(max(nnz, 1), np.int32)
+            self.k64 = self.empty(n, np.float64)
+            self.src = self.empty(max(nnz, 1), np.int32)
             self.memb = h.arange(n, np.int32, queue=h.queue)
             h.queue.finish()
 
@@ -479,9 +476,9 @@ class DeviceLouvain(KernelFamily):
                 not self.stats["input_loops"]:
             self.w, write = self.raw, 0         # the uploaded weights are the device's weights
         else:       # (a new buffer: no kernel argument aliases another that is written)
-            self.w, write = self._empty(max(nnz, 1), self.wdt), 1
-        self.k = self._empty(n, self.wdt)
-        self.kq = self._empty(n, np.int32)
+            self.w, write = self.empty(max(nnz, 1), self.wdt), 1
+        self.k = self.empty(n, self.wdt)
+        self.kq = self.empty(n, np.int32)
         self._launch("input", f"input_convert_{rt}", self._rgrid(n), gw, np.int32(n),
                      self.vertices.data, self.edges.data, self.raw.data, self.w.data,
                      np.int32(write), np.float64(scale), self.k.data, self.kq.data,
@@ -499,8 +496,8 @@ class DeviceLouvain(KernelFamily):
         self.gb, self.merge_parts = _bounds(self.merge)
         self.move_bounds = cla.to_device(q, np.array(self.mb, np.int32))
         self.merge_bounds = cla.to_device(q, np.array(self.gb, np.int32))
-        self.part_ein = self._empty(MOD_GROUPS, self.acc_dt)
-        self.part_sq = self._empty(MOD_GROUPS, np.int64)
+        self.part_ein = self.empty(MOD_GROUPS, self.acc_dt)
+        self.part_sq = self.empty(MOD_GROUPS, np.int64)
 
     def level0_checks(self):
         """The level-0 checks read with the first bucket sizes (or before the first one-group
@@ -543,11 +540,11 @@ class DeviceLouvain(KernelFamily):
                          else small)
         else:
             self.nsub = max(1, int(subrounds))
-        self.C = self._empty(n, np.int32)
-        self.C_prev = self._empty(n, np.int32)
-        self.newComm = self._empty(n, np.int32)
-        self.ac = self._empty(n, np.int32)
-        self.csize = self._empty(n, np.int32)
+        self.C = self.empty(n, np.int32)
+        self.C_prev = self.empty(n, np.int32)
+        self.newComm = self.empty(n, np.int32)
+        self.ac = self.empty(n, np.int32)
+        self.csize = self.empty(n, np.int32)
         og_entries, og_vertices = self.og_bounds
         return (self.nnz <= og_entries and n <= og_vertices
                 and one_group_compiles(self.handle))
@@ -576,8 +573,8 @@ class DeviceLouvain(KernelFamily):
         (degrees do not change), read back with Eq. (1) of the singletons at level 0."""
         n, gw, q = self.n, self.wg, self.handle.queue
         with self.sched.step("partition"):
-            ids = self._empty(n, np.int32)
-            keys = self._empty(n, np.int32)
+            ids = self.empty(n, np.int32)
+            keys = self.empty(n, np.int32)
             self._launch("partition", "degree_keys", self._vgrid(n), gw, np.int32(n),
                          self.vertices.data, ids.data, keys.data, np.int32(KEY_MAX))
             kb = max(1, min(16, int(min(self.maxdeg, KEY_MAX)).bit_length()))
@@ -730,15 +727,15 @@ class DeviceLouvain(KernelFamily):
         scan, q = self.scan, self.handle.queue
         with self.sched.step("aggregate"):
             self.comSize = self.csize            # recomputed exactly below
-            self.comDegree = self._empty(n, np.int32)
+            self.comDegree = self.empty(n, np.int32)
             self._zero("aggregate", self.comSize)
             self._zero("aggregate", self.comDegree)
             self._launch("aggregate", "community_sizes", self._vgrid(n), gw, np.int32(n),
                          self.C.data, self.vertices.data, self.comSize.data,
                          self.comDegree.data)
-            self.newID = self._empty(n + 1, np.int32)
-            self.edgePos = self._empty(n + 1, np.int32)
-            self.vstart = self._empty(n + 1, np.int32)
+            self.newID = self.empty(n + 1, np.int32)
+            self.edgePos = self.empty(n + 1, np.int32)
+            self.vstart = self.empty(n + 1, np.int32)
             self.scan_flag(self.comSize, self.newID, self.flags, np.int32(FLAG_NEW_N),
                            np.int32(n), queue=q)
             scan(self.comDegree, self.edgePos, self.flags, np.int32(FLAG_EDGE_BOUND),
@@ -755,16 +752,16 @@ class DeviceLouvain(KernelFamily):
         n, gw, q = self.n, self.wg, self.handle.queue
         with self.sched.step("aggregate"):
             # the arrays of the new graph's vertices are sized n until the count is read
-            self.vpos = self._empty(n, np.int32)
+            self.vpos = self.empty(n, np.int32)
             cl.enqueue_copy(q, self.vpos.data, self.vstart.data, byte_count=4 * n)
-            self.com = self._empty(n, np.int32)
+            self.com = self.empty(n, np.int32)
             self._launch("aggregate", "order_vertices", self._vgrid(n), gw, np.int32(n),
                          self.C.data, self.vpos.data, self.com.data)
-            self.old_of_new = self._empty(n, np.int32)
-            self.k_new = self._empty(n, self.wdt)
-            self.kq_new = self._empty(n, np.int32)
-            ids = self._empty(n, np.int32)
-            keys = self._empty(n, np.int32)
+            self.old_of_new = self.empty(n, np.int32)
+            self.k_new = self.empty(n, self.wdt)
+            self.kq_new = self.empty(n, np.int32)
+            ids = self.empty(n, np.int32)
+            keys = self.empty(n, np.int32)
             self._launch("aggregate", "new_vertices", self._vgrid(n), gw, np.int32(n),
                          self.comSize.data, self.comDegree.data, self.newID.data,
                          self.ac.data, np.float64(self.ac_unit), self.old_of_new.data,
@@ -790,9 +787,9 @@ class DeviceLouvain(KernelFamily):
         ``tmp_e``/``tmp_w`` at its ``edgePos``, their count in ``newDeg``."""
         n, gw, cends = self.n, self.wg, self.cends
         with self.sched.step("aggregate"):
-            self.tmp_e = self._empty(max(self.nnz, 1), np.int32)
-            self.tmp_w = self._empty(max(self.nnz, 1), self.wdt)
-            self.newDeg = self._empty(self.n_new + 1, np.int32)
+            self.tmp_e = self.empty(max(self.nnz, 1), np.int32)
+            self.tmp_w = self.empty(max(self.nnz, 1), self.wdt)
+            self.newDeg = self.empty(self.n_new + 1, np.int32)
             self._zero("aggregate", self.newDeg)
             for b, (lo, hi, T, L) in enumerate(self.merge):
                 for i0, i1, top in self.merge_parts[b]:
@@ -827,7 +824,7 @@ class DeviceLouvain(KernelFamily):
                       "__global int *out, int n",
             input_expr="vertices[com[i] + 1] - vertices[com[i]]", scan_expr="a+b",
             neutral="0", output_statement="out[i] = prev_item; if (i + 1 == n) out[n] = item;"))
-        memberEdge = self._empty(n + 1, np.int32)
+        memberEdge = self.empty(n + 1, np.int32)
         self.sched.record("merge", member_edges(self.com, self.vertices, memberEdge,
                                                 np.int32(n), size=n, queue=q))
         gcap = table_size(min(self.max_cdeg, n))
@@ -853,16 +850,16 @@ class DeviceLouvain(KernelFamily):
         it replaces the level's graph."""
         n_new, q = self.n_new, self.handle.queue
         with self.sched.step("aggregate"):
-            newVertices = self._empty(n_new + 1, np.int32)
+            newVertices = self.empty(n_new + 1, np.int32)
             self.scan(self.newDeg, newVertices, self.flags, np.int32(0), np.int32(n_new),
                       queue=q)
             mx = self.imax(self.newDeg, queue=q)
             cl.enqueue_copy(q, self.flags.data, mx.data, byte_count=4, dst_offset=4)
             self._read("aggregate")
             nnz_new, self.maxdeg = int(self.host_flags[0]), int(self.host_flags[1])
-            new_edges = self._empty(max(nnz_new, 1), np.int32)
-            new_w = self._empty(max(nnz_new, 1), self.wdt)
-            new_src = self._empty(max(nnz_new, 1), np.int32)
+            new_edges = self.empty(max(nnz_new, 1), np.int32)
+            new_w = self.empty(max(nnz_new, 1), self.wdt)
+            new_src = self.empty(max(nnz_new, 1), np.int32)
             self._launch("aggregate", "compact_edges", max(32, min(self.grid, 32 * n_new)),
                          self.wg, np.int32(n_new), self.old_of_new.data, self.edgePos.data,
                          newVertices.data, self.tmp_e.data, self.tmp_w.data, new_edges.data,
@@ -892,10 +889,10 @@ class DeviceLouvain(KernelFamily):
         self.t_opt = time.perf_counter()
         n, nnz = self.n, self.nnz
         # Algorithm 3 in the same read-back: the new graph, sized by the old one
-        self.new = dict(vertices=self._empty(n + 1, np.int32),
-                        edges=self._empty(nnz, np.int32), w=self._empty(nnz, self.wdt),
-                        src=self._empty(nnz, np.int32), k=self._empty(n, self.wdt),
-                        kq=self._empty(n, np.int32))
+        self.new = dict(vertices=self.empty(n + 1, np.int32),
+                        edges=self.empty(nnz, np.int32), w=self.empty(nnz, self.wdt),
+                        src=self.empty(nnz, np.int32), k=self.empty(n, self.wdt),
+                        kq=self.empty(n, np.int32))
         out, held = self._launch_optimise_one_group()
         held += self._launch_aggregate_one_group(out)
         self.q_old, self.iters, doubled, trace, moved, agg = self._read_one_group(out)
@@ -914,13 +911,13 @@ class DeviceLouvain(KernelFamily):
         temporaries to hold until the read-back."""
         knl = self.one_group_kernel()       # (first: it may lower og_wg to what fits)
         n, gw = self.n, self.og_wg
-        vset = self._empty(max(n, 1), np.int32)
+        vset = self.empty(max(n, 1), np.int32)
         if self.maxdeg > (self.move[-2][1] or 0) and not self.move[-1][3]:
             gcap = table_size(self.maxdeg)       # the last bucket's table (global memory)
-            gk, gv = self._empty(gcap, np.int32), self._empty(gcap, self.wdt)
+            gk, gv = self.empty(gcap, np.int32), self.empty(gcap, self.wdt)
         else:
             gcap, gk, gv = 0, self.flags, self.flags
-        out = self._empty(SMALL_HEAD + 2 * SMALL_TRACE + 4, np.float64)
+        out = self.empty(SMALL_HEAD + 2 * SMALL_TRACE + 4, np.float64)
         have_q = self.q_level is not None
         self.sched.launch(
             "move", knl, gw, gw, np.int32(n), np.int32(self.nnz),
@@ -941,8 +938,8 @@ class DeviceLouvain(KernelFamily):
         n, nnz, gw, new = self.n, self.nnz, self.og_wg, self.new
         stop_now = self.max_level is not None and self.level + 1 >= self.max_level
         gsize = 2 * nnz + 16 * n          # the tables of every community (<= 2 d + 16 each)
-        comSize, comDegree, newID, tpos, cursor = (self._empty(n, np.int32) for _ in range(5))
-        tk, tv = self._empty(gsize, np.int32), self._empty(gsize, self.wdt)
+        comSize, comDegree, newID, tpos, cursor = (self.empty(n, np.int32) for _ in range(5))
+        tk, tv = self.empty(gsize, np.int32), self.empty(gsize, self.wdt)
         self.sched.launch(
             "aggregate", knl, gw, gw,
             np.int32(n), np.int32(nnz), self.vertices.data, self.edges.data, self.w.data,

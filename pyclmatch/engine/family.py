@@ -10,6 +10,8 @@ and the driver's own memo spares the hot loops the handle's key, which is built 
 template value. This follows pyopencl's ``algorithm.py``: a class per algorithm, templates as
 module constants, kernels fetched by getters keyed by their specialization.
 """
+import numpy as np
+import pyopencl.array as cla
 
 
 class KernelFamily:
@@ -57,6 +59,11 @@ class KernelFamily:
             knl = self.handle.kernel(self.TEMPLATE, name, **dict(self.values, **values))
             self._kernels[key] = knl
         return knl
+
+    def empty(self, shape, dtype=np.int32):
+        """A device array from the device's memory pool (``DeviceHandle.pool``): the buffers
+        of one call go back to the pool when dropped, and the next call reuses them."""
+        return cla.empty(self.handle.queue, shape, dtype, allocator=self.handle.pool)
 
     def build(self, *names):
         """Build (fetch) the kernels ``names`` ahead of the first launch, so that a call's

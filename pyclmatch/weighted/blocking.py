@@ -9,7 +9,6 @@ matched edges and no edge outside it would be taken by both ends, an end taking 
 room or when the edge ranks above its worst matched edge.
 """
 import numpy as np
-import pyopencl.array as cla
 
 from ..engine.family import KernelFamily
 from ..errors import VerificationError
@@ -43,7 +42,7 @@ class DeviceCertificate(KernelFamily):
         return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
 
     def _empty(self, n, dtype=np.int32):
-        return cla.empty(self.handle.queue, max(int(n), 1), dtype, allocator=self.handle.pool)
+        return self.empty(max(int(n), 1), dtype)
 
     def _out(self, sched, phase):
         out = self._empty(4)

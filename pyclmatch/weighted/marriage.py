@@ -461,7 +461,7 @@ class _MarriageDriver(KernelFamily):
         """Run ``name`` (:data:`ALGORITHMS`) on the device instance ``dev`` to its fixpoint:
         ``srank[w]`` ends as the rank of w's husband in her list; returns the device arrays
         ``(wife, husband)`` (int32, -1 unmarried) and the algorithm's counters."""
-        srank = self._empty(inst.n_women)
+        srank = self.empty(inst.n_women)
         sched.fill("init", srank, INDEX_MAX)
         if name == "mcvitie-wilson":
             stats = self.mcvitie_wilson(inst, dev, srank, sched)
@@ -470,8 +470,6 @@ class _MarriageDriver(KernelFamily):
         wife_d, husband_d = self.husbands(inst, dev, srank, sched)
         return wife_d, husband_d, stats
 
-    def _empty(self, n, dtype=np.int32):
-        return cla.empty(self.handle.queue, n, dtype, allocator=self.handle.pool)
 
     def mcvitie_wilson(self, inst, dev, srank, sched):
         """McVitie-Wilson: one launch; a rejected man proposes again at once."""
@@ -508,7 +506,7 @@ class _MarriageDriver(KernelFamily):
     def husbands(self, inst, dev, srank, sched):
         """The answer from the women's suitor ranks: device arrays ``(wife, husband)``."""
         nm, nw = inst.n_men, inst.n_women
-        husband_d, wife_d = self._empty(nw), self._empty(nm)
+        husband_d, wife_d = self.empty(nw), self.empty(nm)
         sched.fill("husbands", wife_d, -1, np.int32)
         sched.launch("husbands", self.kernel("marriage_husbands"), nw, self.wg,
                      dev["wptr"].data, dev["wlist"].data, np.int32(nw), srank.data,

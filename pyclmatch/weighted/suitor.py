@@ -18,7 +18,6 @@ weight type ``weight_t`` (float32 or float64: the precision in which weights are
 """
 import numpy as np
 import pyopencl as cl
-import pyopencl.array as cla
 from pyopencl.elementwise import ElementwiseKernel
 
 from ..engine.family import KernelFamily
@@ -95,9 +94,6 @@ class _Family(KernelFamily):
         """Build the kernels ``names``, by default every kernel of the driver (``KERNELS``)."""
         super().build(*(names or self.KERNELS))
 
-    def empty(self, shape, dtype=np.int32):
-        """A device array from the device's memory pool (``DeviceHandle.pool``)."""
-        return cla.empty(self.handle.queue, shape, dtype, allocator=self.handle.pool)
 
     def gsize(self, n):
         return min(self.ct_items, int(n)) if self.mode == "ct" else int(n)
@@ -427,7 +423,6 @@ class LocallyDominantMatcher(_Family):
     KERNELS = ("edge_sources", "ld_process_vertex", "ld_match", "ld_mark", "mate_pairs")
 
     def run(self, dg, sched):
-        q = self.handle.queue
         n = self.g.n
         mate = self.empty(n, np.int32)
         cand = self.empty(n, np.int32)
@@ -550,7 +545,6 @@ class BSuitorMatcher(_Family):
         """The matched pairs on the device: returns (edges int64 (k, 2) device array, pair
         edges (k,) in the offset type, degree int64 (n,), k, non-mutual entries); one read-back of
         (k, non-mutual) to size the output."""
-        q = self.handle.queue
         n = self.g.n
         wg, gs, nn = self.wg, self.gsize(n), np.int32(n)
         bptr, slist, ssize, prop = self._state
