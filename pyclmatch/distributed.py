@@ -80,6 +80,7 @@ moves, proposals outstanding) until the result is asked for.
 import asyncio
 from concurrent.futures import CancelledError
 import hashlib
+import inspect
 import os
 import pickle
 import platform as _platform
@@ -97,7 +98,8 @@ except ImportError as _exc:   # pragma: no cover - exercised by monkeypatching i
         "pyclmatch.distributed needs Dask's distributed scheduler, which is not installed "
         f"({_exc}); install it with: pip install 'pyclmatch[dask]'") from _exc
 
-from . import bipartite, community, errors, weighted
+from . import bipartite, errors, weighted
+from .community import api as community_api
 from ._progress import Progress
 from .engine.devices import _type_name, describe_devices, get_device, usable_devices
 from .errors import DeviceError, InputError, PyclmatchError
@@ -376,14 +378,15 @@ def local_cluster(devices="gpu", n_workers=None, *, processes=True, **kwargs):
     return cluster
 
 
-#: where :func:`map_graphs` looks up a call given by name
-_CALL_MODULES = (bipartite, weighted, community)
+#: where :func:`map_graphs` looks up a call given by name (the public functions: the
+#: community package's ``louvain`` and ``modularity`` are its modules of those names)
+_CALL_MODULES = (bipartite, weighted, community_api)
 
 
 def _resolve(func):
     if isinstance(func, str):
         f = next((getattr(m, func) for m in _CALL_MODULES if hasattr(m, func)), None)
-        if not callable(f):
+        if not inspect.isfunction(f):
             raise InputError(f"unknown pyclmatch call {func!r}")
         return f
     if not callable(func):

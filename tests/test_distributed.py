@@ -26,6 +26,14 @@ def test_import_error_names_the_extra(monkeypatch):
 distributed = pytest.importorskip("distributed", reason="needs pyclmatch[dask]")
 
 
+@pytest.mark.parametrize("name", ["maximum_matching", "dulmage_mendelsohn",
+                                  "weighted_matching", "b_matching", "stable_marriage",
+                                  "louvain", "modularity"])
+def test_calls_by_name_are_the_public_functions(name):
+    from pyclmatch.distributed import _resolve
+    assert _resolve(name) is getattr(pyclmatch, name)
+
+
 @pytest.fixture(scope="module")
 def client():
     from pyclmatch.distributed import local_cluster
