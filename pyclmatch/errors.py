@@ -20,6 +20,10 @@ class PyclmatchError(Exception):
 class InputError(PyclmatchError, ValueError):
     """The input graph or a parameter is invalid (shape, dtype, NaN, index out of range, ...).
 
+    ``argument`` names the argument the error is about (``"work_group_size"``, ``"G"``,
+    ``"path"``, ...) where one is to blame, else None; the message names it too, with the
+    value as the caller wrote it and what is allowed (:mod:`pyclmatch.engine.args`).
+
     Examples
     --------
     An input error is also a ``ValueError``, as scipy raises for bad input:
@@ -32,6 +36,10 @@ class InputError(PyclmatchError, ValueError):
     ...     print(isinstance(exc, InputError))
     True
     """
+
+    def __init__(self, message, *, argument=None):
+        super().__init__(message)
+        self.argument = argument
 
 
 class DeviceError(PyclmatchError):

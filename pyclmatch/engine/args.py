@@ -1,0 +1,301 @@
+"""The one argument checker: every public function and the CLI check their parameters here,
+before any work, and every refusal is an :class:`~pyclmatch.errors.InputError` that names the
+argument (``exc.argument``), shows the value as the caller wrote it and says what is allowed.
+
+A leaf module (numpy and the errors only). Each checker returns the value in the type the
+library works with (a Python ``int``, ``float``, ``bool`` or ``str``), so that a caller writes
+``wg = args.integer("work_group_size", wg, low=1)`` and uses ``wg`` from there on. Values are
+shown as written: a numpy ``uint64`` stays unsigned, a string keeps its quotes.
+
+Examples
+--------
+>>> from pyclmatch.engine import args
+>>> args.integer("max_level", 3, low=1)
+3
+>>> try:
+...     args.integer("work_group_size", "64", low=1)
+... except ValueError as exc:
+...     print(exc.argument, "|", exc)
+work_group_size | work_group_size='64' is not allowed: it must be an integer >= 1
+>>> args.number("resolution", 0.5, low=0)
+0.5
+>>> args.choice("verify", "HOST", ("device", "host"))
+'host'
+"""
+import math
+import numbers
+import operator
+
+import numpy as np
+
+from ..errors import InputError
+
+#: largest value an unsigned 64-bit seed takes
+SEED_MAX = 2**64 - 1
+
+
+def shown(value, limit=80):
+    """``value`` as the caller wrote it, for a message: ``repr`` for Python scalars and
+    strings, the exact integer of a numpy integer (``uint64`` stays unsigned), a short
+    description of arrays and other objects.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> shown(np.uint64(2**63)), shown("64"), shown(np.zeros((2, 3)))
+    ('9223372036854775808', "'64'", 'an array of shape (2, 3) and dtype float64')
+    """
+    if isinstance(value, np.generic) and not isinstance(value, np.ndarray):
+        value = value.item()
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    if isinstance(value, (bool, int, float, complex, str, bytes, type(None))):
+        text = repr(value)
+    elif isinstance(value, (list, tuple)) and len(value) <= 8:
+        text = repr(value)
+    else:
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def refuse(name, value, allowed):
+    """Raise the :class:`InputError` of argument ``name``: its value and what is allowed.
+
+    Examples
+    --------
+    >>> try:
+    ...     refuse("b", -1, "a non-negative integer or an array of them")
+    ... except ValueError as exc:
+    ...     print(exc)
+    b=-1 is not allowed: it must be a non-negative integer or an array of them
+    """
+    raise InputError(f"{name}={shown(value)} is not allowed: it must be {allowed}",
+                     argument=name)
+
+
+def _bounds_text(low, high):
+    if low is not None and high is not None:
+        return f" between {low} and {high}"
+    if low is not None:
+        return f" >= {low}"
+    if high is not None:
+        return f" <= {high}"
+    return ""
+
+
+def integer(name, value, *, low=None, high=None, none=False, what="an integer"):
+    """``value`` as a Python int in ``[low, high]``; ``none=True`` lets None through. Bools,
+    floats (even integral ones), strings and arrays are refused: an integer parameter takes
+    ``int`` or a numpy integer scalar.
+
+    Examples
+    --------
+    >>> integer("seed", np.uint64(2**64 - 1), low=0)
+    18446744073709551615
+    >>> integer("max_level", None, low=1, none=True) is None
+    True
+    """
+    if value is None and none:
+        return None
+    allowed = what + _bounds_text(low, high) + (", or None" if none else "")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        refuse(name, value, allowed)
+    v = operator.index(value)
+    if (low is not None and v < low) or (high is not None and v > high):
+        refuse(name, value, allowed)
+    return v
+
+
+def number(name, value, *, low=None, high=None, low_open=False, none=False,
+           what="a finite real number"):
+    """``value`` as a finite Python float in ``[low, high]`` (``(low, high]`` with
+    ``low_open``); ints and numpy reals accepted, bools, NaN, infinities, complex numbers and
+    strings refused.
+
+    Examples
+    --------
+    >>> number("resolution", 1, low=0)
+    1.0
+    >>> try:
+    ...     number("resolution", float("nan"), low=0)
+    ... except ValueError as exc:
+    ...     print(exc)
+    resolution=nan is not allowed: it must be a finite real number >= 0
+    """
+    if value is None and none:
+        return None
+    bounds = _bounds_text(low, high)
+    if low_open and low is not None:
+        bounds = bounds.replace(f">= {low}", f"> {low}")
+    allowed = what + bounds + (", or None" if none else "")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        refuse(name, value, allowed)
+    try:
+        v = float(value)
+    except (OverflowError, ValueError):
+        refuse(name, value, allowed)
+    if not math.isfinite(v) or (low is not None and (v <= low if low_open else v < low)) \
+            or (high is not None and v > high):
+        refuse(name, value, allowed)
+    return v
+
+
+def boolean(name, value):
+    """``value`` as a bool: ``True``/``False`` (or numpy's), nothing else (a string
+    ``"False"`` would be true).
+
+    Examples
+    --------
+    >>> boolean("deterministic", np.True_)
+    True
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    refuse(name, value, "True or False")
+
+
+def choice(name, value, options, *, case=False):
+    """``value`` as one of the strings ``options`` (compared case-insensitively unless
+    ``case``); the message lists them all.
+
+    Examples
+    --------
+    >>> choice("perm_type", "row", ("row", "column"))
+    'row'
+    """
+    opts = ", ".join(repr(o) for o in options)
+    if isinstance(value, str):
+        key = value if case else value.strip().lower()
+        for o in options:
+            if key == (o if case else o.lower()):
+                return o
+    refuse(name, value, f"one of {opts}")
+
+
+def seed(name, value):
+    """A random seed: None, or an integer in ``[0, 2**64 - 1]`` (what numpy's generators
+    take).
+
+    Examples
+    --------
+    >>> seed("seed", 7), seed("seed", None)
+    (7, None)
+    """
+    return integer(name, value, low=0, high=SEED_MAX, none=True)
+
+
+def work_group_size(name, value, device_max):
+    """A work-group size: None (the family's default), or a power of two in
+    ``[1, device_max]`` (``device_max``: the device's ``max_work_group_size``); the kernels'
+    tree reductions halve the group.
+
+    Examples
+    --------
+    >>> work_group_size("work_group_size", 64, 1024)
+    64
+    >>> try:
+    ...     work_group_size("work_group_size", 10**9, 1024)
+    ... except ValueError as exc:
+    ...     print(exc)
+    work_group_size=1000000000 is not allowed: it must be a power of two between 1 and 1024 (this device's largest work-group), or None
+    """
+    if value is None:
+        return None
+    allowed = (f"a power of two between 1 and {device_max} (this device's largest "
+               f"work-group), or None")
+    v = integer(name, value, what="a power of two")
+    if v < 1 or v > device_max or v & (v - 1):
+        refuse(name, value, allowed)
+    return v
+
+
+def shape(name, value, *, high=None):
+    """A matrix shape: a pair of non-negative integers (each at most ``high``).
+
+    Examples
+    --------
+    >>> shape("shape", (3, np.int64(4)))
+    (3, 4)
+    """
+    allowed = "a pair of non-negative integers" + (f" each at most {high}" if high else "")
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        refuse(name, value, allowed)
+    out = []
+    for x in value:
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
+            refuse(name, value, allowed)
+        x = operator.index(x)
+        if x < 0 or (high is not None and x > high):
+            refuse(name, value, allowed)
+        out.append(x)
+    return tuple(out)
+
+
+def integer_array(name, value, *, low=None, high=None, size=None, what="integers"):
+    """``value`` as a 1-D int64 array of integers in ``[low, high]`` (``size`` elements when
+    given). Integral floats are taken; NaN, fractions, strings, objects and values past int64
+    are refused, the offending value shown as written (a ``uint64`` stays unsigned).
+
+    Examples
+    --------
+    >>> integer_array("b", [1, 2.0, 3], low=0).tolist()
+    [1, 2, 3]
+    >>> try:
+    ...     integer_array("ids", np.array([2**63], np.uint64), low=0)
+    ... except ValueError as exc:
+    ...     print(exc)
+    ids holds 9223372036854775808 at position 0: it must hold integers between 0 and 9223372036854775807
+    """
+    hi = np.iinfo(np.int64).max if high is None else high
+    allowed = what + _bounds_text(low, hi)
+    try:
+        a = np.asarray(value)
+    except Exception:
+        refuse(name, value, f"a 1-D array of {allowed}")
+    if a.ndim != 1 or (size is not None and a.size != size):
+        want = f"a 1-D array of {size} {what}" if size is not None else f"a 1-D array of {what}"
+        raise InputError(f"{name} has shape {a.shape}: it must be {want}", argument=name)
+    if a.dtype.kind == "b" or a.dtype.kind not in "iuf":
+        refuse(name, value, f"a 1-D array of {allowed}")
+    if a.dtype.kind == "f":
+        bad = ~np.isfinite(a) | (a != np.round(a))
+        bad |= ~bad & ((a < -2.0**63) | (a >= 2.0**63))
+        _first_bad(name, a, bad, allowed)
+    elif a.dtype == np.uint64:
+        _first_bad(name, a, a > np.uint64(np.iinfo(np.int64).max), allowed)
+    a = a.astype(np.int64, copy=False)
+    if a.size:
+        bad = np.zeros(a.shape, bool)
+        if low is not None:
+            bad |= a < low
+        if high is not None:
+            bad |= a > high
+        _first_bad(name, a, bad, allowed)
+    return a
+
+
+def _first_bad(name, a, bad, allowed):
+    """Refuse array ``name`` at its first flagged position, its value shown as stored."""
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{name} holds {shown(a[i])} at position {i}: it must hold "
+                         f"{allowed}", argument=name)
+
+
+def no_unknown(name, params, accepted):
+    """Refuse keyword arguments of ``name`` (a function) outside ``accepted``, listing them.
+
+    Examples
+    --------
+    >>> try:
+    ...     no_unknown("louvain", {"colour": 1}, ("seed", "resolution"))
+    ... except ValueError as exc:
+    ...     print(exc.argument, "|", exc)
+    colour | louvain() got an unknown argument colour=1; accepted: resolution, seed
+    """
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        bad = unknown[0]
+        raise InputError(f"{name}() got an unknown argument {bad}={shown(params[bad])}"
+                         f"{' (and ' + ', '.join(unknown[1:]) + ')' if unknown[1:] else ''}"
+                         f"; accepted: {', '.join(sorted(accepted))}", argument=bad)
