@@ -11,7 +11,8 @@ without it the caches are the user's own (a new process on a machine that has ru
     python3 benchmarks/first_call.py --device gpu --graphs kron-23 --families louvain
 
 Graphs: ``karate`` (networkx's karate club, symmetric), ``rajat01`` (examples/data), the
-README's ``delaunay-12``, and any name of the reference suite (:mod:`pyclmatch.generators`).
+README's ``delaunay-12``, ``kron-N`` (:func:`pyclmatch.generators.kron` of scale N) and any
+name of the reference suite (:mod:`pyclmatch.generators`).
 Results: ``--out`` (default ``benchmarks/results/first-call``) gets results.json and
 results.md.
 """
@@ -67,6 +68,8 @@ def make_graph(name, family):
         A = pyclmatch.read_graph(os.path.join(ROOT, "examples", "data", "rajat01.mtx.gz"))
     elif name == "delaunay-12":
         A = generators.delaunay(12)
+    elif name.startswith("kron-") and name[5:].isdigit():
+        A = generators.kron(int(name[5:]))
     else:
         A = next(generators.suite(name, size="large" if name in generators.SUITE
                                   else "small"))[1]
