@@ -89,7 +89,7 @@ def call(family, A, device):
     if family == "b_matching":
         return pyclmatch.b_matching(A, 3, device=device)
     if family == "louvain":
-        return pyclmatch.louvain(A, device=device, seed=1)
+        return pyclmatch.louvain(A, device=device)
     return getattr(pyclmatch, family)(A, device=device)
 
 
