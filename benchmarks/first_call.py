@@ -44,13 +44,15 @@ t0 = time.perf_counter()
 res = call(family, A, device)
 first = time.perf_counter() - t0
 steps = {k: v for k, v in getattr(res, "timings", {}).items() if isinstance(v, float)}
-warm = []
+warm, warm_steps = [], {}
 for _ in range(repeat):
     t0 = time.perf_counter()
-    call(family, A, device)
+    out = call(family, A, device)
     warm.append(time.perf_counter() - t0)
+    warm_steps = {k: v for k, v in getattr(out, "timings", {}).items() if isinstance(v, float)}
 print("RESULT " + json.dumps({"import": t_import, "first": first, "warm": warm,
-                               "first_steps": steps, "device": getattr(res, "device", "")}))
+                               "first_steps": steps, "warm_steps": warm_steps,
+                               "device": getattr(res, "device", "")}))
 """
 
 
