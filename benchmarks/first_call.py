@@ -3,7 +3,7 @@
 
 Each measurement runs in its own child process: ``import pyclmatch`` (timed), the graph built
 (untimed), then the first call and ``--repeat`` warm calls of the same family on the same
-graph (timed; the first call's per-step timings kept). ``--cold`` points pyopencl's binary
+graph (timed; the first and the last call's per-step timings kept). ``--cold`` points pyopencl's binary
 cache and PoCL's kernel cache at an empty folder for every child (a new user's first day);
 without it the caches are the user's own (a new process on a machine that has run the call).
 
