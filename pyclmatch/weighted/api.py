@@ -49,7 +49,7 @@ PARAMS = {
     "symmetrize": args.boolean, "drop_invalid": args.boolean, "keep_on_device": args.boolean,
     "n": None, "weight": None,
     "variant": functools.partial(args.choice, options=SUITOR_VARIANTS),
-    "vertices_per_group": functools.partial(args.integer, low=1, high=4096, none=True),
+    "vertices_per_group": functools.partial(args.integer, low=1, high=1 << 20, none=True),
     "work_group_size": functools.partial(args.work_group_size, power_of_two=True),
     "threads_per_vertex": _lanes,
     "lb_rounds": functools.partial(args.integer, low=0, high=args.INT32_MAX),
