@@ -476,7 +476,7 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
         vertices move at once: ``None`` (default) = 2 above ``bin_limit`` vertices (1 with
         ``moves="paper"``) and 4 below; the singleton rule applies only with 1 sub-round.
         An iteration that loses modularity is undone and retried with twice the sub-rounds
-        (up to 32). ``subrounds=1`` is the paper's fully parallel moves.
+        (up to 32). ``subrounds=1`` is the paper's fully parallel moves; at most 1024.
     moves : "up-down" or "paper"
         How the vertices of one bucket move together. ``"up-down"`` (default): odd
         iterations move a vertex only to a community of lower id than its own, even ones only
@@ -615,7 +615,7 @@ LOUVAIN_ARGS = {
     "work_group_size": functools.partial(args.work_group_size, low=32, power_of_two=True),
     "move_buckets": args.buckets, "merge_buckets": args.buckets,
     "bin_limit": functools.partial(args.integer, low=0),
-    "subrounds": functools.partial(args.integer, low=1, high=32, none=True),
+    "subrounds": functools.partial(args.integer, low=1, high=1024, none=True),
     "moves": functools.partial(args.choice, options=("up-down", "paper")),
     "one_group_edges": args.size,
 }

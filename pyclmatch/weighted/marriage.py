@@ -700,10 +700,8 @@ def easy_instance(n: int, seed: int = 0) -> MarriageInstance:
     >>> stable_marriage(inst).size
     90
     """
-    n = int(n)
-    if n < 1:
-        raise InputError("n must be positive")
-    S = Stream(seed)
+    n = args.integer("n", n, low=1, high=INDEX_MAX)   # (every man ranks one woman or more)
+    S = Stream(args.seed("seed", seed))
     ln = np.log(max(n, 2))
     eps = S.random(n)
     k = np.empty(n, np.int64)
@@ -716,7 +714,7 @@ def easy_instance(n: int, seed: int = 0) -> MarriageInstance:
     L = int(k.sum())
     if L > INDEX_MAX or n > INDEX_MAX:
         raise InputError(f"easy_instance({n}) would hold {L} preference entries; at most "
-                         f"2**31-1 are supported")
+                         f"2**31-1 are supported", argument="n")
     mptr = np.zeros(n + 1, np.int32)
     np.cumsum(k, out=mptr[1:])
     women = S.integers(n, L, np.int32)
@@ -767,13 +765,11 @@ def hard_instance(n: int, seed: int = 0) -> MarriageInstance:
     >>> stable_marriage(inst, algorithm="gale-shapley").size
     20
     """
-    n = int(n)
-    if n < 1:
-        raise InputError("n must be positive")
+    n = args.integer("n", n, low=1)
     if n * n > INDEX_MAX:
         raise InputError(f"hard_instance({n}) would hold n^2 = {n * n} preference entries; "
-                         f"the device lists take at most 2**31-1 (n <= 46340)")
-    rng = np.random.default_rng(seed)
+                         f"the device lists take at most 2**31-1 (n <= 46340)", argument="n")
+    rng = np.random.default_rng(args.seed("seed", seed))
     wr, mr = rng.permutation(n).astype(np.int32), rng.permutation(n).astype(np.int32)
     ptr = np.arange(n + 1, dtype=np.int32) * np.int32(n)
     mlist, wlist = np.empty((n, n), np.int32), np.empty((n, n), np.int32)
