@@ -3,15 +3,11 @@ import argparse
 import json
 import sys
 
-import numpy as np
-
 from .bench.cli import add_bench_commands
-from .bipartite import INITS, dulmage_mendelsohn, maximum_matching
-from .engine.devices import describe_devices, diagnose_icd, fix_icd, get_device
-from .engine.graphs import as_bipartite
-from .engine.limits import limits_table
 from .errors import PyclmatchError
-from .io import read_graph
+
+# (the library's modules are imported by the commands that use them: the parser, --help and
+# argument errors need none of them)
 
 
 def _fmt_mem(n):
@@ -23,6 +19,7 @@ def _fmt_mem(n):
 
 def cmd_devices(args):
     """``pyclmatch devices``: the OpenCL devices, their limits, or the ICD fix."""
+    from .engine.devices import describe_devices, diagnose_icd, fix_icd
     if args.fix is not None:
         folder, export = fix_icd(args.fix or None)
         print(f"wrote {folder}; make it active with:\n  {export}")
@@ -62,6 +59,8 @@ def cmd_devices(args):
 
 def _print_limits(rows):
     """The largest graphs each family's declared-size check accepts on each usable device."""
+    from .engine.devices import get_device
+    from .engine.limits import limits_table
     for r in rows:
         if not r["usable"]:
             continue
@@ -75,7 +74,8 @@ def _print_limits(rows):
 
 def cmd_match(args):
     """``pyclmatch match FILE``: the maximum matching of a matrix file, summarised."""
-    graph = as_bipartite(read_graph(args.file))
+    from .bipartite import maximum_matching
+    graph = _read_bipartite(args.file)
     res = maximum_matching(graph, algorithm=args.algorithm, init=args.init, device=args.device,
                            verify=not args.no_verify, progress=args.progress or None)
     info = dict(res.summary(), file=args.file, edges=graph.nnz)
@@ -99,7 +99,8 @@ def cmd_match(args):
 
 def cmd_dmperm(args):
     """``pyclmatch dmperm FILE``: the Dulmage-Mendelsohn decomposition of a matrix file."""
-    graph = as_bipartite(read_graph(args.file))
+    from .bipartite import dulmage_mendelsohn
+    graph = _read_bipartite(args.file)
     d = dulmage_mendelsohn(graph, algorithm=args.algorithm, device=args.device,
                            verify="host" if args.host_verify else not args.no_verify,
                            progress=args.progress or None)
@@ -127,6 +128,13 @@ def cmd_dmperm(args):
     return 0
 
 
+def _read_bipartite(path):
+    """The matrix file ``path`` as a bipartite graph."""
+    from .engine.graphs import as_bipartite
+    from .io import read_graph
+    return as_bipartite(read_graph(path))
+
+
 def plot_dmperm(csr, d, path, max_points=2_000_000):
     """The pattern of ``A[p][:, q]`` with the fine blocks outlined (MATLAB's ``spy`` after
     ``dmperm``), written to ``path`` with matplotlib."""
@@ -137,6 +145,7 @@ def plot_dmperm(csr, d, path, max_points=2_000_000):
         from matplotlib.patches import Rectangle
     except ImportError:
         raise PyclmatchError("--plot needs matplotlib (pip install matplotlib)") from None
+    import numpy as np
     B = csr[d.p][:, d.q].tocoo()
     keep = slice(None) if B.nnz <= max_points else \
         np.random.default_rng(0).choice(B.nnz, max_points, replace=False)
@@ -185,7 +194,7 @@ def build_parser():
     m = sub.add_parser("match", help="maximum bipartite matching of a matrix file")
     m.add_argument("file", help="Matrix Market (.mtx, .mtx.gz), METIS .graph or edge list")
     m.add_argument("--algorithm", default="auto")
-    m.add_argument("--init", default="karp-sipser", choices=INITS)
+    m.add_argument("--init", default="karp-sipser", help="karp-sipser, cheap or none")
     m.add_argument("--device", default=None,
                    help="auto, gpu, cpu, P:D or a name substring (default $PYCLMATCH_DEVICE)")
     m.add_argument("--json", action="store_true")
@@ -221,7 +230,8 @@ def main(argv=None):
 
     Examples
     --------
-    A missing file is reported on stderr with exit status 2:
+    A missing file, a directory or a bad argument value is reported in one line on stderr
+    (``pyclmatch: error: ...``) with exit status 2, argparse's convention:
 
     >>> from pyclmatch.cli import main
     >>> main(["match", "no-such-file.mtx"])
@@ -235,9 +245,17 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (PyclmatchError, FileNotFoundError) as exc:
-        print(f"pyclmatch: error: {exc}", file=sys.stderr)
-        return 2
+    except PyclmatchError as exc:     # (InputError: a bad file or argument)
+        return _error(exc)
+    except OSError as exc:            # a missing file, a directory, no permission, ...
+        where = f": {exc.filename}" if exc.filename is not None else ""
+        return _error(f"{exc.strerror or exc}{where}")
+
+
+def _error(message):
+    """Print ``message`` as the command line's error on stderr; the exit status 2."""
+    print(f"pyclmatch: error: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ the same families at small sizes, for tests and examples.
 import numpy as np
 import scipy.sparse as sp
 
+from .engine import args
 from .errors import InputError
 from .hostpar import Stream, pattern_csr, permute_csr, pmap, spans
 
@@ -61,7 +62,9 @@ def uniform(n, deg, seed=0):
     >>> A.shape, A.nnz
     ((100, 100), 296)
     """
-    S = Stream(seed)
+    n = args.integer("n", n, low=1, high=args.INT32_MAX)
+    deg = args.integer("deg", deg, low=0, high=args.INT32_MAX // n)
+    S = Stream(args.seed("seed", seed))
     m = n * deg
     dt = np.int32 if n <= np.iinfo(np.int32).max else np.int64
     r = S.integers(n, m, dt)
@@ -97,7 +100,9 @@ def kron(scale, edgefactor=16, seed=0):
     >>> A.shape, A.nnz, (A != A.T).nnz
     ((256, 256), 4262, 0)
     """
-    S = Stream(seed)
+    scale = args.integer("scale", scale, low=1, high=30)
+    edgefactor = args.integer("edgefactor", edgefactor, low=1, high=args.INT32_MAX >> scale)
+    S = Stream(args.seed("seed", seed))
     n, m = 1 << scale, edgefactor << scale
     a, b, cc = 0.57, 0.19, 0.19
     p = S.generator(skip=scale * m).permutation(n)      # drawn after the scale * m doubles
@@ -150,8 +155,8 @@ def delaunay(logn, seed=0):
     ((64, 64), 360)
     """
     from scipy.spatial import Delaunay
-    n = 1 << logn
-    t = Delaunay(Stream(seed).random(2 * n).reshape(n, 2)).simplices
+    n = 1 << args.integer("logn", logn, low=2, high=28)
+    t = Delaunay(Stream(args.seed("seed", seed)).random(2 * n).reshape(n, 2)).simplices
     r = np.concatenate([t[:, 0], t[:, 1], t[:, 2], t[:, 1], t[:, 2], t[:, 0]])
     c = np.concatenate([t[:, 1], t[:, 2], t[:, 0], t[:, 0], t[:, 1], t[:, 2]])
     return _csr(r, c, n)
@@ -185,6 +190,9 @@ def grid(side, keep=0.7, seed=0):
     >>> A.shape, A.nnz // 2, grid(8, keep=1.0).nnz // 2
     ((64, 64), 71, 112)
     """
+    side = args.integer("side", side, low=1, high=46340)
+    keep = args.number("keep", keep, low=0, high=1)
+    seed = args.seed("seed", seed)
     n = side * side
     idx = np.arange(n).reshape(side, side)
     r = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel()])
@@ -220,7 +228,7 @@ def permuted(A, seed=1):
     >>> P.shape == A.shape, P.nnz == A.nnz
     (True, True)
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(args.seed("seed", seed))
     pr, pc = rng.permutation(A.shape[0]), rng.permutation(A.shape[1])
     if sp.issparse(A) and A.format == "csr" and A.indices.dtype == np.int32 \
             and A.indptr.dtype == np.int32:

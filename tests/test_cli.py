@@ -52,3 +52,39 @@ def test_module_entry_point():
     r = subprocess.run([sys.executable, "-m", "pyclmatch", "devices", "--json"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and json.loads(r.stdout)["devices"]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["match", "{tmp}"], "Is a directory"),
+    (["dmperm", "{tmp}"], "Is a directory"),
+    (["match", "{tmp}/missing.mtx"], "No such file"),
+    (["match", str(EXAMPLE), "--init", "random"], "init='random' is not allowed"),
+    (["match", str(EXAMPLE), "--algorithm", "nope"], "algorithm='nope' is not allowed"),
+    (["dmperm", str(EXAMPLE), "--algorithm", "host-hk"], "runs on the host"),
+    (["match", str(EXAMPLE), "--device", "9:9"], "no device '9:9'"),
+    (["report", "{tmp}/none"], "No such file"),
+])
+def test_bad_input_is_one_error_line_and_status_2(argv, words, tmp_path, capsys):
+    """A directory, a missing file or a bad value: one 'pyclmatch: error: ...' line on
+    stderr and exit status 2, never a traceback."""
+    assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pyclmatch: error: ") and words in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [["bench", "--repeat", "0"], ["bench", "--repeat", "x"],
+                                  ["bench", "--memory-limit", "-5"]])
+def test_bad_option_values_are_argparse_errors(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "error: argument --" in err and "Traceback" not in err
+
+
+def test_directory_in_a_child_process(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "pyclmatch", "match", str(tmp_path)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.startswith("pyclmatch: error: ")
+    assert "Traceback" not in r.stderr

@@ -205,15 +205,19 @@ def test_diagonal_ignored_and_isolated():
 def test_other_errors():
     with pytest.raises(InputError, match="square"):
         weighted_matching(sp.csr_matrix((3, 4)), device=DEV)
-    with pytest.raises(InputError, match="unknown algorithm"):
+    with pytest.raises(InputError, match="algorithm=.* is not allowed"):
         weighted_matching(sp.csr_matrix((3, 3)), algorithm="blossom", device=DEV)
     with pytest.raises(InputError, match="unknown parameter"):
         weighted_matching(sp.csr_matrix((3, 3)), device=DEV, warp=3)
     with pytest.raises(InputError, match="different weights"):
         weighted_matching((np.array([0, 1]), np.array([1, 0]), np.array([1.0, 2.0])),
                           device=DEV)
-    with pytest.raises(InputError, match="local memory"):
+    with pytest.raises(InputError, match="local memory") as exc:
         weighted_matching(sym_graph(20, 0.3, 1), device=DEV, vertices_per_group=10 ** 6)
+    assert exc.value.argument == "vertices_per_group"
+    with pytest.raises(InputError, match="between 1 and 1048576") as exc:
+        weighted_matching(sym_graph(20, 0.3, 1), device=DEV, vertices_per_group=10 ** 9)
+    assert exc.value.argument == "vertices_per_group"
     with pytest.raises(InputError, match="power of two"):
         weighted_matching(sym_graph(20, 0.3, 1), device=DEV, threads_per_vertex=3)
     with pytest.raises(InputError, match="negative"):

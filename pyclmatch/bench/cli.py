@@ -1,9 +1,31 @@
 """The `bench` and `report` subcommands (added to ``pyclmatch`` by :func:`add_bench_commands`)."""
+import argparse
 import functools
 import sys
 
-from .harness import run_bench
-from .report import render
+
+def cli_integer(low):
+    """An argparse ``type``: the option's text as an integer >= ``low``, checked by
+    :func:`pyclmatch.engine.args.integer` (argparse reports a refusal as ``error: argument
+    --x: ...`` with exit status 2).
+
+    Examples
+    --------
+    >>> cli_integer(1)("3")
+    3
+    """
+    def convert(text):
+        from ..engine import args
+        try:
+            value = int(text, 0)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        try:
+            return args.integer("value", value, low=low)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc).replace("value=", "", 1)) from None
+    convert.__name__ = "integer"
+    return convert
 
 
 def _command(args):
@@ -26,6 +48,8 @@ def _command(args):
 
 
 def cmd_bench(args):
+    from .harness import run_bench
+    from .report import render
     rcp = {"no": False, "yes": True, "both": "both"}[args.rcp]
     if args.dask:
         try:    # Dask is optional
@@ -56,6 +80,7 @@ def cmd_bench(args):
 
 
 def cmd_report(args):
+    from .report import render
     for p in render(args.dir, args.out):
         print(p)
     return 0
@@ -73,10 +98,10 @@ def add_bench_commands(sub):
     b.add_argument("--devices", default="auto", help="'all', 'auto' or comma-separated specs")
     b.add_argument("--baselines", action="store_true",
                    help="add scipy/networkx/igraph/NetworKit where installed")
-    b.add_argument("--repeat", type=int, default=3)
+    b.add_argument("--repeat", type=cli_integer(1), default=3)
     b.add_argument("--out", default=None, help="folder for results.jsonl, meta.json, summary.md")
     b.add_argument("--plots", action="store_true", help="also render the plots (matplotlib)")
-    b.add_argument("--memory-limit", type=int, default=None,
+    b.add_argument("--memory-limit", type=cli_integer(1), default=None,
                    help="bytes of device memory to assume (default: the device's)")
     b.add_argument("--no-progress", action="store_true")
     b.add_argument("--dask", default=None, metavar="ADDRESS|local",

@@ -16,7 +16,7 @@ from typing import Any
 
 from .._typing import DeviceSpec, GraphInput, Progress
 from .._record import RunRecord
-from ..engine import limits
+from ..engine import args, limits
 from ..engine.devices import get_device, device_call
 from ..engine.graphs import as_bipartite, DeviceBipartite
 from ..engine.intake import check_compressed_host, check_no_entries
@@ -30,9 +30,9 @@ from .karp_sipser import InitialMatcher
 from .konig import (OUT_MATCHED_ROWS, DeviceCertificate, KonigCover, check_counts,
                     verify_matching)
 from .race import HostRace, HostWon
-from .registry import (AUGMENTING_VARIANTS, HOST_FAMILY, INITS, algorithms,  # noqa: F401
-                       canonical_name, device_families, factory_of, is_host, parse_variant,
-                       register_algorithm)
+from .registry import (AUGMENTING_VARIANTS, HOST_FAMILY, INITS, PARAMS,  # noqa: F401
+                       algorithms, canonical_name, device_families, factory_of, is_host,
+                       parse_variant, register_algorithm)
 
 @dataclass
 class MatchingResult(RunRecord):
@@ -185,11 +185,11 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
     62
     """
     t_call = time.perf_counter()
-    if verify not in (True, False, "device", "host"):
-        raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
+    init, verify, progress, params = check_arguments("maximum_matching", algorithm, init,
+                                                     verify, progress, params)
     shape = params.pop("shape", None)
     # (the host family needs no OpenCL device: none is opened for it)
-    handle = None if str(algorithm).lower() == HOST_FAMILY else get_device(device)
+    handle = None if canonical_name(algorithm) == HOST_FAMILY else get_device(device)
     graph = as_bipartite(A, shape=shape, fits=functools.partial(check_fits, handle))
     name, factory, params, choice = resolve_call(handle, graph, algorithm, init, params)
     if getattr(factory, "host", False):
@@ -342,14 +342,38 @@ def finish_result(res, graph, verify, sched, t_call, stats):
     return res
 
 
+def check_arguments(func, algorithm, init, verify, progress, params):
+    """The arguments of a matching call (``func``: its name) checked before any work
+    (:mod:`pyclmatch.engine.args`): ``(init, verify, progress, params)``. The algorithm's
+    name is looked up (an unknown one is refused), and the parameters are checked by
+    :data:`~pyclmatch.bipartite.registry.PARAMS`: names the algorithm does not take are
+    refused (with ``"auto"``, names no family takes; the chosen one's are checked once it is
+    known)."""
+    name = canonical_name(algorithm)
+    init = args.choice("init", init, INITS)
+    verify = args.verify("verify", verify)
+    progress = args.progress("progress", progress)
+    if name == "auto":
+        accepted = set(PARAMS)
+    else:
+        accepted = set(getattr(factory_of(name), "params", ()))
+        accepted |= set(INIT_PARAMS) if accepted else set()   # (the host family: none)
+    specs = {k: PARAMS.get(k) for k in accepted}
+    specs["shape"] = None        # (checked with the graph)
+    label = func if name == "auto" else f"{func}(algorithm={name!r})"
+    return init, verify, progress, args.options(label, params, specs)
+
+
 def resolve_call(handle, graph, algorithm, init, params, device_only=False):
     """The algorithm's name and factory, the parameters (tuned defaults added) and ``auto``'s
     choice record (None for a named algorithm) for a call of :func:`maximum_matching`;
     raises :class:`InputError` on unknown names. ``device_only``: ``auto`` chooses among the
     device families, and the host family is refused."""
     params = dict(params)
-    if init not in INITS:
-        raise InputError(f"unknown init {init!r}; choose one of {', '.join(INITS)}")
+    init = args.choice("init", init, INITS)
+    if handle is not None and params.get("work_group_size") is not None:
+        params["work_group_size"] = args.work_group_size(   # (the device's bound, before
+            "work_group_size", params["work_group_size"], handle.max_work_group_size)  # work)
     # per-user autotune cache (PYCLMATCH_TUNING=off)
     tuned = tuned_params(handle, "bipartite") if handle is not None else {}
     choice = None
@@ -366,11 +390,10 @@ def resolve_call(handle, graph, algorithm, init, params, device_only=False):
         for k, v in tuned.items():
             if k in factory.params and k not in params:
                 params[k] = v
-    allowed = set(factory.params) | set(INIT_PARAMS)
-    unknown = set(params) - allowed
-    if unknown:
-        raise InputError(f"unknown parameter(s) {', '.join(sorted(unknown))} for {name}; "
-                         f"accepted: {', '.join(sorted(allowed))}")
+    accepted = set(factory.params) | (set(INIT_PARAMS) if factory.params else set())
+    if choice is not None:   # (auto: what the chosen family does not take is not used)
+        params = {k: v for k, v in params.items() if k in accepted}
+    args.no_unknown(f"algorithm {name!r}", params, accepted)
     return name, factory, params, choice
 
 
@@ -584,8 +607,7 @@ def maximum_bipartite_matching(A: GraphInput, perm_type: str = "row",
     >>> pyclmatch.maximum_bipartite_matching(A, perm_type="column", device="cpu").tolist()
     [1, 0, 2]
     """
-    if perm_type not in ("row", "column"):
-        raise ValueError("perm_type must be 'row' or 'column'")
+    perm_type = args.choice("perm_type", perm_type, ("row", "column"))
     res = maximum_matching(A, **kwargs)
     out = res.col_match if perm_type == "row" else res.row_match
     return out.astype(np.int32, copy=False)

@@ -37,7 +37,8 @@ from ..engine.family import KernelFamily
 from ..engine.graphs import as_bipartite
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, IterationLimitError, VerificationError
-from .api import check_fits, finish_result, match_on_device, maximum_matching, resolve_call
+from .api import (check_arguments, check_fits, finish_result, match_on_device,
+                  maximum_matching, resolve_call)
 from .registry import AUGMENTING_VARIANTS
 
 #: the FW-BW step runs in the first SCC round when at least this many columns are left
@@ -586,8 +587,8 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
     52
     """
     t_call = time.perf_counter()
-    if verify not in (True, False, "device", "host"):
-        raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
+    init, verify, progress, params = check_arguments("dulmage_mendelsohn", algorithm, init,
+                                                     verify, progress, params)
     handle = get_device(device)
     graph = as_bipartite(A, shape=params.pop("shape", None),
                          fits=functools.partial(check_fits, handle))

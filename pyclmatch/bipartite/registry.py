@@ -2,15 +2,19 @@
 
 Each family module registers its names here when it is imported (``apfb``, ``gpr``, ``ppf``,
 ``host``); :mod:`~pyclmatch.bipartite.api`, :mod:`~pyclmatch.bipartite.choice` and
-:mod:`~pyclmatch.bipartite.dmperm` look them up. This module imports no other module of the
-package, so that the lookups form no import cycle.
+:mod:`~pyclmatch.bipartite.dmperm` look them up. This module imports only the package's leaf
+modules (the errors and the argument checker), so that the lookups form no import cycle.
 
 A factory is called as ``factory(handle, dgraph, name, **params)`` and returns a runner with
 ``build()`` and ``run(rmatch, cmatch, sched) -> (bfs_array or None, stats)``; its class
 attributes are ``needs_csr`` (upload the row lists too), ``params`` (accepted parameter
 names) and ``device_bytes(graph, name)`` (bytes of its work buffers, for the memory check);
-``host = True`` marks a family that runs on the host.
+``host = True`` marks a family that runs on the host. :data:`PARAMS` says how each
+parameter a registered family takes is checked (:mod:`pyclmatch.engine.args`) before any work.
 """
+import functools
+
+from ..engine import args
 from ..errors import InputError
 
 #: the registered name of the host family (:mod:`pyclmatch.bipartite.host`)
@@ -28,6 +32,20 @@ INITS = ("karp-sipser", "cheap", "none")
 ALIASES = {"apfb": "apfb-gpubfs-wr-mt", "apsb": "apsb-gpubfs-wr-mt"}
 
 _ALGORITHMS = {}
+
+#: the checker of every parameter of the matching families (their ``params``) and of the
+#: initial matching; ``work_group_size`` is checked against the device once it is known
+#: (every size from 1 up runs: the kernels have no tree reduction over the group)
+PARAMS = {
+    "work_group_size": args.work_group_size, "ct_work_items": args.count,
+    "batch_levels": args.batch, "heavy_degree": args.signed, "heavy_groups": args.count,
+    "one_group_edges": args.size,
+    "ks_rounds": functools.partial(args.integer, low=0, high=args.INT32_MAX, none=True),
+    "k": functools.partial(args.number, low=0, low_open=True, none=True),
+    "relabel": functools.partial(args.choice, options=("adaptive", "fixed")),
+    "shrink_threshold": functools.partial(args.integer, low=0, high=args.INT32_MAX),
+    "batch": args.batch, "work_items": args.count, "stack_bytes": args.count,
+}
 
 
 def register_algorithm(name, factory):
@@ -87,11 +105,10 @@ def canonical_name(algorithm):
     >>> canonical_name("APFB"), canonical_name(None)
     ('apfb-gpubfs-wr-mt', 'auto')
     """
-    name = str(algorithm or "auto").lower()
-    name = ALIASES.get(name, name)
+    name = algorithm.strip().lower() if isinstance(algorithm, str) else algorithm
+    name = "auto" if name is None else ALIASES.get(name, name)
     if name != "auto" and name not in _ALGORITHMS:
-        raise InputError(f"unknown algorithm {algorithm!r}; choose one of "
-                         + ", ".join(accepted_names()))
+        args.refuse("algorithm", algorithm, "one of " + ", ".join(map(repr, accepted_names())))
     return name
 
 

@@ -42,7 +42,7 @@ from typing import Any
 from numpy.typing import ArrayLike
 
 from .._typing import DeviceSpec, GraphInput, Progress
-from ..engine import limits
+from ..engine import args, limits
 from ..engine.devices import get_device, device_call
 from ..engine.intake import check_compressed_host, check_no_entries, checked_csr
 from ..engine.scheduler import Scheduler
@@ -301,8 +301,9 @@ def modularity(A: GraphInput, membership: ArrayLike, resolution: float = 1.0,
     >>> pyclmatch.modularity(G, [0] * 10)
     0.0
     """
+    resolution = args.number("resolution", resolution, low=0)
+    memb = args.integer_array("membership", membership)
     A = _as_symmetric_csr(A, weight=weight)[0]
-    memb = np.asarray(membership, np.int64)
     return _modularity_csr(A, memb, resolution)
 
 
@@ -312,7 +313,8 @@ def _modularity_csr(A, memb, resolution):
     counted twice in 2m and in its vertex's degree."""
     n = A.shape[0]
     if memb.shape != (n,):
-        raise InputError(f"membership has shape {memb.shape}, expected ({n},)")
+        raise InputError(f"membership has shape {memb.shape}: it must have one label per "
+                         f"vertex, shape ({n},)", argument="membership")
     nnz = A.indptr[-1]
     w = np.zeros(nnz + 1)                        # (+1: reduceat's index of trailing empty rows)
     w[:nnz] = A.data[:nnz]
@@ -363,26 +365,28 @@ def _scales(deterministic, A):
 
 def _stop_rule(threshold):
     """``threshold`` of :func:`louvain` as the driver's ``stop`` rule."""
+    allowed = ("None, 'paper', a finite number >= 0, a (t_bin, t_final) pair of them or "
+               "('relative', f_bin, f_final)")
     if threshold is None:
         return ("relative", REL_BIN, REL_FINAL, REL_FLOOR)
     if isinstance(threshold, str):
-        if threshold != "paper":
-            raise InputError(f"threshold must be None, 'paper', a number, a (t_bin, t_final) "
-                             f"pair or ('relative', f_bin, f_final), not {threshold!r}")
+        if threshold.strip().lower() != "paper":
+            args.refuse("threshold", threshold, allowed)
         return ("absolute", T_BIN, T_FINAL)
-    kind = "absolute"
-    if isinstance(threshold, (tuple, list)) and len(threshold) == 3 and \
-            threshold[0] == "relative":
-        kind, threshold = "relative", threshold[1:]
-    if isinstance(threshold, (tuple, list)):
-        if len(threshold) != 2:
-            raise InputError("threshold must be a number, a (t_bin, t_final) pair or "
-                             "('relative', f_bin, f_final)")
-        t = (float(threshold[0]), float(threshold[1]))
+    kind, t = "absolute", threshold
+    if isinstance(t, (tuple, list)) and len(t) == 3 and isinstance(t[0], str) and \
+            t[0] == "relative":
+        kind, t = "relative", t[1:]
+    if isinstance(t, (tuple, list)):
+        if len(t) != 2:
+            args.refuse("threshold", threshold, allowed)
+        pair = t
     else:
-        t = (float(threshold), float(threshold))
-    if not all(math.isfinite(x) and x >= 0 for x in t):
-        raise InputError(f"threshold must be finite and >= 0, got {threshold!r}")
+        pair = (t, t)
+    try:
+        t = tuple(args.number("threshold", x, low=0) for x in pair)
+    except InputError:
+        args.refuse("threshold", threshold, allowed)
     return (kind,) + t + ((REL_FLOOR,) if kind == "relative" else ())
 
 
@@ -453,13 +457,13 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
     device : see :func:`pyclmatch.get_device`.
     return_levels : bool
         Also return the membership after every level.
-    verify : True, "host" or False
+    verify : True, "device", "host" or False
         Check the answer independently of the algorithm: labels ``0..k-1`` with no empty
         community, and Eq. (1) recomputed from the input graph (the user's weights) equal to
         the algorithm's value within 1e-4 (1e-9 where its sums are exact), plus 1e-6
         relative; ``modularity`` is then the recomputed value. ``True``: on the device, by
-        kernels that share nothing with the algorithm's (:mod:`.modularity`); ``"host"``: in
-        float64 numpy; ``False``: no check. Symmetry is checked on the device in every mode.
+        kernels that share nothing with the algorithm's (:mod:`.modularity`; ``"device"``
+        is the same); ``"host"``: in float64 numpy; ``False``: no check. Symmetry is checked on the device in every mode.
     progress : callable or bool, optional
         Progress reports for long runs.
     work_group_size, move_buckets, merge_buckets, bin_limit, subrounds
@@ -472,7 +476,7 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
         vertices move at once: ``None`` (default) = 2 above ``bin_limit`` vertices (1 with
         ``moves="paper"``) and 4 below; the singleton rule applies only with 1 sub-round.
         An iteration that loses modularity is undone and retried with twice the sub-rounds
-        (up to 32). ``subrounds=1`` is the paper's fully parallel moves.
+        (up to 32). ``subrounds=1`` is the paper's fully parallel moves; at most 1024.
     moves : "up-down" or "paper"
         How the vertices of one bucket move together. ``"up-down"`` (default): odd
         iterations move a vertex only to a community of lower id than its own, even ones only
@@ -532,27 +536,35 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
     2
     """
     t_start = time.perf_counter()
-    mode = _verify_mode(verify)
+    a = _checked_arguments(dict(
+        resolution=resolution, threshold=threshold, max_level=max_level, seed=seed,
+        deterministic=deterministic, return_levels=return_levels, verify=verify,
+        progress=progress, work_group_size=work_group_size, move_buckets=move_buckets,
+        merge_buckets=merge_buckets, bin_limit=bin_limit, subrounds=subrounds, moves=moves,
+        one_group_edges=one_group_edges))
     handle = get_device(device)
+    work_group_size = args.work_group_size("work_group_size", a["work_group_size"],
+                                           handle.max_work_group_size, low=32,
+                                           power_of_two=True)
+    mode, seed, res, stop = a["verify"], a["seed"], a["resolution"], a["threshold"]
     A, nodes, sym_checked = _as_symmetric_csr(
         G, check_symmetric=False, check_values=False, weight=weight,
         fits=functools.partial(_fits, handle, seed))
-    res, stop = _checked_arguments(resolution, max_level, deterministic, move_buckets,
-                                   threshold, moves)
     A_in, perm = A, None
     if seed is not None:
         check_compressed_host(A.indptr, A.indices, A.shape[0])   # (before scipy's indexing)
         perm = np.random.default_rng(seed).permutation(A.shape[0])
         A = permute_csr(A, perm, perm, sort=True)      # A[perm][:, perm], rows sorted
-    call = _Call(handle, mode, res, bool(deterministic), nodes, A_in, perm, t_start,
+    call = _Call(handle, mode, res, a["deterministic"], nodes, A_in, perm, t_start,
                  {"input_vertices": int(A.shape[0])},
-                 Scheduler(handle, progress=progress, label="louvain"))
-    ran = _run(call, A, dict(work_group_size=work_group_size, move_buckets=move_buckets,
-                             merge_buckets=merge_buckets),
-               dict(resolution=res, stop=stop, bin_limit=int(bin_limit), moves=moves,
-                    max_level=max_level, return_levels=return_levels, subrounds=subrounds,
-                    check_symmetric=not sym_checked, keep_input=mode == "device",
-                    one_group_edges=one_group_edges))
+                 Scheduler(handle, progress=a["progress"], label="louvain"))
+    return_levels = a["return_levels"]
+    ran = _run(call, A, dict(work_group_size=work_group_size, move_buckets=a["move_buckets"],
+                             merge_buckets=a["merge_buckets"]),
+               dict(resolution=res, stop=stop, bin_limit=a["bin_limit"], moves=a["moves"],
+                    max_level=a["max_level"], return_levels=return_levels,
+                    subrounds=a["subrounds"], check_symmetric=not sym_checked,
+                    keep_input=mode == "device", one_group_edges=a["one_group_edges"]))
     if ran is None:       # no edges (or only zero weights): every vertex alone, Q = 0
         n = A.shape[0]
         memb = np.arange(n, dtype=np.int64)
@@ -589,22 +601,39 @@ def _fits(handle, seed, n, nnz, host):
                  dev, dict(need, **host))
 
 
-def _checked_arguments(resolution, max_level, deterministic, move_buckets, threshold, moves):
-    """The scalar arguments of :func:`louvain` checked: ``(resolution, stop rule)``."""
-    res = float(resolution)
-    if not math.isfinite(res) or res < 0:
-        raise InputError(f"resolution must be finite and >= 0, got {resolution!r}")
-    if max_level is not None and int(max_level) < 1:
-        raise InputError(f"max_level must be >= 1, got {max_level!r}")
-    if deterministic and move_buckets is not None and \
-            [tuple(b[:2]) for b in move_buckets] != [b[:2] for b in PAPER_MOVE_BUCKETS]:
+#: the checkers of :func:`louvain`'s arguments (:mod:`pyclmatch.engine.args`), run before
+#: any work; ``work_group_size`` is checked against the device once it is known (a power of
+#: two >= 32: the kernels' tree reductions halve the group)
+LOUVAIN_ARGS = {
+    "resolution": functools.partial(args.number, low=0),
+    "threshold": lambda name, value: _stop_rule(value),
+    "max_level": functools.partial(args.integer, low=1, none=True),
+    "seed": args.seed,
+    "deterministic": args.boolean, "return_levels": args.boolean,
+    "verify": lambda name, value: _verify_mode(value),
+    "progress": args.progress,
+    "work_group_size": functools.partial(args.work_group_size, low=32, power_of_two=True),
+    "move_buckets": args.buckets, "merge_buckets": args.buckets,
+    "bin_limit": functools.partial(args.integer, low=0),
+    "subrounds": functools.partial(args.integer, low=1, high=1024, none=True),
+    "moves": functools.partial(args.choice, options=("up-down", "paper")),
+    "one_group_edges": args.size,
+}
+
+
+def _checked_arguments(given):
+    """The arguments of :func:`louvain` but the graph and the device, checked
+    (:data:`LOUVAIN_ARGS`): a dict of the values to use (``threshold`` as the stop rule,
+    ``verify`` as ``"device"``, ``"host"`` or None)."""
+    a = {k: LOUVAIN_ARGS[k](k, v) for k, v in given.items()}
+    mb = a["move_buckets"]
+    if a["deterministic"] and mb is not None and \
+            [b[:2] for b in mb] != [b[:2] for b in PAPER_MOVE_BUCKETS]:
         raise InputError("deterministic=True needs the paper's degree-bucket bounds (they "
                          "decide which vertices move together); only the work-items per "
-                         "vertex of move_buckets may be tuned in deterministic mode")
-    stop = _stop_rule(threshold)
-    if moves not in ("up-down", "paper"):
-        raise InputError(f"moves must be 'up-down' or 'paper', not {moves!r}")
-    return res, stop
+                         "vertex of move_buckets may be tuned in deterministic mode",
+                         argument="move_buckets")
+    return a
 
 
 def _run(call, A, driver_args, run_args):
@@ -685,11 +714,8 @@ def _verify(call, dl, kept, memb, q_dev, m2_in):
 
 def _verify_mode(verify):
     """``verify`` of :func:`louvain` as ``"device"``, ``"host"`` or None."""
-    if isinstance(verify, str):
-        if verify != "host":
-            raise InputError(f"verify must be True, False or 'host', not {verify!r}")
-        return "host"
-    return "device" if verify else None
+    verify = args.verify("verify", verify)
+    return "host" if verify == "host" else "device" if verify else None
 
 
 def _check_answer(mode, memb, q_reported, resolution, exact, *, A=None, handle=None,

@@ -32,6 +32,8 @@ from ..errors import InputError
 
 #: largest value an unsigned 64-bit seed takes
 SEED_MAX = 2**64 - 1
+#: largest signed 32-bit integer (what the kernels' counters and sizes hold)
+INT32_MAX = 2**31 - 1
 
 
 def shown(value, limit=80):
@@ -184,29 +186,181 @@ def seed(name, value):
     return integer(name, value, low=0, high=SEED_MAX, none=True)
 
 
-def work_group_size(name, value, device_max):
-    """A work-group size: None (the family's default), or a power of two in
-    ``[1, device_max]`` (``device_max``: the device's ``max_work_group_size``); the kernels'
-    tree reductions halve the group.
+def work_group_size(name, value, device_max=None, *, low=1, power_of_two=False):
+    """A work-group size: None (the family's default), or an integer in ``[low,
+    device_max]`` (``device_max``: the device's ``max_work_group_size``; None before the
+    device is known, when only the type and ``low`` are checked), a power of two where the
+    family's kernels reduce over the group by halving it (``power_of_two=True``).
 
     Examples
     --------
-    >>> work_group_size("work_group_size", 64, 1024)
-    64
+    >>> work_group_size("work_group_size", 48, 1024)
+    48
     >>> try:
-    ...     work_group_size("work_group_size", 10**9, 1024)
+    ...     work_group_size("work_group_size", 10**9, 1024, power_of_two=True)
     ... except ValueError as exc:
     ...     print(exc)
     work_group_size=1000000000 is not allowed: it must be a power of two between 1 and 1024 (this device's largest work-group), or None
     """
     if value is None:
         return None
-    allowed = (f"a power of two between 1 and {device_max} (this device's largest "
-               f"work-group), or None")
-    v = integer(name, value, what="a power of two")
-    if v < 1 or v > device_max or v & (v - 1):
+    what = "a power of two" if power_of_two else "an integer"
+    if device_max is None:
+        allowed = f"{what} >= {low}, or None"
+    else:
+        allowed = (f"{what} between {low} and {device_max} (this device's largest "
+                   f"work-group), or None")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        refuse(name, value, allowed)
+    v = operator.index(value)
+    if v < low or (device_max is not None and v > device_max) or \
+            (power_of_two and v & (v - 1)):
         refuse(name, value, allowed)
     return v
+
+
+def verify(name, value, modes=("device", "host")):
+    """A ``verify`` argument: True, False (or numpy's) or one of the strings ``modes``
+    (case-insensitive); returned as a bool or the mode's name. Integers, None and other
+    strings are refused.
+
+    Examples
+    --------
+    >>> verify("verify", "HOST"), verify("verify", np.False_)
+    ('host', False)
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, str):
+        for m in modes:
+            if value.strip().lower() == m:
+                return m
+    refuse(name, value, "True, False or one of " + ", ".join(repr(m) for m in modes))
+
+
+def progress(name, value):
+    """A ``progress`` argument: None, True/False, or a callable taking the reports.
+
+    Examples
+    --------
+    >>> progress("progress", None), progress("progress", np.True_)
+    (None, True)
+    """
+    if value is None or callable(value):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    refuse(name, value, "None, True, False or a callable")
+
+
+def count(name, value):
+    """An optional count: None (the default) or an integer >= 1.
+
+    Examples
+    --------
+    >>> count("batch_rounds", 4), count("batch_rounds", None)
+    (4, None)
+    """
+    return integer(name, value, low=1, high=INT32_MAX, none=True)
+
+
+#: the most launches a batch parameter may enqueue between two read-backs
+BATCH_MAX = 4096
+
+
+def batch(name, value):
+    """An optional batch of launches enqueued between two read-backs (``batch_rounds``,
+    ``batch_levels``, ...): None (the default) or an integer in ``[1, BATCH_MAX]``.
+
+    Examples
+    --------
+    >>> batch("batch_rounds", 8)
+    8
+    """
+    return integer(name, value, low=1, high=BATCH_MAX, none=True)
+
+
+def size(name, value):
+    """An optional size or bound: None (the default) or an integer >= 0.
+
+    Examples
+    --------
+    >>> size("one_group_edges", 0)
+    0
+    """
+    return integer(name, value, low=0, none=True)
+
+
+def signed(name, value):
+    """An optional integer of any sign (a negative value turns a feature off) that fits in
+    32 bits, or None.
+
+    Examples
+    --------
+    >>> signed("heavy_degree", -1)
+    -1
+    """
+    return integer(name, value, low=-INT32_MAX - 1, high=INT32_MAX, none=True)
+
+
+def options(func, params, specs):
+    """The keyword arguments ``params`` of ``func`` (a function's name) checked against
+    ``specs`` (name -> checker ``f(name, value)``, or None where the family checks the value
+    itself): unknown names are refused (:func:`no_unknown`), each value goes through its
+    checker. Returns the checked values in a new dict.
+
+    Examples
+    --------
+    >>> options("f", {"batch_rounds": np.int64(3)}, {"batch_rounds": count})
+    {'batch_rounds': 3}
+    """
+    no_unknown(func, params, specs)
+    return {k: (v if specs[k] is None else specs[k](k, v)) for k, v in params.items()}
+
+
+def buckets(name, value, *, none=True):
+    """Degree buckets (:func:`pyclmatch.louvain`'s ``move_buckets`` / ``merge_buckets``):
+    None (the defaults), or a sequence of ``(lowest degree, highest degree or None,
+    work-items per vertex or None)`` triples covering the degrees from 1 up, each bucket
+    starting one past the last one's highest degree, only the last one open-ended (highest
+    None), work-items a power of two (or None: the whole work-group). Returned as a tuple of
+    tuples of ints.
+
+    Examples
+    --------
+    >>> buckets("move_buckets", [(1, 16, 16), (17, None, None)])
+    ((1, 16, 16), (17, None, None))
+    >>> try:
+    ...     buckets("move_buckets", [5, 3, -1])
+    ... except ValueError as exc:
+    ...     print(exc)
+    move_buckets=[5, 3, -1] is not allowed: it must be None or a sequence of (lowest degree, highest degree or None, work-items per vertex or None) triples: the first starting at 1, each next one at the last one's highest + 1, only the last one's highest None, work-items a power of two or None (at most 14)
+    """
+    allowed = ("None or a sequence of (lowest degree, highest degree or None, work-items per "
+               "vertex or None) triples: the first starting at 1, each next one at the last "
+               "one's highest + 1, only the last one's highest None, work-items a power of "
+               "two or None (at most 14)")
+    if value is None and none:
+        return None
+    if isinstance(value, (str, bytes, np.ndarray)) or not isinstance(value, (list, tuple)) \
+            or not 1 <= len(value) <= 14:
+        refuse(name, value, allowed)
+    out, start = [], 1
+    for i, b in enumerate(value):
+        if isinstance(b, (str, bytes)) or not isinstance(b, (list, tuple, np.ndarray)) \
+                or len(b) != 3:
+            refuse(name, value, allowed)
+        try:
+            lo = integer(name, b[0], low=start, high=start)
+            hi = integer(name, b[1], low=lo, high=INT32_MAX, none=True)
+            t = integer(name, b[2], low=1, high=INT32_MAX, none=True)
+        except InputError:
+            refuse(name, value, allowed)
+        if (hi is None) != (i == len(value) - 1) or (t is not None and t & (t - 1)):
+            refuse(name, value, allowed)
+        out.append((lo, hi, t))
+        start = None if hi is None else hi + 1
+    return tuple(out)
 
 
 def shape(name, value, *, high=None):
@@ -283,7 +437,8 @@ def _first_bad(name, a, bad, allowed):
 
 
 def no_unknown(name, params, accepted):
-    """Refuse keyword arguments of ``name`` (a function) outside ``accepted``, listing them.
+    """Refuse keyword arguments of ``name`` (a function's name, or a phrase such as
+    ``"maximum_matching(algorithm='gpr')"``) outside ``accepted``, listing them.
 
     Examples
     --------
@@ -291,11 +446,12 @@ def no_unknown(name, params, accepted):
     ...     no_unknown("louvain", {"colour": 1}, ("seed", "resolution"))
     ... except ValueError as exc:
     ...     print(exc.argument, "|", exc)
-    colour | louvain() got an unknown argument colour=1; accepted: resolution, seed
+    colour | louvain() got an unknown parameter colour=1; accepted: resolution, seed
     """
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         bad = unknown[0]
-        raise InputError(f"{name}() got an unknown argument {bad}={shown(params[bad])}"
+        label = f"{name}()" if name.isidentifier() else name
+        raise InputError(f"{label} got an unknown parameter {bad}={shown(params[bad])}"
                          f"{' (and ' + ', '.join(unknown[1:]) + ')' if unknown[1:] else ''}"
                          f"; accepted: {', '.join(sorted(accepted))}", argument=bad)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import glob
+import inspect
 import os
 import subprocess
 import threading
@@ -49,7 +50,7 @@ from pyopencl.tools import ImmediateAllocator, MemoryPool
 
 from .._typing import DeviceSpec
 from ..errors import DeviceError
-from . import limits
+from . import args as _args, limits
 from .programs import build_program, quiet_build
 from .scan_intervals import install as _bound_scan_intervals
 from .units import fmt_bytes as _fmt_bytes  # noqa: F401 (the name other modules import)
@@ -161,9 +162,18 @@ def device_call(fn):
     call resolves through :func:`get_device` is held (:func:`device_lock`) until the call
     returns, so calls on one device from several threads run one at a time (module
     docstring). Nested calls (a function of the library calling another) hold each device
-    once."""
+    once. A keyword argument the function does not take is refused as an
+    :class:`~pyclmatch.errors.InputError` naming it (:func:`~pyclmatch.engine.args.no_unknown`),
+    as those of its ``**params`` are."""
+    sig = inspect.signature(fn).parameters
+    named = None if any(p.kind is p.VAR_KEYWORD for p in sig.values()) else \
+        {k for k, p in sig.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+
     @functools.wraps(fn)
     def call(*args, **kwargs):
+        if named is not None and not named.issuperset(kwargs):
+            _args.no_unknown(fn.__name__, {k: v for k, v in kwargs.items() if k not in named},
+                             named)
         held = _calls.__dict__.setdefault("held", [])
         depth = getattr(_calls, "depth", 0)
         mark = len(held)

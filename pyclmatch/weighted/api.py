@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+import functools
 import time
 
 import numpy as np
@@ -12,7 +13,7 @@ from numpy.typing import ArrayLike
 
 from .._typing import DeviceSpec, GraphInput, Progress
 from .._record import RunRecord
-from ..engine import limits
+from ..engine import args, limits
 from ..engine.devices import get_device, device_call
 from ..engine.intake import check_no_entries
 from ..engine.scheduler import Scheduler
@@ -27,6 +28,33 @@ from .suitor import (SUITOR_VARIANTS, BSuitorMatcher, DeviceWeighted, LocallyDom
 
 ALGORITHMS = ("suitor", "ld") + tuple(f"suitor-{v}" for v in SUITOR_VARIANTS)
 _GRAPH_PARAMS = ("symmetrize", "drop_invalid", "n", "weight", "keep_on_device")
+
+
+def _lanes(name, value):
+    """``threads_per_vertex``: None or "auto" (from the average degree), or a power of two."""
+    if value is None or (isinstance(value, str) and value.strip().lower() == "auto"):
+        return None
+    allowed = "a power of two between 1 and 1024, 'auto' or None"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or not 1 <= value <= 1024 or int(value) & (int(value) - 1):
+        args.refuse(name, value, allowed)
+    return int(value)
+
+
+#: the checkers of the weighted families' parameters (:mod:`pyclmatch.engine.args`); the
+#: graph options ``n`` and ``weight`` are checked with the graph. ``work_group_size``: a power
+#: of two (the Suitor kernels split the group into lanes of ``threads_per_vertex``), checked
+#: against the device once it is known.
+PARAMS = {
+    "symmetrize": args.boolean, "drop_invalid": args.boolean, "keep_on_device": args.boolean,
+    "n": None, "weight": None,
+    "variant": functools.partial(args.choice, options=SUITOR_VARIANTS),
+    "vertices_per_group": functools.partial(args.integer, low=1, high=1 << 20, none=True),
+    "work_group_size": functools.partial(args.work_group_size, power_of_two=True),
+    "threads_per_vertex": _lanes,
+    "lb_rounds": functools.partial(args.integer, low=0, high=args.INT32_MAX),
+    "batch_rounds": args.batch,
+}
 
 
 class _PairWeight:
@@ -142,13 +170,12 @@ class BMatchingResult(RunRecord):
 
 
 def _split_params(params, allowed, name):
-    unknown = set(params) - set(allowed) - set(_GRAPH_PARAMS)
-    if unknown:
-        raise InputError(f"unknown parameter(s) {', '.join(sorted(unknown))} for {name}; "
-                         f"accepted: {', '.join(sorted(set(allowed) | set(_GRAPH_PARAMS)))}")
+    """``params`` of the driver ``name`` (taking ``allowed``) checked (:data:`PARAMS`) and
+    split: ``(graph options, driver options)``."""
+    params = args.options(name, params, {k: PARAMS[k] for k in (*allowed, *_GRAPH_PARAMS)})
     gp = {k: params[k] for k in _GRAPH_PARAMS if k in params and k != "keep_on_device"}
     ap = {k: params[k] for k in allowed if k in params}
-    return gp, ap
+    return gp, ap, params
 
 
 def _fitter(handle, what, b=None):
@@ -170,9 +197,22 @@ def _fitter(handle, what, b=None):
     return fits
 
 
-def _check_verify(verify):
-    if verify not in (True, False, "device", "host"):
-        raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
+def _checked_precision(precision):
+    """``precision`` as one of the names :func:`check_precision` takes, refused naming it."""
+    try:
+        return check_precision(precision)
+    except InputError:
+        args.refuse("precision", precision, "one of 'auto', 'float64', 'float32' (or their "
+                    "numpy types), or None")
+
+
+def _device_bound(handle, ap):
+    """The driver options ``ap`` with ``work_group_size`` checked against ``handle``."""
+    if ap.get("work_group_size") is not None:
+        ap = dict(ap, work_group_size=args.work_group_size(
+            "work_group_size", ap["work_group_size"], handle.max_work_group_size,
+            power_of_two=True))
+    return ap
 
 
 def _weight_type(handle, src, precision):
@@ -273,6 +313,10 @@ def prepare_graph(G: GraphInput, *, device: DeviceSpec = None,
     7.0
     >>> pyclmatch.weighted.release_device_graph(g)
     """
+    graph_params = args.options("prepare_graph", graph_params, {
+        k: PARAMS.get(k) for k in ("symmetrize", "drop_invalid", "n", "weight", "precision")})
+    if "precision" in graph_params:
+        graph_params["precision"] = _checked_precision(graph_params["precision"])
     g = as_weighted_graph(G, **graph_params)
     if device is not None:
         g.stage(get_device(device))
@@ -347,9 +391,12 @@ def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: Devic
     [[0, 1], [2, 3]]
     """
     t_start = time.perf_counter()
-    cls, label, gp, ap = _suitor_driver(algorithm, verify, params)
-    precision = check_precision(precision)
+    verify = args.verify("verify", verify)
+    progress = args.progress("progress", progress)
+    cls, label, gp, ap, params = _suitor_driver(algorithm, params)
+    precision = _checked_precision(precision)
     handle = get_device(device)
+    ap = _device_bound(handle, ap)
     src = weighted_input(G, precision=precision, fp64=device_fp64(handle),
                          fits=_fitter(handle, "weighted_matching"), **gp)
     sched = Scheduler(handle, progress=progress, label=f"weighted_matching[{label}]")
@@ -379,27 +426,28 @@ def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: Devic
     return _finish(res, sched, verify, t_start, stats, wname)
 
 
-def _suitor_driver(algorithm, verify, params):
-    """``(driver class, label, graph options, driver options)`` of :func:`weighted_matching`'s
-    ``algorithm`` and ``params``; checks ``verify`` too."""
-    name = (algorithm or "suitor").lower()
-    if name not in ALGORITHMS:
-        raise InputError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
-    _check_verify(verify)
+def _suitor_driver(algorithm, params):
+    """``(driver class, label, graph options, driver options, checked params)`` of
+    :func:`weighted_matching`'s ``algorithm`` and ``params``."""
+    name = args.choice("algorithm", "suitor" if algorithm is None else algorithm, ALGORITHMS)
     cls = LocallyDominantMatcher if name == "ld" else SuitorMatcher
-    gp, ap = _split_params(params, cls.params, name)
+    gp, ap, params = _split_params(params, cls.params,
+                                   f"weighted_matching(algorithm={name!r})")
     if name.startswith("suitor-"):
         if "variant" in ap and ap["variant"] != name[7:]:
-            raise InputError(f"algorithm {name!r} contradicts variant={ap['variant']!r}")
+            raise InputError(f"algorithm {name!r} contradicts variant={ap['variant']!r}",
+                             argument="variant")
         ap["variant"] = name[7:]
     label = name if name == "ld" else f"suitor-{ap.get('variant', 'nosync')}"
-    return cls, label, gp, ap
+    return cls, label, gp, ap, params
 
 
 def _driver(cls, *args, **kwargs):
     """``cls(*args, **kwargs)``, its ``ValueError`` (a bad option) as :class:`InputError`."""
     try:
         return cls(*args, **kwargs)
+    except InputError:
+        raise
     except ValueError as exc:
         raise InputError(str(exc)) from None
 
@@ -479,12 +527,14 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
     ([[0, 1], [1, 2], [2, 3]], [1, 2, 2, 1], 9.0)
     """
     t_start = time.perf_counter()
-    if (algorithm or "b-suitor").lower() not in ("b-suitor", "bsuitor"):
-        raise InputError(f"unknown algorithm {algorithm!r}; b_matching has 'b-suitor'")
-    _check_verify(verify)
-    gp, ap = _split_params(params, BSuitorMatcher.params, "b-suitor")
-    precision = check_precision(precision)
+    args.choice("algorithm", "b-suitor" if algorithm is None else algorithm,
+                ("b-suitor", "bsuitor"))
+    verify = args.verify("verify", verify)
+    progress = args.progress("progress", progress)
+    gp, ap, params = _split_params(params, BSuitorMatcher.params, "b_matching")
+    precision = _checked_precision(precision)
     handle = get_device(device)
+    ap = _device_bound(handle, ap)
     src = weighted_input(G, precision=precision, fp64=device_fp64(handle),
                          fits=_fitter(handle, "b_matching", b), **gp)
     bb = as_b(b, src.n)

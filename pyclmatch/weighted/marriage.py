@@ -34,6 +34,7 @@ from typing import Any
 
 from .._typing import DeviceSpec, Progress
 from .._record import RunRecord
+from ..engine import args
 from ..engine.devices import PinnedStaging, get_device, device_call
 from ..engine.family import KernelFamily
 from ..engine.indices import offset_type, require_offset64
@@ -337,7 +338,7 @@ class _MarriageDriver(KernelFamily):
         super().__init__(handle, index_t="int", offset_t=self.offset_t, mode="mt",
                          threads_per_vertex=1)
         self.batch = int(batch_rounds or (4 if handle.is_cpu else 16))
-        lanes = int(cross_lanes or (1 if handle.is_cpu else 32))
+        lanes = int(cross_lanes or (1 if handle.is_cpu else min(32, self.wg)))
         if lanes & (lanes - 1) or lanes > self.wg:
             raise ValueError(f"cross_lanes must be a power of two up to the work-group size "
                              f"({self.wg}), got {lanes}")
@@ -615,10 +616,18 @@ def stable_marriage(men_prefs: Any, women_prefs: Any = None, *,
     [1, 0]
     """
     t_start = time.perf_counter()
-    name = _algorithm_name(algorithm, verify)
+    name = args.choice("algorithm", "mcvitie-wilson" if algorithm is None else algorithm,
+                       ALGORITHMS)
+    verify = args.verify("verify", verify)
+    progress = args.progress("progress", progress)
+    batch_rounds = args.batch("batch_rounds", batch_rounds)
+    work_group_size = args.work_group_size("work_group_size", work_group_size,
+                                           power_of_two=True)
     inst = _instance(men_prefs, women_prefs, n_men, n_women)
     t_prepare = time.perf_counter() - t_start
     handle = get_device(device)
+    work_group_size = args.work_group_size("work_group_size", work_group_size,
+                                           handle.max_work_group_size, power_of_two=True)
     drv = _MarriageDriver(handle, work_group_size, batch_rounds,
                           max(inst.mlist.size, inst.wlist.size))
     if inst.entries == 0 and inst.wlist.size == 0:
@@ -652,16 +661,6 @@ def stable_marriage(men_prefs: Any, women_prefs: Any = None, *,
     res.timings["total"] = time.perf_counter() - t_start
     res.counters = dict(stats, **sched.call_counters())
     return res
-
-
-def _algorithm_name(algorithm, verify):
-    """The checked ``algorithm`` (lower case) of :func:`stable_marriage`; checks ``verify``."""
-    name = (algorithm or "mcvitie-wilson").lower()
-    if name not in ALGORITHMS:
-        raise InputError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
-    if verify not in (True, False, "device", "host"):
-        raise InputError(f"verify must be True, False, 'device' or 'host', not {verify!r}")
-    return name
 
 
 def _instance(men_prefs, women_prefs, n_men, n_women):
@@ -701,10 +700,8 @@ def easy_instance(n: int, seed: int = 0) -> MarriageInstance:
     >>> stable_marriage(inst).size
     90
     """
-    n = int(n)
-    if n < 1:
-        raise InputError("n must be positive")
-    S = Stream(seed)
+    n = args.integer("n", n, low=1, high=INDEX_MAX)   # (every man ranks one woman or more)
+    S = Stream(args.seed("seed", seed))
     ln = np.log(max(n, 2))
     eps = S.random(n)
     k = np.empty(n, np.int64)
@@ -717,7 +714,7 @@ def easy_instance(n: int, seed: int = 0) -> MarriageInstance:
     L = int(k.sum())
     if L > INDEX_MAX or n > INDEX_MAX:
         raise InputError(f"easy_instance({n}) would hold {L} preference entries; at most "
-                         f"2**31-1 are supported")
+                         f"2**31-1 are supported", argument="n")
     mptr = np.zeros(n + 1, np.int32)
     np.cumsum(k, out=mptr[1:])
     women = S.integers(n, L, np.int32)
@@ -768,13 +765,11 @@ def hard_instance(n: int, seed: int = 0) -> MarriageInstance:
     >>> stable_marriage(inst, algorithm="gale-shapley").size
     20
     """
-    n = int(n)
-    if n < 1:
-        raise InputError("n must be positive")
+    n = args.integer("n", n, low=1)
     if n * n > INDEX_MAX:
         raise InputError(f"hard_instance({n}) would hold n^2 = {n * n} preference entries; "
-                         f"the device lists take at most 2**31-1 (n <= 46340)")
-    rng = np.random.default_rng(seed)
+                         f"the device lists take at most 2**31-1 (n <= 46340)", argument="n")
+    rng = np.random.default_rng(args.seed("seed", seed))
     wr, mr = rng.permutation(n).astype(np.int32), rng.permutation(n).astype(np.int32)
     ptr = np.arange(n + 1, dtype=np.int32) * np.int32(n)
     mlist, wlist = np.empty((n, n), np.int32), np.empty((n, n), np.int32)

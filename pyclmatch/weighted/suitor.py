@@ -21,6 +21,7 @@ import pyopencl as cl
 from pyopencl.elementwise import ElementwiseKernel
 
 from ..engine.family import KernelFamily
+from ..errors import InputError
 from ..engine.indices import offset_type, require_offset64
 from ..engine.intake import DeviceSymmetric, NOT_CANONICAL, raise_structure_problem
 from .graph import asymmetry_error, inexact_error, invalid_weights, weight_error
@@ -82,9 +83,9 @@ class _Family(KernelFamily):
         osz, wsz = self.odt.itemsize, self.wdt.itemsize            # gpu_suitor's __local:
         local = self.groups_per_wg * (vpg * (8 + osz) + 4) + wg * (4 + osz + wsz) + 4
         if local > handle.local_mem:
-            raise ValueError(f"vertices_per_group={vpg} with {self.groups_per_wg} groups per "
+            raise InputError(f"vertices_per_group={vpg} with {self.groups_per_wg} groups per "
                              f"work-group needs {local} bytes of local memory; the device has "
-                             f"{handle.local_mem}")
+                             f"{handle.local_mem}", argument="vertices_per_group")
         super().__init__(handle, index_t="int", offset_t=offset_t, mode=mode,
                          threads_per_vertex=tpv, vertices_per_group=vpg, work_group_size=wg,
                          weight_t=WEIGHT_C[self.wdt])
