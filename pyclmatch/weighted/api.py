@@ -18,9 +18,9 @@ from ..engine.intake import check_no_entries
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from .blocking import DeviceCertificate
-from .graph import (WEIGHT_NAMES, SparseInput, WeightedGraph, as_b,
-                    as_weighted_graph, check_precision, device_fp64, inexact_error,
-                    resolve_precision, weighted_input)
+from .graph import (WEIGHT_NAMES, SparseInput, WeightedGraph, as_b, b_values,
+                    as_weighted_graph, check_precision, degree_bound, device_fp64,
+                    inexact_error, resolve_precision, weighted_input)
 from .reference import verify_b_matching, verify_weighted_matching
 from .suitor import (SUITOR_VARIANTS, BSuitorMatcher, DeviceWeighted, LocallyDominantMatcher,
                      SuitorMatcher)
@@ -162,6 +162,7 @@ def _fitter(handle, what, b=None):
                 b_total = int(b) * n if np.ndim(b) == 0 else int(np.sum(b, dtype=np.int64))
             except (TypeError, ValueError, OverflowError):
                 b_total = n                        # (invalid b: as_b names the problem)
+            b_total = min(b_total, 2 * nnz)         # (b is capped at the degree)
         dev, need = limits.weighted_footprint(n, nnz, b=b_total)
         if b is not None:
             need["b"] = n * 8
@@ -487,7 +488,8 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
     handle = get_device(device)
     src = weighted_input(G, precision=precision, fp64=device_fp64(handle),
                          fits=_fitter(handle, "b_matching", b), **gp)
-    bb = as_b(b, src.n)
+    b_user = b_values(b, src.n)
+    bb = as_b(b_user, src.n, degree_bound(src))      # (b capped at the degree)
     sched = Scheduler(handle, progress=progress, label="b_matching[b-suitor]")
     sched.wall["prepare"] = time.perf_counter() - t_start
     dg, g, wname = _on_device(handle, src, bool(src.nnz and bb.any()), sched, params,
@@ -497,7 +499,7 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
             check_no_entries(g.indptr)
         t = dict(sched.wall)
         t["total"] = time.perf_counter() - t_start
-        return BMatchingResult(np.zeros((0, 2), np.int64), np.zeros(g.n, np.int64), 0.0, bb,
+        return BMatchingResult(np.zeros((0, 2), np.int64), np.zeros(g.n, np.int64), 0.0, b_user,
                                wname, algorithm="b-suitor", device=handle.label, timings=t,
                                counters={"weights": wname}, verified=bool(verify))
     runner = _driver(BSuitorMatcher, handle, g, bb, **ap, **dg.types)
@@ -507,7 +509,7 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
             verify_b_matching(_host_graph(g), bb, edges, precision=wname)
     with sched.step("result"):
         # pos: input positions of the pairs (u, v); the weight is summed when first asked for
-        res = BMatchingResult(edges, degree, _PairWeight(dg.weights, pos), bb, wname,
+        res = BMatchingResult(edges, degree, _PairWeight(dg.weights, pos), b_user, wname,
                               algorithm="b-suitor", device=handle.label)
         handle.trim_pool()
     return _finish(res, sched, verify, t_start, stats, wname)
