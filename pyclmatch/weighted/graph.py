@@ -27,7 +27,7 @@ from ..engine import args, limits
 from ..engine.intake import (canonical_copy, check_compressed_host, compressed_parts,
                              fp64_supported)
 from ..errors import InputError
-from ..interop import foreign_graph
+from ..interop import foreign_graph, is_edge_tuple, mirrored_csr, undirected_pairs
 
 INDEX_MAX = np.iinfo(np.int32).max
 #: the accepted ``precision`` values (numpy's float32 and float64 dtypes are accepted too)
@@ -387,8 +387,7 @@ def _weighted_input(G, n, symmetrize, drop_invalid, weight, opts, fits):
                              f"undirected first")
         # (an undirected graph's matrix holds each edge in both directions already)
         return SparseInput(fg.csr, fg.nodes, fg.directed, drop_invalid, **opts)
-    if isinstance(G, tuple) and len(G) in (3, 4) and not sp.issparse(G[0]) \
-            and np.ndim(G[0]) == 1:
+    if is_edge_tuple(G, (3, 4)):
         if len(G) == 4:
             if n is not None:
                 raise InputError("n given twice (in the edge tuple and as n=)", argument="n")
@@ -447,74 +446,22 @@ def _host_fits(n, nnz, host):
                  host=dict(host, **{"host graph": (n + 1) * 8 + nnz * 24}))
 
 
-def _ids(name, a):
-    """The vertex ids of edge array ``name`` as int64 (non-negative integers; a uint64 id
-    past int64 is shown unsigned)."""
-    try:
-        return args.integer_array(name, a, low=0, what="vertex ids")
-    except InputError as exc:
-        exc.argument = "G"                   # (the edge arrays are G's)
-        raise
-
-
-def _check_n(n, hi):
-    if n < hi:
-        raise InputError(f"n={n} contradicts the edge arrays, which hold vertex id {hi - 1}: "
-                         f"ids must be < n", argument="n")
-    if n > INDEX_MAX:
-        raise InputError(f"n={n} exceeds the 2**31-1 vertices supported", argument="n")
-    return n
-
-
 def _from_edges(u, v, w, n, drop_invalid, precision="auto", fp64=True, fits=None):
-    """The graph of edge arrays: each undirected edge given once, or in both directions
-    with the same weight; entries repeated in the same direction are summed first (as scipy
-    sums a COO matrix's duplicates), then the weights are checked; self-loops are ignored,
-    as a matrix's diagonal is."""
-    u, v = _ids("u", u), _ids("v", v)
-    w = np.asarray(w)
-    if w.ndim != 1:
-        raise InputError(f"the weights w (the edge tuple's third array) must be 1-D, got "
-                         f"shape {w.shape}")
-    if not (u.size == v.size == w.size):
-        raise InputError(f"u, v, w differ in length ({u.size}, {v.size}, {w.size})")
-    hi = int(max(u.max(), v.max())) + 1 if u.size else 0
-    n = _check_n(hi if n is None else n, hi)
-    if fits:
-        fits(n, 2 * u.size, {"CSR of the edge arrays": (n + 1) * 8 + u.size * 64})
-    _check_dtype(w.dtype)
-    input_dtype = w.dtype
+    """The graph of edge arrays (:func:`~pyclmatch.interop.undirected_pairs`: repeats in
+    one direction summed, both directions equal); then the weights are checked; self-loops
+    are ignored, as a matrix's diagonal is."""
+    input_dtype = np.asarray(w).dtype
+    _check_dtype(input_dtype)
+    fit = fits and (lambda n, m: fits(n, 2 * m, {"CSR of the edge arrays":
+                                                 (n + 1) * 8 + m * 64}))
+    n, a, b, w = undirected_pairs(u, v, w, n, fit)
     dtype, _ = resolve_precision(precision, input_dtype, fp64)
-    off = u != v
-    u, v, w = u[off], v[off], w[off]
-    # repeated directed pairs summed (ints in int64, floats in float64)
-    D = sp.csr_matrix((w.astype(np.int64 if w.dtype.kind in "iu" else np.float64), (u, v)),
-                      shape=(n, n))
-    D.sum_duplicates()
-    D = D.tocoo()
-    r, c, w = np.asarray(D.row, np.int64), np.asarray(D.col, np.int64), D.data
-    a, b = np.minimum(r, c), np.maximum(r, c)
-    key = a * n + b
-    order = np.argsort(key, kind="stable")
-    key, w = key[order], w[order]
-    first = np.ones(key.size, bool)
-    first[1:] = key[1:] != key[:-1]
-    if not first.all():                      # given in both directions: the same weight
-        grp = np.cumsum(first) - 1
-        wf = w[first]
-        if np.any(w != wf[grp]):
-            k = int(np.flatnonzero(w != wf[grp])[0])
-            raise InputError(f"edge ({int(key[k] // n)}, {int(key[k] % n)}) is given in both "
-                             f"directions with different weights ({wf[grp[k]]!r} and "
-                             f"{w[k]!r})")
-        key, w = key[first], wf
+    off = a != b
+    a, b, w = a[off], b[off], w[off]
     keep = _check_weights(w, drop_invalid, dtype)
     inexact = inexact_count(w[keep])
-    key, w = key[keep], np.asarray(w, np.float64)[keep]
-    a, b = key // n, key % n
-    A = sp.coo_matrix((np.concatenate([w, w]), (np.concatenate([a, b]), np.concatenate([b, a]))),
-                      shape=(n, n))
-    return WeightedGraph(A.tocsr(), None, input_dtype, 2 * inexact, drop_invalid)
+    A = mirrored_csr(n, a[keep], b[keep], np.asarray(w, np.float64)[keep])
+    return WeightedGraph(A, None, input_dtype, 2 * inexact, drop_invalid)
 
 
 def _from_sparse(coo, symmetrize, drop_invalid, nodes, dtype=np.float64):
