@@ -305,9 +305,11 @@ def modularity(A: GraphInput, membership: ArrayLike, resolution: float = 1.0,
     Parameters
     ----------
     A : any input :func:`louvain` takes
-        The undirected graph.
+        The undirected graph (the same rules: duplicates summed, then checked; an
+        overflowing weight total refused).
     membership : array_like of int
-        The community of each vertex (of each node, in the graph's node order).
+        The community of each vertex (of each node, in the graph's node order): ``n``
+        non-negative integers (integral floats accepted; fractions, NaN, strings refused).
     resolution : float
         The resolution gamma.
     weight : str or None
@@ -347,7 +349,9 @@ def _modularity_csr(A, memb, resolution):
     w = np.zeros(nnz + 1)                        # (+1: reduceat's index of trailing empty rows)
     w[:nnz] = A.data[:nnz]
     diag = A.diagonal().astype(np.float64)
-    if not np.isfinite(w.sum() + diag.sum()):
+    with np.errstate(over="ignore"):
+        total = w.sum() + diag.sum()
+    if not np.isfinite(total):
         raise InputError("the sum of the edge weights (2m, each edge counted from both "
                          "ends) overflows float64: scale the weights down")
     if nnz:       # (scaled by a power of two, exactly: Q does not change, no sum underflows)
@@ -454,7 +458,12 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
         graph or DataFrame (1 where missing; a multigraph's parallel edges summed); a
         diagonal entry is a self-loop of that weight, as in networkx. A DataFrame has the
         columns ``source`` and ``target`` (each row one undirected edge; node labels are
-        the sorted distinct ids).
+        the sorted distinct ids). A ``tuple`` ``(u, v)``, ``(u, v, w)`` or ``(u, v, w, n)``
+        is edge arrays (each undirected edge once, or in both directions with the same
+        weight; repeats in one direction summed). Duplicate entries are summed before the
+        weights are checked; explicit zeros are no edge; weights with a tiny total are
+        scaled by a power of two (modularity does not change), a total that overflows
+        float64 is refused (:doc:`interop`, "Input rules").
     weight : str or None
         The edge attribute or DataFrame column holding the weights (``None``: 1 per edge).
     resolution : float

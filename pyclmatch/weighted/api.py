@@ -46,7 +46,13 @@ class _PairWeight:
             pos = pos[pos >= 0]
         if not pos.size:
             return 0.0
-        return float(np.asarray(self.w64[pos], np.float64).sum())
+        with np.errstate(over="ignore"):
+            total = float(np.asarray(self.w64[pos], np.float64).sum())
+        if not np.isfinite(total):
+            raise InputError("the total weight of the matched edges overflows float64 (the "
+                             "weights are finite, their sum is not): scale the weights down; "
+                             "the matching itself (mate, edges) is valid", argument="G")
+        return total
 
 
 def _lazy_weight(cls):
@@ -290,7 +296,11 @@ def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: Devic
     ----------
     G : symmetric scipy.sparse matrix, ``(u, v, w)`` edge arrays (optionally ``(u, v, w, n)``),
         dense square array, networkx graph, or a :class:`WeightedGraph` from
-        :func:`prepare_graph`. Weights must be finite and positive.
+        :func:`prepare_graph`. Weights must be finite and positive; duplicate entries are
+        summed before they are checked; a ``tuple`` of 1-D arrays is edge arrays (each
+        undirected edge once or in both directions with the same weight, repeats in one
+        direction summed, self-loops ignored); ``n=`` sizes edge arrays and must equal a
+        matrix's size (:doc:`interop`, "Input rules").
     algorithm : ``"suitor"`` (GPU-Suitor, Paper I Algorithm 4, NoSync variant by default),
         ``"suitor-nosync"``, ``"suitor-synclb"``, ``"suitor-syncnolb"``, ``"suitor-hybrid"``
         (the Section 4 variants) or ``"ld"`` (locally-dominant, Algorithms 1-2).
@@ -321,7 +331,9 @@ def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: Devic
     Returns
     -------
     WeightedMatchingResult with ``mate`` (int64), ``weight`` (sum of the input weights, summed
-    from the matched pairs' input positions when first read), ``cardinality``, ``timings`` and
+    from the matched pairs' input positions when first read; reading it raises
+    :class:`~pyclmatch.errors.InputError` naming ``G`` when that sum overflows float64),
+    ``cardinality``, ``timings`` and
     ``counters``. ``timings`` (seconds) has the wall-clock steps of the call, which add up to
     ``total`` (the whole call): ``prepare`` (reading the input and device lookup; the host
     graph's checks where they are needed: edge arrays, ``drop_invalid`` with invalid weights,
@@ -453,7 +465,9 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
                **params: Any) -> BMatchingResult:
     """Half-approximate maximum-weight b-matching by b-Suitor (Paper II) on an OpenCL device.
 
-    ``b`` is an int or a per-vertex integer array (0 allowed). Every vertex v keeps up to b(v)
+    ``b`` is an int or a per-vertex integer array of length n (0 allowed; bools and fractions
+    refused); a b(v) above v's degree acts as the degree, so memory follows the edges, not
+    ``b`` (the result's ``b`` holds the values given). Every vertex v keeps up to b(v)
     best suitors; the result is exactly the sequential greedy b-matching (edges by decreasing
     weight, ties by vertex ids, an edge taken while both ends have room).
 
