@@ -591,7 +591,7 @@ def is_edge_tuple(G, sizes):
 def _edge_ids(name, a):
     from .engine import args
     try:
-        return args.integer_array(name, a, low=0, what="vertex ids")
+        return args.integer_array(name, a, low=0, what="vertex ids (non-negative integers)")
     except InputError as exc:
         exc.argument = "G"                   # (the edge arrays are G's)
         raise
@@ -619,7 +619,7 @@ def undirected_pairs(u, v, w=None, n=None, fits=None):
     hi = int(max(u.max(), v.max())) + 1 if u.size else 0
     n = hi if n is None else n
     if n < hi:
-        raise InputError(f"n={n} contradicts the edge arrays, which hold vertex id {hi - 1}: "
+        raise InputError(f"vertex id {hi - 1} of the edge arrays is out of range for n={n}: "
                          f"ids must be < n", argument="n")
     if n > INDEX_MAX or u.size > INDEX_MAX // 2:
         raise InputError(f"n={n} vertices or {u.size} edges exceed the 2**31-1 supported",

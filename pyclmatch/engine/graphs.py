@@ -23,7 +23,7 @@ def _check_int_array(name, a):
     """The vertex ids of edge array ``name`` as int64 (non-negative integers; a uint64 id
     past int64 is shown unsigned); errors name ``A``, whose arrays they are."""
     try:
-        return args.integer_array(name, a, low=0, what="vertex ids")
+        return args.integer_array(name, a, low=0, what="vertex ids (non-negative integers)")
     except InputError as exc:
         exc.argument = "A"
         raise
@@ -184,9 +184,14 @@ def _as_bipartite(A, shape, fits):
     return BipartiteGraph(structural_csr(r, c, arr.shape))
 
 
-def _check_shape(shape, name):
-    """``shape`` as a pair of ints of at most 2**31-1 (:func:`args.shape`)."""
-    return args.shape(name, shape, high=INDEX_MAX)
+def _check_shape(shape, argument):
+    """``shape`` as a pair of ints of at most 2**31-1 (:func:`args.shape`); a refusal names
+    ``argument`` (``"shape"``, or ``"A"`` for the edge tuple's shape or a matrix's)."""
+    try:
+        return args.shape("shape", shape, high=INDEX_MAX)
+    except InputError as exc:
+        exc.argument = argument
+        raise
 
 
 class DeviceBipartite:

@@ -509,6 +509,9 @@ def b_values(b, n):
         v = args.integer("b", b, low=0, high=np.iinfo(np.int64).max,
                          what="a non-negative integer (or an array of n of them)")
         return np.full(n, v, np.int64)
+    if np.ndim(b) == 1 and np.size(b) != n:
+        raise InputError(f"b has length {np.size(b)}: it must be an integer or an array of "
+                         f"length n = {n}", argument="b")
     return args.integer_array("b", b, low=0, size=n, what="non-negative integers")
 
 
