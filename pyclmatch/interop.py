@@ -579,6 +579,86 @@ def _edges_csr(u, v, w, n, directed, sum_repeats):
     return A
 
 
+def is_edge_tuple(G, sizes):
+    """Whether ``G`` is a tuple of edge arrays: a ``tuple`` (never a list: a list of rows is
+    a dense matrix) of ``len(G)`` in ``sizes`` whose first item is 1-D and not sparse. The
+    one rule of every family: ``(rows, cols[, shape])`` for the bipartite family, ``(u, v,
+    w[, n])`` for the weighted ones, ``(u, v[, w[, n]])`` for Louvain."""
+    return isinstance(G, tuple) and len(G) in sizes and not sp.issparse(G[0]) and \
+        np.ndim(G[0]) == 1
+
+
+def _edge_ids(name, a):
+    from .engine import args
+    try:
+        return args.integer_array(name, a, low=0, what="vertex ids (non-negative integers)")
+    except InputError as exc:
+        exc.argument = "G"                   # (the edge arrays are G's)
+        raise
+
+
+def undirected_pairs(u, v, w=None, n=None, fits=None):
+    """The undirected edges of edge arrays ``(u, v, w)``, as ``(n, a, b, w)`` with ``a <=
+    b``, each pair once, sorted by ``(a, b)``: ids non-negative integers below ``n``
+    (default: the largest id + 1); ``w`` numeric and 1-D (default 1; ints summed as int64,
+    others as float64). Each undirected edge is given once, or in both directions with the
+    same weight; entries repeated in the same direction are summed first (as scipy sums a
+    COO matrix's duplicates); a self-loop ``(a, a)`` is kept once. Errors name ``G`` (``n``
+    when it contradicts the ids). ``fits(n, m)``, when given, is called with the sizes
+    before the conversion allocates anything proportional to ``n``."""
+    u, v = _edge_ids("u", u), _edge_ids("v", v)
+    w = np.ones(u.size, np.int64) if w is None else np.asarray(w)
+    if w.ndim != 1:
+        raise InputError(f"the weights w (the edge tuple's third array) must be 1-D, got "
+                         f"shape {w.shape}", argument="G")
+    if w.dtype.kind not in "biuf":
+        raise InputError(f"the weights w must be numbers, got dtype {w.dtype}", argument="G")
+    if not (u.size == v.size == w.size):
+        raise InputError(f"u, v, w differ in length ({u.size}, {v.size}, {w.size})",
+                         argument="G")
+    hi = int(max(u.max(), v.max())) + 1 if u.size else 0
+    n = hi if n is None else n
+    if n < hi:
+        raise InputError(f"vertex id {hi - 1} of the edge arrays is out of range for n={n}: "
+                         f"ids must be < n", argument="n")
+    if n > INDEX_MAX or u.size > INDEX_MAX // 2:
+        raise InputError(f"n={n} vertices or {u.size} edges exceed the 2**31-1 supported",
+                         argument="n" if n > INDEX_MAX else "G")
+    if fits is not None:
+        fits(n, u.size)
+    D = sp.csr_matrix((w.astype(np.int64 if w.dtype.kind in "biu" else np.float64), (u, v)),
+                      shape=(n, n))
+    D.sum_duplicates()                       # (repeats in the same direction summed)
+    D = D.tocoo()
+    r, c, w = np.asarray(D.row, np.int64), np.asarray(D.col, np.int64), D.data
+    key = np.minimum(r, c) * n + np.maximum(r, c)
+    order = np.argsort(key, kind="stable")
+    key, w = key[order], w[order]
+    first = np.ones(key.size, bool)
+    first[1:] = key[1:] != key[:-1]
+    if not first.all():                      # given in both directions: the same weight
+        grp = np.cumsum(first) - 1
+        wf = w[first]
+        if np.any(w != wf[grp]):
+            k = int(np.flatnonzero(w != wf[grp])[0])
+            raise InputError(f"edge ({int(key[k] // n)}, {int(key[k] % n)}) is given in both "
+                             f"directions with different weights ({wf[grp[k]]!r} and "
+                             f"{w[k]!r})", argument="G")
+        key, w = key[first], wf
+    return n, key // n, key % n, w
+
+
+def mirrored_csr(n, a, b, w):
+    """The symmetric CSR of the pairs of :func:`undirected_pairs` (a self-loop once, on the
+    diagonal)."""
+    off = a != b
+    A = sp.csr_matrix((np.concatenate([w, w[off]]),
+                       (np.concatenate([a, b[off]]), np.concatenate([b, a[off]]))),
+                      shape=(n, n))
+    A.sum_duplicates()
+    return A
+
+
 # --------------------------------------------------------------------------- pandas
 def dataframe_csr(df, source="source", target="target", weight="weight", fits=None):
     """:data:`ForeignGraph` of a pandas edge list (undirected): node labels are the sorted

@@ -119,9 +119,11 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
 
     Parameters
     ----------
-    A : scipy.sparse matrix/array, dense array-like, or ``(rows, cols)`` edge arrays
+    A : scipy.sparse matrix/array, dense array-like, or ``(rows, cols[, shape])`` edge arrays
         Rows are one side, columns the other (rectangular allowed). The sparsity pattern is
         the edge set: explicit zeros count as edges and duplicates are merged, as in scipy.
+        A ``tuple`` of 1-D arrays is edge arrays (non-negative integer ids); ``shape=``
+        sizes them, and given with a matrix must equal its shape.
     algorithm : str
         ``"auto"`` (chosen from the graph's size and degree dispersion and the device's
         profile, :mod:`pyclmatch.bipartite.choice`; ``res.choice`` says which rule and why),

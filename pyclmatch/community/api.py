@@ -48,9 +48,11 @@ from ..engine.intake import check_compressed_host, check_no_entries, checked_csr
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from ..hostpar import permute_csr, pmap
-from ..interop import foreign_graph, membership_sets, vertex_clustering
+from ..interop import (foreign_graph, is_edge_tuple, membership_sets, mirrored_csr,
+                       undirected_pairs, vertex_clustering)
 from .dtypes import raw_weights
-from .louvain import BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, DeviceLouvain, InputProblem
+from .louvain import (ASYMMETRIC, BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, BAD_SCALE,
+                      DeviceLouvain, InputProblem)
 from .modularity import InputGraph, device_modularity
 from .hashing import PAPER_MOVE_BUCKETS
 
@@ -133,7 +135,14 @@ class LouvainResult:
         return e / t if t > 0 else float("nan")
 
 
-def _as_symmetric_csr(G, check_symmetric=True, check_values=True, fits=None, weight="weight"):
+def _as_symmetric_csr(G, check_symmetric=True, check_values=True, fits=None, weight="weight",
+                      name="G"):
+    """:func:`_symmetric_csr`, its errors naming the graph argument ``name``."""
+    with args.blame(name):
+        return _symmetric_csr(G, check_symmetric, check_values, fits, weight)
+
+
+def _symmetric_csr(G, check_symmetric, check_values, fits, weight):
     """Validate ``G`` and return ``(csr, nodes or None, symmetry_checked)``. The data keeps its
     dtype (bool becomes int8). With ``check_symmetric=False`` the (costly, O(nnz) transpose)
     symmetry test is left to the device, which checks every entry's twin before running
@@ -155,6 +164,12 @@ def _as_symmetric_csr(G, check_symmetric=True, check_values=True, fits=None, wei
                              f"{type(G).__name__} (make it undirected first if the direction "
                              f"does not matter)")
         A, nodes, symmetric = fg.csr, fg.nodes, True
+    elif is_edge_tuple(G, (2, 3, 4)):      # (u, v[, w[, n]]): undirected edges
+        n = G[3] if len(G) == 4 else None
+        n = None if n is None else args.integer("n", n, low=0)
+        A = mirrored_csr(*undirected_pairs(G[0], G[1], G[2] if len(G) > 2 else None, n,
+                                           lambda n, m: fits(n, 2 * m, {})))
+        symmetric = True
     elif sp.issparse(G):
         A = G
     else:
@@ -167,6 +182,8 @@ def _as_symmetric_csr(G, check_symmetric=True, check_values=True, fits=None, wei
                              f"array or a networkx graph, not {type(G).__name__} of dtype "
                              f"{arr.dtype} and shape {arr.shape}")
         fits(arr.shape[0], int(np.count_nonzero(arr)), {})
+        if arr.dtype == np.float16:         # (scipy.sparse has no float16: exact in float32)
+            arr = arr.astype(np.float32)
         A = sp.csr_matrix(arr)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise InputError(f"the adjacency matrix must be square, got shape {A.shape}")
@@ -249,14 +266,24 @@ def _repair(A, bits):
     if bits & BAD_RANGE:
         raise InputError("the matrix has an index out of range (negative or >= n) or a "
                          "decreasing indptr")
+    A = _canonical(A)                  # (duplicates summed before the weights are checked)
     if bits & (BAD_NAN | BAD_INF | BAD_NEG):
-        _check_values_host(A)
-        raise InputError("the graph has invalid (NaN, infinite or negative) edge weights")
-    A = _canonical(A)
+        _check_values_host(A)          # (raises unless the merge repaired them: [3, -1] is 2)
     if A.nnz and not A.data.all():
         A = A.copy()
         A.eliminate_zeros()
+    if bits & BAD_SCALE:
+        A = scaled_weights(A)
     return A
+
+
+def scaled_weights(A):
+    """``A`` (a copy) with its weights as float64 multiplied by the power of two that brings
+    the largest to [0.5, 1): exact (tiny weights lose no bits), and modularity does not
+    change when every weight is scaled by one constant."""
+    data = A.data.astype(np.float64)
+    exp = np.frexp(np.abs(data).max())[1] if data.size else 0
+    return sp.csr_matrix((np.ldexp(data, -exp), A.indices, A.indptr), shape=A.shape)
 
 
 def _check_symmetric_host(A):
@@ -265,8 +292,7 @@ def _check_symmetric_host(A):
         diff = np.abs(A.data.astype(np.float64) - T.data.astype(np.float64))
         if not diff.size or diff.max() <= 1e-12 * max(1.0, float(np.abs(A.data).max())):
             return
-    raise InputError("the adjacency matrix is not symmetric: louvain needs an undirected "
-                     "graph (symmetrize it, e.g. A + A.T, or pass a networkx Graph)")
+    raise InputError(ASYMMETRIC, argument="G")
 
 
 def modularity(A: GraphInput, membership: ArrayLike, resolution: float = 1.0,
@@ -279,9 +305,11 @@ def modularity(A: GraphInput, membership: ArrayLike, resolution: float = 1.0,
     Parameters
     ----------
     A : any input :func:`louvain` takes
-        The undirected graph.
+        The undirected graph (the same rules: duplicates summed, then checked; an
+        overflowing weight total refused).
     membership : array_like of int
-        The community of each vertex (of each node, in the graph's node order).
+        The community of each vertex (of each node, in the graph's node order): ``n``
+        non-negative integers (integral floats accepted; fractions, NaN, strings refused).
     resolution : float
         The resolution gamma.
     weight : str or None
@@ -302,9 +330,11 @@ def modularity(A: GraphInput, membership: ArrayLike, resolution: float = 1.0,
     0.0
     """
     resolution = args.number("resolution", resolution, low=0)
-    memb = args.integer_array("membership", membership)
-    A = _as_symmetric_csr(A, weight=weight)[0]
-    return _modularity_csr(A, memb, resolution)
+    A = _as_symmetric_csr(A, weight=weight, name="A")[0]
+    memb = args.integer_array("membership", membership, low=0, size=A.shape[0],
+                              what="community ids")
+    with args.blame("A"):
+        return _modularity_csr(A, memb, resolution)
 
 
 def _modularity_csr(A, memb, resolution):
@@ -319,6 +349,14 @@ def _modularity_csr(A, memb, resolution):
     w = np.zeros(nnz + 1)                        # (+1: reduceat's index of trailing empty rows)
     w[:nnz] = A.data[:nnz]
     diag = A.diagonal().astype(np.float64)
+    with np.errstate(over="ignore"):
+        total = w.sum() + diag.sum()
+    if not np.isfinite(total):
+        raise InputError("the sum of the edge weights (2m, each edge counted from both "
+                         "ends) overflows float64: scale the weights down")
+    if nnz:       # (scaled by a power of two, exactly: Q does not change, no sum underflows)
+        exp = np.frexp(np.abs(w).max())[1]
+        w, diag = np.ldexp(w, -exp), np.ldexp(diag, -exp)
     deg = np.diff(A.indptr)
     k = np.add.reduceat(w, A.indptr[:-1]) if n else np.zeros(0)
     k[deg == 0] = 0.0                            # (reduceat gives the next entry there)
@@ -327,6 +365,8 @@ def _modularity_csr(A, memb, resolution):
     m2 = k.sum()
     if m2 == 0:
         return 0.0
+    if n and memb.max() >= n:      # (labels renumbered 0..k-1: bincount's array stays O(n))
+        memb = np.unique(memb, return_inverse=True)[1].reshape(-1)
     # (int32 ids gather faster; labels beyond int32 stay as they are, never wrapped)
     cm = memb.astype(np.int32) if n and 0 <= memb.min() and memb.max() < 2 ** 31 else memb
     same = np.repeat(cm, deg) == cm[A.indices[:nnz]]
@@ -345,7 +385,7 @@ def _scales(deterministic, A):
 
     def decide(m2, integral):
         if m2 <= 0:       # (zero weights are repaired before, so only underflow)
-            raise InputError("the total edge weight is 0")
+            raise InputError("the total edge weight is 0", argument="G")
         if integral and m2 <= FIXED_POINT_TOTAL:
             return 1.0, 1.0, True, "int"
         if deterministic:
@@ -420,7 +460,12 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
         graph or DataFrame (1 where missing; a multigraph's parallel edges summed); a
         diagonal entry is a self-loop of that weight, as in networkx. A DataFrame has the
         columns ``source`` and ``target`` (each row one undirected edge; node labels are
-        the sorted distinct ids).
+        the sorted distinct ids). A ``tuple`` ``(u, v)``, ``(u, v, w)`` or ``(u, v, w, n)``
+        is edge arrays (each undirected edge once, or in both directions with the same
+        weight; repeats in one direction summed). Duplicate entries are summed before the
+        weights are checked; explicit zeros are no edge; weights with a tiny total are
+        scaled by a power of two (modularity does not change), a total that overflows
+        float64 is refused (:doc:`interop`, "Input rules").
     weight : str or None
         The edge attribute or DataFrame column holding the weights (``None``: 1 per edge).
     resolution : float
@@ -660,7 +705,8 @@ def _run(call, A, driver_args, run_args):
             return dl, A, dl.run(A.indptr, A.indices, data, call.sched,
                                  _scales(call.deterministic, A), **run_args)
         except InputProblem as problem:
-            A = _repair(A, problem.bits)
+            with args.blame("G"):
+                A = _repair(A, problem.bits)
             call.counters["input_repaired"] = call.counters.get("input_repaired", 0) + 1
     raise InputError("the input could not be prepared for the device")  # pragma: no cover
 

@@ -59,12 +59,18 @@ NFLAGS = 32
 #: modularities and SMALL_TRACE move counts (iterations past SMALL_TRACE are not traced)
 SMALL_HEAD, SMALL_TRACE = 8, 256
 ASYMMETRIC = ("the adjacency matrix is not symmetric: louvain needs an undirected graph "
-              "(symmetrize it, e.g. A + A.T, or pass a networkx Graph)")
+              "(symmetrize it, e.g. A + A.T, read a file with read_graph(path, "
+              "symmetrize=True), or pass a networkx Graph)")
 #: work-groups of the first stage of the modularity reduction (at most)
 MOD_GROUPS = 1024
 #: input problems found by ``input_stats`` (flags[FLAG_BAD] bits)
 BAD_RANGE, BAD_UNSORTED, BAD_NAN, BAD_INF, BAD_NEG, BAD_ZERO, BAD_NONINT = (
     1, 2, 4, 8, 16, 32, 64)
+#: (host-side) the weight total is so small that the kernels' float sums would underflow:
+#: the host scales the weights by a power of two (modularity does not change) and runs again
+BAD_SCALE = 128
+#: weight totals below this are scaled up on the host (:data:`BAD_SCALE`)
+SMALLEST_TOTAL = 2.0 ** -60
 
 
 class InputProblem(Exception):
@@ -133,7 +139,7 @@ def _as_int32(a, what):
     if a.dtype != np.int32 and a.size and (a.min() < np.iinfo(np.int32).min
                                            or a.max() > np.iinfo(np.int32).max):
         raise InputError(f"the sparse matrix holds an {what} out of range of its shape "
-                         f"(negative or too large)")
+                         f"(negative or too large)", argument="G")
     return a.astype(np.int32, copy=False)
 
 
@@ -451,7 +457,12 @@ class DeviceLouvain(KernelFamily):
             raise InputProblem(bits)
         m2_in = self._f64(SLOT_M2)
         if not np.isfinite(m2_in):
-            raise InputError("the total edge weight overflows double precision")
+            raise InputError("the sum of the edge weights (2m, each edge counted from both "
+                             "ends) overflows float64: scale the weights down",
+                             argument="G")
+        if 0 < m2_in < SMALLEST_TOTAL:
+            self._drop(*_GRAPH_ARRAYS, "raw", "k64")    # (the caller scales and runs again)
+            raise InputProblem(BAD_SCALE)
         self.maxdeg = int(self.host_flags[FLAG_MAXDEG])
         self.stats["input_loops"] = int(self.host_flags[FLAG_LOOPS])
         self.stats["input_m2"] = m2_in
@@ -504,13 +515,14 @@ class DeviceLouvain(KernelFamily):
         level): symmetry, and the rounded fixed-point total, which is the 2m of Eq. (1) and
         (2) when the scaled total is not exact."""
         if self.level == 0 and self.check_symmetric and self.host_flags[FLAG_ASYM]:
-            raise InputError(ASYMMETRIC)
+            raise InputError(ASYMMETRIC, argument="G")
         if self.level == 0 and not self.exact:
             m2q = self._i64(SLOT_M2Q)
             if m2q > FIXED_POINT_TOTAL:      # cannot happen, but never overflow
-                raise InputError("the total weight does not fit the fixed-point range")
+                raise InputError("the total weight does not fit the fixed-point range",
+                                 argument="G")
             if m2q == 0:
-                raise InputError("every edge weight rounds to 0 in fixed point")
+                raise InputError("every edge weight rounds to 0 in fixed point", argument="G")
             self.m2f = float(m2q)
 
     # -- one level ------------------------------------------------------------------------
@@ -960,7 +972,7 @@ class DeviceLouvain(KernelFamily):
         host = np.empty(SMALL_HEAD + 2 * SMALL_TRACE + 4, np.float64)
         self.sched.read("move", host, out.data)
         if host[7]:
-            raise InputError(ASYMMETRIC)
+            raise InputError(ASYMMETRIC, argument="G")
         iters = int(host[2])
         for _ in range(iters + int(host[4])):      # raises past it_bound
             self.sched.tick(f"level {self.level} iterations", self.it_bound)

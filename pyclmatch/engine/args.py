@@ -22,6 +22,7 @@ work_group_size | work_group_size='64' is not allowed: it must be an integer >= 
 >>> args.choice("verify", "HOST", ("device", "host"))
 'host'
 """
+import functools
 import math
 import numbers
 import operator
@@ -455,3 +456,38 @@ def no_unknown(name, params, accepted):
         raise InputError(f"{label} got an unknown parameter {bad}={shown(params[bad])}"
                          f"{' (and ' + ', '.join(unknown[1:]) + ')' if unknown[1:] else ''}"
                          f"; accepted: {', '.join(sorted(accepted))}", argument=bad)
+
+
+class blame:
+    """Context manager: an :class:`InputError` raised inside that names no argument is given
+    ``argument`` (the graph intake's checks are about the graph argument, whichever helper
+    raises them). Usable as a decorator ``@blame("G")`` too.
+
+    Examples
+    --------
+    >>> from pyclmatch.errors import InputError
+    >>> try:
+    ...     with blame("G"):
+    ...         raise InputError("the matrix must be square")
+    ... except ValueError as exc:
+    ...     print(exc.argument)
+    G
+    """
+
+    def __init__(self, argument):
+        self.argument = argument
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if isinstance(exc, InputError) and exc.argument is None:
+            exc.argument = self.argument
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapped(*a, **kw):
+            with blame(self.argument):
+                return func(*a, **kw)
+        return wrapped

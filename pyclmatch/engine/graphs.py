@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
+from . import args
 from ..interop import bipartite_edges, is_backend_graph, is_igraph, is_networkx
 from .indices import (INDEX_MAX, FORCE_OFFSET64_ENV, force_offset64,  # noqa: F401 (re-exported)
                       index_types, offset_type, require_offset64)
@@ -19,22 +20,13 @@ from .scheduler import Scheduler
 
 
 def _check_int_array(name, a):
-    a = np.asarray(a)
-    if a.ndim != 1:
-        raise InputError(f"{name} must be a 1-D array of vertex ids, got shape {a.shape}")
-    if a.dtype.kind == "f":
-        if not np.all(np.isfinite(a)):
-            bad = "NaN" if np.isnan(a).any() else "infinite"
-            raise InputError(f"{name} contains {bad} values; vertex ids must be finite integers")
-        if not np.all(a == np.round(a)):
-            raise InputError(f"{name} contains non-integer values; vertex ids must be integers")
-        a = a.astype(np.int64)
-    elif a.dtype.kind not in "iub":
-        raise InputError(f"{name} must hold integer vertex ids, got dtype {a.dtype}")
-    a = a.astype(np.int64, copy=False)
-    if a.size and a.min() < 0:
-        raise InputError(f"{name} contains a negative index ({int(a.min())})")
-    return a
+    """The vertex ids of edge array ``name`` as int64 (non-negative integers; a uint64 id
+    past int64 is shown unsigned); errors name ``A``, whose arrays they are."""
+    try:
+        return args.integer_array(name, a, low=0, what="vertex ids (non-negative integers)")
+    except InputError as exc:
+        exc.argument = "A"
+        raise
 
 
 def structural_csr(rows, cols, shape):
@@ -114,7 +106,19 @@ def as_bipartite(A, shape=None, fits=None):
     conversion this input needs, ``index_bytes``: the itemsize of the indices that go to the
     device); it raises when the call cannot fit (:func:`pyclmatch.engine.limits.check`).
     """
-    fits = fits or (lambda *args: None)
+    if shape is not None:
+        shape = _check_shape(shape, "shape")
+    with args.blame("A"):
+        graph = _as_bipartite(A, shape, fits or (lambda *a: None))
+    if shape is not None and graph.shape != shape:
+        raise InputError(f"shape={args.shown(shape)} contradicts the matrix, which is "
+                         f"{graph.n_rows} x {graph.n_cols}: shape sizes edge arrays only "
+                         f"(leave it out)", argument="shape")
+    return graph
+
+
+def _as_bipartite(A, shape, fits):
+    """:func:`as_bipartite` without the argument names of its errors."""
     if isinstance(A, BipartiteGraph):
         fits(A.n_rows, A.n_cols, A.nnz, {}, A.indices.dtype.itemsize)
         return A
@@ -130,27 +134,30 @@ def as_bipartite(A, shape=None, fits=None):
             and np.ndim(A[0]) == 1:
         rows = _check_int_array("rows", A[0])
         cols = _check_int_array("cols", A[1])
+        where = "shape"
         if len(A) == 3:
             if shape is not None:
-                raise InputError("shape given twice (in the edge tuple and as shape=)")
-            shape = A[2]
+                raise InputError("shape given twice (in the edge tuple and as shape=)",
+                                 argument="shape")
+            shape, where = _check_shape(A[2], "A"), "A"
         if rows.size != cols.size:
             raise InputError(f"rows and cols differ in length ({rows.size} vs {cols.size})")
         if shape is None:
-            shape = (int(rows.max()) + 1 if rows.size else 0,
-                     int(cols.max()) + 1 if cols.size else 0)
-        shape = _check_shape(shape)
+            shape = _check_shape((int(rows.max()) + 1 if rows.size else 0,
+                                  int(cols.max()) + 1 if cols.size else 0), "A")
         if rows.size and rows.max() >= shape[0]:
-            raise InputError(f"row index {int(rows.max())} out of range for {shape[0]} rows")
+            raise InputError(f"row index {int(rows.max())} out of range for shape {shape}: "
+                             f"ids must be < the shape", argument=where)
         if cols.size and cols.max() >= shape[1]:
-            raise InputError(f"column index {int(cols.max())} out of range for {shape[1]} columns")
+            raise InputError(f"column index {int(cols.max())} out of range for shape "
+                             f"{shape}: ids must be < the shape", argument=where)
         fits(shape[0], shape[1], rows.size,
              {"CSR of the edge arrays": (shape[0] + 1) * 8 + rows.size * 25}, 4)
         return BipartiteGraph(structural_csr(rows, cols, shape))
     if sp.issparse(A):
         if len(A.shape) != 2:
             raise InputError(f"the matrix must be 2-D, got shape {A.shape}")
-        nr, nc = _check_shape(A.shape)
+        nr, nc = _check_shape(A.shape, "A")
         if A.format not in ("csr", "csc"):
             fits(nr, nc, A.nnz, {"CSR conversion": (nr + 1) * 8 + A.nnz * 16}, 4)
             A = checked_csr(A)          # (duplicates stay for the device)
@@ -171,22 +178,20 @@ def as_bipartite(A, shape=None, fits=None):
         raise InputError(f"the matrix must be 2-D, got {arr.ndim}-D input of shape {arr.shape}")
     if arr.dtype.kind == "f" and np.isnan(arr).any():
         raise InputError("the dense matrix contains NaN; use 0 for no edge")
-    nr, nc = _check_shape(arr.shape)
+    nr, nc = _check_shape(arr.shape, "A")
     fits(nr, nc, int(np.count_nonzero(arr)), {}, 4)
     r, c = np.nonzero(arr)
     return BipartiteGraph(structural_csr(r, c, arr.shape))
 
 
-def _check_shape(shape):
+def _check_shape(shape, argument):
+    """``shape`` as a pair of ints of at most 2**31-1 (:func:`args.shape`); a refusal names
+    ``argument`` (``"shape"``, or ``"A"`` for the edge tuple's shape or a matrix's)."""
     try:
-        m, n = (int(x) for x in shape)
-    except Exception:
-        raise InputError(f"shape must be a pair of integers, got {shape!r}") from None
-    if m < 0 or n < 0:
-        raise InputError(f"shape must be non-negative, got {shape!r}")
-    if m > INDEX_MAX or n > INDEX_MAX:
-        raise InputError(f"shape {shape!r} exceeds the 2**31-1 vertices per side supported")
-    return (m, n)
+        return args.shape("shape", shape, high=INDEX_MAX)
+    except InputError as exc:
+        exc.argument = argument
+        raise
 
 
 class DeviceBipartite:
@@ -207,6 +212,7 @@ class DeviceBipartite:
     2**31-1 edges and 64-bit above (:func:`index_types`), on the same device path.
     """
 
+    @args.blame("A")
     def __init__(self, handle, graph, need_csr=False, extra_bytes=0, sched=None,
                  canonical=True):
         self.handle, self.graph = handle, graph

@@ -19,9 +19,9 @@ from ..engine.intake import check_no_entries
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from .blocking import DeviceCertificate
-from .graph import (WEIGHT_NAMES, SparseInput, WeightedGraph, as_b,
-                    as_weighted_graph, check_precision, device_fp64, inexact_error,
-                    resolve_precision, weighted_input)
+from .graph import (WEIGHT_NAMES, SparseInput, WeightedGraph, as_b, b_values,
+                    as_weighted_graph, check_precision, degree_bound, device_fp64,
+                    inexact_error, resolve_precision, weighted_input)
 from .reference import verify_b_matching, verify_weighted_matching
 from .suitor import (SUITOR_VARIANTS, BSuitorMatcher, DeviceWeighted, LocallyDominantMatcher,
                      SuitorMatcher)
@@ -74,7 +74,13 @@ class _PairWeight:
             pos = pos[pos >= 0]
         if not pos.size:
             return 0.0
-        return float(np.asarray(self.w64[pos], np.float64).sum())
+        with np.errstate(over="ignore"):
+            total = float(np.asarray(self.w64[pos], np.float64).sum())
+        if not np.isfinite(total):
+            raise InputError("the total weight of the matched edges overflows float64 (the "
+                             "weights are finite, their sum is not): scale the weights down; "
+                             "the matching itself (mate, edges) is valid", argument="G")
+        return total
 
 
 def _lazy_weight(cls):
@@ -189,6 +195,7 @@ def _fitter(handle, what, b=None):
                 b_total = int(b) * n if np.ndim(b) == 0 else int(np.sum(b, dtype=np.int64))
             except (TypeError, ValueError, OverflowError):
                 b_total = n                        # (invalid b: as_b names the problem)
+            b_total = min(b_total, 2 * nnz)         # (b is capped at the degree)
         dev, need = limits.weighted_footprint(n, nnz, b=b_total)
         if b is not None:
             need["b"] = n * 8
@@ -333,7 +340,11 @@ def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: Devic
     ----------
     G : symmetric scipy.sparse matrix, ``(u, v, w)`` edge arrays (optionally ``(u, v, w, n)``),
         dense square array, networkx graph, or a :class:`WeightedGraph` from
-        :func:`prepare_graph`. Weights must be finite and positive.
+        :func:`prepare_graph`. Weights must be finite and positive; duplicate entries are
+        summed before they are checked; a ``tuple`` of 1-D arrays is edge arrays (each
+        undirected edge once or in both directions with the same weight, repeats in one
+        direction summed, self-loops ignored); ``n=`` sizes edge arrays and must equal a
+        matrix's size (:doc:`interop`, "Input rules").
     algorithm : ``"suitor"`` (GPU-Suitor, Paper I Algorithm 4, NoSync variant by default),
         ``"suitor-nosync"``, ``"suitor-synclb"``, ``"suitor-syncnolb"``, ``"suitor-hybrid"``
         (the Section 4 variants) or ``"ld"`` (locally-dominant, Algorithms 1-2).
@@ -364,7 +375,9 @@ def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: Devic
     Returns
     -------
     WeightedMatchingResult with ``mate`` (int64), ``weight`` (sum of the input weights, summed
-    from the matched pairs' input positions when first read), ``cardinality``, ``timings`` and
+    from the matched pairs' input positions when first read; reading it raises
+    :class:`~pyclmatch.errors.InputError` naming ``G`` when that sum overflows float64),
+    ``cardinality``, ``timings`` and
     ``counters``. ``timings`` (seconds) has the wall-clock steps of the call, which add up to
     ``total`` (the whole call): ``prepare`` (reading the input and device lookup; the host
     graph's checks where they are needed: edge arrays, ``drop_invalid`` with invalid weights,
@@ -500,7 +513,9 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
                **params: Any) -> BMatchingResult:
     """Half-approximate maximum-weight b-matching by b-Suitor (Paper II) on an OpenCL device.
 
-    ``b`` is an int or a per-vertex integer array (0 allowed). Every vertex v keeps up to b(v)
+    ``b`` is an int or a per-vertex integer array of length n (0 allowed; bools and fractions
+    refused); a b(v) above v's degree acts as the degree, so memory follows the edges, not
+    ``b`` (the result's ``b`` holds the values given). Every vertex v keeps up to b(v)
     best suitors; the result is exactly the sequential greedy b-matching (edges by decreasing
     weight, ties by vertex ids, an edge taken while both ends have room).
 
@@ -537,7 +552,8 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
     ap = _device_bound(handle, ap)
     src = weighted_input(G, precision=precision, fp64=device_fp64(handle),
                          fits=_fitter(handle, "b_matching", b), **gp)
-    bb = as_b(b, src.n)
+    b_user = b_values(b, src.n)
+    bb = as_b(b_user, src.n, degree_bound(src))      # (b capped at the degree)
     sched = Scheduler(handle, progress=progress, label="b_matching[b-suitor]")
     sched.wall["prepare"] = time.perf_counter() - t_start
     dg, g, wname = _on_device(handle, src, bool(src.nnz and bb.any()), sched, params,
@@ -547,7 +563,7 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
             check_no_entries(g.indptr)
         t = dict(sched.wall)
         t["total"] = time.perf_counter() - t_start
-        return BMatchingResult(np.zeros((0, 2), np.int64), np.zeros(g.n, np.int64), 0.0, bb,
+        return BMatchingResult(np.zeros((0, 2), np.int64), np.zeros(g.n, np.int64), 0.0, b_user,
                                wname, algorithm="b-suitor", device=handle.label, timings=t,
                                counters={"weights": wname}, verified=bool(verify))
     runner = _driver(BSuitorMatcher, handle, g, bb, **ap, **dg.types)
@@ -557,7 +573,7 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
             verify_b_matching(_host_graph(g), bb, edges, precision=wname)
     with sched.step("result"):
         # pos: input positions of the pairs (u, v); the weight is summed when first asked for
-        res = BMatchingResult(edges, degree, _PairWeight(dg.weights, pos), bb, wname,
+        res = BMatchingResult(edges, degree, _PairWeight(dg.weights, pos), b_user, wname,
                               algorithm="b-suitor", device=handle.label)
         handle.trim_pool()
     return _finish(res, sched, verify, t_start, stats, wname)

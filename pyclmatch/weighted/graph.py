@@ -23,11 +23,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..engine.devices import PinnedStaging
-from ..engine import limits
+from ..engine import args, limits
 from ..engine.intake import (canonical_copy, check_compressed_host, compressed_parts,
                              fp64_supported)
 from ..errors import InputError
-from ..interop import foreign_graph
+from ..interop import foreign_graph, is_edge_tuple, mirrored_csr, undirected_pairs
 
 INDEX_MAX = np.iinfo(np.int32).max
 #: the accepted ``precision`` values (numpy's float32 and float64 dtypes are accepted too)
@@ -100,7 +100,7 @@ def inexact_error(count):
     """The :class:`InputError` for ``count`` 64-bit integer weights not exact in float64."""
     return InputError(f"{count} integer weights exceed 2**53 and are not exact in float64, the "
                       f"widest weight type of the device; pass precision='float64' to compare "
-                      f"them rounded to the nearest double")
+                      f"them rounded to the nearest double", argument="G")
 
 
 class WeightedGraph(PinnedStaging):
@@ -266,9 +266,10 @@ def weight_error(v, count, where="weights", dtype=np.float64):
     if np.dtype(dtype) == np.float32:
         where += " (compared as float32)"
         hint += " or precision='float64' to compare them as float64"
+    article = "an" if what[0] in "aeiou" else "a"
     return InputError(
-        f"{where} must be finite and positive; found a {what} weight ({v!r}) "
-        f"({count} invalid in all).{hint}.")
+        f"{where} must be finite and positive; found {article} {what} weight ({v!r}) "
+        f"({count} invalid in all).{hint}.", argument="G")
 
 
 def asymmetry_error(A):
@@ -283,7 +284,8 @@ def asymmetry_error(A):
     where = f" (e.g. at ({int(D.row[nz[0]])}, {int(D.col[nz[0]])}))" if nz.size else ""
     return InputError("the matrix is not symmetric" + where + "; a weighted general "
                       "graph needs A[u,v] == A[v,u]. Pass symmetrize=True to use "
-                      "max(A[u,v], A[v,u])")
+                      "max(A[u,v], A[v,u]) (or read it with read_graph(path, "
+                      "symmetrize=True))", argument="G")
 
 
 class SparseInput:
@@ -333,6 +335,9 @@ class SparseInput:
         """Replace the arrays by a canonical copy (sorted lists, duplicates summed), as
         scipy builds it; the user's arrays are left alone."""
         B = canonical_copy(self.matrix)
+        if B.data.dtype.kind in "iu" and B.data.dtype.itemsize < 8:
+            # (summed in int64 here: the sum of small integers may not fit their type)
+            B = canonical_copy(self.matrix.astype(np.int64))
         self._matrix = B
         self.indptr, self.indices, self.data = B.indptr, B.indices, B.data
         self.nnz = int(B.nnz)
@@ -356,8 +361,21 @@ def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="w
     declared sizes (vertices, stored entries, the bytes of the host conversion this input
     needs) before anything proportional to them is allocated
     (:func:`pyclmatch.engine.limits.check`)."""
-    opts = {"precision": check_precision(precision), "fp64": bool(fp64)}
-    fits = fits or (lambda *args: None)
+    with args.blame("G"):
+        g = _weighted_input(G, n, symmetrize, drop_invalid, weight,
+                            {"precision": check_precision(precision), "fp64": bool(fp64)},
+                            fits or (lambda *a: None))
+    if n is not None and not isinstance(G, tuple) and n != g.n:
+        raise InputError(f"n={args.shown(n)} contradicts the graph, which has {g.n} vertices: "
+                         f"n sizes edge arrays only (leave it out, or pass n={g.n})",
+                         argument="n")
+    return g
+
+
+def _weighted_input(G, n, symmetrize, drop_invalid, weight, opts, fits):
+    """:func:`weighted_input` without the argument names of its errors."""
+    if n is not None:
+        n = args.integer("n", n, low=0)
     if isinstance(G, WeightedGraph):
         fits(G.n, G.nnz, {})
         return G
@@ -369,12 +387,11 @@ def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="w
                              f"undirected first")
         # (an undirected graph's matrix holds each edge in both directions already)
         return SparseInput(fg.csr, fg.nodes, fg.directed, drop_invalid, **opts)
-    if isinstance(G, tuple) and len(G) in (3, 4) and not sp.issparse(G[0]) \
-            and np.ndim(G[0]) == 1:
+    if is_edge_tuple(G, (3, 4)):
         if len(G) == 4:
             if n is not None:
-                raise InputError("n given twice (in the edge tuple and as n=)")
-            n = G[3]
+                raise InputError("n given twice (in the edge tuple and as n=)", argument="n")
+            n = args.integer("n", G[3], low=0)
         return _from_edges(G[0], G[1], G[2], n, drop_invalid, fits=fits, **opts)
     if sp.issparse(G):
         if len(G.shape) != 2 or G.shape[0] != G.shape[1]:
@@ -396,6 +413,8 @@ def weighted_input(G, *, n=None, symmetrize=False, drop_invalid=False, weight="w
     if arr.dtype.kind == "f" and np.isnan(arr).any() and not drop_invalid:
         raise InputError("the dense matrix contains NaN weights; use 0 for no edge")
     arr = np.where(np.isnan(arr), 0, arr) if arr.dtype.kind == "f" else arr
+    if arr.dtype == np.float16:              # (scipy.sparse has no float16: exact in float32)
+        arr = arr.astype(np.float32)
     fits(arr.shape[0], int(np.count_nonzero(arr)), {})
     return SparseInput(sp.csr_matrix(arr), None, symmetrize, drop_invalid, **opts)
 
@@ -427,82 +446,39 @@ def _host_fits(n, nnz, host):
                  host=dict(host, **{"host graph": (n + 1) * 8 + nnz * 24}))
 
 
-def _ids(name, a):
-    a = np.asarray(a)
-    if a.ndim != 1:
-        raise InputError(f"{name} must be a 1-D array of vertex ids, got shape {a.shape}")
-    if a.dtype.kind == "f":
-        if not np.all(np.isfinite(a)) or not np.all(a == np.round(a)):
-            raise InputError(f"{name} must hold integer vertex ids")
-    elif a.dtype.kind not in "iub":
-        raise InputError(f"{name} must hold integer vertex ids, got dtype {a.dtype}")
-    a = a.astype(np.int64)
-    if a.size and a.min() < 0:
-        raise InputError(f"{name} contains a negative vertex id ({int(a.min())})")
-    return a
-
-
-def _check_n(n, hi):
-    try:
-        n = int(n)
-    except Exception:
-        raise InputError(f"n must be an integer, got {n!r}") from None
-    if n < hi:
-        raise InputError(f"vertex id {hi - 1} out of range for n = {n}")
-    if n > INDEX_MAX:
-        raise InputError(f"n = {n} exceeds the 2**31-1 vertices supported")
-    return n
-
-
 def _from_edges(u, v, w, n, drop_invalid, precision="auto", fp64=True, fits=None):
-    u, v = _ids("u", u), _ids("v", v)
-    w = np.asarray(w)
-    if not (u.size == v.size == w.size):
-        raise InputError(f"u, v, w differ in length ({u.size}, {v.size}, {w.size})")
-    hi = int(max(u.max(), v.max())) + 1 if u.size else 0
-    n = _check_n(hi if n is None else n, hi)
-    if fits:
-        fits(n, 2 * u.size, {"CSR of the edge arrays": (n + 1) * 8 + u.size * 64})
-    _check_dtype(w.dtype)
-    input_dtype = w.dtype
+    """The graph of edge arrays (:func:`~pyclmatch.interop.undirected_pairs`: repeats in
+    one direction summed, both directions equal); then the weights are checked; self-loops
+    are ignored, as a matrix's diagonal is."""
+    input_dtype = np.asarray(w).dtype
+    _check_dtype(input_dtype)
+    fit = fits and (lambda n, m: fits(n, 2 * m, {"CSR of the edge arrays":
+                                                 (n + 1) * 8 + m * 64}))
+    n, a, b, w = undirected_pairs(u, v, w, n, fit)
     dtype, _ = resolve_precision(precision, input_dtype, fp64)
-    keep = _check_weights(w, drop_invalid, dtype) & (u != v)
+    off = a != b
+    a, b, w = a[off], b[off], w[off]
+    keep = _check_weights(w, drop_invalid, dtype)
     inexact = inexact_count(w[keep])
-    u, v, w = u[keep], v[keep], np.asarray(w, np.float64)[keep]
-    a, b = np.minimum(u, v), np.maximum(u, v)
-    key = a * n + b
-    order = np.argsort(key, kind="stable")
-    key, w = key[order], w[order]
-    first = np.ones(key.size, bool)
-    first[1:] = key[1:] != key[:-1]
-    if not first.all():
-        grp = np.cumsum(first) - 1
-        wf = w[first]
-        if np.any(w != wf[grp]):
-            k = int(np.flatnonzero(w != wf[grp])[0])
-            raise InputError(f"edge ({int(key[k] // n)}, {int(key[k] % n)}) is given twice "
-                             f"with different weights ({wf[grp[k]]!r} and {w[k]!r})")
-        key, w = key[first], wf
-    a, b = key // n, key % n
-    A = sp.coo_matrix((np.concatenate([w, w]), (np.concatenate([a, b]), np.concatenate([b, a]))),
-                      shape=(n, n))
-    return WeightedGraph(A.tocsr(), None, input_dtype, 2 * inexact, drop_invalid)
+    A = mirrored_csr(n, a[keep], b[keep], np.asarray(w, np.float64)[keep])
+    return WeightedGraph(A, None, input_dtype, 2 * inexact, drop_invalid)
 
 
 def _from_sparse(coo, symmetrize, drop_invalid, nodes, dtype=np.float64):
     n = int(coo.shape[0])
     if n > INDEX_MAX:
         raise InputError(f"{n} vertices exceed the 2**31-1 supported")
-    r = np.asarray(coo.row, np.int64)
-    c = np.asarray(coo.col, np.int64)
-    w = np.asarray(coo.data)
-    input_dtype = w.dtype
-    off = r != c
-    r, c, w = r[off], c[off], w[off]
+    input_dtype = coo.data.dtype
+    # duplicates summed first, as scipy does (ints in int64), then the checks
+    A = sp.csr_matrix(coo, dtype=np.int64 if input_dtype.kind in "iu" else None, copy=True)
+    A.sum_duplicates()
+    A = A.tocoo()
+    off = A.row != A.col                     # (the diagonal is ignored)
+    r, c, w = A.row[off], A.col[off], A.data[off]
     keep = _check_weights(w, drop_invalid, dtype)
     inexact = inexact_count(w[keep])
     r, c, w = r[keep], c[keep], np.asarray(w, np.float64)[keep]
-    A = sp.csr_matrix((w, (r, c)), shape=(n, n))     # duplicates summed, as scipy does
+    A = sp.csr_matrix((w, (r, c)), shape=(n, n))
     A.sum_duplicates()
     T = A.T.tocsr()
     T.sort_indices()
@@ -519,31 +495,46 @@ def _from_sparse(coo, symmetrize, drop_invalid, nodes, dtype=np.float64):
 
 # --------------------------------------------------------------------------- b values
 
-def as_b(b, n):
-    """``b`` as an int32 array of length n (an int broadcasts); non-negative integers only."""
-    if isinstance(b, (int, np.integer)) and not isinstance(b, bool):
-        if b < 0:
-            raise InputError(f"b must be non-negative, found {int(b)}")
-        if b > INDEX_MAX:
-            raise InputError("b is too large")
-        return np.full(n, b, np.int32)          # the common case: no int64 round trip
-    arr = np.asarray(b)
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
-            raise InputError("b must hold non-negative integers")
-    elif arr.dtype.kind not in "iub":
-        raise InputError(f"b must be an int or an integer array, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64)
-    if arr.ndim == 0:
-        arr = np.full(n, int(arr), np.int64)
-    if arr.shape != (n,):
-        raise InputError(f"b must be an int or an array of length n = {n}, got shape "
-                         f"{arr.shape}")
-    if arr.size and arr.min() < 0:
-        raise InputError(f"b must be non-negative, found {int(arr.min())}")
-    if arr.size and arr.max() > INDEX_MAX:
-        raise InputError("b is too large")
-    return arr.astype(np.int32)
+def b_values(b, n):
+    """``b`` as the user gave it, checked: an int64 array of length ``n`` (an integer
+    broadcasts) of non-negative integers; bools, fractions, NaN and values past int64 are
+    refused (:class:`InputError` naming ``b``, a uint64 shown unsigned)."""
+    if isinstance(b, np.ndarray) and b.ndim == 0:
+        b = b[()]
+    if np.ndim(b) == 0 and not isinstance(b, np.ndarray):
+        if isinstance(b, (float, np.floating)):
+            if not (np.isfinite(b) and b == np.round(b)):
+                args.refuse("b", b, "a non-negative integer (or an array of n of them)")
+            b = int(b)
+        v = args.integer("b", b, low=0, high=np.iinfo(np.int64).max,
+                         what="a non-negative integer (or an array of n of them)")
+        return np.full(n, v, np.int64)
+    if np.ndim(b) == 1 and np.size(b) != n:
+        raise InputError(f"b has length {np.size(b)}: it must be an integer or an array of "
+                         f"length n = {n}", argument="b")
+    return args.integer_array("b", b, low=0, size=n, what="non-negative integers")
+
+
+def as_b(b, n, degree=None):
+    """``b`` (:func:`b_values`) capped at each vertex's degree, as int32: a vertex takes at
+    most as many matched edges as it has, so a larger b changes nothing, and the suitor
+    lists stay proportional to the edges. ``degree``: an upper bound of each vertex's degree
+    (default ``n - 1``, the most a simple graph allows)."""
+    bb = b_values(b, n)
+    cap = max(n - 1, 0) if degree is None else np.asarray(degree, np.int64)
+    return np.minimum(bb, cap).astype(np.int32)
+
+
+def degree_bound(g):
+    """An upper bound of each vertex's degree in the graph of ``g`` (a :class:`SparseInput`
+    or a :class:`WeightedGraph`), O(n) from its offsets: the stored entries of each list
+    (diagonal and duplicates included), plus those of each column when an asymmetric input
+    may be symmetrized (an O(nnz) count, then only)."""
+    deg = np.diff(np.asarray(g.indptr, np.int64))
+    if isinstance(g, SparseInput) and g.symmetrize and g.nnz:
+        # (the indices are checked later, on the device: clipped here)
+        deg = deg + np.bincount(np.clip(g.indices, 0, g.n - 1), minlength=g.n)[:g.n]
+    return deg
 
 
 def with_random_weights(A, seed=0, low=0.0):

@@ -20,6 +20,7 @@ import numpy as np
 import pyopencl as cl
 from pyopencl.elementwise import ElementwiseKernel
 
+from ..engine.args import blame
 from ..engine.family import KernelFamily
 from ..errors import InputError
 from ..engine.indices import offset_type, require_offset64
@@ -155,6 +156,7 @@ class DeviceWeighted:
         return {"weight_dtype": self.wdt, "offset_t": self.offset_t}
 
     @classmethod
+    @blame("G")
     def from_input(cls, handle, src, sched, extra_bytes=None, reverse=False):
         """Take a :class:`~pyclmatch.weighted.graph.SparseInput` in on the device
         (:class:`~pyclmatch.engine.intake.DeviceSymmetric`, one read-back): the structure,
@@ -162,7 +164,8 @@ class DeviceWeighted:
         exact there where ``src.check_exact``) and the symmetry are checked there, the
         diagonal is dropped there when there is one, the weights are converted there;
         with ``reverse``, the reverse edges ``rev`` come from the symmetry check's searches.
-        Unsorted lists or repeated entries are made canonical on the host (a copy) first.
+        Unsorted lists or repeated entries are made canonical on the host (a copy, duplicates
+        summed as scipy sums them) and checked again: the checks see the merged values.
         Returns a device graph, or ``None`` when the input needs the host graph
         (``drop_invalid`` with invalid weights, ``symmetrize`` with an asymmetric matrix);
         raises :class:`~pyclmatch.errors.InputError` with the host checks' messages."""
@@ -180,6 +183,9 @@ class DeviceWeighted:
                                  check_exact=src.check_exact)
             rep = ds.problems(sched)
             raise_structure_problem(rep.structure, "the sparse matrix")
+            if rep.structure & NOT_CANONICAL:    # duplicates are summed before any check
+                src.make_canonical()
+                continue
             if rep.bad:
                 if src.drop_invalid:
                     return None
@@ -191,9 +197,7 @@ class DeviceWeighted:
                                    dtype=wdt)
             if rep.inexact:
                 raise inexact_error(rep.inexact)
-            if not rep.structure & NOT_CANONICAL:
-                break
-            src.make_canonical()
+            break
         if rep.asymmetric:
             if src.symmetrize:
                 return None
