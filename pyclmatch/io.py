@@ -18,13 +18,12 @@ import gzip
 import io as _io
 import lzma
 import os
-import warnings
 
 import numpy as np
-import scipy.io
 import scipy.sparse as sp
 
 from typing import Any
+from . import mtx
 from .engine import limits
 from .errors import InputError
 
@@ -171,7 +170,7 @@ def _decompress(raw, name):
 
 
 def _has_mm_banner(data):
-    return data.lstrip()[:14].lower() == b"%%matrixmarket"
+    return data[:14].lower() == b"%%matrixmarket"
 
 
 def _detect_format(data, base, name, format):
@@ -342,74 +341,8 @@ def _read_npz(name):
 def _read_mtx(data, name):
     if not _has_mm_banner(data):
         raise InputError(f"{name}: not a Matrix Market file (the first line is not a "
-                         f"'%%MatrixMarket' banner)")
-    banner = data.lstrip().split(b"\n", 1)[0].lower().split()
-    if len(banner) < 5 or banner[1] != b"matrix":
-        raise InputError(f"{name}: malformed Matrix Market banner {banner!r} (expected "
-                         f"'%%MatrixMarket matrix <coordinate|array> <field> <symmetry>')")
-    field = banner[3]
-    _check_mtx_sizes(data, name, banner)
-    try:
-        with warnings.catch_warnings():   # (scipy >= 1.15 announces a change of return type;
-            warnings.simplefilter("ignore", DeprecationWarning)   # the CSR below is ours)
-            M = scipy.io.mmread(_io.BytesIO(data))
-    except Exception as e:       # scipy raises ValueError, RuntimeError, OverflowError, ...
-        raise InputError(f"{name}: invalid Matrix Market file: {e}") from e
-    A = sp.csr_matrix(M)
-    A.sum_duplicates()
-    if field == b"pattern":
-        A.data = np.ones(A.nnz, np.int8)
-    return A
-
-
-def _check_mtx_sizes(data, name, banner):
-    """The size line's declared sizes, checked before scipy allocates for them: dimensions
-    within pyclmatch's int32 vertex ids, an entry count that the matrix and the bytes that
-    follow can hold (an entry line holds at least one character and one separator per field),
-    and the arrays of the read (coordinates, values, the CSR) within the host's budget
-    (:func:`pyclmatch.engine.limits.check`)."""
-    pos, end = 0, len(data)
-    while pos < end:                        # skip the banner, comments and blank lines
-        nl = data.find(b"\n", pos)
-        nl = end if nl < 0 else nl
-        line = data[pos:nl].strip()
-        pos = nl + 1
-        if line and not line.startswith(b"%"):
-            break
-    else:
-        raise InputError(f"{name}: the Matrix Market file has no size line")
-    coordinate = banner[2] == b"coordinate"
-    words = line.split()
-    want = 3 if coordinate else 2
-    if len(words) != want or not all(w.isdigit() for w in words):
-        raise InputError(f"{name}: malformed Matrix Market size line {line[:80]!r} (expected "
-                         f"{want} non-negative integers: rows cols"
-                         f"{' entries' if coordinate else ''})")
-    rows, cols = int(words[0]), int(words[1])
-    for what, v in (("rows", rows), ("columns", cols)):
-        if v > _MAX_ID + 1:
-            raise InputError(f"{name}: the size line declares {v:,} {what}; pyclmatch's vertex "
-                             f"ids are int32 (at most {_MAX_ID + 1:,} per side)")
-    symmetric = banner[4] != b"general" if len(banner) > 4 else False
-    cells = rows * (rows + 1) // 2 if symmetric and rows == cols else rows * cols
-    fields = {b"pattern": 0, b"complex": 2}.get(banner[3], 1) + (2 if coordinate else 0)
-    entries = int(words[2]) if coordinate else cells
-    after = max(0, end - pos)
-    if entries > cells:
-        raise InputError(f"{name}: the size line declares {entries:,} entries but a "
-                         f"{rows:,} x {cols:,}{' symmetric' if symmetric else ''} matrix has "
-                         f"{cells:,} positions")
-    if entries * 2 * max(fields, 1) > after + 1:
-        raise InputError(f"{name}: the size line declares {entries:,} "
-                         f"{'entries' if coordinate else 'values'} but only {after:,} bytes "
-                         f"follow it (room for at most {(after + 1) // (2 * max(fields, 1)):,}): "
-                         f"the file is truncated or the size line is wrong")
-    stored = entries * (2 if symmetric else 1)
-    host = {"coordinates and values": stored * 24, "CSR": (rows + 1) * 8 + stored * 16}
-    if not coordinate:
-        host["dense array"] = rows * cols * 8
-    limits.check(None, "read_graph", f"{name} ({rows:,} x {cols:,}, {entries:,} entries)",
-                 host=host)
+                         f"'%%MatrixMarket' banner)", argument="path")
+    return mtx.read(data, name)
 
 
 # ------------------------------------------------------------------------------------------------
