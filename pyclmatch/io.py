@@ -18,13 +18,14 @@ import gzip
 import io as _io
 import lzma
 import os
+import stat
 
 import numpy as np
 import scipy.sparse as sp
 
 from typing import Any
 from . import mtx
-from .engine import limits
+from .engine import args, limits
 from .errors import InputError
 
 __all__ = ["read_graph", "FORMATS"]
@@ -118,14 +119,18 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
     >>> A.toarray().astype(int).tolist()
     [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
     """
-    name = os.fspath(path)
-    if name.lower().endswith(".npz") or format == "npz":
+    name = _checked_path(path)
+    if format is not None:
+        format = FORMATS.get(args.choice("format", format, tuple(FORMATS) + ("npz",)), "npz")
+    symmetrize = args.boolean("symmetrize", symmetrize)
+    return_labels = args.boolean("return_labels", return_labels)
+    if format == "npz" or (format is None and name.lower().endswith(".npz")):
         A, labels = _read_npz(name), None
     else:
         A, labels = _read_text(name, format, symmetrize)
     if symmetrize:
         if A.shape[0] != A.shape[1]:
-            raise InputError(f"{name}: cannot symmetrize a {A.shape[0]} x {A.shape[1]} "
+            raise _bad(f"{name}: cannot symmetrize a {A.shape[0]} x {A.shape[1]} "
                              f"(non-square) matrix")
         A = _symmetrized(A)
     return (A, labels) if return_labels else A
@@ -133,6 +138,38 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
 
 # ------------------------------------------------------------------------------------------------
 # file handling and format detection
+
+def _bad(message):
+    """The InputError of a bad file: ``argument="path"``."""
+    return InputError(message, argument="path")
+
+
+def _checked_path(path):
+    """``path`` as a str naming a regular file (checked with ``os.stat`` before anything opens
+    it, so a FIFO is refused instead of blocking): FileNotFoundError if it does not exist,
+    InputError (``argument="path"``) for a directory, a FIFO, a device or socket, or a path
+    that cannot be looked at."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        args.refuse("path", path, "a file name: a str, bytes or os.PathLike")
+    try:
+        name = os.fsdecode(os.fspath(path))
+    except TypeError:              # (a PathLike whose __fspath__ returns something else)
+        args.refuse("path", path, "a file name: a str, bytes or os.PathLike")
+    if "\0" in name:
+        raise _bad(f"path {name!r} holds a NUL character")
+    try:
+        st = os.stat(name)
+    except FileNotFoundError:
+        raise FileNotFoundError(2, "No such file or directory", name) from None
+    except OSError as e:
+        raise _bad(f"{name}: cannot look at the file: {e.strerror or e}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise _bad(f"{name} is a directory; read_graph reads one file")
+    if not stat.S_ISREG(st.st_mode):
+        raise _bad(f"{name} is not a regular file (a FIFO, device or socket); read_graph "
+                   f"reads regular files")
+    return name
+
 
 def _decompress(raw, name):
     """Return (decompressed bytes, file name without the compression suffix)."""
@@ -165,7 +202,7 @@ def _decompress(raw, name):
                                  host={"decompressed text (so far)": 2 * size})
                 parts.append(chunk)
     except (OSError, EOFError, ValueError, lzma.LZMAError) as e:
-        raise InputError(f"{name}: cannot decompress the file: {e}") from e
+        raise _bad(f"{name}: cannot decompress the file: {e}") from e
     return b"".join(parts), base
 
 
@@ -175,21 +212,20 @@ def _has_mm_banner(data):
 
 def _detect_format(data, base, name, format):
     if format is not None:
-        key = str(format).lower().lstrip(".")
-        if key not in FORMATS:
-            raise InputError(f"unknown format {format!r}; use one of 'mtx', 'metis', 'snap'")
-        return FORMATS[key]
+        return format
     if _has_mm_banner(data):
         return "mtx"
     ext = os.path.splitext(base)[1]
     if ext in _EXT_FORMAT:
         fmt = _EXT_FORMAT[ext]
         if fmt == "mtx":
-            raise InputError(f"{name}: not a Matrix Market file (the first line is not a "
+            raise _bad(f"{name}: not a Matrix Market file (the first line is not a "
                              f"'%%MatrixMarket' banner)")
         return fmt
-    raise InputError(f"{name}: cannot tell the file format from the extension {ext!r}; pass "
-                     f"format='mtx', 'metis' or 'snap'")
+    raise _bad(f"{name}: cannot tell the file format from the extension {ext!r}: the "
+               f"extensions read are .mtx/.mm (Matrix Market), .graph/.metis/.chaco (METIS), "
+               f".txt/.edges/.tsv/.el/.edgelist/.snap (SNAP edge lists) and .npz (scipy), each "
+               f"optionally .gz/.bz2/.xz; or pass format='mtx', 'metis', 'snap' or 'npz'")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -310,28 +346,46 @@ def _symmetrized(A):
 
 def _read_text(name, format, symmetrize):
     """``(A, labels)`` of a text format file (compressed or not)."""
-    with open(name, "rb") as f:
-        raw = f.read()
+    try:
+        with open(name, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise _bad(f"{name}: cannot read the file: {e.strerror or e}") from None
     data, base = _decompress(raw, name)
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
     if not data.strip():
-        raise InputError(f"{name}: the file is empty")
+        raise _bad(f"{name}: the file is empty")
     fmt = _detect_format(data, base, name, format)
     if fmt == "mtx":
         return _read_mtx(data, name), None
+    _check_bytes(data, name)
     if fmt == "metis":
         return _read_metis(data, name, symmetrize), None
     return _read_snap(data, name)
 
 
+#: control bytes a METIS or SNAP file may not hold (tab, line feed, carriage return and form
+#: feed are white space; anything else would silently split or end a token)
+_CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r\f") + b"\x7f"
+
+
+def _check_bytes(data, name):
+    """Refuse control bytes (a NUL, ...) in a METIS or SNAP file, naming the line."""
+    if len(data.translate(None, _CONTROL)) == len(data):
+        return
+    b = np.frombuffer(data, np.uint8)
+    at = int(np.flatnonzero(np.isin(b, np.frombuffer(_CONTROL, np.uint8)))[0])
+    line = data.count(b"\n", 0, at) + 1
+    raise _bad(f"{name}: line {line}: control byte "
+               f"{data[at:at + 1]!r} (a binary file, or a corrupted text file)")
+
+
 def _read_npz(name):
-    if not os.path.exists(name):
-        raise FileNotFoundError(f"[Errno 2] No such file or directory: {name!r}")
     try:
         A = sp.load_npz(name)
     except Exception as exc:   # not a zip, or a zip without scipy's arrays
-        raise InputError(f"{name}: not a scipy.sparse .npz file ({exc})") from None
+        raise _bad(f"{name}: not a scipy.sparse .npz file ({exc})") from None
     A = sp.csr_matrix(A)
     A.sum_duplicates()
     A.sort_indices()
@@ -340,7 +394,7 @@ def _read_npz(name):
 
 def _read_mtx(data, name):
     if not _has_mm_banner(data):
-        raise InputError(f"{name}: not a Matrix Market file (the first line is not a "
+        raise _bad(f"{name}: not a Matrix Market file (the first line is not a "
                          f"'%%MatrixMarket' banner)", argument="path")
     return mtx.read(data, name)
 
@@ -353,7 +407,7 @@ def _read_metis(data, name, symmetrize):
     tok = _Tokens(data, b"%")
     live = np.flatnonzero(tok.is_data)
     if live.size == 0:
-        raise InputError(f"{name}: no METIS header (the file holds only comments)")
+        raise _bad(f"{name}: no METIS header (the file holds only comments)")
     hline = tok.line[live[0]]
     n, m, fmt, ncon, k = _metis_header(tok, live, hline, name)
     # vertex lines: the non-comment lines after the header, in order
@@ -365,15 +419,15 @@ def _read_metis(data, name, symmetrize):
     vt = live[tok.line[live] > hline]
     tv = vertex_of_line[tok.line[vt]]
     if nv < n:
-        raise InputError(f"{name}: METIS header says n={n} vertices but the file has only {nv} "
+        raise _bad(f"{name}: METIS header says n={n} vertices but the file has only {nv} "
                          f"vertex lines")
     if tv.size and tv[-1] >= n:
         extra = vt[np.argmax(tv >= n)]
-        raise InputError(f"{name}: line {_line_no(tok, extra)}: METIS header says n={n} vertices "
+        raise _bad(f"{name}: line {_line_no(tok, extra)}: METIS header says n={n} vertices "
                          f"but there is data after vertex {n}'s line")
     rows, cols, weights = _metis_neighbours(tok, vt, tv, vline_no, n, fmt, ncon, k, name)
     if cols.size != 2 * m:
-        raise InputError(f"{name}: METIS header says m={m} edges but the vertex lines hold "
+        raise _bad(f"{name}: METIS header says m={m} edges but the vertex lines hold "
                          f"{cols.size} neighbour entries (expected 2m = {2 * m})")
     A = _assemble(rows, cols, weights, (n, n))
     if not symmetrize:
@@ -388,17 +442,20 @@ def _metis_header(tok, live, hline, name):
     hdr = [tok.text(i) for i in htok]
     where = f"{name}: line {hline + 1}: METIS header {' '.join(hdr)!r}"
     if not 2 <= len(hdr) <= 4 or not all(h.isdigit() for h in hdr):
-        raise InputError(f"{where} is not 'n m [fmt [ncon]]' (non-negative integers)")
+        raise _bad(f"{where} is not 'n m [fmt [ncon]]' (non-negative integers)")
     n, m = int(hdr[0]), int(hdr[1])
     fmt = hdr[2] if len(hdr) > 2 else "0"
     if len(fmt) > 3 or set(fmt) - {"0", "1"}:
-        raise InputError(f"{where}: fmt {fmt!r} must be up to three 0/1 digits "
+        raise _bad(f"{where}: fmt {fmt!r} must be up to three 0/1 digits "
                          f"(vertex sizes, vertex weights, edge weights)")
     fmt = fmt.zfill(3)
     has_size, has_vw, _ = (c == "1" for c in fmt)
     ncon = int(hdr[3]) if len(hdr) > 3 else 1
     if has_vw and ncon < 1:
-        raise InputError(f"{where}: ncon must be at least 1")
+        raise _bad(f"{where}: ncon must be at least 1")
+    if len(hdr) > 3 and not has_vw:
+        raise _bad(f"{where}: ncon is given but fmt={fmt} has no vertex weights (its middle "
+                   f"digit is 0)")
     return n, m, fmt, ncon, int(has_size) + (ncon if has_vw else 0)
 
 
@@ -407,35 +464,47 @@ def _metis_neighbours(tok, vt, tv, vline_no, n, fmt, ncon, k, name):
     ``vt`` of the vertex lines, ``tv`` the vertex of each token."""
     vals = tok.parse(vt, np.int64)
     if vals is None:
-        raise InputError(f"{name}: {tok.bad_number(vt, int, 'an integer')}")
+        raise _bad(f"{name}: {tok.bad_number(vt, int, 'an integer')}")
     counts = np.bincount(tv, minlength=n)
     pos = np.arange(vt.size) - np.repeat(np.cumsum(counts) - counts, counts)
     if k:
         short = np.flatnonzero(counts < k)
         if short.size:
             v = short[0]
-            raise InputError(f"{name}: line {vline_no[v] + 1}: vertex {v + 1} has {counts[v]} "
+            raise _bad(f"{name}: line {vline_no[v] + 1}: vertex {v + 1} has {counts[v]} "
                              f"fields but fmt={fmt} ncon={ncon} needs {k} vertex size/weight "
                              f"fields first")
     if fmt[2] == "1":
         odd = np.flatnonzero((counts - k) % 2)
         if odd.size:
             v = odd[0]
-            raise InputError(f"{name}: line {vline_no[v] + 1}: vertex {v + 1} has an odd number "
+            raise _bad(f"{name}: line {vline_no[v] + 1}: vertex {v + 1} has an odd number "
                              f"of neighbour/weight fields (fmt={fmt} wants 'neighbour weight' "
                              f"pairs)")
         nb = (pos >= k) & ((pos - k) % 2 == 0)
         weights = vals[np.flatnonzero(nb) + 1]
+        _metis_non_negative(tok, vt[np.flatnonzero(nb) + 1], weights, "edge weight", name)
     else:
         nb = pos >= k
         weights = None
+    if k:
+        _metis_non_negative(tok, vt[pos < k], vals[pos < k], "vertex size/weight", name)
     rows, cols = tv[nb], vals[nb] - 1
     out = np.flatnonzero((cols < 0) | (cols >= n))
     if out.size:
         i = vt[np.flatnonzero(nb)[out[0]]]
-        raise InputError(f"{name}: line {_line_no(tok, i)}: neighbour {tok.text(i)} is out of "
+        raise _bad(f"{name}: line {_line_no(tok, i)}: neighbour {tok.text(i)} is out of "
                          f"range 1..{n}")
     return rows, cols, weights
+
+
+def _metis_non_negative(tok, toks, vals, what, name):
+    """The METIS manual's weights and sizes are non-negative integers."""
+    neg = np.flatnonzero(vals < 0)
+    if neg.size:
+        i = toks[neg[0]]
+        raise _bad(f"{name}: line {_line_no(tok, i)}: {what} {tok.text(i)} is negative (METIS "
+                   f"weights and sizes are non-negative integers)")
 
 
 def _check_metis_symmetric(A, vline_no, name):
@@ -452,7 +521,7 @@ def _check_metis_symmetric(A, vline_no, name):
         if not a:
             u, v = v, u
         msg = f"vertex {u + 1} lists {v + 1} but vertex {v + 1} does not list {u + 1}"
-    raise InputError(f"{name}: the METIS adjacency is not symmetric: {msg} (line "
+    raise _bad(f"{name}: the METIS adjacency is not symmetric: {msg} (line "
                      f"{vline_no[u] + 1}); pass symmetrize=True to accept it")
 
 
@@ -463,7 +532,7 @@ def _read_snap(data, name):
     tok = _Tokens(data, b"#%")
     live = np.flatnonzero(tok.is_data)
     if live.size == 0:
-        raise InputError(f"{name}: no edges (the file holds only comments or blank lines)")
+        raise _bad(f"{name}: no edges (the file holds only comments or blank lines)")
     lines = tok.line[live]
     newline = np.ones(live.size, bool)
     newline[1:] = lines[1:] != lines[:-1]
@@ -471,12 +540,12 @@ def _read_snap(data, name):
     counts = np.diff(np.append(first, live.size))
     ncol = int(counts[0])
     if ncol not in (2, 3):
-        raise InputError(f"{name}: line {lines[0] + 1}: malformed edge line with {ncol} "
+        raise _bad(f"{name}: line {lines[0] + 1}: malformed edge line with {ncol} "
                          f"field(s); expected 'u v' or 'u v weight'")
     bad = np.flatnonzero(counts != ncol)
     if bad.size:
         j = bad[0]
-        raise InputError(f"{name}: line {lines[first[j]] + 1}: malformed edge line with "
+        raise _bad(f"{name}: line {lines[first[j]] + 1}: malformed edge line with "
                          f"{counts[j]} field(s); expected {ncol} like the first edge line "
                          f"(line {lines[0] + 1})")
     grid = live.reshape(-1, ncol)
@@ -485,7 +554,7 @@ def _read_snap(data, name):
     if ncol == 3:
         weights = tok.parse(grid[:, 2], np.float64)
         if weights is None:
-            raise InputError(f"{name}: bad weight: {tok.bad_number(grid[:, 2], float, 'a number')}")
+            raise _bad(f"{name}: bad weight: {tok.bad_number(grid[:, 2], float, 'a number')}")
 
     ids = tok.parse(id_tok, np.int64)
     labels = None
@@ -493,12 +562,12 @@ def _read_snap(data, name):
         neg = np.flatnonzero(ids < 0)
         if neg.size:
             i = id_tok[neg[0]]
-            raise InputError(f"{name}: line {_line_no(tok, i)}: negative vertex id "
+            raise _bad(f"{name}: line {_line_no(tok, i)}: negative vertex id "
                              f"{tok.text(i)}")
         big = np.flatnonzero(ids > _MAX_ID)
         if big.size:
             i = id_tok[big[0]]
-            raise InputError(f"{name}: line {_line_no(tok, i)}: vertex id {tok.text(i)} is too "
+            raise _bad(f"{name}: line {_line_no(tok, i)}: vertex id {tok.text(i)} is too "
                              f"large (integer ids are used as indices, so the graph would have "
                              f"max id + 1 vertices)")
         n = int(ids.max()) + 1
