@@ -6,9 +6,8 @@ Matrix Market files and edge-list weights, ``int64`` for integer Matrix Market f
 weights).
 
 Files may be compressed with gzip, bzip2 or xz; the compression is recognised by the extension
-(``.gz``, ``.bz2``, ``.xz``) or by the file's magic bytes.  Parsing is vectorised with numpy: the
-text is scanned once for token boundaries and line numbers, and the numbers are converted in one
-call, so errors can still name the offending line.
+(``.gz``, ``.bz2``, ``.xz``) or by the file's magic bytes.  Parsing is vectorised with numpy (Matrix Market in
+:mod:`pyclmatch.mtx`, strictly per its specification); errors name the offending line.
 """
 from __future__ import annotations
 
@@ -56,11 +55,12 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The file.  Compressed files (``.gz``, ``.bz2``, ``.xz``, or recognised by their magic
+    path : str, bytes or os.PathLike
+        The file (a regular file: a directory, FIFO or device is refused before it is opened).
+        Compressed files (``.gz``, ``.bz2``, ``.xz``, or recognised by their magic
         bytes) are decompressed in memory.
-    format : {"mtx", "metis", "snap"}, optional
-        Overrides the detection.  By default the format follows the extension (after stripping a
+    format : {"mtx", "metis", "snap", "npz"}, optional
+        Overrides the detection (any case; aliases: :data:`FORMATS`).  By default the format follows the extension (after stripping a
         compression suffix): ``.mtx``/``.mm`` -> Matrix Market, ``.graph``/``.metis`` -> METIS,
         ``.txt``/``.edges``/``.tsv``/``.el`` -> SNAP edge list.  A file that starts with the
         ``%%MatrixMarket`` banner is read as Matrix Market whatever its extension.
@@ -76,15 +76,35 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
     -----
     The formats:
 
-    * Matrix Market (coordinate or array; real, integer, pattern, complex; general, symmetric,
-      skew-symmetric, hermitian) via :func:`scipy.io.mmread`; symmetric files come back full,
-      pattern files get ``int8`` ones.  Explicit zeros are kept as entries.
+    * Matrix Market, read strictly per the NIST specification by :mod:`pyclmatch.mtx` (no
+      third-party parser sees the bytes): the banner ``%%MatrixMarket matrix
+      coordinate|array real|integer|complex|pattern general|symmetric|skew-symmetric|hermitian``
+      (any case; pattern only with coordinate, hermitian only with complex, no skew-symmetric
+      pattern) on the first line, ``%`` comment lines and blank lines anywhere after it, the
+      size line, then exactly one entry per line with exactly its tokens (``i j`` for pattern,
+      ``i j value``, ``i j re im`` for complex; one value, or two for complex, per line for
+      ``array``, column-major).  Indices are unsigned decimal integers within the size line's
+      bounds; ``integer`` values decimal integers within int64 (``1.5`` is refused, not
+      truncated); ``real`` values decimal numbers (``[+-]digits[.digits][e[+-]digits]``; ``0x10``
+      or ``1e`` are refused, a finite number past float64 too; ``nan``, ``inf`` and
+      ``infinity`` in any case read as IEEE values, which the matching and Louvain functions
+      then refuse); tokens separated by spaces or tabs, lines ending in ``\\n`` or
+      ``\\r\\n``, no other control or non-ASCII byte on an entry line.  Symmetric, hermitian
+      and skew-symmetric files list the lower triangle only: an entry above the diagonal (on
+      it, for skew-symmetric; an imaginary diagonal, for hermitian) is refused with its line,
+      and the file comes back full.  A position listed twice is summed (as
+      :func:`scipy.io.mmread` does, and as the library merges duplicates elsewhere); explicit
+      zeros of coordinate files are kept as entries, zeros of ``array`` files are not entries.
+      ``real`` gives ``float64``, ``integer`` ``int64``, ``complex`` ``complex128``, ``pattern``
+      ``int8`` ones.
     * METIS / DIMACS10 ``.graph``: header ``n m [fmt [ncon]]``, ``%`` comment lines, line ``i``
       holds the 1-based neighbours of vertex ``i`` (an empty line is an isolated vertex).  ``fmt``
       is up to three binary digits ``abc``: ``a`` vertex sizes, ``b`` vertex weights (``ncon`` of
-      them, default 1), ``c`` edge weights.  Vertex sizes and weights are skipped; edge weights
-      become the data (``int64``).  The header must agree with the lines (``n`` vertex lines, ``2m``
-      neighbour entries) and the adjacency must be symmetric.
+      them, default 1; ``ncon`` only with vertex weights), ``c`` edge weights.  Every field is a
+      decimal integer; sizes and weights are non-negative.  Vertex sizes and weights are
+      skipped; edge weights become the data (``int64``).  The header must agree with the lines
+      (``n`` vertex lines, ``2m`` neighbour entries) and the adjacency must be symmetric.
+      METIS and SNAP files may not hold control bytes (a NUL, ...) other than white space.
     * scipy ``.npz`` files (:func:`scipy.sparse.save_npz`, any sparse format): loaded as they
       are, no parsing (the fast way to keep a collection of matrices on disk).
     * SNAP edge lists: ``#`` (or ``%``) comment lines, blank lines ignored, one arc ``u v`` or
@@ -99,8 +119,10 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
     FileNotFoundError
         The file does not exist.
     pyclmatch.InputError
-        The file is empty, is not in the expected format, or is inconsistent; the message names the
-        file and, for text formats, the line.
+        ``argument="path"``: the path is not a regular file or cannot be read, or the file is
+        empty, not in the expected format, or inconsistent; the message names the file and,
+        for text formats, the line.  ``argument="format"`` (or ``"symmetrize"``,
+        ``"return_labels"``): a parameter of the wrong type or value.
 
     Examples
     --------

@@ -87,8 +87,8 @@ def banner(data, name):
 
 def size_line(data, name, layout, field, symmetry):
     """``(rows, cols, entries, pos, line)``: the size line's numbers, checked before anything
-    is allocated for them (int32 dimensions, entries that the matrix and the bytes after the
-    size line can hold, the read's arrays within the host's budget), ``pos`` the offset after
+    is allocated for them (int32 dimensions, entries that the bytes after the size line can
+    hold (a matrix may list a position twice: duplicates are summed), the read's arrays within the host's budget), ``pos`` the offset after
     the size line and ``line`` its 1-based line number."""
     pos, end, lineno = 0, len(data), 0
     while pos < end:                        # skip the banner, comments and blank lines
@@ -117,10 +117,6 @@ def size_line(data, name, layout, field, symmetry):
     cells = {"general": rows * cols, "skew-symmetric": rows * (rows - 1) // 2}.get(
         symmetry, rows * (rows + 1) // 2)
     entries = int(words[2]) if coordinate else cells
-    if entries > cells:
-        raise bad(name, f"the size line declares {entries:,} entries but a {rows:,} x {cols:,}"
-                        f"{'' if symmetry == 'general' else ' ' + symmetry} matrix has "
-                        f"{cells:,} positions")
     after = max(0, end - pos)
     per = 2 * max(1, (2 if coordinate else 0) + {"pattern": 0, "complex": 2}.get(field, 1))
     if entries * per > after + 1:
