@@ -6,9 +6,8 @@ Matrix Market files and edge-list weights, ``int64`` for integer Matrix Market f
 weights).
 
 Files may be compressed with gzip, bzip2 or xz; the compression is recognised by the extension
-(``.gz``, ``.bz2``, ``.xz``) or by the file's magic bytes.  Parsing is vectorised with numpy: the
-text is scanned once for token boundaries and line numbers, and the numbers are converted in one
-call, so errors can still name the offending line.
+(``.gz``, ``.bz2``, ``.xz``) or by the file's magic bytes.  Parsing is vectorised with numpy (Matrix Market in
+:mod:`pyclmatch.mtx`, strictly per its specification); errors name the offending line.
 """
 from __future__ import annotations
 
@@ -18,14 +17,14 @@ import gzip
 import io as _io
 import lzma
 import os
-import warnings
+import stat
 
 import numpy as np
-import scipy.io
 import scipy.sparse as sp
 
 from typing import Any
-from .engine import limits
+from . import mtx
+from .engine import args, limits
 from .errors import InputError
 
 __all__ = ["read_graph", "FORMATS"]
@@ -56,11 +55,12 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The file.  Compressed files (``.gz``, ``.bz2``, ``.xz``, or recognised by their magic
+    path : str, bytes or os.PathLike
+        The file (a regular file: a directory, FIFO or device is refused before it is opened).
+        Compressed files (``.gz``, ``.bz2``, ``.xz``, or recognised by their magic
         bytes) are decompressed in memory.
-    format : {"mtx", "metis", "snap"}, optional
-        Overrides the detection.  By default the format follows the extension (after stripping a
+    format : {"mtx", "metis", "snap", "npz"}, optional
+        Overrides the detection (any case; aliases: :data:`FORMATS`).  By default the format follows the extension (after stripping a
         compression suffix): ``.mtx``/``.mm`` -> Matrix Market, ``.graph``/``.metis`` -> METIS,
         ``.txt``/``.edges``/``.tsv``/``.el`` -> SNAP edge list.  A file that starts with the
         ``%%MatrixMarket`` banner is read as Matrix Market whatever its extension.
@@ -76,15 +76,35 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
     -----
     The formats:
 
-    * Matrix Market (coordinate or array; real, integer, pattern, complex; general, symmetric,
-      skew-symmetric, hermitian) via :func:`scipy.io.mmread`; symmetric files come back full,
-      pattern files get ``int8`` ones.  Explicit zeros are kept as entries.
+    * Matrix Market, read strictly per the NIST specification by :mod:`pyclmatch.mtx` (no
+      third-party parser sees the bytes): the banner ``%%MatrixMarket matrix
+      coordinate|array real|integer|complex|pattern general|symmetric|skew-symmetric|hermitian``
+      (any case; pattern only with coordinate, hermitian only with complex, no skew-symmetric
+      pattern) on the first line, ``%`` comment lines and blank lines anywhere after it, the
+      size line, then exactly one entry per line with exactly its tokens (``i j`` for pattern,
+      ``i j value``, ``i j re im`` for complex; one value, or two for complex, per line for
+      ``array``, column-major).  Indices are unsigned decimal integers within the size line's
+      bounds; ``integer`` values decimal integers within int64 (``1.5`` is refused, not
+      truncated); ``real`` values decimal numbers (``[+-]digits[.digits][e[+-]digits]``; ``0x10``
+      or ``1e`` are refused, a finite number past float64 too; ``nan``, ``inf`` and
+      ``infinity`` in any case read as IEEE values, which the matching and Louvain functions
+      then refuse); tokens separated by spaces or tabs, lines ending in ``\\n`` or
+      ``\\r\\n``, no other control or non-ASCII byte on an entry line.  Symmetric, hermitian
+      and skew-symmetric files list the lower triangle only: an entry above the diagonal (on
+      it, for skew-symmetric; an imaginary diagonal, for hermitian) is refused with its line,
+      and the file comes back full.  A position listed twice is summed (as
+      :func:`scipy.io.mmread` does, and as the library merges duplicates elsewhere); explicit
+      zeros of coordinate files are kept as entries, zeros of ``array`` files are not entries.
+      ``real`` gives ``float64``, ``integer`` ``int64``, ``complex`` ``complex128``, ``pattern``
+      ``int8`` ones.
     * METIS / DIMACS10 ``.graph``: header ``n m [fmt [ncon]]``, ``%`` comment lines, line ``i``
       holds the 1-based neighbours of vertex ``i`` (an empty line is an isolated vertex).  ``fmt``
       is up to three binary digits ``abc``: ``a`` vertex sizes, ``b`` vertex weights (``ncon`` of
-      them, default 1), ``c`` edge weights.  Vertex sizes and weights are skipped; edge weights
-      become the data (``int64``).  The header must agree with the lines (``n`` vertex lines, ``2m``
-      neighbour entries) and the adjacency must be symmetric.
+      them, default 1; ``ncon`` only with vertex weights), ``c`` edge weights.  Every field is a
+      decimal integer; sizes and weights are non-negative.  Vertex sizes and weights are
+      skipped; edge weights become the data (``int64``).  The header must agree with the lines
+      (``n`` vertex lines, ``2m`` neighbour entries) and the adjacency must be symmetric.
+      METIS and SNAP files may not hold control bytes (a NUL, ...) other than white space.
     * scipy ``.npz`` files (:func:`scipy.sparse.save_npz`, any sparse format): loaded as they
       are, no parsing (the fast way to keep a collection of matrices on disk).
     * SNAP edge lists: ``#`` (or ``%``) comment lines, blank lines ignored, one arc ``u v`` or
@@ -99,8 +119,10 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
     FileNotFoundError
         The file does not exist.
     pyclmatch.InputError
-        The file is empty, is not in the expected format, or is inconsistent; the message names the
-        file and, for text formats, the line.
+        ``argument="path"``: the path is not a regular file or cannot be read, or the file is
+        empty, not in the expected format, or inconsistent; the message names the file and,
+        for text formats, the line.  ``argument="format"`` (or ``"symmetrize"``,
+        ``"return_labels"``): a parameter of the wrong type or value.
 
     Examples
     --------
@@ -119,14 +141,18 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
     >>> A.toarray().astype(int).tolist()
     [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
     """
-    name = os.fspath(path)
-    if name.lower().endswith(".npz") or format == "npz":
+    name = _checked_path(path)
+    if format is not None:
+        format = FORMATS.get(args.choice("format", format, tuple(FORMATS) + ("npz",)), "npz")
+    symmetrize = args.boolean("symmetrize", symmetrize)
+    return_labels = args.boolean("return_labels", return_labels)
+    if format == "npz" or (format is None and name.lower().endswith(".npz")):
         A, labels = _read_npz(name), None
     else:
         A, labels = _read_text(name, format, symmetrize)
     if symmetrize:
         if A.shape[0] != A.shape[1]:
-            raise InputError(f"{name}: cannot symmetrize a {A.shape[0]} x {A.shape[1]} "
+            raise _bad(f"{name}: cannot symmetrize a {A.shape[0]} x {A.shape[1]} "
                              f"(non-square) matrix")
         A = _symmetrized(A)
     return (A, labels) if return_labels else A
@@ -134,6 +160,38 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
 
 # ------------------------------------------------------------------------------------------------
 # file handling and format detection
+
+def _bad(message):
+    """The InputError of a bad file: ``argument="path"``."""
+    return InputError(message, argument="path")
+
+
+def _checked_path(path):
+    """``path`` as a str naming a regular file (checked with ``os.stat`` before anything opens
+    it, so a FIFO is refused instead of blocking): FileNotFoundError if it does not exist,
+    InputError (``argument="path"``) for a directory, a FIFO, a device or socket, or a path
+    that cannot be looked at."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        args.refuse("path", path, "a file name: a str, bytes or os.PathLike")
+    try:
+        name = os.fsdecode(os.fspath(path))
+    except TypeError:              # (a PathLike whose __fspath__ returns something else)
+        args.refuse("path", path, "a file name: a str, bytes or os.PathLike")
+    if "\0" in name:
+        raise _bad(f"path {name!r} holds a NUL character")
+    try:
+        st = os.stat(name)
+    except FileNotFoundError:
+        raise FileNotFoundError(2, "No such file or directory", name) from None
+    except OSError as e:
+        raise _bad(f"{name}: cannot look at the file: {e.strerror or e}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise _bad(f"{name} is a directory; read_graph reads one file")
+    if not stat.S_ISREG(st.st_mode):
+        raise _bad(f"{name} is not a regular file (a FIFO, device or socket); read_graph "
+                   f"reads regular files")
+    return name
+
 
 def _decompress(raw, name):
     """Return (decompressed bytes, file name without the compression suffix)."""
@@ -166,31 +224,30 @@ def _decompress(raw, name):
                                  host={"decompressed text (so far)": 2 * size})
                 parts.append(chunk)
     except (OSError, EOFError, ValueError, lzma.LZMAError) as e:
-        raise InputError(f"{name}: cannot decompress the file: {e}") from e
+        raise _bad(f"{name}: cannot decompress the file: {e}") from e
     return b"".join(parts), base
 
 
 def _has_mm_banner(data):
-    return data.lstrip()[:14].lower() == b"%%matrixmarket"
+    return data[:14].lower() == b"%%matrixmarket"
 
 
 def _detect_format(data, base, name, format):
     if format is not None:
-        key = str(format).lower().lstrip(".")
-        if key not in FORMATS:
-            raise InputError(f"unknown format {format!r}; use one of 'mtx', 'metis', 'snap'")
-        return FORMATS[key]
+        return format
     if _has_mm_banner(data):
         return "mtx"
     ext = os.path.splitext(base)[1]
     if ext in _EXT_FORMAT:
         fmt = _EXT_FORMAT[ext]
         if fmt == "mtx":
-            raise InputError(f"{name}: not a Matrix Market file (the first line is not a "
+            raise _bad(f"{name}: not a Matrix Market file (the first line is not a "
                              f"'%%MatrixMarket' banner)")
         return fmt
-    raise InputError(f"{name}: cannot tell the file format from the extension {ext!r}; pass "
-                     f"format='mtx', 'metis' or 'snap'")
+    raise _bad(f"{name}: cannot tell the file format from the extension {ext!r}: the "
+               f"extensions read are .mtx/.mm (Matrix Market), .graph/.metis/.chaco (METIS), "
+               f".txt/.edges/.tsv/.el/.edgelist/.snap (SNAP edge lists) and .npz (scipy), each "
+               f"optionally .gz/.bz2/.xz; or pass format='mtx', 'metis', 'snap' or 'npz'")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -311,28 +368,46 @@ def _symmetrized(A):
 
 def _read_text(name, format, symmetrize):
     """``(A, labels)`` of a text format file (compressed or not)."""
-    with open(name, "rb") as f:
-        raw = f.read()
+    try:
+        with open(name, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise _bad(f"{name}: cannot read the file: {e.strerror or e}") from None
     data, base = _decompress(raw, name)
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
     if not data.strip():
-        raise InputError(f"{name}: the file is empty")
+        raise _bad(f"{name}: the file is empty")
     fmt = _detect_format(data, base, name, format)
     if fmt == "mtx":
         return _read_mtx(data, name), None
+    _check_bytes(data, name)
     if fmt == "metis":
         return _read_metis(data, name, symmetrize), None
     return _read_snap(data, name)
 
 
+#: control bytes a METIS or SNAP file may not hold (tab, line feed, carriage return and form
+#: feed are white space; anything else would silently split or end a token)
+_CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r\f") + b"\x7f"
+
+
+def _check_bytes(data, name):
+    """Refuse control bytes (a NUL, ...) in a METIS or SNAP file, naming the line."""
+    if len(data.translate(None, _CONTROL)) == len(data):
+        return
+    b = np.frombuffer(data, np.uint8)
+    at = int(np.flatnonzero(np.isin(b, np.frombuffer(_CONTROL, np.uint8)))[0])
+    line = data.count(b"\n", 0, at) + 1
+    raise _bad(f"{name}: line {line}: control byte "
+               f"{data[at:at + 1]!r} (a binary file, or a corrupted text file)")
+
+
 def _read_npz(name):
-    if not os.path.exists(name):
-        raise FileNotFoundError(f"[Errno 2] No such file or directory: {name!r}")
     try:
         A = sp.load_npz(name)
     except Exception as exc:   # not a zip, or a zip without scipy's arrays
-        raise InputError(f"{name}: not a scipy.sparse .npz file ({exc})") from None
+        raise _bad(f"{name}: not a scipy.sparse .npz file ({exc})") from None
     A = sp.csr_matrix(A)
     A.sum_duplicates()
     A.sort_indices()
@@ -341,75 +416,9 @@ def _read_npz(name):
 
 def _read_mtx(data, name):
     if not _has_mm_banner(data):
-        raise InputError(f"{name}: not a Matrix Market file (the first line is not a "
-                         f"'%%MatrixMarket' banner)")
-    banner = data.lstrip().split(b"\n", 1)[0].lower().split()
-    if len(banner) < 5 or banner[1] != b"matrix":
-        raise InputError(f"{name}: malformed Matrix Market banner {banner!r} (expected "
-                         f"'%%MatrixMarket matrix <coordinate|array> <field> <symmetry>')")
-    field = banner[3]
-    _check_mtx_sizes(data, name, banner)
-    try:
-        with warnings.catch_warnings():   # (scipy >= 1.15 announces a change of return type;
-            warnings.simplefilter("ignore", DeprecationWarning)   # the CSR below is ours)
-            M = scipy.io.mmread(_io.BytesIO(data))
-    except Exception as e:       # scipy raises ValueError, RuntimeError, OverflowError, ...
-        raise InputError(f"{name}: invalid Matrix Market file: {e}") from e
-    A = sp.csr_matrix(M)
-    A.sum_duplicates()
-    if field == b"pattern":
-        A.data = np.ones(A.nnz, np.int8)
-    return A
-
-
-def _check_mtx_sizes(data, name, banner):
-    """The size line's declared sizes, checked before scipy allocates for them: dimensions
-    within pyclmatch's int32 vertex ids, an entry count that the matrix and the bytes that
-    follow can hold (an entry line holds at least one character and one separator per field),
-    and the arrays of the read (coordinates, values, the CSR) within the host's budget
-    (:func:`pyclmatch.engine.limits.check`)."""
-    pos, end = 0, len(data)
-    while pos < end:                        # skip the banner, comments and blank lines
-        nl = data.find(b"\n", pos)
-        nl = end if nl < 0 else nl
-        line = data[pos:nl].strip()
-        pos = nl + 1
-        if line and not line.startswith(b"%"):
-            break
-    else:
-        raise InputError(f"{name}: the Matrix Market file has no size line")
-    coordinate = banner[2] == b"coordinate"
-    words = line.split()
-    want = 3 if coordinate else 2
-    if len(words) != want or not all(w.isdigit() for w in words):
-        raise InputError(f"{name}: malformed Matrix Market size line {line[:80]!r} (expected "
-                         f"{want} non-negative integers: rows cols"
-                         f"{' entries' if coordinate else ''})")
-    rows, cols = int(words[0]), int(words[1])
-    for what, v in (("rows", rows), ("columns", cols)):
-        if v > _MAX_ID + 1:
-            raise InputError(f"{name}: the size line declares {v:,} {what}; pyclmatch's vertex "
-                             f"ids are int32 (at most {_MAX_ID + 1:,} per side)")
-    symmetric = banner[4] != b"general" if len(banner) > 4 else False
-    cells = rows * (rows + 1) // 2 if symmetric and rows == cols else rows * cols
-    fields = {b"pattern": 0, b"complex": 2}.get(banner[3], 1) + (2 if coordinate else 0)
-    entries = int(words[2]) if coordinate else cells
-    after = max(0, end - pos)
-    if entries > cells:
-        raise InputError(f"{name}: the size line declares {entries:,} entries but a "
-                         f"{rows:,} x {cols:,}{' symmetric' if symmetric else ''} matrix has "
-                         f"{cells:,} positions")
-    if entries * 2 * max(fields, 1) > after + 1:
-        raise InputError(f"{name}: the size line declares {entries:,} "
-                         f"{'entries' if coordinate else 'values'} but only {after:,} bytes "
-                         f"follow it (room for at most {(after + 1) // (2 * max(fields, 1)):,}): "
-                         f"the file is truncated or the size line is wrong")
-    stored = entries * (2 if symmetric else 1)
-    host = {"coordinates and values": stored * 24, "CSR": (rows + 1) * 8 + stored * 16}
-    if not coordinate:
-        host["dense array"] = rows * cols * 8
-    limits.check(None, "read_graph", f"{name} ({rows:,} x {cols:,}, {entries:,} entries)",
-                 host=host)
+        raise _bad(f"{name}: not a Matrix Market file (the first line is not a "
+                         f"'%%MatrixMarket' banner)", argument="path")
+    return mtx.read(data, name)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -420,7 +429,7 @@ def _read_metis(data, name, symmetrize):
     tok = _Tokens(data, b"%")
     live = np.flatnonzero(tok.is_data)
     if live.size == 0:
-        raise InputError(f"{name}: no METIS header (the file holds only comments)")
+        raise _bad(f"{name}: no METIS header (the file holds only comments)")
     hline = tok.line[live[0]]
     n, m, fmt, ncon, k = _metis_header(tok, live, hline, name)
     # vertex lines: the non-comment lines after the header, in order
@@ -432,15 +441,15 @@ def _read_metis(data, name, symmetrize):
     vt = live[tok.line[live] > hline]
     tv = vertex_of_line[tok.line[vt]]
     if nv < n:
-        raise InputError(f"{name}: METIS header says n={n} vertices but the file has only {nv} "
+        raise _bad(f"{name}: METIS header says n={n} vertices but the file has only {nv} "
                          f"vertex lines")
     if tv.size and tv[-1] >= n:
         extra = vt[np.argmax(tv >= n)]
-        raise InputError(f"{name}: line {_line_no(tok, extra)}: METIS header says n={n} vertices "
+        raise _bad(f"{name}: line {_line_no(tok, extra)}: METIS header says n={n} vertices "
                          f"but there is data after vertex {n}'s line")
     rows, cols, weights = _metis_neighbours(tok, vt, tv, vline_no, n, fmt, ncon, k, name)
     if cols.size != 2 * m:
-        raise InputError(f"{name}: METIS header says m={m} edges but the vertex lines hold "
+        raise _bad(f"{name}: METIS header says m={m} edges but the vertex lines hold "
                          f"{cols.size} neighbour entries (expected 2m = {2 * m})")
     A = _assemble(rows, cols, weights, (n, n))
     if not symmetrize:
@@ -455,17 +464,20 @@ def _metis_header(tok, live, hline, name):
     hdr = [tok.text(i) for i in htok]
     where = f"{name}: line {hline + 1}: METIS header {' '.join(hdr)!r}"
     if not 2 <= len(hdr) <= 4 or not all(h.isdigit() for h in hdr):
-        raise InputError(f"{where} is not 'n m [fmt [ncon]]' (non-negative integers)")
+        raise _bad(f"{where} is not 'n m [fmt [ncon]]' (non-negative integers)")
     n, m = int(hdr[0]), int(hdr[1])
     fmt = hdr[2] if len(hdr) > 2 else "0"
     if len(fmt) > 3 or set(fmt) - {"0", "1"}:
-        raise InputError(f"{where}: fmt {fmt!r} must be up to three 0/1 digits "
+        raise _bad(f"{where}: fmt {fmt!r} must be up to three 0/1 digits "
                          f"(vertex sizes, vertex weights, edge weights)")
     fmt = fmt.zfill(3)
     has_size, has_vw, _ = (c == "1" for c in fmt)
     ncon = int(hdr[3]) if len(hdr) > 3 else 1
     if has_vw and ncon < 1:
-        raise InputError(f"{where}: ncon must be at least 1")
+        raise _bad(f"{where}: ncon must be at least 1")
+    if len(hdr) > 3 and not has_vw:
+        raise _bad(f"{where}: ncon is given but fmt={fmt} has no vertex weights (its middle "
+                   f"digit is 0)")
     return n, m, fmt, ncon, int(has_size) + (ncon if has_vw else 0)
 
 
@@ -474,35 +486,47 @@ def _metis_neighbours(tok, vt, tv, vline_no, n, fmt, ncon, k, name):
     ``vt`` of the vertex lines, ``tv`` the vertex of each token."""
     vals = tok.parse(vt, np.int64)
     if vals is None:
-        raise InputError(f"{name}: {tok.bad_number(vt, int, 'an integer')}")
+        raise _bad(f"{name}: {tok.bad_number(vt, int, 'an integer')}")
     counts = np.bincount(tv, minlength=n)
     pos = np.arange(vt.size) - np.repeat(np.cumsum(counts) - counts, counts)
     if k:
         short = np.flatnonzero(counts < k)
         if short.size:
             v = short[0]
-            raise InputError(f"{name}: line {vline_no[v] + 1}: vertex {v + 1} has {counts[v]} "
+            raise _bad(f"{name}: line {vline_no[v] + 1}: vertex {v + 1} has {counts[v]} "
                              f"fields but fmt={fmt} ncon={ncon} needs {k} vertex size/weight "
                              f"fields first")
     if fmt[2] == "1":
         odd = np.flatnonzero((counts - k) % 2)
         if odd.size:
             v = odd[0]
-            raise InputError(f"{name}: line {vline_no[v] + 1}: vertex {v + 1} has an odd number "
+            raise _bad(f"{name}: line {vline_no[v] + 1}: vertex {v + 1} has an odd number "
                              f"of neighbour/weight fields (fmt={fmt} wants 'neighbour weight' "
                              f"pairs)")
         nb = (pos >= k) & ((pos - k) % 2 == 0)
         weights = vals[np.flatnonzero(nb) + 1]
+        _metis_non_negative(tok, vt[np.flatnonzero(nb) + 1], weights, "edge weight", name)
     else:
         nb = pos >= k
         weights = None
+    if k:
+        _metis_non_negative(tok, vt[pos < k], vals[pos < k], "vertex size/weight", name)
     rows, cols = tv[nb], vals[nb] - 1
     out = np.flatnonzero((cols < 0) | (cols >= n))
     if out.size:
         i = vt[np.flatnonzero(nb)[out[0]]]
-        raise InputError(f"{name}: line {_line_no(tok, i)}: neighbour {tok.text(i)} is out of "
+        raise _bad(f"{name}: line {_line_no(tok, i)}: neighbour {tok.text(i)} is out of "
                          f"range 1..{n}")
     return rows, cols, weights
+
+
+def _metis_non_negative(tok, toks, vals, what, name):
+    """The METIS manual's weights and sizes are non-negative integers."""
+    neg = np.flatnonzero(vals < 0)
+    if neg.size:
+        i = toks[neg[0]]
+        raise _bad(f"{name}: line {_line_no(tok, i)}: {what} {tok.text(i)} is negative (METIS "
+                   f"weights and sizes are non-negative integers)")
 
 
 def _check_metis_symmetric(A, vline_no, name):
@@ -519,7 +543,7 @@ def _check_metis_symmetric(A, vline_no, name):
         if not a:
             u, v = v, u
         msg = f"vertex {u + 1} lists {v + 1} but vertex {v + 1} does not list {u + 1}"
-    raise InputError(f"{name}: the METIS adjacency is not symmetric: {msg} (line "
+    raise _bad(f"{name}: the METIS adjacency is not symmetric: {msg} (line "
                      f"{vline_no[u] + 1}); pass symmetrize=True to accept it")
 
 
@@ -530,7 +554,7 @@ def _read_snap(data, name):
     tok = _Tokens(data, b"#%")
     live = np.flatnonzero(tok.is_data)
     if live.size == 0:
-        raise InputError(f"{name}: no edges (the file holds only comments or blank lines)")
+        raise _bad(f"{name}: no edges (the file holds only comments or blank lines)")
     lines = tok.line[live]
     newline = np.ones(live.size, bool)
     newline[1:] = lines[1:] != lines[:-1]
@@ -538,12 +562,12 @@ def _read_snap(data, name):
     counts = np.diff(np.append(first, live.size))
     ncol = int(counts[0])
     if ncol not in (2, 3):
-        raise InputError(f"{name}: line {lines[0] + 1}: malformed edge line with {ncol} "
+        raise _bad(f"{name}: line {lines[0] + 1}: malformed edge line with {ncol} "
                          f"field(s); expected 'u v' or 'u v weight'")
     bad = np.flatnonzero(counts != ncol)
     if bad.size:
         j = bad[0]
-        raise InputError(f"{name}: line {lines[first[j]] + 1}: malformed edge line with "
+        raise _bad(f"{name}: line {lines[first[j]] + 1}: malformed edge line with "
                          f"{counts[j]} field(s); expected {ncol} like the first edge line "
                          f"(line {lines[0] + 1})")
     grid = live.reshape(-1, ncol)
@@ -552,7 +576,7 @@ def _read_snap(data, name):
     if ncol == 3:
         weights = tok.parse(grid[:, 2], np.float64)
         if weights is None:
-            raise InputError(f"{name}: bad weight: {tok.bad_number(grid[:, 2], float, 'a number')}")
+            raise _bad(f"{name}: bad weight: {tok.bad_number(grid[:, 2], float, 'a number')}")
 
     ids = tok.parse(id_tok, np.int64)
     labels = None
@@ -560,12 +584,12 @@ def _read_snap(data, name):
         neg = np.flatnonzero(ids < 0)
         if neg.size:
             i = id_tok[neg[0]]
-            raise InputError(f"{name}: line {_line_no(tok, i)}: negative vertex id "
+            raise _bad(f"{name}: line {_line_no(tok, i)}: negative vertex id "
                              f"{tok.text(i)}")
         big = np.flatnonzero(ids > _MAX_ID)
         if big.size:
             i = id_tok[big[0]]
-            raise InputError(f"{name}: line {_line_no(tok, i)}: vertex id {tok.text(i)} is too "
+            raise _bad(f"{name}: line {_line_no(tok, i)}: vertex id {tok.text(i)} is too "
                              f"large (integer ids are used as indices, so the graph would have "
                              f"max id + 1 vertices)")
         n = int(ids.max()) + 1
