@@ -358,8 +358,9 @@ def check_arguments(func, algorithm, init, verify, progress, params):
     if name == "auto":
         accepted = set(PARAMS)
     else:
-        accepted = set(getattr(factory_of(name), "params", ()))
-        accepted |= set(INIT_PARAMS) if accepted else set()   # (the host family: none)
+        # (the initial matching's parameters: every family takes them, the host family
+        # ignores them, so that one set of keywords serves a sweep over the algorithms)
+        accepted = set(getattr(factory_of(name), "params", ())) | set(INIT_PARAMS)
     specs = {k: PARAMS.get(k) for k in accepted}
     specs["shape"] = None        # (checked with the graph)
     label = func if name == "auto" else f"{func}(algorithm={name!r})"
@@ -392,7 +393,7 @@ def resolve_call(handle, graph, algorithm, init, params, device_only=False):
         for k, v in tuned.items():
             if k in factory.params and k not in params:
                 params[k] = v
-    accepted = set(factory.params) | (set(INIT_PARAMS) if factory.params else set())
+    accepted = set(factory.params) | set(INIT_PARAMS)
     if choice is not None:   # (auto: what the chosen family does not take is not used)
         params = {k: v for k, v in params.items() if k in accepted}
     args.no_unknown(f"algorithm {name!r}", params, accepted)
