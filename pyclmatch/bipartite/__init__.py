@@ -5,7 +5,7 @@ GPUBFS/GPUBFS-WR, :mod:`~pyclmatch.bipartite.apfb`), push-relabel (paper 003: G-
 :mod:`~pyclmatch.bipartite.host`) for graphs too small for a device call to win, and the
 Dulmage-Mendelsohn decomposition built on them (:mod:`~pyclmatch.bipartite.dmperm`)."""
 from .registry import register_algorithm, algorithms, AUGMENTING_VARIANTS, INITS
-from . import apfb, gpr, ppf, host   # each registers its family's names
+from . import apfb, gpr, ppf, ptg, host   # each registers its family's names
 from .api import (maximum_matching, maximum_bipartite_matching, MatchingResult, KonigCover,
                   verify_matching)
 from .choice import choose_algorithm
