@@ -340,3 +340,23 @@ def test_count_forest_and_rule(device):
     assert (s["rroot"] == NONE).all() and f.m.stats["rebuilds"] == 1
     assert (s["croot"][:k] == np.arange(k)).all() and (s["croot"][k:] == NONE).all()
     assert f.m.frontier == k and f.m.unvisited == nr
+
+
+@pytest.mark.parametrize("heavy", [-1, 0])
+def test_offset64(heavy, device, monkeypatch):
+    """The 64-bit edge-offset path (offset_t = long) forced on small graphs: same answers."""
+    from pyclmatch.engine.devices import DeviceHandle
+    from pyclmatch.engine.graphs import FORCE_OFFSET64_ENV
+    seen, orig = set(), DeviceHandle.kernel
+
+    def spy(self, template, name, **values):
+        if template == TreeGraftingMatcher.TEMPLATE:
+            seen.add(values["offset_t"])
+        return orig(self, template, name, **values)
+
+    monkeypatch.setattr(DeviceHandle, "kernel", spy)
+    monkeypatch.setenv(FORCE_OFFSET64_ENV, "1")
+    for A in (random_rect(300, 250, 3.0, seed=2), hubs(200, seed=1), long_paths(300)):
+        for init in INITS:
+            check(A, ptg(A, device, init=init, heavy_degree=heavy, work_group_size=16))
+    assert seen == {"long"}
