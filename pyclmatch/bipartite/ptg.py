@@ -62,9 +62,7 @@ class TreeGraftingMatcher(Launcher):
         super().__init__(handle, mode, work_group_size, ct_work_items, heavy_degree,
                          heavy_groups, **dgraph.type_values)
         self.dg = dgraph
-        self.alpha = float(ALPHA if alpha is None else alpha)
-        if not self.alpha > 0:
-            raise ValueError(f"alpha must be > 0, not {alpha!r}")
+        self.alpha = float(ALPHA if alpha is None else alpha)   # (> 0: registry.PARAMS)
 
     @staticmethod
     def device_bytes(graph, name):

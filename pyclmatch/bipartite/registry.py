@@ -45,6 +45,8 @@ PARAMS = {
     "relabel": functools.partial(args.choice, options=("adaptive", "fixed")),
     "shrink_threshold": functools.partial(args.integer, low=0, high=args.INT32_MAX),
     "batch": args.batch, "work_items": args.count, "stack_bytes": args.count,
+    "mode": functools.partial(args.choice, options=THREAD_MODES, none=True),
+    "alpha": functools.partial(args.number, low=0, low_open=True, none=True),
 }
 
 

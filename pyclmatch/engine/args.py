@@ -157,16 +157,18 @@ def boolean(name, value):
     refuse(name, value, "True or False")
 
 
-def choice(name, value, options, *, case=False):
+def choice(name, value, options, *, case=False, none=False):
     """``value`` as one of the strings ``options`` (compared case-insensitively unless
-    ``case``); the message lists them all.
+    ``case``); ``none=True`` lets None through; the message lists them all.
 
     Examples
     --------
     >>> choice("perm_type", "row", ("row", "column"))
     'row'
     """
-    opts = ", ".join(repr(o) for o in options)
+    if value is None and none:
+        return None
+    opts = ", ".join(repr(o) for o in options) + (", or None" if none else "")
     if isinstance(value, str):
         key = value if case else value.strip().lower()
         for o in options:
