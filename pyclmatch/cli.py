@@ -3,15 +3,11 @@ import argparse
 import json
 import sys
 
-import numpy as np
-
 from .bench.cli import add_bench_commands
-from .bipartite import INITS, dulmage_mendelsohn, maximum_matching
-from .engine.devices import describe_devices, diagnose_icd, fix_icd, get_device
-from .engine.graphs import as_bipartite
-from .engine.limits import limits_table
 from .errors import PyclmatchError
-from .io import read_graph
+
+# each command imports what it needs (pyopencl, scipy and the families load only for the
+# command that uses them: ``pyclmatch devices`` imports no family)
 
 
 def _fmt_mem(n):
@@ -23,6 +19,7 @@ def _fmt_mem(n):
 
 def cmd_devices(args):
     """``pyclmatch devices``: the OpenCL devices, their limits, or the ICD fix."""
+    from .engine.devices import describe_devices, diagnose_icd, fix_icd
     if args.fix is not None:
         folder, export = fix_icd(args.fix or None)
         print(f"wrote {folder}; make it active with:\n  {export}")
@@ -62,6 +59,8 @@ def cmd_devices(args):
 
 def _print_limits(rows):
     """The largest graphs each family's declared-size check accepts on each usable device."""
+    from .engine.devices import get_device
+    from .engine.limits import limits_table
     for r in rows:
         if not r["usable"]:
             continue
@@ -75,6 +74,9 @@ def _print_limits(rows):
 
 def cmd_match(args):
     """``pyclmatch match FILE``: the maximum matching of a matrix file, summarised."""
+    from .bipartite.api import maximum_matching
+    from .engine.graphs import as_bipartite
+    from .io import read_graph
     graph = as_bipartite(read_graph(args.file))
     res = maximum_matching(graph, algorithm=args.algorithm, init=args.init, device=args.device,
                            verify=not args.no_verify, progress=args.progress or None)
@@ -99,6 +101,9 @@ def cmd_match(args):
 
 def cmd_dmperm(args):
     """``pyclmatch dmperm FILE``: the Dulmage-Mendelsohn decomposition of a matrix file."""
+    from .bipartite.dmperm import dulmage_mendelsohn
+    from .engine.graphs import as_bipartite
+    from .io import read_graph
     graph = as_bipartite(read_graph(args.file))
     d = dulmage_mendelsohn(graph, algorithm=args.algorithm, device=args.device,
                            verify="host" if args.host_verify else not args.no_verify,
@@ -130,6 +135,7 @@ def cmd_dmperm(args):
 def plot_dmperm(csr, d, path, max_points=2_000_000):
     """The pattern of ``A[p][:, q]`` with the fine blocks outlined (MATLAB's ``spy`` after
     ``dmperm``), written to ``path`` with matplotlib."""
+    import numpy as np
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -185,7 +191,9 @@ def build_parser():
     m = sub.add_parser("match", help="maximum bipartite matching of a matrix file")
     m.add_argument("file", help="Matrix Market (.mtx, .mtx.gz), METIS .graph or edge list")
     m.add_argument("--algorithm", default="auto")
-    m.add_argument("--init", default="karp-sipser", choices=INITS)
+    m.add_argument("--init", default="karp-sipser",
+                   help="the initial matching: one of pyclmatch.bipartite.INITS, checked by "
+                        "maximum_matching (the parser imports no family)")
     m.add_argument("--device", default=None,
                    help="auto, gpu, cpu, P:D or a name substring (default $PYCLMATCH_DEVICE)")
     m.add_argument("--json", action="store_true")

@@ -2,9 +2,6 @@
 import functools
 import sys
 
-from .harness import run_bench
-from .report import render
-
 
 def _command(args):
     """The equivalent command line (also when called as ``cli.main(argv)``)."""
@@ -26,6 +23,8 @@ def _command(args):
 
 
 def cmd_bench(args):
+    from .harness import run_bench      # (the command's imports: `pyclmatch` starts fast)
+    from .report import render
     rcp = {"no": False, "yes": True, "both": "both"}[args.rcp]
     if args.dask:
         try:    # Dask is optional
@@ -56,6 +55,7 @@ def cmd_bench(args):
 
 
 def cmd_report(args):
+    from .report import render
     for p in render(args.dir, args.out):
         print(p)
     return 0
