@@ -650,6 +650,13 @@ ${compute_move_vertex(T, sp, "red_score%d" % b, "red_comm%d" % b)}    }
    by (bucket, bit-reversed low 5 bits of subround_hash): every sub-round of a power-of-two
    count up to 32 is then one contiguous range of vset; other counts filter the whole bucket. */
 <% NB = len(move_buckets) %>
+% if wg == 1:
+/* one work-item (the one-group kernels on CPU devices): a barrier orders nothing, and
+   without barriers the kernel compiler forms no work-item loops (PoCL specializes each kernel
+   for its local size at the first launch; its loops over barrier regions cost tens of
+   seconds on these two kernels) */
+#define barrier(flags) ((void)0)
+% endif
 <% LOCAL_NEED = max([(wg // T) * L for (lo, hi, T, L) in move_buckets if L] or [1]) %>
 #define NB ${NB}
 #define NCLS (NB * 32)
@@ -1060,6 +1067,9 @@ ${inclusive_scan("s0", "lid", wg)}
     }
 }
 
+% if wg == 1:
+#undef barrier
+% endif
 /* Alg. 3 lines 2-6: comSize and comDegree by atomics (both zero-filled before). */
 __kernel void community_sizes(index_t n, __global const index_t *C,
                               __global const offset_t *vertices, __global index_t *comSize,

@@ -21,17 +21,29 @@ Examples
 from ._version import __version__
 from .errors import (PyclmatchError, InputError, DeviceError, DeviceMemoryError,
                      HostMemoryError, KernelBuildError, IterationLimitError, VerificationError)
-from .engine.devices import get_device, list_devices, describe_devices
-from .bipartite import (maximum_matching, maximum_bipartite_matching, MatchingResult,
-                        KonigCover, verify_matching, AUGMENTING_VARIANTS,
-                        dulmage_mendelsohn, block_triangular_form, structural_rank,
-                        DMDecomposition, BlockTriangularForm)
-from .io import read_graph
-from .weighted import (weighted_matching, b_matching, stable_marriage, prepare_graph,
-                       easy_instance, hard_instance, MarriageInstance)
-from .community.api import louvain, modularity
-from .interop import matching_dict, matching_edges, community_sets
-from . import generators, interop, nxbackend
+from ._lazy import attach
+
+# everything else is imported on first use (pyclmatch._lazy): ``import pyclmatch`` loads
+# neither pyopencl, mako nor scipy
+__getattr__, __dir__ = attach(__name__, {
+    "get_device": ".engine.devices:get_device", "list_devices": ".engine.devices:list_devices",
+    "describe_devices": ".engine.devices:describe_devices",
+    **{name: f".bipartite:{name}" for name in (
+        "maximum_matching", "maximum_bipartite_matching", "MatchingResult", "KonigCover",
+        "verify_matching", "AUGMENTING_VARIANTS", "dulmage_mendelsohn",
+        "block_triangular_form", "structural_rank", "DMDecomposition",
+        "BlockTriangularForm")},
+    "read_graph": ".io:read_graph",
+    **{name: f".weighted:{name}" for name in (
+        "weighted_matching", "b_matching", "stable_marriage", "prepare_graph",
+        "easy_instance", "hard_instance", "MarriageInstance")},
+    "louvain": ".community.api:louvain", "modularity": ".community.api:modularity",
+    **{name: f".interop:{name}" for name in ("matching_dict", "matching_edges",
+                                             "community_sets")},
+    **{name: f".{name}" for name in ("generators", "interop", "nxbackend", "bipartite",
+                                     "weighted", "community", "engine", "io", "cli",
+                                     "distributed", "bench")},
+})
 
 
 __all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "KonigCover",

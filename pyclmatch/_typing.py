@@ -7,14 +7,15 @@ converted :class:`pyclmatch.nxbackend.PyclGraph` (each family's docstring says w
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Union
+from typing import TYPE_CHECKING, Any, Callable, Union
 
-import pyopencl as cl
+if TYPE_CHECKING:     # (annotations only: pyopencl is imported when a device is needed)
+    import pyopencl as cl
 
 GraphInput = Any
 #: a name ("auto", "gpu", "cpu", "P:D", a substring), a pyopencl device or context, or a
 #: :class:`~pyclmatch.engine.devices.DeviceHandle` (the Any)
-DeviceSpec = Union[str, None, cl.Device, cl.Context, Any]
+DeviceSpec = Union[str, None, "cl.Device", "cl.Context", Any]
 Progress = Union[bool, None, Callable[..., Any]]
 
 __all__ = ["GraphInput", "DeviceSpec", "Progress"]

@@ -6,8 +6,8 @@ import sys
 from .bench.cli import add_bench_commands
 from .errors import PyclmatchError
 
-# (the library's modules are imported by the commands that use them: the parser, --help and
-# argument errors need none of them)
+# each command imports what it needs (pyopencl, scipy and the families load only for the
+# command that uses them: ``pyclmatch devices`` imports no family)
 
 
 def _fmt_mem(n):
@@ -74,7 +74,7 @@ def _print_limits(rows):
 
 def cmd_match(args):
     """``pyclmatch match FILE``: the maximum matching of a matrix file, summarised."""
-    from .bipartite import maximum_matching
+    from .bipartite.api import maximum_matching
     graph = _read_bipartite(args.file)
     res = maximum_matching(graph, algorithm=args.algorithm, init=args.init, device=args.device,
                            verify=not args.no_verify, progress=args.progress or None)
@@ -99,7 +99,7 @@ def cmd_match(args):
 
 def cmd_dmperm(args):
     """``pyclmatch dmperm FILE``: the Dulmage-Mendelsohn decomposition of a matrix file."""
-    from .bipartite import dulmage_mendelsohn
+    from .bipartite.dmperm import dulmage_mendelsohn
     graph = _read_bipartite(args.file)
     d = dulmage_mendelsohn(graph, algorithm=args.algorithm, device=args.device,
                            verify="host" if args.host_verify else not args.no_verify,
@@ -138,6 +138,7 @@ def _read_bipartite(path):
 def plot_dmperm(csr, d, path, max_points=2_000_000):
     """The pattern of ``A[p][:, q]`` with the fine blocks outlined (MATLAB's ``spy`` after
     ``dmperm``), written to ``path`` with matplotlib."""
+    import numpy as np
     try:
         import matplotlib
         matplotlib.use("Agg")

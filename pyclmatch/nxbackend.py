@@ -53,14 +53,9 @@ from typing import Any, Iterator
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from ._version import __version__
-from .bipartite import maximum_matching
-from .community.api import louvain
-from .community.api import _modularity_csr
 from .errors import InputError
-from .weighted import weighted_matching
 from .interop import (NetworkxAdjacency, canonical_csr, exact_int32_values,
                       labels_are_ids, membership_sets)
 
@@ -559,6 +554,7 @@ def _louvain_levels(G, weight, resolution, threshold, max_level, seed, device):
     A = g.csr(weight)
     if A.nnz == 0:
         return g, [np.arange(g.n)]
+    from .community.api import _modularity_csr, louvain   # (imported on first use)
     res = louvain(A, resolution=resolution, max_level=max_level, seed=_seed_int(seed),
                   deterministic=True, return_levels=True, device=device)
     q_prev = _singleton_modularity(g, A, resolution)
@@ -660,6 +656,7 @@ def modularity(G, communities, weight="weight", resolution=1, *, device=None) ->
     if A.nnz == 0 or float(np.asarray(A.data, np.float64).sum()) == 0.0:
         raise ZeroDivisionError("modularity of a graph without edge weight (networkx divides "
                                 "by the total weight)")
+    from .community.api import _modularity_csr
     return float(_modularity_csr(A, memb, resolution))
 
 
@@ -680,6 +677,7 @@ def _bipartite_split(g: PyclGraph, top_nodes):
         if g.n == 0:
             raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
         A = g.csr(None)
+        from scipy.sparse.csgraph import breadth_first_order, connected_components
         ncomp, _ = connected_components(A, directed=False)
         if ncomp > 1:
             raise nx.AmbiguousSolution("Disconnected graph: Ambiguous solution for bipartite "
@@ -785,6 +783,7 @@ def _bipartite_match(G, top_nodes, device, cover=True):
             0 < cols.size <= rows.size and int(cols[0]) == 0 and _consecutive(cols):
         cols, rows = rows, cols
     B = _biadjacency(g, cols, rows)
+    from .bipartite.api import maximum_matching
     res = maximum_matching(B, device=device)
     out = g, cols, rows, res
     if top_nodes is None:
@@ -1031,6 +1030,7 @@ def maximal_matching(G, *, device=None) -> set:
         return set()
     W = sp.csr_matrix((np.ones(int(off.sum())), (g.rows[off], g.indices[off])),
                       shape=(g.n, g.n))
+    from .weighted.api import weighted_matching
     res = weighted_matching(W, device=device)
     mate = np.asarray(res.mate)
     a = np.flatnonzero(mate > np.arange(mate.size))
@@ -1058,6 +1058,7 @@ def approximate_max_weight_matching(G, weight="weight", *, device=None,
     A.eliminate_zeros()
     if A.nnz == 0:
         return set()
+    from .weighted.api import weighted_matching
     res = weighted_matching(A, device=device, algorithm=algorithm)
     mate = np.asarray(res.mate)
     a = np.flatnonzero(mate > np.arange(mate.size))

@@ -38,7 +38,8 @@ def test_an_aborting_child_sends_louvain_per_bucket(device, fresh, monkeypatch):
     A = sp.csr_matrix(pyclmatch.generators.grid(16))
     S = ((A + A.T) > 0).astype(np.float64)
     with pytest.warns(RuntimeWarning, match="louvain one-group kernels.*failed"):
-        res = pyclmatch.louvain(S, device=device)
+        # (a work-group of 32: the one-work-item kernels of the default need no probe)
+        res = pyclmatch.louvain(S, device=device, work_group_size=32)
     assert res.counters.get("one_group_levels", 0) == 0
     assert tuning.tuned_params(device, "probe") == {"louvain one-group kernels": False}
     ref = pyclmatch.louvain(S, device=device, one_group_edges=0)
@@ -51,3 +52,17 @@ def test_the_shipped_probe_answers_and_is_kept(device, fresh):
     _pocl(device)
     ok = driver.one_group_compiles(device)
     assert tuning.tuned_params(device, "probe") == {"louvain one-group kernels": ok}
+
+
+def test_one_work_item_kernels_are_not_probed(device, fresh, monkeypatch):
+    """The default one-group work-group of CPU devices is one work-item (no barriers left in
+    the kernels): no child process, and the one-group path runs."""
+    _pocl(device)
+    if not device.is_cpu:
+        pytest.skip("CPU devices only")
+    monkeypatch.setattr(driver, "ONE_GROUP_PROBE", "import os\nos.abort()")
+    A = sp.csr_matrix(pyclmatch.generators.grid(16))
+    S = ((A + A.T) > 0).astype(np.float64)
+    res = pyclmatch.louvain(S, device=device)
+    assert res.counters["path"] == "one-group"
+    assert tuning.tuned_params(device, "probe") == {}

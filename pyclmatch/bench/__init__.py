@@ -25,9 +25,16 @@ process, with ``device="host"`` (exact families are checked against the device a
 See :mod:`pyclmatch.bench.families` for the family adapter protocol (new families register an
 adapter; the harness is unchanged).
 """
-from .families import FAMILIES, register, all_algorithms
-from .harness import RECORD_KEYS, SCHEMA_VERSION, run_bench, measure_bandwidth
-from .cli import add_bench_commands
+from .._lazy import attach
+
+# imported on first use (pyclmatch._lazy): ``pyclmatch``'s command line adds the bench
+# commands without importing the harness
+__getattr__, __dir__ = attach(__name__, {
+    "FAMILIES": ".families:FAMILIES", "register": ".families:register",
+    "all_algorithms": ".families:all_algorithms", "RECORD_KEYS": ".harness:RECORD_KEYS",
+    "SCHEMA_VERSION": ".harness:SCHEMA_VERSION", "run_bench": ".harness:run_bench",
+    "measure_bandwidth": ".harness:measure_bandwidth",
+    "add_bench_commands": ".cli:add_bench_commands"})
 
 __all__ = ["FAMILIES", "register", "all_algorithms", "RECORD_KEYS", "SCHEMA_VERSION",
            "run_bench", "measure_bandwidth", "add_bench_commands"]

@@ -48,7 +48,7 @@ def _command(args):
 
 
 def cmd_bench(args):
-    from .harness import run_bench
+    from .harness import run_bench      # (the command's imports: `pyclmatch` starts fast)
     from .report import render
     rcp = {"no": False, "yes": True, "both": "both"}[args.rcp]
     if args.dask:

@@ -25,7 +25,7 @@ from ..engine.tuning import tuned_params
 from ..errors import InputError
 from . import host as host_family
 from .apfb import CERTIFICATE_VARIANT, AugmentingRunner
-from .choice import choose
+from .choice import choose, host_choice
 from .karp_sipser import InitialMatcher
 from .konig import (OUT_MATCHED_ROWS, DeviceCertificate, KonigCover, check_counts,
                     verify_matching)
@@ -190,11 +190,9 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
     t_call = time.perf_counter()
     init, verify, progress, params = check_arguments("maximum_matching", algorithm, init,
                                                      verify, progress, params)
-    shape = params.pop("shape", None)
-    # (the host family needs no OpenCL device: none is opened for it)
-    handle = None if canonical_name(algorithm) == HOST_FAMILY else get_device(device)
-    graph = as_bipartite(A, shape=shape, fits=functools.partial(check_fits, handle))
-    name, factory, params, choice = resolve_call(handle, graph, algorithm, init, params)
+    handle, graph, choice = _open(A, params.pop("shape", None), algorithm, device)
+    name, factory, params, choice = resolve_call(handle, graph, algorithm, init, params,
+                                                 choice=choice)
     if getattr(factory, "host", False):
         return _match_on_host(graph, name, verify, choice, t_call)
     if graph.nnz == 0:
@@ -207,6 +205,24 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         race = HostRace(graph, check=bool(verify), gpu=not handle.is_cpu)
     return _raced_device_call(handle, graph, name, factory, init, params, verify, choice,
                               sched, t_call, race)
+
+
+def _open(A, shape, algorithm, device):
+    """``(handle, graph, choice)``: the device (None when the call runs on the host) and the
+    converted graph; ``choice`` is ``auto``'s record when every device that ``device`` may
+    name sends the graph to the host family (:func:`~.choice.host_choice`), else None. The
+    host family needs no OpenCL device: none is opened (nor a program built) for it."""
+    auto = canonical_name(algorithm) == "auto" and (device is None or isinstance(device, str))
+    if str(algorithm).lower() != HOST_FAMILY and not auto:
+        handle = get_device(device)
+        return (handle, as_bipartite(A, shape=shape, fits=functools.partial(check_fits, handle)),
+                None)
+    graph = as_bipartite(A, shape=shape, fits=functools.partial(check_fits, None))
+    choice = host_choice(device, graph) if auto else None
+    if not auto or choice is not None:
+        return None, graph, choice
+    handle = get_device(device)     # the declared-size check, for the device now
+    return handle, as_bipartite(graph, fits=functools.partial(check_fits, handle)), None
 
 
 def _empty_result(handle, graph, name, init, verify, choice, t_call):
@@ -368,11 +384,12 @@ def check_arguments(func, algorithm, init, verify, progress, params):
     return init, verify, progress, args.options(label, params, specs)
 
 
-def resolve_call(handle, graph, algorithm, init, params, device_only=False):
+def resolve_call(handle, graph, algorithm, init, params, device_only=False, choice=None):
     """The algorithm's name and factory, the parameters (tuned defaults added) and ``auto``'s
     choice record (None for a named algorithm) for a call of :func:`maximum_matching`;
     raises :class:`InputError` on unknown names. ``device_only``: ``auto`` chooses among the
-    device families, and the host family is refused."""
+    device families, and the host family is refused. ``choice``: ``auto``'s record made
+    already (:func:`~.choice.host_choice`)."""
     params = dict(params)
     init = args.choice("init", init, INITS)
     if handle is not None and params.get("work_group_size") is not None:
@@ -380,10 +397,12 @@ def resolve_call(handle, graph, algorithm, init, params, device_only=False):
             "work_group_size", params["work_group_size"], handle.max_work_group_size)  # work)
     # per-user autotune cache (PYCLMATCH_TUNING=off)
     tuned = tuned_params(handle, "bipartite") if handle is not None else {}
-    choice = None
     name = canonical_name(algorithm)
-    if name == "auto":   # features + device profile (choice.py)
+    if name != "auto":
+        choice = None
+    elif choice is None:   # features + device profile (choice.py)
         choice = choose(handle, graph, device_only=device_only)
+    if choice is not None:
         name = choice["algorithm"]
         params.setdefault("one_group_edges", choice["one_group_edges"])
     factory = factory_of(name)

@@ -23,6 +23,7 @@ the algorithm (rule 0). ``res.choice`` records what was chosen and why.
 """
 import numpy as np
 
+from ..engine.devices import candidates
 from ..engine.graphs import BipartiteGraph, as_bipartite
 from ..engine.tuning import tuned_params
 from .registry import HOST_FAMILY as HOST, algorithms
@@ -162,6 +163,33 @@ def choose(handle, graph, device_only=False):
         out["reason"] += (f"; raced against {HOST} on the host ({feat['edges']} edges <= "
                           f"race_edges {prof['race_edges']}: the first to finish answers)")
     return out
+
+
+def host_choice(spec, graph):
+    """:func:`choose`'s record when every device that :func:`~pyclmatch.get_device` may
+    select for the name ``spec`` (:func:`~pyclmatch.engine.devices.candidates`, their
+    profiles and tuning entries) sends ``graph`` to the host family, else ``None``: the call
+    is then answered on the host without a context or a build (the compiler check of
+    device selection builds a program). The record is that of the first such device.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from pyclmatch.bipartite.choice import host_choice
+    >>> out = host_choice("cpu", sp.identity(4, format="csr"))
+    >>> out is None or out["algorithm"] == "host-hk"
+    True
+    """
+    infos = candidates(spec)
+    if not infos:
+        return None
+    first = None
+    for info in infos:
+        out = choose(info, graph)
+        if out["algorithm"] != HOST or out.get("race"):
+            return None
+        first = first or out
+    return first
 
 
 def choose_algorithm(handle, graph=None, init_deficiency=None):

@@ -97,8 +97,14 @@ ONE_GROUP_EDGES = {"cpu": 1 << 18, "gpu": 1 << 17}
 ONE_GROUP_VERTICES = {"cpu": 1 << 18, "gpu": 1 << 15}
 #: work-items of that work-group per device type (None: the per-bucket kernels' size): more
 #: on GPUs, where the group has a multiprocessor to itself and needs the warps to hide
-#: memory latency (fewer if the compiled kernel allows fewer: ``one_group_kernel``)
-ONE_GROUP_WG = {"cpu": None, "gpu": 512}
+#: memory latency (fewer if the compiled kernel allows fewer: ``one_group_kernel``); one on
+#: CPU devices, which run a work-group on one core anyway: the template then compiles the
+#: barriers out, and a CPU compiler that specializes kernels per local size (PoCL) forms no
+#: work-item loops around them, the costly part of their first launch. Such kernels need no
+#: probe (:func:`one_group_compiles`: the abort seen was in those loops). The answers are
+#: the same: within a sub-round the moves are computed from the same partition whatever the
+#: group's size, and applied after it.
+ONE_GROUP_WG = {"cpu": 1, "gpu": 512}
 
 
 #: the script :func:`~pyclmatch.engine.probe.survives` runs in a child process before a PoCL
@@ -256,45 +262,49 @@ class DeviceLouvain(KernelFamily):
         return self.sched.launch(phase, self.kernel(name), global_size, local_size, *args)
 
     def build(self, *names):
-        """Build the first move kernel (or ``names``) and the pyopencl helpers ahead of the
-        first launch."""
+        """Build the first move kernel (or ``names``) ahead of the first launch (pyopencl's
+        helpers, :meth:`helper`, are built at their first use: a graph whose levels all run in
+        one work-group needs none of them)."""
         super().build(*(names or ("compute_move_b0",)))
-        self._helpers()
 
-    def _helpers(self):
-        """The radix sort, the two exclusive scans with a total and the int max (pyopencl's,
-        memoized per device)."""
+    def helper(self, name):
+        """pyopencl's kernel ``name``, memoized per device and built at its first use:
+        ``"sort"`` (radix sort of ids by int keys), ``"scan"`` and ``"scan_flag"`` (exclusive
+        scans with a total, of x and of x > 0), ``"imax"`` (int max), ``"sum_d"`` and
+        ``"sum_l"`` (double and long sums)."""
         h, ctx = self.handle, self.handle.context
         scan_args = ("__global const int *x, __global int *out, __global int *total, "
                      "int total_at, int n")
-        sort = h.memoize(("louvain", "radix"), lambda: RadixSort(
-            ctx, "int *ids, int *keys", key_expr="keys[i]", sort_arg_names=["ids", "keys"],
-            key_dtype=np.int32))
-        scan = h.memoize(("louvain", "xscan"), lambda: GenericScanKernel(
-            ctx, np.int32, arguments=scan_args,
-            input_expr="x[i]", scan_expr="a+b", neutral="0",
-            output_statement="out[i] = prev_item; "
-                             "if (i + 1 == n) { out[n] = item; total[total_at] = item; }"))
-        scan_flag = h.memoize(("louvain", "xscan_flag"), lambda: GenericScanKernel(
-            ctx, np.int32, arguments=scan_args,
-            input_expr="x[i] > 0 ? 1 : 0", scan_expr="a+b", neutral="0",
-            output_statement="out[i] = prev_item; if (i + 1 == n) total[total_at] = item;"))
-        imax = h.memoize(("louvain", "imax"), lambda: ReductionKernel(
-            ctx, np.int32, neutral="0", reduce_expr="max(a,b)", map_expr="x[i]",
-            arguments="__global const int *x"))
-        return sort, scan, scan_flag, imax
+        wt = "float" if self.wtype == "float" else "int"
+        factories = {
+            "sort": lambda: RadixSort(ctx, "int *ids, int *keys", key_expr="keys[i]",
+                                      sort_arg_names=["ids", "keys"], key_dtype=np.int32),
+            "scan": lambda: GenericScanKernel(
+                ctx, np.int32, arguments=scan_args, input_expr="x[i]", scan_expr="a+b",
+                neutral="0", output_statement="out[i] = prev_item; "
+                "if (i + 1 == n) { out[n] = item; total[total_at] = item; }"),
+            "scan_flag": lambda: GenericScanKernel(
+                ctx, np.int32, arguments=scan_args, input_expr="x[i] > 0 ? 1 : 0",
+                scan_expr="a+b", neutral="0",
+                output_statement="out[i] = prev_item; if (i + 1 == n) total[total_at] = item;"),
+            "imax": lambda: ReductionKernel(ctx, np.int32, neutral="0", reduce_expr="max(a,b)",
+                                            map_expr="x[i]", arguments="__global const int *x"),
+            "sum_d": lambda: ReductionKernel(ctx, np.float64, neutral="0", reduce_expr="a+b",
+                                             map_expr="x[i]",
+                                             arguments="__global const double *x"),
+            "sum_l": lambda: ReductionKernel(ctx, np.int64, neutral="0", reduce_expr="a+b",
+                                             map_expr="(long)x[i]",
+                                             arguments=f"__global const {wt} *x"),
+        }
+        key = ("louvain", name, wt) if name == "sum_l" else ("louvain", name)
+        return h.memoize(key, factories[name])
 
-    def _sums(self):
-        """Double and long sums of an array (pyopencl reductions, memoized)."""
-        h, ctx = self.handle, self.handle.context
-        sum_d = h.memoize(("louvain", "sum_d"), lambda: ReductionKernel(
-            ctx, np.float64, neutral="0", reduce_expr="a+b", map_expr="x[i]",
-            arguments="__global const double *x"))
-        sum_l = h.memoize(("louvain", "sum_l", self.wtype), lambda: ReductionKernel(
-            ctx, np.int64, neutral="0", reduce_expr="a+b", map_expr="(long)x[i]",
-            arguments=f"__global const {'float' if self.wtype == 'float' else 'int'} *x"))
-        return sum_d, sum_l
-
+    sort = property(lambda self: self.helper("sort"))
+    scan = property(lambda self: self.helper("scan"))
+    scan_flag = property(lambda self: self.helper("scan_flag"))
+    imax = property(lambda self: self.helper("imax"))
+    sum_d = property(lambda self: self.helper("sum_d"))
+    sum_l = property(lambda self: self.helper("sum_l"))
 
     def _zero(self, phase, arr):
         """Zero-fill a device array (its own bytes: a pooled buffer may be larger)."""
@@ -413,8 +423,6 @@ class DeviceLouvain(KernelFamily):
         """The input graph to the device as the user gave it, with the run's flags buffer, the
         level-0 membership (the identity) and room for the row index and the degrees."""
         h = self.handle
-        self.sort, self.scan, self.scan_flag, self.imax = self._helpers()
-        self.sum_d, self.sum_l = self._sums()
         n, nnz = int(indptr.size - 1), int(indices.size)
         self.n, self.nnz, self.n0 = n, nnz, n
         wsz = self.wdt.itemsize
@@ -471,7 +479,6 @@ class DeviceLouvain(KernelFamily):
         scale, ac_scale, self.exact, wtype = scales(m2_in, not bits & BAD_NONINT)
         if wtype != self.wtype:     # (the other specialization, built on first use)
             self._specialize(wtype)
-            self.sum_d, self.sum_l = self._sums()
         self.stats["weight_scale"] = scale
         self.stats["weights"] = wtype       # "int" (exact fixed point) or "float" atomics
         self.stats["ac_scale"] = ac_scale
@@ -559,7 +566,7 @@ class DeviceLouvain(KernelFamily):
         self.csize = self.empty(n, np.int32)
         og_entries, og_vertices = self.og_bounds
         return (self.nnz <= og_entries and n <= og_vertices
-                and one_group_compiles(self.handle))
+                and (self.og_wg == 1 or one_group_compiles(self.handle)))
 
     def optimise_level(self):
         """Algorithm 1 on the level's graph: every vertex its own community, the degree

@@ -139,6 +139,64 @@ def list_devices() -> list:
     return out
 
 
+class DeviceInfo:
+    """What device selection and ``auto``'s device profile read of an OpenCL device (its
+    names, type, compute units, driver), taken from the ``pyopencl.Device`` alone: no
+    context, no build. The attributes are :class:`DeviceHandle`'s of the same names.
+
+    Examples
+    --------
+    >>> from pyclmatch.engine.devices import candidates
+    >>> info = candidates("cpu")[0]
+    >>> info.type, info.index == (0, 0) or info.index is not None
+    ('cpu', True)
+    """
+
+    def __init__(self, device, index):
+        self.device, self.index = device, index
+        self.name = device.name.strip()
+        self.platform_name = device.platform.name.strip()
+        self.type = _type_name(device)
+        self.compute_units = device.max_compute_units
+
+    def __repr__(self):
+        return f"<device info {self.index} {self.name!r} ({self.type})>"
+
+
+def candidates(spec=None):
+    """The devices :func:`get_device` may select for the name ``spec`` (``None`` or a
+    string), as :class:`DeviceInfo` in the order it tries them, found without building
+    anything: every device of the named type(s), the ``"P:D"`` device or the devices whose
+    names contain ``spec`` (which of them ``get_device`` takes depends on whether its compiler
+    works, :func:`compiler_problem`, which costs a build). ``None`` for a spec that is not a
+    name (a device, context or handle: nothing to look up); ``[]`` when none matches.
+
+    Examples
+    --------
+    >>> from pyclmatch.engine.devices import candidates
+    >>> [info.type for info in candidates("cpu")][:1]
+    ['cpu']
+    >>> candidates("no such device"), candidates(object())
+    ([], None)
+    """
+    if spec is None:
+        spec = os.environ.get("PYCLMATCH_DEVICE", "").strip() or "auto"
+    if not isinstance(spec, str):
+        return None
+    s = spec.strip().lower()
+    devs = list_devices()
+    if s == "auto" or s in (name for name, _ in _TYPE_NAMES):
+        bits = [bit for name, bit in _TYPE_NAMES if s in ("auto", name)]
+        found = [(p, d, dev) for bit in bits for p, d, dev in devs if dev.type & bit]
+    elif ":" in s and all(part.strip().isdigit() for part in s.split(":", 1)):
+        want = tuple(int(x) for x in s.split(":", 1))
+        found = [(p, d, dev) for p, d, dev in devs if (p, d) == want]
+    else:
+        found = [(p, d, dev) for p, d, dev in devs
+                 if s in dev.name.lower() or s in dev.platform.name.lower()]
+    return [DeviceInfo(dev, (p, d)) for p, d, dev in found]
+
+
 #: one lock per OpenCL device (by its ``cl_device_id``), held by the library's calls
 _DEVICE_LOCKS = {}
 _DEVICE_LOCKS_LOCK = threading.Lock()

@@ -21,7 +21,6 @@ import warnings
 from importlib.resources import files
 
 import pyopencl as cl
-from mako.lookup import TemplateLookup
 
 from ..errors import KernelBuildError
 
@@ -45,7 +44,13 @@ def _kernel_dir():
 
 
 KERNEL_DIR = _kernel_dir()
-_lookup = TemplateLookup(directories=[KERNEL_DIR], strict_undefined=True)
+
+
+@functools.lru_cache(maxsize=None)
+def _lookup():
+    """Mako's lookup of :data:`KERNEL_DIR` (Mako is imported at the first rendering)."""
+    from mako.lookup import TemplateLookup
+    return TemplateLookup(directories=[KERNEL_DIR], strict_undefined=True)
 
 
 def _freeze(values):
@@ -54,7 +59,7 @@ def _freeze(values):
 
 @functools.lru_cache(maxsize=None)
 def _render(template, frozen):
-    return _lookup.get_template(template).render(**dict(frozen))
+    return _lookup().get_template(template).render(**dict(frozen))
 
 
 def render_template(template, **values):
