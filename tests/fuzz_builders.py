@@ -103,6 +103,14 @@ def param_cases():
     _accepted_param_cases(c)
 
 
+def _cpu_buckets(kw):
+    """``move_buckets="cpu"`` stands for the library's CPU buckets (the default's kernels)."""
+    if kw.get("move_buckets") == "cpu":
+        from pyclmatch.community import hashing
+        return dict(kw, move_buckets=list(hashing.CPU_MOVE_BUCKETS))
+    return kw
+
+
 def _unknown_and_device_cases(c):
     for fam in ("maximum_matching", "weighted_matching", "b_matching", "dulmage_mendelsohn",
                 "prepare_graph"):
@@ -130,10 +138,9 @@ def _accepted_param_cases(c):
         ("louvain", {"resolution": 0}, louvain_of(K(), 0.0)),
         ("louvain", {"resolution": 2}, louvain_of(K(), 2.0)),
         ("louvain", {"max_level": np.int64(1)}, louvain_of(K())),
-        ("louvain", {"work_group_size": np.int64(64)}, louvain_of(K())),
-        ("louvain", {"work_group_size": 1}, louvain_of(K())),
+        ("louvain", {"work_group_size": np.int64(32)}, louvain_of(K())),
         ("louvain", {"deterministic": np.True_}, louvain_of(K())),
-        ("louvain", {"move_buckets": [8, 32]}, louvain_of(K())),
+        ("louvain", {"move_buckets": "cpu"}, louvain_of(K())),
         ("modularity", {"resolution": np.float64(1.0)},
          value(nx_modularity(K(), np.zeros(34, int)))),
         ("modularity", {"resolution": 0}, value(nx_modularity(K(), np.zeros(34, int), 0.0))),
@@ -158,7 +165,7 @@ def _accepted_param_cases(c):
     for i, (fam, kw, check) in enumerate(rows):
         (k, v), = kw.items() if kw else (("none", None),)
         add(f"params/{fam}/ok/{k}={type(v).__name__}:{v}", "params",
-            lambda f=c[fam], kw=kw: f(**kw), ok(check))
+            lambda f=c[fam], kw=kw: f(**_cpu_buckets(kw)), ok(check))
     add("params/read_graph/ok/bytes_path", "params",
         lambda: m().read_graph(os.fsencode(os.path.join(BAD, "ok_general.mtx"))),
         ok(matrix([[0, 1.5, 0], [0, 0, -2.0], [4.0, 0, 0]])))
@@ -577,3 +584,625 @@ def _marriage_cases():
         lambda: m().stable_marriage(good, good, n_men=1), err("n_men"))
     add("semantics/stable_marriage/ok", "semantics", lambda: m().stable_marriage(good, good),
         ok(attr("size", 2)))
+
+
+# -- readers -----------------------------------------------------------------------------------
+
+GEN = [[0, 1.5, 0], [0, 0, -2.0], [4.0, 0, 0]]
+PATH3 = [[0, 1, 0], [0, 0, 1], [0, 0, 0]]
+READ_OK = {
+    "ok_general.mtx": GEN, "ok_uppercase_banner.mtx": GEN, "ok_crlf.mtx": GEN,
+    "ok_tabs.mtx": GEN, "ok_comments.mtx": GEN, "ok_gzip.mtx.gz": GEN,
+    "ok_pattern_symmetric.mtx": [[0, 1, 0], [1, 0, 1], [0, 1, 0]],
+    "ok_explicit_zero.mtx": [[0, 0], [5, 0]], "ok_duplicates_summed.mtx": [[0, 2], [2, 0]],
+    "ok_zero_size.mtx": np.zeros((0, 0)), "ok_integer.mtx": [[0, 7], [-3, 0]],
+    "ok_array.mtx": [[1, 0], [0, 2]], "ok_skew.mtx": [[0, -3], [3, 0]],
+    "ok_metis_isolated.graph": [[0, 1, 0, 0], [1, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 0]],
+    "ok_metis_weights.graph": [[0, 5, 0], [5, 0, 4], [0, 4, 0]],
+    "ok_snap_dup_summed.txt": [[0, 5], [5, 0]], "ok_snap_crlf.txt": PATH3,
+    "ok_snap_labels.txt": PATH3, "ok_snap_float_ids.txt": PATH3,
+}
+READ_BIG = {   # refused either as a bad file or as too big for the host
+    "metis_header_huge.graph": (), "snap_uint64_id.txt": ("18446744073709551615",),
+}
+
+
+def _nnz(n):
+    def check(res):
+        return None if res.nnz == n else f"{res.nnz} stored entries, want {n}"
+    return check
+
+
+def reader_cases():
+    m = pm
+    for name in sorted(os.listdir(BAD)):
+        path = os.path.join(BAD, name)
+        call = lambda p=path: m().read_graph(p)
+        if name in READ_OK:
+            check = matrix(READ_OK[name])
+            if name == "ok_explicit_zero.mtx":
+                check = all_of(check, _nnz(2))
+            add(f"readers/{name}", "readers", call, ok(check))
+        elif name in READ_BIG:
+            add(f"readers/{name}", "readers", call,
+                err("path", classes=("InputError", "HostMemoryError"), words=READ_BIG[name]))
+        else:
+            add(f"readers/{name}", "readers", call, err("path"))
+    for fmt, name in (("metis", "ok_general.mtx"), ("snap", "ok_metis_weights.graph"),
+                      ("mtx", "ok_snap_labels.txt")):
+        add(f"readers/format={fmt}/{name}", "readers",
+            lambda f=fmt, n=name: m().read_graph(os.path.join(BAD, n), format=f), err("path"))
+    add("readers/symmetrize_rectangular", "readers",
+        lambda: m().read_graph(os.path.join(HERE_DATA, "rectangular.mtx"), symmetrize=True),
+        err("path", "symmetrize"))
+    add("readers/return_labels", "readers",
+        lambda: m().read_graph(os.path.join(BAD, "ok_snap_labels.txt"), return_labels=True)[1],
+        ok(lambda labels: None if list(labels) == ["a", "b", "c"] else f"labels {labels}"))
+    _path_cases()
+
+
+HERE_DATA = os.path.dirname(BAD)
+
+
+def _fifo():
+    import tempfile
+    d = tempfile.mkdtemp(prefix="pyclmatch-fuzz-")
+    p = os.path.join(d, "pipe.mtx")
+    os.mkfifo(p)
+    return p
+
+
+def _path_cases():
+    m = pm
+    missing = os.path.join(BAD, "no-such-file.mtx")
+    for tag, path, expect in (
+            ("missing", lambda: missing, err("path", classes=("FileNotFoundError",
+                                                              "InputError"))),
+            ("missing_bytes", lambda: os.fsencode(missing),
+             err("path", classes=("FileNotFoundError", "InputError"))),
+            ("directory", lambda: BAD, err("path")),
+            ("directory_bytes", lambda: os.fsencode(BAD), err("path")),
+            ("fifo", _fifo, err("path")),
+            ("dev_null", lambda: os.devnull, err("path")),
+            ("empty_str", lambda: "", err("path")),
+            ("nul_in_path", lambda: "a\x00b.mtx", err("path")),
+            ("int", lambda: 3, err("path")), ("none", lambda: None, err("path")),
+            ("list", lambda: [missing], err("path")), ("float", lambda: 1.5, err("path")),
+            ("array", lambda: np.array([1, 2]), err("path")),
+            ("matrix", lambda: P3(), err("path"))):
+        add(f"readers/path={tag}", "readers", lambda p=path: m().read_graph(p()), expect)
+    add("readers/path=pathlib", "readers",
+        lambda: m().read_graph(__import__("pathlib").Path(BAD, "ok_general.mtx")),
+        ok(matrix(GEN)))
+
+
+# -- the command line --------------------------------------------------------------------------
+
+def run_cli(argv, workdir=False):
+    """``pyclmatch.cli.main(argv)`` in this process: (exit status, stdout, stderr); argparse's
+    exits are statuses too; anything else escaping ``main`` is what a user would see as a
+    traceback, so it propagates."""
+    import contextlib
+    import io
+    from pyclmatch import cli
+    out, errs = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(errs):
+        try:
+            rc = cli.main(list(argv))
+        except SystemExit as exc:
+            rc = exc.code if isinstance(exc.code, int) else 2
+    return rc, out.getvalue(), errs.getvalue()
+
+
+def cli_error(usage=False):
+    """A check of (rc, out, err): exit status 2 and one line ``pyclmatch: error: ...`` on
+    stderr (argparse's errors: its usage line, then ``pyclmatch CMD: error: ...``)."""
+    def check(res):
+        rc, out, errtext = res
+        lines = [ln for ln in errtext.splitlines() if ln.strip()]
+        if rc != 2:
+            return f"exit status {rc}, stderr {errtext[-200:]!r}"
+        if "Traceback" in errtext:
+            return f"a traceback: {errtext[-200:]!r}"
+        if usage:
+            if not lines or not lines[-1].startswith("pyclmatch") or ": error: " not in lines[-1]:
+                return f"stderr {errtext[-200:]!r}"
+        elif len(lines) != 1 or not lines[0].startswith("pyclmatch: error: "):
+            return f"stderr is not one 'pyclmatch: error:' line: {errtext[-300:]!r}"
+        return None
+    return check
+
+
+def cli_ok(*words):
+    def check(res):
+        rc, out, errtext = res
+        if rc != 0:
+            return f"exit status {rc}: {errtext[-300:]!r}"
+        missing = [w for w in words if w not in out]
+        return f"output lacks {missing}: {out[-300:]!r}" if missing else None
+    return check
+
+
+def cli_cases():
+    good = os.path.join(BAD, "ok_general.mtx")
+    nul = os.path.join(BAD, "mm_nul_in_value.mtx")
+    missing = os.path.join(BAD, "no-such-file.mtx")
+    outdir = os.path.join(__import__("tempfile").gettempdir(), "pyclmatch-fuzz-bench")
+    small = ["--suite", "small", "--graphs", "grid-64", "--repeat", "1", "--no-progress",
+             "--out", outdir]
+    rows = [
+        ("match/missing", ["match", missing], False),
+        ("match/directory", ["match", BAD], False),
+        ("match/nul_value", ["match", nul], False),
+        ("match/bad_banner", ["match", os.path.join(BAD, "mm_bad_field.mtx")], False),
+        ("match/fifo", ["match", "@fifo"], False),
+        ("match/algorithm", ["match", good, "--algorithm", "nope"], False),
+        ("match/device", ["match", good, "--device", "no-such-device-xyz"], False),
+        ("match/init", ["match", good, "--init", "nope"], True),
+        ("match/no_file", ["match"], True),
+        ("match/unknown_flag", ["match", good, "--frobnicate"], True),
+        ("dmperm/missing", ["dmperm", missing], False),
+        ("dmperm/directory", ["dmperm", BAD], False),
+        ("dmperm/nul_value", ["dmperm", nul], False),
+        ("dmperm/algorithm", ["dmperm", good, "--algorithm", "nope"], False),
+        ("dmperm/device", ["dmperm", good, "--device", "no-such-device-xyz"], False),
+        ("dmperm/plot_unwritable", ["dmperm", good, "--plot", os.path.join(missing, "x.png")],
+         False),
+        ("bench/suite", ["bench", *small, "--suite", "nope"], False),
+        ("bench/graphs", ["bench", *small, "--graphs", "nope"], False),
+        ("bench/algorithms", ["bench", *small, "--algorithms", "nope"], False),
+        ("bench/devices", ["bench", *small, "--devices", "no-such-device-xyz"], False),
+        ("bench/repeat_neg", ["bench", *small, "--repeat", "-1"], False),
+        ("bench/repeat_zero", ["bench", *small, "--repeat", "0"], False),
+        ("bench/repeat_word", ["bench", *small, "--repeat", "x"], True),
+        ("bench/memory_limit_neg", ["bench", *small, "--memory-limit", "-5"], False),
+        ("bench/out_is_file", ["bench", *small, "--out", good], False),
+        ("bench/rcp", ["bench", *small, "--rcp", "maybe"], True),
+        ("report/missing", ["report", missing], False),
+        ("report/file", ["report", good], False),
+        ("devices/unknown_flag", ["devices", "--bogus"], True),
+        ("command/unknown", ["frobnicate"], True),
+        ("command/none", [], True),
+    ]
+    for cid, argv, usage in rows:
+        add(f"cli/{cid}", "cli", lambda a=argv: run_cli(_fifo_arg(a)), ok(cli_error(usage)))
+    add("cli/match/ok", "cli", lambda: run_cli(["match", good]), ok(cli_ok("cardinality:")))
+    add("cli/match/ok_json", "cli", lambda: run_cli(["match", good, "--json"]),
+        ok(cli_ok('"cardinality": 3')))
+    add("cli/dmperm/ok", "cli", lambda: run_cli(["dmperm", good]),
+        ok(cli_ok("structural rank:      3")))
+    add("cli/devices/json", "cli", lambda: run_cli(["devices", "--json"]),
+        ok(cli_ok('"devices"')))
+    for cid, argv in (("match_directory", ["match", BAD]), ("match_nul", ["match", nul]),
+                      ("match_missing", ["match", missing])):
+        add(f"cli/subprocess/{cid}", "cli", lambda a=argv: _cli_process(a), ok(cli_error()))
+
+
+def _fifo_arg(argv):
+    return [_fifo() if a == "@fifo" else a for a in argv]
+
+
+def _cli_process(argv):
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-m", "pyclmatch", *argv], capture_output=True,
+                       text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+# -- generators, interop, networkx backend, devices --------------------------------------------
+
+def _shape_is(shape):
+    def check(res):
+        return None if getattr(res, "shape", None) == shape else f"shape {res.shape}"
+    return check
+
+
+def other_cases():
+    _generator_cases()
+    _interop_cases()
+    _nxbackend_cases()
+    _device_cases()
+
+
+def _generator_cases():
+    from pyclmatch import generators as g
+    bad = [("neg", -1), ("float", 1.5), ("str", "8"), ("bool", True), ("none", None),
+           ("nan", NAN), ("u64", np.uint64(2**63)), ("list", [8])]
+    for fn, arg, make in (("uniform", "n", lambda v: g.uniform(v, 2)),
+                          ("uniform", "deg", lambda v: g.uniform(16, v)),
+                          ("uniform", "seed", lambda v: g.uniform(16, 2, seed=v)),
+                          ("kron", "scale", lambda v: g.kron(v)),
+                          ("kron", "edgefactor", lambda v: g.kron(4, edgefactor=v)),
+                          ("kron", "seed", lambda v: g.kron(4, seed=v)),
+                          ("delaunay", "logn", lambda v: g.delaunay(v)),
+                          ("delaunay", "seed", lambda v: g.delaunay(4, seed=v)),
+                          ("grid", "side", lambda v: g.grid(v)),
+                          ("grid", "seed", lambda v: g.grid(4, seed=v)),
+                          ("permuted", "seed", lambda v: g.permuted(R(), seed=v)),
+                          ("easy_instance", "n", lambda v: pm().easy_instance(v)),
+                          ("hard_instance", "n", lambda v: pm().hard_instance(v)),
+                          ("easy_instance", "seed", lambda v: pm().easy_instance(3, seed=v))):
+        for tag, v in bad:
+            if arg == "seed" and tag == "none":
+                continue
+            add(f"other/generators/{fn}/{arg}={tag}", "other", lambda f=make, v=v: f(v),
+                err(arg))
+    for tag, keep in (("neg", -0.5), ("above1", 1.5), ("nan", NAN), ("str", "0.5"),
+                      ("bool", True)):
+        add(f"other/generators/grid/keep={tag}", "other", lambda k=keep: g.grid(4, keep=k),
+            err("keep"))
+    add("other/generators/kron/scale=40", "other", lambda: g.kron(40),
+        err("scale", classes=("InputError", "HostMemoryError")))
+    add("other/generators/uniform/n=2p40", "other", lambda: g.uniform(2**40, 4),
+        err("n", classes=("InputError", "HostMemoryError")))
+    add("other/generators/permuted/A=str", "other", lambda: g.permuted("abc"), err("A"))
+    add("other/generators/suite/names=nope", "other", lambda: list(g.suite("nope", small=True)),
+        err("names"))
+    add("other/generators/suite/rcp=maybe", "other",
+        lambda: list(g.suite("grid-64", rcp="maybe", small=True)), err("rcp"))
+    add("other/generators/suite/size=huge", "other", lambda: list(g.suite(size="huge")),
+        err("size"))
+    for fn, make, shape in (("uniform", lambda: g.uniform(16, 2), (16, 16)),
+                            ("grid", lambda: g.grid(4), (16, 16)),
+                            ("kron", lambda: g.kron(4), (16, 16)),
+                            ("permuted", lambda: g.permuted(R()), (3, 4)),
+                            ("uniform_np_int", lambda: g.uniform(np.int64(16), np.int32(2)),
+                             (16, 16))):
+        add(f"other/generators/{fn}/ok", "other", make, ok(_shape_is(shape)))
+    add("other/generators/easy_instance/ok", "other",
+        lambda: pm().stable_marriage(pm().easy_instance(5)), ok(attr("size", 5)))
+    add("other/generators/easy_instance/n=0", "other", lambda: pm().easy_instance(0),
+        either(None, err("n")))
+
+
+def _interop_cases():
+    m = pm
+    res = lambda: m().maximum_matching(R())
+    for fn in ("matching_dict", "matching_edges", "community_sets"):
+        for tag, v in (("str", "abc"), ("none", None), ("int", 3), ("matrix", R())):
+            add(f"other/interop/{fn}/res={tag}", "other",
+                lambda f=fn, v=v: getattr(m(), f)(v), err("res"))
+    for fn in ("matching_dict", "matching_edges"):
+        add(f"other/interop/{fn}/row_labels_short", "other",
+            lambda f=fn: getattr(m(), f)(res(), row_labels=["a"]), err("row_labels"))
+        add(f"other/interop/{fn}/col_labels_int", "other",
+            lambda f=fn: getattr(m(), f)(res(), col_labels=5), err("col_labels"))
+    add("other/interop/matching_dict/ok", "other",
+        lambda: m().matching_dict(m().maximum_matching(R(), algorithm="host-hk")),
+        ok(lambda d: None if len(d) == 3 else f"{d}"))
+    add("other/interop/community_sets/ok", "other", lambda: m().community_sets(m().louvain(K())),
+        ok(lambda s: None if sum(len(x) for x in s) == 34 else f"{s}"))
+    add("other/interop/membership_sets/bad", "other",
+        lambda: m().interop.membership_sets(np.array([0.5, 1])), err("membership"))
+    add("other/verify_matching/row_match_short", "other",
+        lambda: m().verify_matching(R(), [0], [-1, -1, -1, -1]), err("row_match"))
+    add("other/verify_matching/col_match_str", "other",
+        lambda: m().verify_matching(R(), [1, 0, 2], "abc"), err("col_match"))
+    add("other/verify_matching/row_match_past", "other",
+        lambda: m().verify_matching(R(), [9, 0, 2], [1, 0, 2, -1]),
+        err("row_match", classes=("InputError", "VerificationError")))
+    add("other/verify_matching/graph_none", "other",
+        lambda: m().verify_matching(None, [0], [0]), err("graph"))
+    add("other/verify_matching/ok", "other",
+        lambda: m().verify_matching(R(), [1, 0, 2], [1, 0, 2, -1]), ok(lambda r: None if r is
+                                                                       True else f"{r!r}"))
+
+
+def _nxbackend_cases():
+    import networkx as nx
+    m = pm
+    G = nx.karate_club_graph
+    Kw = lambda: K()
+    lc = nx.community.louvain_communities
+
+    def partition_of(A):
+        def check(comms):
+            n = sum(len(c) for c in comms)
+            return None if n == A.shape[0] else f"{n} vertices in the communities"
+        return check
+    add("other/nxbackend/louvain_communities/ok", "other",
+        lambda: lc(G(), backend="pyclmatch", seed=1), ok(partition_of(Kw())))
+    for p, tag, v in (("resolution", "neg", -1), ("resolution", "nan", NAN),
+                      ("resolution", "str", "1"), ("seed", "neg", -1), ("seed", "float", 1.5),
+                      ("threshold", "nan", NAN), ("max_level", "zero", 0),
+                      ("max_level", "str", "2"), ("device", "float", 1.5)):
+        add(f"other/nxbackend/louvain_communities/{p}={tag}", "other",
+            lambda p=p, v=v: lc(G(), backend="pyclmatch", **{p: v}), err(p))
+    add("other/nxbackend/louvain_communities/weight_nan", "other",
+        lambda: lc(_nx_nan(), backend="pyclmatch"), err("G"))
+    add("other/nxbackend/louvain_partitions/resolution=neg", "other",
+        lambda: list(nx.community.louvain_partitions(G(), backend="pyclmatch", resolution=-1)),
+        err("resolution"))
+    add("other/nxbackend/modularity/ok", "other",
+        lambda: nx.community.modularity(G(), [set(range(17)), set(range(17, 34))],
+                                        backend="pyclmatch"),
+        ok(value(nx.community.modularity(G(), [set(range(17)), set(range(17, 34))]))))
+    add("other/nxbackend/modularity/resolution=nan", "other",
+        lambda: nx.community.modularity(G(), [set(range(34))], resolution=NAN,
+                                        backend="pyclmatch"), err("resolution"))
+    bip = lambda: nx.complete_bipartite_graph(2, 3)
+    add("other/nxbackend/hopcroft_karp/ok", "other",
+        lambda: nx.bipartite.hopcroft_karp_matching(bip(), top_nodes=[0, 1],
+                                                    backend="pyclmatch"),
+        ok(lambda d: None if len(d) == 4 else f"{d}"))
+    add("other/nxbackend/hopcroft_karp/top_nodes_missing", "other",
+        lambda: nx.bipartite.hopcroft_karp_matching(bip(), top_nodes=[7],
+                                                    backend="pyclmatch"),
+        err("top_nodes", classes=("InputError", "NetworkXError")))
+    add("other/nxbackend/max_weight/ok", "other",
+        lambda: nx.approximate.max_weight_matching(G(), backend="pyclmatch")
+        if hasattr(nx, "approximate") and hasattr(nx.approximate, "max_weight_matching")
+        else m().nxbackend.approximate_max_weight_matching(G()),
+        ok(lambda s: None if len(s) > 0 else f"{s}"))
+    add("other/nxbackend/maximal_matching/ok", "other",
+        lambda: nx.maximal_matching(G(), backend="pyclmatch"),
+        ok(lambda s: None if nx.is_maximal_matching(G(), s) else f"{s}"))
+    add("other/nxbackend/maximal_matching/digraph", "other",
+        lambda: nx.maximal_matching(nx.DiGraph([(0, 1)]), backend="pyclmatch"),
+        err("G", classes=("InputError", "NetworkXNotImplemented")))
+
+
+def _nx_nan():
+    import networkx as nx
+    G = nx.karate_club_graph()
+    G[0][1]["weight"] = NAN
+    return G
+
+
+def _device_cases():
+    m = pm
+    for tag, v in (("float", 1.5), ("list", [0]), ("dict", {}), ("bytes", b"cpu")):
+        add(f"other/get_device/spec={tag}", "other", lambda v=v: m().get_device(v),
+            err("spec", "device"))
+    for tag, v in (("nosuch", "no-such-device-xyz"), ("index99", 99), ("neg", -5)):
+        add(f"other/get_device/spec={tag}", "other", lambda v=v: m().get_device(v),
+            err("spec", "device", classes=("DeviceError", "InputError")))
+    add("other/get_device/ok_cpu", "other", lambda: m().get_device("cpu"),
+        ok(lambda h: None if h is not None else "None"))
+    add("other/list_devices/ok", "other", lambda: m().list_devices(),
+        ok(lambda r: None if len(r) >= 1 else f"{r}"))
+    add("other/describe_devices/ok", "other", lambda: m().describe_devices(),
+        ok(lambda r: None if r and "usable" in r[0] else f"{r}"))
+
+
+# -- hypothesis searches -----------------------------------------------------------------------
+
+JUNK = [None, -1, 0, 1.5, "1", True, NAN, INF, [1], np.uint64(2**63), 2**70, b"x", 1j,
+        np.array([2])]
+
+
+def _hyp(cid, area, strategy, prop, n=40):
+    """A case that runs a derandomized hypothesis search of ``n`` examples (no database, no
+    shrinking: the first failing example is reported as drawn); the answer is the number of
+    examples tried."""
+    def run():
+        from hypothesis import HealthCheck, Phase, given, settings
+        tried = []
+
+        @settings(max_examples=n, derandomize=True, database=None, deadline=None,
+                  phases=(Phase.explicit, Phase.generate), print_blob=False,
+                  suppress_health_check=list(HealthCheck))
+        @given(strategy())
+        def search(x):
+            tried.append(1)
+            try:
+                bad = prop(x)
+            except Exception as exc:
+                bad = f"{type(exc).__name__}(argument={getattr(exc, 'argument', None)!r}): " \
+                      f"{str(exc)[:150]}"
+            assert not bad, f"{bad} -- for {x!r}"[:600]
+        search()
+        return len(tried)
+    add(f"hyp/{cid}", area, run, ok(None))
+
+
+def _answer_or_refusal(call, check, arguments):
+    """None when ``call()`` answers as ``check`` accepts, or raises an InputError naming one
+    of ``arguments``; else what went wrong (an unexpected exception propagates)."""
+    from pyclmatch import InputError
+    try:
+        res = call()
+    except InputError as exc:
+        if exc.argument not in arguments:
+            return f"InputError(argument={exc.argument!r}) {str(exc)[:150]}; want one of " \
+                   f"{sorted(map(str, arguments))}"
+        return None
+    return check(res) if check else None
+
+
+def _params(options):
+    """A strategy of keyword dicts: a subset of ``options`` (name -> good values), each value
+    either good or junk."""
+    from hypothesis import strategies as st
+    return st.fixed_dictionaries({}, optional={
+        k: st.one_of(st.sampled_from(v), st.sampled_from(JUNK)) for k, v in options.items()})
+
+
+def hypothesis_cases():
+    m = pm
+    lv = {"resolution": [0.5, 1.0, 2], "seed": [0, 7, np.uint64(2**64 - 1)],
+          "max_level": [1, 3, None], "threshold": [None, 1e-7], "work_group_size": [None, 32],
+          "deterministic": [False, True], "moves": ["up-down", "paper"], "subrounds": [None, 2],
+          "move_buckets": [None, [8, 32]]}
+    _hyp("louvain_params", "params", lambda: _params(lv), lambda kw: _answer_or_refusal(
+        lambda: m().louvain(K(), **kw), louvain_of(K(), kw.get("resolution", 1.0)), set(kw)))
+    mm = {"algorithm": ["auto", "apfb", "gpr", "ppf", "host-hk"],
+          "init": ["karp-sipser", "cheap", "none"], "verify": [True, "host", False],
+          "work_group_size": [None, 32, 64], "ks_rounds": [1, 32]}
+    _hyp("maximum_matching_params", "params", lambda: _params(mm), lambda kw: (
+        _answer_or_refusal(lambda: m().maximum_matching(R(), **kw), cardinality_of(R()),
+                           set(kw))))
+    wm = {"work_group_size": [None, 64], "precision": ["auto", "float64", "float32"],
+          "verify": [True, False], "batch_rounds": [None, 1, 4]}
+    _hyp("b_matching_params", "params",
+         lambda: _params(dict(wm, b=[0, 1, 2, 10**6, np.array([1, 2, 1])])),
+         lambda kw: _answer_or_refusal(lambda: m().b_matching(
+             P3(), kw.get("b", 2), **{k: v for k, v in kw.items() if k != "b"}),
+                                       _b_valid(P3()), set(kw) | {"b"}))
+    _hyp("weighted_matching_params", "params",
+         lambda: _params({k: v for k, v in wm.items() if k != "batch_rounds"}),
+         lambda kw: _answer_or_refusal(lambda: m().weighted_matching(P3(), **kw),
+                                       matched_weight(P3(), 3.0, rel=1e-6), set(kw)))
+    sm = {"work_group_size": [None, 32], "batch_rounds": [None, 2], "verify": [True, False],
+          "n_men": [None, 2], "n_women": [None, 2]}
+    _hyp("stable_marriage_params", "params", lambda: _params(sm), lambda kw: (
+        _answer_or_refusal(lambda: m().stable_marriage([[0, 1], [1, 0]], [[0, 1], [1, 0]],
+                                                       **kw), attr("size", 2), set(kw))))
+    _hyp("bipartite_small_graphs", "semantics", _small_matrices, _bipartite_property, n=60)
+    _hyp("symmetric_small_graphs", "semantics", lambda: _small_matrices(symmetric=True),
+         _symmetric_property, n=60)
+    _hyp("modularity_memberships", "semantics", _memberships, _membership_property, n=60)
+    _hyp("marriage_prefs", "semantics", _prefs, lambda mw: _answer_or_refusal(
+        lambda: m().stable_marriage(*mw), attr("verified", True),
+        {"men_prefs", "women_prefs"}), n=60)
+    for name in ("ok_general.mtx", "ok_metis_weights.graph", "ok_snap_labels.txt"):
+        _hyp(f"mutated_file/{name}", "readers", lambda n=name: _mutations(n),
+             _reader_property, n=60)
+
+
+def _b_valid(G):
+    """A check of a b-matching: its edges are edges of ``G``, each vertex in at most b[v] of
+    them, the weight their sum."""
+    def check(res):
+        M = sp.csr_matrix(G)
+        deg = np.zeros(M.shape[0], int)
+        w = 0.0
+        for u, v in np.asarray(res.edges).reshape(-1, 2).tolist():
+            if u == v or M[u, v] == 0:
+                return f"({u}, {v}) is not an edge"
+            deg[u] += 1
+            deg[v] += 1
+            w += M[u, v]
+        if np.any(deg > np.asarray(res.b)):
+            return f"degrees {deg.tolist()} past b {np.asarray(res.b).tolist()}"
+        return None if abs(w - res.weight) <= 1e-9 * max(1, w) else f"weight {res.weight} != {w}"
+    return check
+
+
+VALUES = [0.0, 1.0, 2.0, 0.5, 3.0, 1e-300, 5e-324, 1e300, -1.0, NAN, INF]
+
+
+def _small_matrices(symmetric=False):
+    """(form, matrix) with form "dense", "csr" or "coo" (the coo with duplicates)."""
+    from hypothesis import strategies as st
+
+    @st.composite
+    def draw(d):
+        n = d(st.integers(0, 5))
+        k = n if symmetric else d(st.integers(0, 5))
+        vals = st.sampled_from(VALUES if d(st.booleans()) else VALUES[:5])
+        A = np.array([[d(vals) for _ in range(k)] for _ in range(n)]).reshape(n, k)
+        if symmetric:
+            A = np.triu(A) + np.triu(A, 1).T
+        form = d(st.sampled_from(["dense", "csr", "coo"]))
+        if form == "coo":
+            r, c = np.nonzero(A)
+            if r.size and d(st.booleans()):    # split each entry into two that sum to it
+                return form, sp.coo_matrix((np.r_[A[r, c] * 2, -A[r, c]], (np.r_[r, r],
+                                            np.r_[c, c])), shape=A.shape)
+            return form, sp.coo_matrix(A)
+        return form, (A if form == "dense" else sp.csr_matrix(A))
+    return draw()
+
+
+def _finite(M):
+    data = M if isinstance(M, np.ndarray) else sp.csr_matrix(M).data
+    return bool(np.all(np.isfinite(data)))
+
+
+def _bipartite_property(fm):
+    form, M = fm
+    if not _finite(M):
+        return _answer_or_refusal(lambda: pm().maximum_matching(M), lambda r: "answered",
+                                  {"A"})
+    return _answer_or_refusal(lambda: pm().maximum_matching(M), cardinality_of(
+        sp.csr_matrix(M) if form != "coo" else _summed(M)), set())
+
+
+def _symmetric_property(fm):
+    form, M = fm
+    S = _summed(M)
+    n = S.shape[0]
+    bad = not np.all(np.isfinite(S.data)) or np.any(S.data < 0)
+    scaled = S / abs(S).max() if S.nnz and abs(S).max() > 0 else S
+    calls = [("weighted_matching", {"G"}, lambda: pm().weighted_matching(M),
+              matched_weight(S, rel=1e-6)),
+             ("louvain", {"G"}, lambda: pm().louvain(M),
+              louvain_of(scaled) if scaled.sum() > 0 else _membership_len(n)),
+             ("modularity", {"A"}, lambda: pm().modularity(M, np.arange(n) % 2),
+              value(nx_modularity(scaled, np.arange(n) % 2), 1e-6)
+              if scaled.sum() > 0 else lambda r: "answered for an edgeless graph")]
+    for name, args, call, check in calls:
+        if n == 0 and name == "modularity":
+            continue
+        why = _answer_or_refusal(call, (lambda r: "answered") if bad else check,
+                                 args if bad or scaled.sum() == 0 and name != "weighted_matching"
+                                 else set())
+        if why:
+            return f"{name}: {why}"
+    return None
+
+
+def _memberships():
+    from hypothesis import strategies as st
+    good = st.lists(st.integers(0, 40), min_size=34, max_size=34)
+    odd = st.one_of(st.lists(st.integers(-3, 40), min_size=30, max_size=36),
+                    st.lists(st.sampled_from([0, 1, 0.5, NAN, -1, 2**63, "a"]), min_size=34,
+                             max_size=34))
+    dtype = st.sampled_from([None, np.int64, np.uint32, np.float64, object])
+    return st.tuples(st.one_of(good, odd), dtype)
+
+
+def _membership_property(md):
+    mem, dtype = md
+    try:
+        arr = np.array(mem, dtype=dtype) if dtype else mem
+    except (ValueError, OverflowError, TypeError):
+        arr = mem
+    ok_ = len(mem) == 34 and all(isinstance(v, int) and 0 <= v < 2**63 for v in mem)
+    check = value(nx_modularity(K(), np.array(mem))) if ok_ else (lambda r: "answered")
+    return _answer_or_refusal(lambda: pm().modularity(K(), arr), check,
+                              set() if ok_ else {"membership"})
+
+
+def _prefs():
+    from hypothesis import strategies as st
+    ids = st.integers(-1, 3)
+    side = st.lists(st.lists(ids, max_size=4), min_size=1, max_size=3)
+    return st.tuples(side, side)
+
+
+def _mutations(name):
+    """(file name, its bytes with a few random insertions, deletions and replacements)."""
+    from hypothesis import strategies as st
+    with open(os.path.join(BAD, name), "rb") as f:
+        body = f.read()
+    edit = st.tuples(st.sampled_from(["ins", "del", "rep"]), st.integers(0, len(body)),
+                     st.sampled_from([0, 10, 13, 32, 37, 45, 46, 48, 49, 57, 101, 120, 255]))
+    return st.tuples(st.just(name), st.just(body), st.lists(edit, min_size=1, max_size=4))
+
+
+def _reader_property(x):
+    import tempfile
+    name, body, edits = x
+    b = bytearray(body)
+    for op, i, c in edits:
+        i = min(i, len(b))
+        if op == "ins":
+            b[i:i] = bytes([c])
+        elif op == "del" and i < len(b):
+            del b[i]
+        elif i < len(b):
+            b[i] = c
+    d = tempfile.mkdtemp(prefix="pyclmatch-fuzz-")
+    path = os.path.join(d, name)
+    with open(path, "wb") as f:
+        f.write(bytes(b))
+    try:
+        return _answer_or_refusal(lambda: pm().read_graph(path),
+                                  lambda A: None if sp.issparse(A) else f"got {type(A)}",
+                                  {"path"})
+    finally:
+        os.unlink(path)
+        os.rmdir(d)

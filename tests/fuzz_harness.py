@@ -21,6 +21,7 @@ import selectors
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
@@ -50,12 +51,16 @@ def _outcome(case):
     return {"kind": "wrong", "detail": str(bad)[:400]} if bad else {"kind": "ok"}
 
 
-def child_main(module):
+def child_main(module, idfile):
     os.environ.setdefault("PYTHONFAULTHANDLER", "1")
+    out = os.fdopen(os.dup(1), "w")        # the protocol; prints of the code under test go
+    os.dup2(2, 1)                          # to stderr (a file of the parent's)
+    sys.stdout = sys.stderr
     cases = importlib.import_module(module).case_table()
-    out = sys.stdout
-    for line in sys.stdin:
-        cid = line.strip()
+    with open(idfile) as f:
+        ids = f.read().split("\n")
+    for cid in ids:
+        cid = cid.strip()
         if not cid:
             continue
         out.write(json.dumps({"start": cid}) + "\n")
@@ -69,13 +74,19 @@ def child_main(module):
 
 # -- the parent --------------------------------------------------------------------------------
 
-def _spawn(module):
+def _spawn(module, ids):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, HERE, env.get("PYTHONPATH")) if p)
-    return subprocess.Popen([sys.executable, os.path.join(HERE, "fuzz_harness.py"), module],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env, cwd=ROOT, text=True,
-                            start_new_session=True)
+    errfile = tempfile.TemporaryFile("w+")
+    idfile = tempfile.NamedTemporaryFile("w", suffix=".ids", delete=False)
+    idfile.write("\n".join(ids))
+    idfile.close()
+    proc = subprocess.Popen([sys.executable, os.path.join(HERE, "fuzz_harness.py"), module,
+                             idfile.name], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=errfile,
+                            env=env, cwd=ROOT, start_new_session=True)
+    proc.errfile, proc.idfile = errfile, idfile.name
+    return proc
 
 
 def _kill(proc):
@@ -88,36 +99,47 @@ def _kill(proc):
 
 def _death(proc):
     rc = proc.wait()
-    err = proc.stderr.read()[-600:] if proc.stderr else ""
+    proc.errfile.seek(0)
+    err = proc.errfile.read()[-600:]
     return {"kind": "crash", "status": rc,
             "signal": signal.Signals(-rc).name if rc < 0 else None, "stderr": err}
 
 
 def _run_child(module, ids, timeout):
     """Run ``ids`` in one child: (outcomes by id, the id it stopped at or None, why)."""
-    proc = _spawn(module)
-    proc.stdin.write("".join(i + "\n" for i in ids))
-    proc.stdin.close()
+    proc = _spawn(module, ids)
+    try:
+        return _follow(proc, ids, timeout)
+    finally:
+        os.unlink(proc.idfile)
+        proc.errfile.close()
+
+
+def _follow(proc, ids, timeout):
+    fd = proc.stdout.fileno()
     sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
+    sel.register(fd, selectors.EVENT_READ)
     done, current, deadline = {}, None, time.monotonic() + timeout + 30   # (+ the import)
+    buf = b""
     while True:
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            rec = json.loads(line)
+            if "start" in rec:
+                current, deadline = rec["start"], time.monotonic() + timeout
+            else:
+                done[rec["id"]], current = rec, None
         left = deadline - time.monotonic()
         if left <= 0 or not sel.select(left):
             _kill(proc)
             return done, current, {"kind": "hang", "limit_s": timeout}
-        line = proc.stdout.readline()
-        if not line:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
             if len(done) == len(ids):
                 proc.wait()
                 return done, None, None
             return done, current, _death(proc)
-        rec = json.loads(line)
-        if "start" in rec:
-            current, deadline = rec["start"], time.monotonic() + timeout
-        else:
-            done[rec["id"]] = rec
-            current = None
+        buf += chunk
 
 
 def run_cases(module, ids, timeout=60.0, batch=10_000):
@@ -203,4 +225,4 @@ def triage_class(text):
 
 
 if __name__ == "__main__":
-    child_main(sys.argv[1])
+    child_main(sys.argv[1], sys.argv[2])
