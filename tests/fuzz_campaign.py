@@ -80,7 +80,8 @@ def _graph(rng, square):
     if form == "f16":
         return A.astype(np.float16)
     if form in ("int", "bool"):
-        return np.nan_to_num(A).astype(np.int64 if form == "int" else bool)
+        return np.clip(np.nan_to_num(A), -2**62, 2**62).astype(np.int64 if form == "int"
+                                                                 else bool)
     r, c = np.nonzero(A)
     if form == "coo_dup" and r.size:
         return sp.coo_matrix((np.r_[A[r, c] * 3, -2 * A[r, c]], (np.r_[r, r], np.r_[c, c])),
@@ -118,7 +119,8 @@ def _call(rng, i):
         mem = rng.choice([np.arange(n) % 2, np.full(n, 0.5), ["a"] * n, np.zeros(n + 1, int),
                           -np.ones(n, int), np.full(n, 2**63, np.uint64), None, list(range(n))])
         return "modularity(graph, membership)", lambda: _checked_modularity(G, mem)
-    kw = {p: rng.choice(ODD) for p in rng.sample(PARAMS[fam], rng.choice([0, 1, 1, 2]))}
+    kw = {p: rng.choice(ODD) for p in rng.sample(PARAMS[fam], min(len(PARAMS[fam]),
+                                                                  rng.choice([0, 1, 1, 2])))}
     graph = _graph(rng, fam not in ("maximum_matching", "dulmage_mendelsohn",
                                     "structural_rank", "maximum_bipartite_matching"))
     label = f"{fam}(graph, **{kw!r})"
