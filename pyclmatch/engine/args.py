@@ -22,6 +22,7 @@ work_group_size | work_group_size='64' is not allowed: it must be an integer >= 
 >>> args.choice("verify", "HOST", ("device", "host"))
 'host'
 """
+import contextlib
 import math
 import numbers
 import operator
@@ -455,3 +456,45 @@ def no_unknown(name, params, accepted):
         raise InputError(f"{label} got an unknown parameter {bad}={shown(params[bad])}"
                          f"{' (and ' + ', '.join(unknown[1:]) + ')' if unknown[1:] else ''}"
                          f"; accepted: {', '.join(sorted(accepted))}", argument=bad)
+
+
+@contextlib.contextmanager
+def about(name):
+    """Name argument ``name`` on every :class:`InputError` raised inside the block that names
+    none yet (the graph readers' errors, which do not know what the caller's parameter is
+    called).
+
+    Examples
+    --------
+    >>> try:
+    ...     with about("A"):
+    ...         raise InputError("the matrix must be 2-D")
+    ... except ValueError as exc:
+    ...     print(exc.argument)
+    A
+    """
+    try:
+        yield
+    except InputError as exc:
+        if exc.argument is None:
+            exc.argument = name
+        raise
+
+
+def shape_of(name, value, want):
+    """Refuse a matrix ``value`` whose ``shape`` is not ``want`` (a result checked against
+    another matrix than the one it was computed on).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> try:
+    ...     shape_of("A", np.eye(2), (3, 3))
+    ... except ValueError as exc:
+    ...     print(exc)
+    A has shape (2, 2): it must be (3, 3), the shape of the matrix the result was computed on
+    """
+    got = tuple(int(x) for x in value.shape)
+    if got != tuple(want):
+        raise InputError(f"{name} has shape {got}: it must be {tuple(want)}, the shape of the "
+                         f"matrix the result was computed on", argument=name)
