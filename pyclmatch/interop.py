@@ -746,12 +746,12 @@ def community_sets(res):
 
 
 def _group_ids(name, labels, k):
-    """``labels`` as a 1-D integer array of values in ``[0, k-1]`` (``k`` None: below the
-    array's size), checked without a copy where it is an integer array already."""
+    """``labels`` as a 1-D integer array of values in ``[0, k-1]`` (``k`` None: below
+    2**31 - 1), checked without a copy where it is an integer array already."""
     a = labels
     if not (isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype.kind in "iu"):
         a = args.integer_array(name, labels, low=0)
-    hi = a.size if k is None else k
+    hi = args.INT32_MAX if k is None else k
     if a.size and (int(a.min()) < 0 or int(a.max()) >= hi):
         args.integer_array(name, a, low=0, high=hi - 1)     # (raises, naming the value)
     return a
@@ -762,8 +762,8 @@ def membership_sets(membership, k=None, nodes=None):
     the labels ``nodes`` (ids where None). One sort, then one C-level set per community.
 
     ``membership``: one community id per vertex, in ``[0, k-1]``; ``k``: the number of
-    communities, at most the number of vertices (None: the largest id + 1); ``nodes``: one
-    label per vertex.
+    communities (None: the largest id + 1; a community without a vertex is an empty set);
+    ``nodes``: one label per vertex.
 
     Examples
     --------
@@ -773,9 +773,7 @@ def membership_sets(membership, k=None, nodes=None):
     >>> [sorted(c) for c in membership_sets([1, 0, 1], nodes=["a", "b", "c"])]
     [['b'], ['a', 'c']]
     """
-    if k is not None:
-        n = np.size(membership) if isinstance(membership, (np.ndarray, list, tuple)) else None
-        k = args.integer("k", k, low=0, high=n, none=True)
+    k = args.integer("k", k, low=0, high=args.INT32_MAX, none=True)
     memb = _group_ids("membership", membership, k)
     if k is None:
         k = int(memb.max()) + 1 if memb.size else 0
