@@ -89,6 +89,9 @@ import threading
 import time
 import traceback
 
+import numpy as np
+import scipy.sparse as sp
+
 try:
     import dask
     import distributed
@@ -101,8 +104,10 @@ except ImportError as _exc:   # pragma: no cover - exercised by monkeypatching i
 from . import bipartite, errors, weighted
 from .community import api as community_api
 from ._progress import Progress
+from .engine import args
 from .engine.devices import _type_name, describe_devices, get_device, usable_devices
 from .errors import DeviceError, InputError, PyclmatchError
+from .interop import is_backend_graph, is_dataframe, is_igraph, is_networkx
 from .io import read_graph
 
 __all__ = ["DevicePlugin", "local_cluster", "map_graphs", "worker_devices", "bind_workers",
@@ -110,6 +115,29 @@ __all__ = ["DevicePlugin", "local_cluster", "map_graphs", "worker_devices", "bin
 
 PLUGIN_NAME = "pyclmatch-device"
 _KINDS = ("gpu", "cpu", "accelerator")
+_DEVICES_ALLOWED = ("'gpu', 'cpu', 'accelerator', 'all' or comma-separated device specs "
+                    "(pyclmatch.get_device's: '0:1', a name substring)")
+
+
+def _devices_arg(devices):
+    """A ``devices`` selection (:func:`host_devices`): None (the GPUs) or a non-empty
+    string."""
+    if devices is None:
+        return "gpu"
+    if not isinstance(devices, str) or not devices.strip(" ,"):
+        args.refuse("devices", devices, _DEVICES_ALLOWED)
+    return devices
+
+
+def _kind_arg(name, kind):
+    """A kind of device: ``"gpu"``, ``"cpu"``, ``"accelerator"`` or ``"all"``."""
+    return args.choice(name, kind, _KINDS + ("all",))
+
+
+def _client_arg(client, none=False):
+    if (client is None and none) or isinstance(client, Client):
+        return client
+    args.refuse("client", client, "a distributed.Client" + (" or None" if none else ""))
 
 
 def host_devices(devices="gpu"):
@@ -123,11 +151,7 @@ def host_devices(devices="gpu"):
     >>> all(len(entry) == 3 for entry in host_devices("all"))
     True
     """
-    if devices is None:
-        devices = "gpu"
-    if not isinstance(devices, str):
-        raise InputError(f"devices must be 'gpu', 'cpu', 'accelerator', 'all' or device specs, "
-                         f"not {type(devices).__name__}")
+    devices = _devices_arg(devices)
     s = devices.strip().lower()
     if s == "all":
         return usable_devices()
@@ -188,7 +212,12 @@ class DevicePlugin(WorkerPlugin):
     idempotent = False
 
     def __init__(self, devices="gpu", assignment=None):
-        self.devices = devices
+        self.devices = _devices_arg(devices)
+        if assignment is not None and (not isinstance(assignment, dict) or not all(
+                isinstance(k, (str, int)) and isinstance(v, str) and v.strip()
+                for k, v in assignment.items())):
+            args.refuse("assignment", assignment, "None or a dict {worker name: device spec "
+                        "string}")
         self.assignment = {str(k): v for k, v in (assignment or {}).items()}
         self.handle = None
         self.binding = None
@@ -279,7 +308,9 @@ def bind_workers(client, devices="gpu", assignment=None):
     >>> client = Client(local_cluster("cpu"))                    # doctest: +SKIP
     >>> bindings = bind_workers(client, "cpu")                    # doctest: +SKIP
     """
-    client.register_plugin(DevicePlugin(devices, assignment), name=PLUGIN_NAME)
+    _client_arg(client)
+    plugin = DevicePlugin(devices, assignment)
+    client.register_plugin(plugin, name=PLUGIN_NAME)
     return worker_devices(client)
 
 
@@ -304,8 +335,11 @@ def bound_workers(client, kind="gpu", timeout=30.0):
     >>> len(ready)                                                # doctest: +SKIP
     1
     """
+    kind = _kind_arg("kind", kind)
+    timeout = args.number("timeout", timeout, low=0)
+    _client_arg(client)
     if not client.run_on_scheduler(_plugin_registered):
-        bind_workers(client, "gpu" if kind in (None, "auto") else kind)
+        bind_workers(client, kind)
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -326,7 +360,8 @@ def local_cluster(devices="gpu", n_workers=None, *, processes=True, **kwargs):
     which shares its cores with the workers), each bound to its device by :class:`DevicePlugin`.
 
     ``n_workers`` other than the number of devices assigns the devices round-robin (two
-    workers on one PoCL device, as the tests do).  ``kwargs`` go to ``LocalCluster``.
+    workers on one PoCL device, as the tests do); at most ``max(8, 4 * os.cpu_count())``
+    (each worker is a process of this host).  ``kwargs`` go to ``LocalCluster``.
     Use it as ``Client(local_cluster())``; close the cluster when done (or use ``with``).
 
     The workers start without the ``MALLOC_TRIM_THRESHOLD_`` that Dask sets for its worker
@@ -352,17 +387,22 @@ def local_cluster(devices="gpu", n_workers=None, *, processes=True, **kwargs):
     >>> local_cluster("all", n_workers=0)
     Traceback (most recent call last):
     ...
-    pyclmatch.errors.InputError: n_workers must be >= 1, not 0
+    pyclmatch.errors.InputError: n_workers=0 is not allowed: it must be an integer between 1 and ..., or None
     """
+    n_workers = args.integer("n_workers", n_workers, low=1, high=max(8, 4 * (os.cpu_count() or 1)),
+                             none=True)
+    processes = args.boolean("processes", processes)
+    if "threads_per_worker" in kwargs:
+        kwargs["threads_per_worker"] = args.integer("threads_per_worker",
+                                                    kwargs["threads_per_worker"], low=1,
+                                                    high=1024)
     found = host_devices(devices)
     if not found:
         have = ", ".join(f"{r['index']} {r['device']} ({r['type']})" for r in describe_devices())
         raise DeviceError(f"no usable {devices} OpenCL device on this host (devices: "
                           f"{have or 'none'})" + ("; pass devices='cpu' to run the workers on "
                                                   "the CPU device" if devices == "gpu" else ""))
-    n = len(found) if n_workers is None else int(n_workers)
-    if n < 1:
-        raise InputError(f"n_workers must be >= 1, not {n_workers}")
+    n = len(found) if n_workers is None else n_workers
     assignment = {i: f"{found[i % len(found)][0]}:{found[i % len(found)][1]}" for i in range(n)}
     kwargs.setdefault("threads_per_worker", 1)
     environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
@@ -386,13 +426,73 @@ _CALL_MODULES = (bipartite, weighted, community_api)
 def _resolve(func):
     if isinstance(func, str):
         f = next((getattr(m, func) for m in _CALL_MODULES if hasattr(m, func)), None)
-        if not inspect.isfunction(f):
-            raise InputError(f"unknown pyclmatch call {func!r}")
+        if not inspect.isfunction(f) or func.startswith("_"):
+            raise InputError(f"unknown pyclmatch call {func!r}: func must be a pyclmatch "
+                             f"call (maximum_matching, weighted_matching, louvain, ...) or "
+                             f"its name", argument="func")
         return f
     if not callable(func):
-        raise InputError(f"func must be a pyclmatch call or its name, not "
-                         f"{type(func).__name__}")
+        args.refuse("func", func, "a pyclmatch call or its name, or a function taking "
+                    "(graph, device=..., **kwargs)")
     return func
+
+
+class _NoGraph:
+    """What :func:`_check_call` hands a pyclmatch call instead of a graph and a device."""
+
+
+def _check_call(f, kwargs):
+    """Refuse, before anything starts, the keyword arguments that every graph's call would
+    refuse: names ``f``'s signature does not take, required ones missing (``b`` of
+    ``b_matching``), and for a pyclmatch call every value it checks before it reads the
+    graph or opens the device (the call is made with placeholders for both, so it stops
+    there; only its refusals of ``kwargs`` are kept)."""
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        params = None
+    if params:
+        named = {p.name for p in params[1:] if p.kind in (p.KEYWORD_ONLY,
+                                                           p.POSITIONAL_OR_KEYWORD)}
+        if not any(p.kind is p.VAR_KEYWORD for p in params):
+            args.no_unknown(getattr(f, "__name__", "func"),
+                            {k: v for k, v in kwargs.items() if k not in named}, named)
+        for p in params[1:]:
+            if p.name in named and p.default is p.empty and p.name not in kwargs \
+                    and p.name != "device":
+                raise InputError(f"map_graphs calls {getattr(f, '__name__', 'func')}(graph, "
+                                 f"device=..., **kwargs): pass its argument {p.name}= in "
+                                 f"kwargs", argument=p.name)
+    if not getattr(f, "__module__", "").startswith("pyclmatch."):
+        return
+    try:
+        f(_NoGraph(), **({"device": _NoGraph()} if _takes_device(f) else {}), **kwargs)
+    except InputError as exc:
+        if exc.argument in kwargs:
+            raise
+    except Exception:          # the placeholders refused: the arguments before them passed
+        pass
+
+
+def _takes_device(f):
+    """Whether ``f`` takes ``device=`` (a host function such as ``modularity`` does not, and
+    is called without it)."""
+    try:
+        params = inspect.signature(f).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == "device" or p.kind is p.VAR_KEYWORD for p in params)
+
+
+def _graphs_arg(graphs):
+    """``graphs`` as a list: any iterable of graphs but one graph itself (a path, a matrix,
+    a networkx/igraph graph, a DataFrame), which iterates as something else."""
+    one = _is_path(graphs) or isinstance(graphs, (np.ndarray, dict)) or sp.issparse(graphs) \
+        or any(t(graphs) for t in (is_networkx, is_igraph, is_dataframe, is_backend_graph))
+    if one or not hasattr(graphs, "__iter__"):
+        args.refuse("graphs", graphs, "a sequence of graphs (paths, matrices, edge arrays, "
+                    "networkx graphs or callables); put one graph in a list")
+    return list(graphs)
 
 
 def _is_path(graph):
@@ -462,6 +562,8 @@ def worker_handle(kind="all", wait=30.0):
     >>> worker_handle("cpu").type                                # doctest: +SKIP
     'cpu'
     """
+    kind = _kind_arg("kind", kind)
+    wait = args.number("wait", wait, low=0)
     worker = get_worker()
     deadline = time.monotonic() + wait
     while True:
@@ -479,7 +581,8 @@ def worker_handle(kind="all", wait=30.0):
 
 
 def _run_one(func, graph, kwargs, kind):
-    """Task body on a worker: load the graph, call ``func`` on the worker's device."""
+    """Task body on a worker: load the graph, call ``func`` on the worker's device (without
+    ``device=`` where ``func`` takes none)."""
     worker = get_worker()
     h = worker_handle(kind)
     try:
@@ -488,7 +591,9 @@ def _run_one(func, graph, kwargs, kind):
         elif callable(graph):
             graph = graph()
         with _device_lock(h):
-            return func(graph, device=h, **kwargs)
+            if _takes_device(func):
+                return func(graph, device=h, **kwargs)
+            return func(graph, **kwargs)
     except Exception as exc:
         return _Failed(exc, traceback.format_exc(), worker.address)
 
@@ -546,14 +651,19 @@ def map_graphs(func, graphs, *, client=None, devices="gpu", retries=2, progress=
     """
     if "device" in kwargs:
         raise InputError("map_graphs chooses the device (the worker's); pass devices= to "
-                         "select the kind of device instead of device=")
+                         "select the kind of device instead of device=", argument="device")
     f = _resolve(func)
-    graphs = list(graphs)
-    kind = (devices or "gpu").strip().lower()
-    if kind not in _KINDS + ("all",):
-        raise InputError(f"devices must be 'gpu', 'cpu', 'accelerator' or 'all' in map_graphs "
-                         f"(bind workers to particular devices with local_cluster or "
-                         f"PYCLMATCH_DEVICE), not {devices!r}")
+    graphs = _graphs_arg(graphs)
+    devices = "gpu" if devices is None else devices
+    if not isinstance(devices, str) or devices.strip().lower() not in _KINDS + ("all",):
+        args.refuse("devices", devices, "'gpu', 'cpu', 'accelerator' or 'all' in map_graphs "
+                    "(bind workers to particular devices with local_cluster or "
+                    "PYCLMATCH_DEVICE)")
+    kind = devices.strip().lower()
+    retries = args.integer("retries", retries, low=0, high=1000)
+    progress = False if progress is None else args.boolean("progress", progress)
+    _check_call(f, kwargs)
+    client = _client_arg(client, none=True)
     own = None
     if client is None:
         try:

@@ -270,8 +270,9 @@ SUITES = {"small": SMALL_SUITE, "medium": MEDIUM_SUITE, "large": SUITE, "referen
 
 
 def suite(names=None, rcp=False, *, small=False, size=None):
-    """Yield ``(name, matrix)`` for the graphs of :data:`SUITE` (or :data:`SMALL_SUITE` with
-    ``small=True``), in the table's order, built lazily one at a time.
+    """An iterator of ``(name, matrix)`` for the graphs of :data:`SUITE` (or
+    :data:`SMALL_SUITE` with ``small=True``), in the table's order, built lazily one at a
+    time; the arguments are checked when it is called, before any graph is built.
 
     ``size`` ("small", "medium", "large" = "reference") picks the table by name.
     ``names`` (a name or a list of names of the table) restricts and orders the graphs.
@@ -282,7 +283,8 @@ def suite(names=None, rcp=False, *, small=False, size=None):
     Raises
     ------
     InputError
-        An unknown size, graph name or ``rcp`` value.
+        An unknown size, graph name or ``rcp`` value, or one of another type (``small``
+        and ``rcp`` take True/False, not 0/1); ``exc.argument`` names it.
 
     Examples
     --------
@@ -290,18 +292,31 @@ def suite(names=None, rcp=False, *, small=False, size=None):
     >>> [(name, A.shape) for name, A in suite("grid-64", rcp="both", small=True)]
     [('grid-64', (4096, 4096)), ('grid-64-rcp', (4096, 4096))]
     """
-    if size is not None and size not in SUITES:
-        raise InputError(f"unknown suite size {size!r}; choose one of {list(SUITES)}")
+    small = args.boolean("small", small)
+    size = None if size is None else args.choice("size", size, tuple(SUITES))
     table = SUITES[size] if size else (SMALL_SUITE if small else SUITE)
-    if rcp not in (False, True, "both"):
-        raise InputError(f"rcp must be False, True or 'both', not {rcp!r}")
+    if isinstance(rcp, str):
+        rcp = args.choice("rcp", rcp, ("both",))
+    elif isinstance(rcp, (bool, np.bool_)):
+        rcp = bool(rcp)
+    else:
+        args.refuse("rcp", rcp, "False, True or 'both'")
     if names is None:
         names = list(table)
     elif isinstance(names, str):
         names = [names]
+    elif not isinstance(names, (list, tuple)) or \
+            not all(isinstance(nm, str) for nm in names):
+        args.refuse("names", names, "None, a graph name or a list of graph names")
     unknown = [nm for nm in names if nm not in table]
     if unknown:
-        raise InputError(f"unknown suite graph(s) {unknown}; available: {list(table)}")
+        raise InputError(f"unknown suite graph(s) {unknown}; available: {list(table)}",
+                         argument="names")
+    return _suite_graphs(table, list(names), rcp)
+
+
+def _suite_graphs(table, names, rcp):
+    """The graphs of :func:`suite`, built one at a time."""
     for nm in names:
         A = table[nm]()
         if rcp in (False, "both"):

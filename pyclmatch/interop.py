@@ -33,7 +33,7 @@ import sys
 import numpy as np
 import scipy.sparse as sp
 
-from .engine import limits
+from .engine import args, limits
 from .errors import InputError
 
 #: what a user calls; the conversions below them serve the families' input paths
@@ -128,6 +128,11 @@ def foreign_graph(G, weight="weight", fits=None):
     >>> foreign_graph([(0, 1)]) is None
     True
     """
+    if weight is not None:
+        try:
+            hash(weight)
+        except TypeError:
+            args.refuse("weight", weight, "None or an edge attribute's name (a hashable key)")
     if is_backend_graph(G):
         if fits is not None:
             fits(G.n, G.nnz, {})
@@ -715,13 +720,28 @@ def bipartite_edges(A):
 
 
 # --------------------------------------------------------------------------- results
-def _labels(nodes, n):
-    """Object array of node labels (tuples stay whole), or ids 0..n-1."""
+def _labels(nodes, n, name="nodes"):
+    """Object array of node labels (tuples stay whole), or ids 0..n-1; ``nodes`` must hold
+    ``n`` labels (any sized iterable but a string or a mapping)."""
     if nodes is None:
         return np.arange(n)
+    if isinstance(nodes, (str, bytes, dict, np.generic)) or not hasattr(nodes, "__len__") \
+            or not hasattr(nodes, "__iter__") or (isinstance(nodes, np.ndarray)
+                                                 and nodes.ndim != 1):
+        args.refuse(name, nodes, f"None or a sequence of {n} labels")
+    if len(nodes) != n:
+        raise InputError(f"{name} holds {len(nodes)} labels: it must hold {n}, one per "
+                         f"vertex", argument=name)
     if isinstance(nodes, np.ndarray) and nodes.dtype == object:
         return nodes
-    return np.fromiter(nodes, dtype=object, count=len(nodes))
+    return np.fromiter(nodes, dtype=object, count=n)
+
+
+def _result_of(name, res, fields, what):
+    """Refuse ``res`` unless it carries every attribute of ``fields`` (a result of ``what``)."""
+    if not all(hasattr(res, f) for f in fields):
+        args.refuse(name, res, what)
+    return res
 
 
 def matching_dict(res, row_labels=None, col_labels=None):
@@ -729,8 +749,9 @@ def matching_dict(res, row_labels=None, col_labels=None):
 
     ``res`` is a :class:`~pyclmatch.MatchingResult` (bipartite: rows are ``row_labels``,
     default ``0..n_rows-1``, columns ``col_labels``, default ``n_rows..n_rows+n_cols-1`` as
-    ``networkx.bipartite.from_biadjacency_matrix`` numbers them) or a weighted matching
-    result (its node labels for networkx input, else the vertex ids).
+    ``networkx.bipartite.from_biadjacency_matrix`` numbers them; one label per row and per
+    column) or a weighted matching result (its node labels for networkx input, else the
+    vertex ids; ``row_labels`` and ``col_labels`` are refused there).
 
     Examples
     --------
@@ -765,13 +786,21 @@ def matching_edges(res, row_labels=None, col_labels=None):
 
 
 def _pairs(res, row_labels, col_labels):
-    if hasattr(res, "row_match"):
+    if hasattr(res, "row_match") and hasattr(res, "col_match"):
         rm = np.asarray(res.row_match)
         nr, nc = rm.size, np.asarray(res.col_match).size
         r = np.flatnonzero(rm >= 0)
-        rl = _labels(row_labels, nr) if row_labels is not None else np.arange(nr)
-        cl = _labels(col_labels, nc) if col_labels is not None else np.arange(nr, nr + nc)
+        rl = _labels(row_labels, nr, "row_labels") if row_labels is not None else \
+            np.arange(nr)
+        cl = _labels(col_labels, nc, "col_labels") if col_labels is not None else \
+            np.arange(nr, nr + nc)
         return list(zip(rl[r].tolist(), cl[rm[r]].tolist()))
+    _result_of("res", res, ("mate",), "a matching result (maximum_matching, "
+               "weighted_matching)")
+    for name, lab in (("row_labels", row_labels), ("col_labels", col_labels)):
+        if lab is not None:
+            args.refuse(name, lab, "None for a weighted matching (its labels are the "
+                        "input's nodes)")
     mate = np.asarray(res.mate)
     u = np.flatnonzero(mate > np.arange(mate.size))
     lab = _labels(getattr(res, "nodes", None), mate.size)
@@ -792,12 +821,29 @@ def community_sets(res):
     >>> sorted(map(sorted, community_sets(louvain(A, seed=1))))
     [[0, 1, 2], [3, 4, 5]]
     """
+    _result_of("res", res, ("membership", "n_communities", "nodes"), "a louvain result")
     return membership_sets(res.membership, res.n_communities, res.nodes)
+
+
+def _group_ids(name, labels, k):
+    """``labels`` as a 1-D integer array of values in ``[0, k-1]`` (``k`` None: below
+    2**31 - 1), checked without a copy where it is an integer array already."""
+    a = labels
+    if not (isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype.kind in "iu"):
+        a = args.integer_array(name, labels, low=0)
+    hi = args.INT32_MAX if k is None else k
+    if a.size and (int(a.min()) < 0 or int(a.max()) >= hi):
+        args.integer_array(name, a, low=0, high=hi - 1)     # (raises, naming the value)
+    return a
 
 
 def membership_sets(membership, k=None, nodes=None):
     """The list of ``k`` sets (community c at position c) of a membership array, holding
     the labels ``nodes`` (ids where None). One sort, then one C-level set per community.
+
+    ``membership``: one community id per vertex, in ``[0, k-1]``; ``k``: the number of
+    communities (None: the largest id + 1; a community without a vertex is an empty set);
+    ``nodes``: one label per vertex.
 
     Examples
     --------
@@ -807,13 +853,15 @@ def membership_sets(membership, k=None, nodes=None):
     >>> [sorted(c) for c in membership_sets([1, 0, 1], nodes=["a", "b", "c"])]
     [['b'], ['a', 'c']]
     """
-    memb = np.asarray(membership)
+    k = args.integer("k", k, low=0, high=args.INT32_MAX, none=True)
+    memb = _group_ids("membership", membership, k)
     if k is None:
         k = int(memb.max()) + 1 if memb.size else 0
+    lab = None if nodes is None else _labels(nodes, memb.size)
     order = group_order(memb, k)
     bounds = np.zeros(k + 1, np.int64)
     np.cumsum(np.bincount(memb, minlength=k), out=bounds[1:])
-    lab = (order if nodes is None else _labels(nodes, memb.size)[order]).tolist()
+    lab = (order if lab is None else lab[order]).tolist()
     return [set(lab[bounds[c]:bounds[c + 1]]) for c in range(k)]
 
 
@@ -828,7 +876,8 @@ def group_order(labels, k):
     >>> group_order([2, 0, 1, 0], 3).tolist()
     [1, 3, 2, 0]
     """
-    labels = np.asarray(labels)
+    k = args.integer("k", k, low=0, high=1 << 32)
+    labels = _group_ids("labels", labels, k)
     if k <= 1 << 16:
         return np.argsort(labels.astype(np.uint16), kind="stable")
     order = np.argsort((labels & 0xFFFF).astype(np.uint16), kind="stable")
@@ -849,8 +898,13 @@ def vertex_clustering(res, graph):
     True
     """
     import igraph
+    _result_of("res", res, ("membership", "modularity"), "a louvain result")
+    if not isinstance(graph, igraph.Graph):
+        args.refuse("graph", graph, "the igraph.Graph the result was computed on")
     memb = np.asarray(res.membership)
     if memb.size != graph.vcount():
-        raise InputError(f"the result has {memb.size} vertices, the graph {graph.vcount()}")
+        raise InputError(f"graph has {graph.vcount()} vertices: it must be the igraph.Graph "
+                         f"the result was computed on ({memb.size} vertices)",
+                         argument="graph")
     return igraph.VertexClustering(graph, membership=memb.tolist(),
                                    modularity=float(res.modularity))

@@ -55,6 +55,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._version import __version__
+from .engine import args
 from .errors import InputError
 from .interop import (NetworkxAdjacency, canonical_csr, exact_int32_values,
                       labels_are_ids, membership_sets)
@@ -525,7 +526,31 @@ def _seed_int(seed) -> int | None:
     raise InputError(f"seed must be an int, None or a random state, not {type(seed).__name__}")
 
 
+def _weight_arg(weight):
+    """networkx's ``weight``: None or an edge attribute's name (any hashable key)."""
+    try:
+        hash(weight)
+    except TypeError:
+        args.refuse("weight", weight, "None or an edge attribute's name (a hashable key)")
+    return weight
+
+
+def _real_arg(name, value):
+    """A real number as networkx takes it (NaN, infinities and bools included: networkx
+    computes with them); anything else is refused as an :class:`InputError`."""
+    if not isinstance(value, numbers.Real):
+        args.refuse(name, value, "a real number")
+    return value
+
+
+def _iterable_arg(name, value, what):
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        args.refuse(name, value, what)
+    return value
+
+
 def _as_pycl(G, weight) -> PyclGraph:
+    _weight_arg(weight)
     if isinstance(G, PyclGraph):
         return G
     return from_networkx(G, weight)
@@ -550,6 +575,7 @@ def _louvain_levels(G, weight, resolution, threshold, max_level, seed, device):
     run: its levels, each kept while it merges communities and gains more than
     ``threshold`` modularity over the previous one (networkx's rule, the first level
     always)."""
+    _real_arg("threshold", threshold)
     g = _as_pycl(G, weight)
     A = g.csr(weight)
     if A.nnz == 0:
@@ -609,7 +635,10 @@ def louvain_communities(G, weight="weight", resolution=1, threshold=0.0000001, m
     >>> sorted(map(sorted, nx.community.louvain_communities(G, backend="pyclmatch", seed=1)))
     [[0, 1, 2], [3, 4, 5]]
     """
-    if max_level is not None and max_level <= 0:
+    if max_level is not None and (isinstance(max_level, (bool, np.bool_)) or
+                                  not isinstance(max_level, numbers.Integral)):
+        args.refuse("max_level", max_level, "a positive integer or None")
+    if max_level is not None and max_level <= 0:     # (networkx's own error)
         raise ValueError("max_level argument must be a positive integer or None")
     g, levels = _louvain_levels(G, weight, resolution, threshold, max_level, seed, device)
     memb = levels[-1] if max_level is None else levels[:max_level][-1]
@@ -648,6 +677,8 @@ def modularity(G, communities, weight="weight", resolution=1, *, device=None) ->
     >>> round(modularity(G, [{0, 1, 2}, {3, 4, 5}]), 3)
     0.357
     """
+    _real_arg("resolution", resolution)
+    _iterable_arg("communities", communities, "an iterable of sets of nodes")
     g = _as_pycl(G, weight)
     if not isinstance(communities, list):
         communities = list(communities)
@@ -669,6 +700,7 @@ def _bipartite_split(g: PyclGraph, top_nodes):
     jumping depth parity, kept on the graph."""
     import networkx as nx
     if top_nodes is not None:
+        _iterable_arg("top_nodes", top_nodes, "None or an iterable of nodes")
         mask = np.zeros(g.n, bool)
         mask[g.positions(top_nodes, "top node")] = True
         return np.flatnonzero(mask), np.flatnonzero(~mask)
@@ -899,6 +931,9 @@ def to_vertex_cover(G, matching, top_nodes=None, *, device=None) -> set:
     >>> len(cover), all(u in cover or v in cover for u, v in B.edges())
     (2, True)
     """
+    if not isinstance(matching, dict):
+        args.refuse("matching", matching, "a dict {node: its mate} (as hopcroft_karp_matching "
+                    "returns it)")
     g, top, bottom, res = _bipartite_match(G, top_nodes, device)
     cover = res.certificate
     return set(g.labels(top[np.asarray(cover.cols, np.int64)])) | \
@@ -913,6 +948,7 @@ def _edge_status(g: PyclGraph, matching):
     in-order loop would reach them before returning False."""
     import networkx as nx
     from networkx.algorithms.matching import matching_dict_to_set
+    _iterable_arg("matching", matching, "a dict {node: its mate} or an iterable of edges")
     if isinstance(matching, dict):
         matching = matching_dict_to_set(matching)
     edges = list(matching)
@@ -922,6 +958,9 @@ def _edge_status(g: PyclGraph, matching):
     u = np.full(k, -1, np.int64)
     v = np.full(k, -1, np.int64)
     for i, e in enumerate(edges):
+        if not hasattr(e, "__len__"):
+            args.refuse("matching", matching, "a dict {node: its mate} or an iterable of "
+                        "2-tuples of nodes")
         if len(e) != 2:
             raise_at, raise_exc = i, nx.NetworkXError(f"matching has non-2-tuple edge {e}")
             break

@@ -153,3 +153,13 @@ def test_lost_worker_rerun(client, tmp_path, device, as_path):
                      marker=str(tmp_path / "died"))
     assert os.path.exists(tmp_path / "died")     # one worker was lost
     assert res == [pyclmatch.maximum_matching(A, device=device).cardinality for A in gs]
+
+
+def test_host_function_without_device(client):
+    """modularity takes no device=: map_graphs calls it without one (it failed on every
+    graph with a TypeError)."""
+    from pyclmatch.distributed import map_graphs
+    K = sp.csr_matrix(np.array([[0, 1, 1, 0], [1, 0, 1, 0], [1, 1, 0, 1], [0, 0, 1, 0]], float))
+    res = map_graphs("modularity", [K, K], client=client, devices="cpu",
+                     membership=[0, 0, 0, 1])
+    assert res == [pytest.approx(pyclmatch.modularity(K, [0, 0, 0, 1]))] * 2

@@ -17,6 +17,7 @@ import os
 import platform as _platform
 import sys
 
+import numpy as np
 from distributed import Client, as_completed, get_worker
 
 from . import families as _families
@@ -24,7 +25,8 @@ from .harness import (Progress, SCHEMA_VERSION, check_baselines, device_meta, ru
                       run_combination, suite_graph, suite_names, write_summary)
 from ..distributed import (NoDeviceHere, _device_lock, bound_workers, host_devices,
                            local_cluster, worker_handle)
-from ..errors import DeviceError, InputError
+from ..engine import args
+from ..errors import DeviceError
 
 __all__ = ["run_bench_dask"]
 
@@ -61,11 +63,49 @@ def _baseline_task(suite, gname, source, family, repeat):
 
 
 def _kind(devices):
-    s = (devices or "auto").strip().lower()
-    if s not in ("auto", "all", "gpu", "cpu", "accelerator"):
-        raise InputError(f"--devices with --dask is auto, all, gpu, cpu or accelerator (the "
-                         f"workers own their devices), not {devices!r}")
-    return s
+    if devices is None:
+        return "auto"
+    if not isinstance(devices, str) or devices.strip().lower() not in (
+            "auto", "all", "gpu", "cpu", "accelerator"):
+        args.refuse("devices", devices, "one of 'auto', 'all', 'gpu', 'cpu', 'accelerator' "
+                    "with --dask (the workers own their devices)")
+    return devices.strip().lower()
+
+
+def _checked(address, suite, algorithms, baselines, repeat, out, rcp, graphs, progress,
+             memory_limit, command):
+    """The arguments of :func:`run_bench_dask` but ``devices``, checked before a client
+    connects: ``(combos, repeat, rcp, memory_limit)``."""
+    if not isinstance(address, str) or not address.strip():
+        args.refuse("address", address, "'local' or a scheduler's address "
+                    "('tcp://host:8786')")
+    if not isinstance(suite, (str, os.PathLike)):
+        args.refuse("suite", suite, "'small', 'medium', 'large', 'reference' or a folder of "
+                    ".mtx files")
+    if not isinstance(algorithms, str) or not algorithms.strip(" ,"):
+        args.refuse("algorithms", algorithms, "'all' or comma-separated families or "
+                    "family:algorithm names")
+    with args.blame("algorithms"):
+        specs = _families.all_algorithms() if algorithms == "all" else algorithms.split(",")
+        combos = [c for s in specs if s.strip() for c in _families.family_of(s.strip())]
+    args.boolean("baselines", baselines)
+    args.boolean("progress", progress)
+    repeat = args.integer("repeat", repeat, low=1, high=args.INT32_MAX)
+    for name, value in (("out", out), ("command", command)):
+        if value is not None and not isinstance(value, (str, os.PathLike) if name == "out"
+                                                else str):
+            args.refuse(name, value, "None or a " + ("path" if name == "out" else "string"))
+    if isinstance(rcp, str):
+        rcp = args.choice("rcp", rcp, ("both",))
+    elif isinstance(rcp, (bool, np.bool_)):
+        rcp = bool(rcp)
+    else:
+        args.refuse("rcp", rcp, "False, True or 'both'")
+    if graphs is not None and (not isinstance(graphs, (list, tuple)) or not all(
+            isinstance(g, str) for g in graphs)):
+        args.refuse("graphs", graphs, "None or a list of graph names")
+    memory_limit = args.integer("memory_limit", memory_limit, low=1, none=True)
+    return combos, repeat, rcp, memory_limit
 
 
 def run_bench_dask(address, suite="small", algorithms="bipartite", devices="auto",
@@ -94,12 +134,11 @@ def run_bench_dask(address, suite="small", algorithms="bipartite", devices="auto
     >>> meta, records = run_bench_dask("local", devices="cpu", graphs=["grid"],
     ...                                repeat=1, progress=False)   # doctest: +SKIP
     """
-    specs = _families.all_algorithms() if algorithms == "all" else algorithms.split(",")
-    combos = [c for s in specs if s.strip() for c in _families.family_of(s.strip())]
-    if repeat < 1:
-        raise InputError("repeat must be >= 1")
+    combos, repeat, rcp, memory_limit = _checked(address, suite, algorithms, baselines,
+                                                 repeat, out, rcp, graphs, progress,
+                                                 memory_limit, command)
     kind = _kind(devices)
-    glist = suite_names(suite, rcp=rcp, graphs=graphs)
+    glist = suite_names(os.fspath(suite), rcp=rcp, graphs=graphs)
     client, cluster, kind = _connect(address, kind)
     try:
         bindings, ready, kind = _ready_workers(client, kind, address)

@@ -93,8 +93,22 @@ class MatchingResult(RunRecord):
 
     def verify(self, A):
         """Check the matching and its König cover against ``A``; raises
-        :class:`~pyclmatch.errors.VerificationError` on any inconsistency."""
-        verify_matching(as_bipartite(A), self.row_match, self.col_match, self.certificate)
+        :class:`~pyclmatch.errors.VerificationError` on any inconsistency;
+        :class:`~pyclmatch.errors.InputError` (``argument="A"``) when ``A`` is no matrix or
+        not of the result's shape.
+
+        Examples
+        --------
+        >>> import scipy.sparse as sp
+        >>> from pyclmatch import maximum_matching
+        >>> A = sp.csr_matrix([[1, 1], [0, 1]])
+        >>> maximum_matching(A).verify(A)
+        True
+        """
+        with args.blame("A"):
+            graph = as_bipartite(A)
+        args.shape_of("A", graph, (self.row_match.size, self.col_match.size))
+        verify_matching(graph, self.row_match, self.col_match, self.certificate)
         self.verified = True
         return True
 

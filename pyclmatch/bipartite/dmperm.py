@@ -32,6 +32,7 @@ from pyopencl.scan import GenericScanKernel
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
+from ..engine import args
 from ..engine.devices import get_device, device_call
 from ..engine.family import KernelFamily
 from ..engine.graphs import as_bipartite
@@ -130,8 +131,13 @@ class DMDecomposition:
         ``A[p][:, q]`` is block upper triangular, the horizontal and vertical parts are the
         vertices reachable by alternating paths from the unmatched columns and rows, and every
         square block is irreducible (strongly connected); raises
-        :class:`~pyclmatch.errors.VerificationError` otherwise."""
-        verify_decomposition(as_bipartite(A), self)
+        :class:`~pyclmatch.errors.VerificationError` otherwise;
+        :class:`~pyclmatch.errors.InputError` (``argument="A"``) when ``A`` is no matrix or
+        not of the decomposition's shape."""
+        with args.blame("A"):
+            graph = as_bipartite(A)
+        args.shape_of("A", graph, self.shape)
+        verify_decomposition(graph, self)
         self.verified = True
         return True
 

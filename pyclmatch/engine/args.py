@@ -493,3 +493,22 @@ class blame:
             with blame(self.argument):
                 return func(*a, **kw)
         return wrapped
+
+
+def shape_of(name, value, want):
+    """Refuse a matrix ``value`` whose ``shape`` is not ``want`` (a result checked against
+    another matrix than the one it was computed on).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> try:
+    ...     shape_of("A", np.eye(2), (3, 3))
+    ... except ValueError as exc:
+    ...     print(exc)
+    A has shape (2, 2): it must be (3, 3), the shape of the matrix the result was computed on
+    """
+    got = tuple(int(x) for x in value.shape)
+    if got != tuple(want):
+        raise InputError(f"{name} has shape {got}: it must be {tuple(want)}, the shape of the "
+                         f"matrix the result was computed on", argument=name)
