@@ -418,6 +418,10 @@ def integer_array(name, value, *, low=None, high=None, size=None, what="integers
         bad = ~np.isfinite(a) | (a != np.round(a))
         bad |= ~bad & ((a < -2.0**63) | (a >= 2.0**63))
         _first_bad(name, a, bad, allowed)
+        if not isinstance(value, np.ndarray) and np.abs(a).max(initial=0) >= 2.0**53:
+            # (a sequence mixing floats and ints past 2**53: its ints, exactly as written)
+            a = np.fromiter((int(x) for x in np.asarray(value, dtype=object)), np.int64,
+                            a.size)
     elif a.dtype == np.uint64:
         _first_bad(name, a, a > np.uint64(np.iinfo(np.int64).max), allowed)
     a = a.astype(np.int64, copy=False)
