@@ -238,8 +238,11 @@ def _graph_type_cases():
             add(f"semantics/{fam}/value={kind}", "semantics",    # stored NaN may be an edge)
                 lambda c=call, k=kind: c(_bad_values_graph(k)),
                 err(arg) if fam in SYMMETRIC else either(None, err(arg)))
+            # (dense: NaN is neither an edge nor a zero, refused; an infinity is a nonzero,
+            # so an edge of the unweighted families and a bad weight of the weighted ones)
             add(f"semantics/{fam}/dense_value={kind}", "semantics",
-                lambda c=call, k=kind: c(_bad_values_graph(k).toarray()), err(arg))
+                lambda c=call, k=kind: c(_bad_values_graph(k).toarray()),
+                err(arg) if fam in SYMMETRIC or kind == "nan" else either(None, err(arg)))
         if fam in SYMMETRIC:
             add(f"semantics/{fam}/rectangular", "semantics", lambda c=call: c(R()), err(arg))
             add(f"semantics/{fam}/complex", "semantics",
@@ -447,10 +450,11 @@ def _membership_cases():
                      ("sparse_labels", lambda: k() * 10**9)):
         add(f"semantics/modularity/membership={tag}", "semantics",
             lambda mem=mem: m().modularity(K(), mem()), ok(value(ref)))
+    # (no edges: Q = 0 by the convention louvain's answer for such a graph documents)
     add("semantics/modularity/edgeless", "semantics",
-        lambda: m().modularity(sp.csr_matrix((3, 3)), [0, 1, 2]), err("A"))
+        lambda: m().modularity(sp.csr_matrix((3, 3)), [0, 1, 2]), ok(value(0.0)))
     add("semantics/modularity/0x0", "semantics",
-        lambda: m().modularity(sp.csr_matrix((0, 0)), []), err("A"))
+        lambda: m().modularity(sp.csr_matrix((0, 0)), []), ok(value(0.0)))
     add("semantics/modularity/asymmetric", "semantics",
         lambda: m().modularity(sp.csr_matrix(np.array([[0, 1.0], [0, 0]])), [0, 1]),
         err("A", words=("symmetri",)))
@@ -1115,9 +1119,10 @@ def _finite(M):
 
 def _bipartite_property(fm):
     form, M = fm
-    if not _finite(M):     # (dense: refused; sparse: its pattern may be read as the edges)
+    if not _finite(M):     # (dense NaN: refused; else the pattern may be read as the edges)
+        nan = form == "dense" and np.isnan(np.asarray(M, dtype=float)).any()
         return _answer_or_refusal(lambda: pm().maximum_matching(M), cardinality_of(
-            _summed(M)) if form != "dense" else (lambda r: "answered"), {"A"})
+            _summed(M)) if not nan else (lambda r: "answered"), {"A"})
     return _answer_or_refusal(lambda: pm().maximum_matching(M), cardinality_of(
         sp.csr_matrix(M) if form != "coo" else _summed(M)), set())
 
@@ -1134,7 +1139,7 @@ def _symmetric_property(fm):
               louvain_of(scaled) if scaled.sum() > 0 else _membership_len(n)),
              ("modularity", {"A"}, lambda: pm().modularity(M, np.arange(n) % 2),
               value(nx_modularity(scaled, np.arange(n) % 2), 1e-6)
-              if scaled.sum() > 0 else lambda r: "answered for an edgeless graph")]
+              if scaled.sum() > 0 else value(0.0))]
     for name, args, call, check in calls:
         if n == 0 and name == "modularity":
             continue

@@ -292,7 +292,7 @@ def _check_symmetric_host(A):
         diff = np.abs(A.data.astype(np.float64) - T.data.astype(np.float64))
         if not diff.size or diff.max() <= 1e-12 * max(1.0, float(np.abs(A.data).max())):
             return
-    raise InputError(ASYMMETRIC, argument="G")
+    raise InputError(ASYMMETRIC)     # (named by the caller's args.blame: louvain's G, ...)
 
 
 def modularity(A: GraphInput, membership: ArrayLike, resolution: float = 1.0,

@@ -58,7 +58,7 @@ NFLAGS = 32
 #: the one-group level kernel's output (doubles): SMALL_HEAD values, then SMALL_TRACE
 #: modularities and SMALL_TRACE move counts (iterations past SMALL_TRACE are not traced)
 SMALL_HEAD, SMALL_TRACE = 8, 256
-ASYMMETRIC = ("the adjacency matrix is not symmetric: louvain needs an undirected graph "
+ASYMMETRIC = ("the adjacency matrix is not symmetric: communities need an undirected graph "
               "(symmetrize it, e.g. A + A.T, read a file with read_graph(path, "
               "symmetrize=True), or pass a networkx Graph)")
 #: work-groups of the first stage of the modularity reduction (at most)
