@@ -146,7 +146,8 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
         paper 000 (APFB/APsB drivers, GPUBFS (Algorithm 2) or GPUBFS-WR (Algorithm 4) BFS
         kernels, constant-grid (CT) or one-vertex-per-work-item (MT) thread modes),
         ``"gpr"``, ``"gpr-shr"``, ``"gpr-noshr"``, ``"gpr-first"`` (push-relabel, paper 003),
-        ``"ppf"`` (parallel Pothen-Fan, paper 001) and ``"host-hk"`` (scipy's Hopcroft-Karp
+        ``"ppf"`` (parallel Pothen-Fan, paper 001), ``"ptg"`` (parallel tree grafting,
+        MS-BFS-Graft, :mod:`pyclmatch.bipartite.ptg`) and ``"host-hk"`` (scipy's Hopcroft-Karp
         and a König cover on the host, :mod:`pyclmatch.bipartite.host`; no device is opened).
     init : {"karp-sipser", "cheap", "none"}
         Initial matching computed on the device.

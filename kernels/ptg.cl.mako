@@ -1,0 +1,244 @@
+<%doc>
+  PTG: parallel tree grafting, MS-BFS-Graft (Azad, Buluc, Pothen, "A parallel tree grafting
+  algorithm for maximum cardinality matching in bipartite graphs", IPDPS 2015; IEEE TPDS
+  2017), as summarised in shared/papers/001 Section 3.2. X = columns (the searching side: every
+  unmatched column roots an alternating tree), Y = rows; cmatch[x] / rmatch[y] are the mates
+  (-1 unmatched). The paper's steps, each a kernel below:
+    Step 1  the alternating BFS forest, level-synchronous from the frontier of the active trees:
+            TopDown (frontier columns claim unvisited rows) or BottomUp (unvisited rows look for
+            a neighbour in an active tree), chosen per level by the host (the alpha rule);
+    Step 2  Augment every tree that found an augmenting path (vertex-disjoint: one per tree);
+    Step 3  Graft: the rows of augmented (renewable) trees are unvisited again, and those next
+            to an active tree join it (BottomUp from them; their mates are the next frontier),
+            or, when the active trees are small next to the renewable rows, the forest is
+            rebuilt from the unmatched columns (RebuildForest).
+  Arrays (index_t, -1 = NONE):
+    rroot[y]   the root of row y's tree; visited(y) <=> rroot[y] != NONE (the claim of a row
+               writes its root with one atomic_cmpxchg, so "visited" and "root" never disagree)
+    parent[y]  the column through which y joined its tree
+    croot[x]   the root of column x's tree
+    clevel[x]  the BFS level at which x joined the frontier (levels are never reused in a run,
+               so a stale value never equals the current level)
+    leaf[r]    per root column r: the unmatched row that ends its augmenting path, NONE while
+               the tree is active; an augmented root keeps its leaf, so its tree's leftover
+               columns stay renewable (never active again)
+  A tree r is active iff leaf[r] == NONE (IN_ACTIVE_TREE below).
+  flags[] (int, zeroed by the host): F_NEXT columns put in the next frontier, F_LEAVES unmatched
+  rows claimed (paths found), F_PATHS paths augmented, C_* the forest's counts for Step 3.
+  heavy_degree (optional, common.cl.mako): TopDown expands heavy columns by a work-group.
+</%doc>
+<%namespace name="common" file="common.cl.mako"/>
+<%include file="common.cl.mako"/>
+<%
+    heavy = int(context.get('heavy_degree', -1)) >= 0
+    HEAVY_PARAMS = " HEAVY_PARAMS" if heavy else ""
+    EACH = "FOR_EACH_LIGHT_VERTEX" if heavy else "FOR_EACH_VERTEX"
+%>\
+#define NONE (-1)
+#define L0 2
+#define F_NEXT 0
+#define F_LEAVES 1
+#define F_PATHS 2
+#define C_ACTIVE_COLS 3
+#define C_RENEWABLE_ROWS 4
+#define C_ACTIVE_ROWS 5
+#define IN_ACTIVE_TREE(r) ((r) != NONE && leaf[r] == NONE)
+
+/* dst[0..k) += this work-group's counts (c0, c1, c2 of each work-item), summed in local memory
+   first: one global atomic per group and count. Every work-item of the group must call it (it
+   holds barriers). The local adds are unconditional (PoCL 3.1 miscompiles a local atomic
+   under a work-item-dependent branch next to barriers, see common.cl.mako). */
+inline void add_group_counts(int k, int c0, int c1, int c2, __global int *dst,
+                             volatile __local int *s)
+{
+    if (get_local_id(0) == 0) { s[0] = 0; s[1] = 0; s[2] = 0; }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_add(&s[0], c0);
+    if (k > 1) atomic_add(&s[1], c1);
+    if (k > 2) atomic_add(&s[2], c2);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        for (int i = 0; i < k; ++i)
+            if (s[i]) atomic_add(&dst[i], s[i]);
+    }
+}
+
+/* ATTACH: row y joins tree r through column x (updatePointers of MS-BFS-Graft's TopDown and
+   BottomUp): parent[y] <- x; an unmatched y ends the tree's augmenting path (leaf[r] <- y, the
+   tree stops growing); a matched y brings its mate into the tree and the next frontier. The
+   caller has made y's root r (the claim). */
+<%def name="attach(y, x, r, level)">
+                parent[${y}] = ${x};
+                {
+                    const index_t m = rmatch[${y}];
+                    if (m == NONE) { leaf[${r}] = ${y}; ++n_leaves; }
+                    else { croot[m] = ${r}; clevel[m] = ${level}; ++n_next; }
+                }
+</%def>
+
+/* RebuildForest (Step 3's rebuild, and the initial forest of MS-BFS-Graft): every unmatched
+   column is the root of a tree of its own in the frontier of `level`, every other vertex is
+   in no tree and every row unvisited. */
+__kernel void rebuild_forest(index_t nr, index_t nc, __global const index_t *cmatch,
+                             __global index_t *croot, __global int *clevel,
+                             __global index_t *leaf, __global index_t *rroot, int level)
+{
+    FOR_EACH_VERTEX(x, nc) {
+        const int unmatched = cmatch[x] == NONE;
+        croot[x] = unmatched ? x : NONE;
+        clevel[x] = unmatched ? level : -1;
+        leaf[x] = NONE;
+    }
+    FOR_EACH_VERTEX(y, nr) rroot[y] = NONE;
+}
+
+<%def name="claim_edge(j)">
+            {
+                const index_t y = cadj[${j}];
+                /* TopDown: test, then claim (visited[y] and root[y] in one compare-and-swap) */
+                if (rroot[y] == NONE && atomic_cmpxchg(&rroot[y], NONE, r) == NONE) {
+${attach("y", "x", "r", "level + 1")}
+                }
+            }
+</%def>
+
+/* TopDown (Step 1, MS-BFS-Graft's top-down BFS step): every column x of the frontier
+   (clevel[x] == level) whose tree is still active claims its unvisited rows; the tree stops
+   growing once it has found an augmenting path (leaf[r] set, tested per edge). With a heavy
+   tier a column of degree > HEAVY_DEGREE is expanded by a whole work-group (its work-items
+   claim rows j = start + lid, start + lid + lsz, ...). */
+__kernel void top_down(int level, __global const offset_t *cxadj,
+                       __global const index_t *cadj, index_t nc,
+                       __global const index_t *rmatch, __global index_t *croot,
+                       __global int *clevel, volatile __global index_t *leaf,
+                       volatile __global index_t *rroot, __global index_t *parent,
+                       __global int *flags ${HEAVY_PARAMS})
+{
+    __local int sums[3];
+    int n_next = 0, n_leaves = 0;
+% if heavy:
+    if (IN_HEAVY_TIER()) {
+        <%common:heavy_vertices v="x" active="clevel[x] == level && IN_ACTIVE_TREE(croot[x])">
+        const index_t r = croot[x];
+        for (offset_t j = cxadj[x] + lid; j < cxadj[x + 1] && leaf[r] == NONE; j += lsz)
+${claim_edge("j")}
+        </%common:heavy_vertices>
+    } else
+% endif
+    ${EACH}(x, nc) {
+        if (clevel[x] != level) continue;                      /* x in the frontier */
+% if heavy:
+        if (IS_HEAVY(cxadj[x + 1] - cxadj[x])) continue;      /* the heavy tier's */
+% endif
+        const index_t r = croot[x];
+        if (leaf[r] != NONE) continue;                          /* a renewable tree */
+        for (offset_t j = cxadj[x]; j < cxadj[x + 1] && leaf[r] == NONE; ++j)
+${claim_edge("j")}
+    }
+    add_group_counts(2, n_next, n_leaves, 0, flags + F_NEXT, sums);
+}
+
+<%def name="find_active_neighbour(level)">
+        for (offset_t j = rxadj[y]; j < rxadj[y + 1]; ++j) {
+            const index_t x = radj[j];
+            const index_t r = croot[x];
+            if (!IN_ACTIVE_TREE(r)) continue;
+            rroot[y] = r;                          /* only y's work-item writes y: no claim */
+${attach("y", "x", "r", level)}
+            break;
+        }
+</%def>
+
+/* BottomUp (Step 1, MS-BFS-Graft's bottom-up BFS step): every unvisited row looks for a
+   neighbour column in an active tree and joins the first it finds. Each row is written by its
+   own work-item only; a column that joins a tree in this launch may or may not be seen (either
+   is a valid alternating tree: the BFS goes on until a level adds no column). */
+__kernel void bottom_up(int level, __global const offset_t *rxadj,
+                        __global const index_t *radj, index_t nr,
+                        __global const index_t *rmatch, volatile __global index_t *croot,
+                        __global int *clevel, volatile __global index_t *leaf,
+                        __global index_t *rroot, __global index_t *parent,
+                        __global int *flags)
+{
+    __local int sums[3];
+    int n_next = 0, n_leaves = 0;
+    FOR_EACH_VERTEX(y, nr) {
+        if (rroot[y] != NONE) continue;                         /* visited */
+${find_active_neighbour("level + 1")}
+    }
+    add_group_counts(2, n_next, n_leaves, 0, flags + F_NEXT, sums);
+}
+
+/* Augment (Step 2 of MS-BFS-Graft): every tree that found an augmenting path (its root x0 is
+   still unmatched and leaf[x0] set) flips the path from its leaf back to x0 along parent[] and
+   the mates. Trees are vertex-disjoint, so the paths are; the walk is bounded by nc steps. */
+__kernel void augment(index_t nc, __global index_t *cmatch, __global index_t *rmatch,
+                      __global const index_t *leaf, __global const index_t *parent,
+                      __global int *flags)
+{
+    __local int sums[3];
+    int n_paths = 0;
+    FOR_EACH_VERTEX(x0, nc) {
+        if (cmatch[x0] != NONE) continue;                       /* a root is unmatched */
+        index_t y = leaf[x0];
+        if (y == NONE) continue;                                /* an active tree */
+        for (index_t steps = 0; steps <= nc; ++steps) {
+            const index_t x = parent[y];
+            const index_t next = cmatch[x];
+            cmatch[x] = y;
+            rmatch[y] = x;
+            if (next == NONE) break;                            /* x == x0 */
+            y = next;
+        }
+        ++n_paths;
+    }
+    add_group_counts(1, n_paths, 0, 0, flags + F_PATHS, sums);
+}
+
+/* The counts of Step 3's rule (MS-BFS-Graft's Graft): columns in active trees (activeX), rows
+   in renewable trees (renewableY) and rows in active trees (activeY). */
+__kernel void count_forest(index_t nr, index_t nc, __global const index_t *croot,
+                           __global const index_t *rroot, __global const index_t *leaf,
+                           __global int *flags)
+{
+    __local int sums[3];
+    int active_cols = 0, renewable_rows = 0, active_rows = 0;
+    FOR_EACH_VERTEX(x, nc) active_cols += IN_ACTIVE_TREE(croot[x]);
+    FOR_EACH_VERTEX(y, nr) {
+        const index_t r = rroot[y];
+        if (r != NONE) {
+            if (leaf[r] == NONE) ++active_rows; else ++renewable_rows;
+        }
+    }
+    add_group_counts(3, active_cols, renewable_rows, active_rows, flags + C_ACTIVE_COLS, sums);
+}
+
+/* Graft (Step 3 of MS-BFS-Graft, when the active trees are large enough): every row of a
+   renewable tree becomes unvisited (root NONE), then joins an active tree next to it if there
+   is one, as in BottomUp (its mate joins the frontier of `level`). Only the renewable rows
+   change: a row of an active tree keeps its place. */
+__kernel void graft(int level, __global const offset_t *rxadj, __global const index_t *radj,
+                    index_t nr, __global const index_t *rmatch,
+                    volatile __global index_t *croot, __global int *clevel,
+                    volatile __global index_t *leaf, __global index_t *rroot,
+                    __global index_t *parent, __global int *flags)
+{
+    __local int sums[3];
+    int n_next = 0, n_leaves = 0;
+    FOR_EACH_VERTEX(y, nr) {
+        const index_t r0 = rroot[y];
+        if (r0 == NONE || leaf[r0] == NONE) continue;           /* not renewable */
+        rroot[y] = NONE;                                        /* visited[y] <- 0 */
+${find_active_neighbour("level")}
+    }
+    add_group_counts(2, n_next, n_leaves, 0, flags + F_NEXT, sums);
+}
+
+/* The König cover's BFS array (the API's convention, values >= L0 = reached from an unmatched
+   column) from the final forest: after a phase that found no augmenting path every tree is
+   active and complete, and its columns are exactly those reachable from unmatched columns. */
+__kernel void cover_bfs_array(index_t nc, __global const index_t *croot,
+                              __global const index_t *leaf, __global int *bfs_array)
+{
+    FOR_EACH_VERTEX(x, nc) bfs_array[x] = IN_ACTIVE_TREE(croot[x]) ? L0 : L0 - 1;
+}

@@ -1,0 +1,239 @@
+"""PTG: parallel tree grafting, MS-BFS-Graft (Azad, Buluç, Pothen, IPDPS 2015 / IEEE TPDS
+2017; paper 001 Section 3.2) on the device (``kernels/ptg.cl.mako``).
+
+Every unmatched column roots an alternating tree. A phase of MS-BFS-Graft:
+
+1. grows the forest level-synchronously from the frontier of the *active* trees (those that
+   found no augmenting path yet), each level :meth:`~TreeGraftingMatcher.top_down` (the
+   frontier's columns claim unvisited rows) or :meth:`~TreeGraftingMatcher.bottom_up`
+   (unvisited rows look for a neighbour in an active tree), by the paper's rule: top-down
+   while ``|frontier| < |unvisited rows| / alpha``; a tree stops growing once it has found an
+   augmenting path;
+2. :meth:`~TreeGraftingMatcher.augment` flips every path found (one per tree: disjoint);
+3. the augmented trees are *renewable*: their rows become unvisited and
+   :meth:`~TreeGraftingMatcher.graft` attaches those next to an active tree (their mates are
+   the next frontier), unless ``|active columns| <= |renewable rows| / alpha``, when
+   :meth:`~TreeGraftingMatcher.rebuild_forest` starts again from the unmatched columns.
+
+Phases repeat while one finds a path. The last forest is complete, so its active columns are
+exactly those reachable from unmatched columns: they are the König cover's ``bfs_array``
+(no extra BFS). Each BFS level reads two counters back (the frontier's size decides the
+next level's direction); a phase adds one read-back for Steps 2-3.
+
+Parameters: ``work_group_size``, ``ct_work_items``, ``mode`` (``"ct"``/``"mt"``; default CT on
+CPU devices, MT on GPUs), ``alpha`` (default 5, the paper's), ``heavy_degree`` and
+``heavy_groups`` (top-down columns of larger degree expanded by a work-group).
+"""
+import numpy as np
+import pyopencl.array as cla
+
+from ..errors import IterationLimitError
+from .geometry import Launcher
+from .registry import register_algorithm
+
+#: flags[] slots of kernels/ptg.cl.mako
+F_NEXT, F_LEAVES, F_PATHS, C_ACTIVE_COLS, C_RENEWABLE_ROWS, C_ACTIVE_ROWS = range(6)
+#: the BFS level value of the cover's reached columns (the API's convention)
+L0 = 2
+#: the paper's alpha (direction switch and graft-or-rebuild rule)
+ALPHA = 5.0
+
+
+class TreeGraftingMatcher(Launcher):
+    """MS-BFS-Graft on one device graph (the registry entry ``"ptg"``).
+
+    Examples
+    --------
+    >>> import pyclmatch
+    >>> A = pyclmatch.generators.grid(8)
+    >>> res = pyclmatch.maximum_matching(A, algorithm="ptg", init="none", device="cpu")
+    >>> res.cardinality, res.algorithm, res.counters["cover_phases"]
+    (62, 'ptg', 0)
+    """
+
+    TEMPLATE = "ptg.cl.mako"
+    needs_csr = True
+    params = ("work_group_size", "ct_work_items", "mode", "alpha", "heavy_degree",
+              "heavy_groups")
+
+    def __init__(self, handle, dgraph, name="ptg", work_group_size=None, ct_work_items=None,
+                 mode=None, alpha=None, heavy_degree=None, heavy_groups=None):
+        mode = mode or ("ct" if handle.is_cpu else "mt")
+        super().__init__(handle, mode, work_group_size, ct_work_items, heavy_degree,
+                         heavy_groups, **dgraph.type_values)
+        self.dg = dgraph
+        self.alpha = float(ALPHA if alpha is None else alpha)   # (> 0: registry.PARAMS)
+
+    @staticmethod
+    def device_bytes(graph, name):
+        nr, nc = graph.shape
+        return {"row roots": nr * 4, "parents": nr * 4, "column roots": nc * 4,
+                "column levels": nc * 4, "leaves": nc * 4, "bfs_array": nc * 4}
+
+    def prepare(self, sched=None):
+        """Heavy columns for :meth:`top_down` (the only kernel a work-group may share)."""
+        self.prepare_heavy(self.dg, ("cols",), sched)
+
+    def build(self):
+        """Fetch every kernel of the family."""
+        super().build("rebuild_forest", "top_down", "bottom_up", "augment", "count_forest",
+                      "graft", "cover_bfs_array")
+
+    def run(self, rmatch, cmatch, sched):
+        """MS-BFS-Graft's phases until one finds no augmenting path; returns (bfs_array,
+        stats), ``bfs_array`` marking the columns of the final (active, complete) forest."""
+        self.rmatch, self.cmatch, self.sched = rmatch, cmatch, sched
+        self.allocate()
+        self.rebuild_forest()                               # the initial forest
+        bound = min(self.nr, self.nc) + 2
+        while True:
+            sched.tick("ptg phases", bound)
+            found = self.grow_forest()                      # Step 1
+            sched.report("ptg", phase=self.stats["phases"], levels=self.stats["bfs_levels"])
+            if not found:
+                break
+            self.stats["phases"] += 1
+            counts = self.augment()                         # Step 2
+            self.graft_or_rebuild(counts)                   # Step 3
+        return self.cover(), dict(self.stats)
+
+    def allocate(self):
+        """The forest's arrays (see ``kernels/ptg.cl.mako``), the counters and the stats."""
+        q, g = self.handle.queue, self.dg.graph
+        self.nr, self.nc = int(g.n_rows), int(g.n_cols)
+        idt = self.dg.idt
+        self.rroot = cla.empty(q, max(self.nr, 1), idt)
+        self.parent = cla.empty(q, max(self.nr, 1), idt)
+        self.croot = cla.empty(q, max(self.nc, 1), idt)
+        self.clevel = cla.empty(q, max(self.nc, 1), np.int32)
+        self.leaf = cla.empty(q, max(self.nc, 1), idt)
+        self.flags = cla.empty(q, 6, np.int32)
+        self.host = np.zeros(6, np.int32)
+        self.level = 0
+        self.frontier = self.unvisited = self.unmatched = 0
+        self.stats = {"phases": 0, "bfs_levels": 0, "top_down_levels": 0,
+                      "bottom_up_levels": 0, "grafts": 0, "rebuilds": 0, "paths": 0,
+                      "cover_phases": 0}
+
+    def rebuild_forest(self):
+        """RebuildForest (and the initial forest): a tree per unmatched column, in the
+        frontier of a fresh level; every row unvisited. Counts the unmatched columns on the
+        first call (one read-back); later the augmented paths are subtracted on the host."""
+        self.level += 1
+        n = max(self.nr, self.nc)
+        self.sched.launch("ptg-forest", self.kernel("rebuild_forest"), self.global_size(n),
+                          self.wg, np.int32(self.nr), np.int32(self.nc), self.cmatch.data,
+                          self.croot.data, self.clevel.data, self.leaf.data,
+                          self.rroot.data, np.int32(self.level))
+        if self.stats["phases"] == 0:
+            self.sched.fill("ptg-forest", self.flags, 0)
+            self.count_forest()
+            self.unmatched = int(self.sched.read("ptg-forest", self.host,
+                                                 self.flags.data)[C_ACTIVE_COLS])
+        else:
+            self.stats["rebuilds"] += 1
+        self.frontier, self.unvisited = self.unmatched, self.nr
+
+    def grow_forest(self):
+        """Step 1: BFS levels from the frontier until a level adds no column, each level
+        top-down or bottom-up by the alpha rule; returns whether a path was found."""
+        found, depth_bound = 0, self.nr + 2
+        for depth in range(depth_bound + 1):
+            if self.frontier == 0:
+                return found > 0
+            if depth == depth_bound:
+                break
+            self.sched.fill("ptg-bfs", self.flags[:2], 0)
+            if self.frontier * self.alpha < self.unvisited:   # |F| < |R| / alpha
+                self.top_down()
+            else:
+                self.bottom_up()
+            self.level += 1
+            self.stats["bfs_levels"] += 1
+            host = self.sched.read("ptg-bfs", self.host[:2], self.flags.data)
+            self.frontier = int(host[F_NEXT])
+            self.unvisited -= int(host[F_NEXT]) + int(host[F_LEAVES])
+            found += int(host[F_LEAVES])
+        raise IterationLimitError(
+            f"ptg: the BFS of phase {self.stats['phases']} ran past {depth_bound} levels on "
+            f"{self.handle.label}; stopped instead of hanging (please report this graph)")
+
+    def top_down(self):
+        """TopDown: the frontier's columns (active trees only) claim their unvisited rows."""
+        self.stats["top_down_levels"] += 1
+        dg = self.dg
+        self.launch(self.sched, "ptg-top-down", self.kernel("top_down"), "cols", self.nc,
+                    np.int32(self.level), dg.col_ptr.data, dg.col_ind.data,
+                    np.int32(self.nc), self.rmatch.data, self.croot.data, self.clevel.data,
+                    self.leaf.data, self.rroot.data, self.parent.data, self.flags.data)
+
+    def bottom_up(self):
+        """BottomUp: every unvisited row joins an active tree next to it, if any."""
+        self.stats["bottom_up_levels"] += 1
+        dg = self.dg
+        self.sched.launch("ptg-bottom-up", self.kernel("bottom_up"),
+                          self.global_size(self.nr), self.wg, np.int32(self.level),
+                          dg.row_ptr.data, dg.row_ind.data, np.int32(self.nr),
+                          self.rmatch.data, self.croot.data, self.clevel.data, self.leaf.data,
+                          self.rroot.data, self.parent.data, self.flags.data)
+
+    def augment(self):
+        """Step 2 (Augment): flip the path of every tree that found one; then the counts of
+        Step 3's rule. One read-back; returns the host copy of the counters."""
+        sched = self.sched
+        sched.fill("ptg-augment", self.flags[F_PATHS:], 0)
+        sched.launch("ptg-augment", self.kernel("augment"), self.global_size(self.nc),
+                     self.wg, np.int32(self.nc), self.cmatch.data, self.rmatch.data,
+                     self.leaf.data, self.parent.data, self.flags.data)
+        self.count_forest()
+        host = sched.read("ptg-augment", self.host, self.flags.data)
+        paths = int(host[F_PATHS])
+        self.stats["paths"] += paths
+        self.unmatched -= paths
+        return host.copy()
+
+    def count_forest(self):
+        """Columns in active trees, rows in renewable and in active trees (flags C_*)."""
+        self.sched.launch("ptg-count", self.kernel("count_forest"),
+                          self.global_size(max(self.nr, self.nc)), self.wg,
+                          np.int32(self.nr), np.int32(self.nc), self.croot.data,
+                          self.rroot.data, self.leaf.data, self.flags.data)
+
+    def graft_or_rebuild(self, counts):
+        """Step 3: graft the renewable rows onto the active trees when
+        ``|active columns| > |renewable rows| / alpha`` (the paper's rule), else rebuild the
+        forest from the unmatched columns (also before the level counter could wrap)."""
+        active_cols = int(counts[C_ACTIVE_COLS])
+        renewable_rows = int(counts[C_RENEWABLE_ROWS])
+        if self.level > 2**31 - 4 * (self.nr + 4):
+            self.level = 0   # (every level stamp is rewritten by the rebuild)
+        elif active_cols * self.alpha > renewable_rows:
+            self.graft(int(counts[C_ACTIVE_ROWS]))
+            return
+        self.rebuild_forest()
+
+    def graft(self, active_rows):
+        """Graft: the renewable rows become unvisited and join an active tree next to them;
+        their mates are the next frontier (one read-back: its size)."""
+        self.stats["grafts"] += 1
+        self.level += 1
+        dg, sched = self.dg, self.sched
+        sched.fill("ptg-graft", self.flags[:2], 0)
+        sched.launch("ptg-graft", self.kernel("graft"), self.global_size(self.nr), self.wg,
+                     np.int32(self.level), dg.row_ptr.data, dg.row_ind.data,
+                     np.int32(self.nr), self.rmatch.data, self.croot.data, self.clevel.data,
+                     self.leaf.data, self.rroot.data, self.parent.data, self.flags.data)
+        grafted = int(sched.read("ptg-graft", self.host[:2], self.flags.data)[F_NEXT])
+        self.frontier = grafted
+        self.unvisited = self.nr - active_rows - grafted
+
+    def cover(self):
+        """The König cover's ``bfs_array`` from the final forest (columns of active trees)."""
+        bfs_array = cla.empty(self.handle.queue, max(self.nc, 1), np.int32)
+        self.sched.launch("cover", self.kernel("cover_bfs_array"), self.global_size(self.nc),
+                          self.wg, np.int32(self.nc), self.croot.data, self.leaf.data,
+                          bfs_array.data)
+        return bfs_array
+
+
+register_algorithm("ptg", TreeGraftingMatcher)
