@@ -112,7 +112,7 @@ class TreeGraftingMatcher(Launcher):
         self.flags = cla.empty(q, 6, np.int32)
         self.host = np.zeros(6, np.int32)
         self.level = 0
-        self.frontier = self.unvisited = self.unmatched = 0
+        self.frontier = self.unvisited = self.unmatched = self.grafted_leaves = 0
         self.stats = {"phases": 0, "bfs_levels": 0, "top_down_levels": 0,
                       "bottom_up_levels": 0, "grafts": 0, "rebuilds": 0, "paths": 0,
                       "cover_phases": 0}
@@ -135,11 +135,14 @@ class TreeGraftingMatcher(Launcher):
         else:
             self.stats["rebuilds"] += 1
         self.frontier, self.unvisited = self.unmatched, self.nr
+        self.grafted_leaves = 0
 
     def grow_forest(self):
         """Step 1: BFS levels from the frontier until a level adds no column, each level
         top-down or bottom-up by the alpha rule; returns whether a path was found."""
-        found, depth_bound = 0, self.nr + 2
+        # (paths Graft found: a released free row grafted onto an active tree ends its path)
+        found, depth_bound = self.grafted_leaves, self.nr + 2
+        self.grafted_leaves = 0
         for depth in range(depth_bound + 1):
             if self.frontier == 0:
                 return found > 0
@@ -187,19 +190,22 @@ class TreeGraftingMatcher(Launcher):
         sched.launch("ptg-augment", self.kernel("augment"), self.global_size(self.nc),
                      self.wg, np.int32(self.nc), self.cmatch.data, self.rmatch.data,
                      self.leaf.data, self.parent.data, self.flags.data)
-        self.count_forest()
+        self.count_forest(release=True)
         host = sched.read("ptg-augment", self.host, self.flags.data)
         paths = int(host[F_PATHS])
         self.stats["paths"] += paths
         self.unmatched -= paths
         return host.copy()
 
-    def count_forest(self):
-        """Columns in active trees, rows in renewable and in active trees (flags C_*)."""
+    def count_forest(self, release=False):
+        """Columns in active trees, rows in renewable and in active trees (flags C_*); with
+        ``release`` (after Augment) the renewable trees' rows are marked RELEASED for
+        :meth:`graft` (or reset by :meth:`rebuild_forest`)."""
         self.sched.launch("ptg-count", self.kernel("count_forest"),
                           self.global_size(max(self.nr, self.nc)), self.wg,
                           np.int32(self.nr), np.int32(self.nc), self.croot.data,
-                          self.rroot.data, self.leaf.data, self.flags.data)
+                          self.rroot.data, self.leaf.data, np.int32(bool(release)),
+                          self.flags.data)
 
     def graft_or_rebuild(self, counts):
         """Step 3: graft the renewable rows onto the active trees when
@@ -215,8 +221,10 @@ class TreeGraftingMatcher(Launcher):
         self.rebuild_forest()
 
     def graft(self, active_rows):
-        """Graft: the renewable rows become unvisited and join an active tree next to them;
-        their mates are the next frontier (one read-back: its size)."""
+        """Graft: the renewable rows (released by :meth:`count_forest`) become unvisited
+        and join an active tree next to them; their mates are the next frontier (one
+        read-back: its size, and the free rows grafted, each the end of a path that the next
+        :meth:`grow_forest` reports even if its BFS finds no other)."""
         self.stats["grafts"] += 1
         self.level += 1
         dg, sched = self.dg, self.sched
@@ -225,9 +233,10 @@ class TreeGraftingMatcher(Launcher):
                      np.int32(self.level), dg.row_ptr.data, dg.row_ind.data,
                      np.int32(self.nr), self.rmatch.data, self.croot.data, self.clevel.data,
                      self.leaf.data, self.rroot.data, self.parent.data, self.flags.data)
-        grafted = int(sched.read("ptg-graft", self.host[:2], self.flags.data)[F_NEXT])
+        host = sched.read("ptg-graft", self.host[:2], self.flags.data)
+        grafted, self.grafted_leaves = int(host[F_NEXT]), int(host[F_LEAVES])
         self.frontier = grafted
-        self.unvisited = self.nr - active_rows - grafted
+        self.unvisited = self.nr - active_rows - grafted - self.grafted_leaves
 
     def cover(self):
         """The König cover's ``bfs_array`` from the final forest (columns of active trees)."""
