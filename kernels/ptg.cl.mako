@@ -36,7 +36,8 @@
   tree that augmented in the same launch: row_match and col_match disagreed on GPUs). The
   augmented trees are fixed before Graft: count_forest marks their rows RELEASED.
   flags[] (int, zeroed by the host): F_NEXT columns put in the next frontier, F_LEAVES unmatched
-  rows claimed (paths found), F_PATHS paths augmented, C_* the forest's counts for Step 3.
+  rows claimed (paths found), F_PATHS paths augmented, C_* the forest's counts for Step 3;
+  from F_BATCH on, the same two counts per level of a batch of BFS levels (LEVEL_GUARD).
   heavy_degree (optional, common.cl.mako): TopDown expands heavy columns by a work-group.
 </%doc>
 <%namespace name="common" file="common.cl.mako"/>
@@ -55,7 +56,35 @@
 #define C_ACTIVE_COLS 3
 #define C_RENEWABLE_ROWS 4
 #define C_ACTIVE_ROWS 5
+#define F_BATCH 6
 #define IN_ACTIVE_TREE(r) ((r) != NONE && leaf[r] == NONE)
+
+/* LEVEL_GUARD(TOP_DOWN): whether this launch is the level's direction, decided on the device
+   so that the host can enqueue a batch of levels between two read-backs. decide == 0: run
+   (a single level, the direction chosen by the host). Else this is level i of a batch whose
+   levels count into flags[F_BATCH + 2j] (next frontier, free rows claimed) and that began
+   with frontier0 columns and unvisited0 unvisited rows: the level's frontier is the last
+   level's count (none: the BFS has ended, both kernels return), and it runs top-down iff
+   |F| * alpha < |unvisited rows| (the paper's rule; the bottom-up kernel takes the other
+   case). Every input was written by an earlier launch: the choice is uniform over the grid
+   (no barrier is skipped by part of a group). */
+inline int level_runs(int top_down, int decide, int i, int frontier0, int unvisited0,
+                      float alpha, __global const int *flags)
+{
+    if (!decide) return 1;
+    int frontier = frontier0, unvisited = unvisited0;
+    for (int j = 0; j < i; ++j) {
+        frontier = flags[F_BATCH + 2 * j];
+        unvisited -= flags[F_BATCH + 2 * j] + flags[F_BATCH + 2 * j + 1];
+    }
+    if (frontier == 0) return 0;
+    const int td = (float)frontier * alpha < (float)unvisited;
+    return top_down ? td : !td;
+}
+#define LEVEL_ARGS int decide, int batch_i, int frontier0, int unvisited0, float alpha, \
+    int slot
+#define LEVEL_GUARD(TD) \
+    if (!level_runs(TD, decide, batch_i, frontier0, unvisited0, alpha, flags)) return
 
 /* dst[0..k) += this work-group's counts (c0, c1, c2 of each work-item), summed in local memory
    first: one global atomic per group and count. Every work-item of the group must call it (it
@@ -126,10 +155,11 @@ __kernel void top_down(int level, __global const offset_t *cxadj,
                        __global const index_t *rmatch, __global index_t *croot,
                        __global int *clevel, volatile __global index_t *leaf,
                        volatile __global index_t *rroot, __global index_t *parent,
-                       __global int *flags ${HEAVY_PARAMS})
+                       __global int *flags, LEVEL_ARGS ${HEAVY_PARAMS})
 {
     __local int sums[3];
     int n_next = 0, n_leaves = 0;
+    LEVEL_GUARD(1);
 % if heavy:
     if (IN_HEAVY_TIER()) {
         <%common:heavy_vertices v="x" active="clevel[x] == level && IN_ACTIVE_TREE(croot[x])">
@@ -149,7 +179,7 @@ ${claim_edge("j")}
         for (offset_t j = cxadj[x]; j < cxadj[x + 1] && leaf[r] == NONE; ++j)
 ${claim_edge("j")}
     }
-    add_group_counts(2, n_next, n_leaves, 0, flags + F_NEXT, sums);
+    add_group_counts(2, n_next, n_leaves, 0, flags + slot, sums);
 }
 
 <%def name="find_active_neighbour(level)">
@@ -172,15 +202,16 @@ __kernel void bottom_up(int level, __global const offset_t *rxadj,
                         __global const index_t *rmatch, volatile __global index_t *croot,
                         __global int *clevel, volatile __global index_t *leaf,
                         __global index_t *rroot, __global index_t *parent,
-                        __global int *flags)
+                        __global int *flags, LEVEL_ARGS)
 {
     __local int sums[3];
     int n_next = 0, n_leaves = 0;
+    LEVEL_GUARD(0);
     FOR_EACH_VERTEX(y, nr) {
         if (rroot[y] != NONE) continue;                         /* visited */
 ${find_active_neighbour("level + 1")}
     }
-    add_group_counts(2, n_next, n_leaves, 0, flags + F_NEXT, sums);
+    add_group_counts(2, n_next, n_leaves, 0, flags + slot, sums);
 }
 
 /* Augment (Step 2 of MS-BFS-Graft): every tree that found an augmenting path (its root x0 is

@@ -10,8 +10,8 @@ from hypothesis import given, settings, HealthCheck, strategies as st
 import pyclmatch
 from pyclmatch import generators
 from pyclmatch.bipartite import INITS, verify_matching
-from pyclmatch.bipartite.ptg import (C_ACTIVE_COLS, C_ACTIVE_ROWS, C_RENEWABLE_ROWS, F_LEAVES,
-                                     F_NEXT, F_PATHS, TreeGraftingMatcher)
+from pyclmatch.bipartite.ptg import (C_ACTIVE_COLS, C_ACTIVE_ROWS, C_RENEWABLE_ROWS, F_BATCH,
+                                     F_LEAVES, F_NEXT, F_PATHS, TreeGraftingMatcher)
 from pyclmatch.engine.graphs import DeviceBipartite, as_bipartite
 from pyclmatch.engine.scheduler import Scheduler
 
@@ -94,6 +94,22 @@ def test_counters_and_rules(device):
     assert up.counters["top_down_levels"] == 0 and up.counters["rebuilds"] == 0
 
 
+@pytest.mark.parametrize("batch", [1, 2, 5, 16])
+def test_batched_levels(batch, device):
+    """BFS levels in batches (the direction chosen on the device, levels past the end of a
+    BFS returning at once) give the same answers, count each level once and launch at least
+    as many; batch_levels 1 is the host's rule, a read-back per level."""
+    for A, alpha in ((random_rect(3000, 3000, 3.0, seed=7), None), (long_paths(500, seed=2),
+                                                                   None),
+                     (hubs(400, seed=3), 0.5), (generators.grid(30), 100.0)):
+        res = ptg(A, device, init="none", batch_levels=batch, alpha=alpha)
+        check(A, res)
+        c = res.counters
+        assert c["bfs_levels"] == c["top_down_levels"] + c["bottom_up_levels"]
+        if batch > 1:
+            assert c["bfs_levels_launched"] >= c["bfs_levels"]
+
+
 def test_repeated_runs_never_wrong(device):
     """Claims and grafts race between work-items; every run must be maximum and verified."""
     A = permuted_perfect(2000, extra=3, seed=9)
@@ -174,8 +190,8 @@ class Forest:
         m.rmatch, m.cmatch = up(rmatch), up(cmatch)
         m.rroot, m.parent, m.croot = up(rroot), up(parent), up(croot)
         m.clevel, m.leaf = up(clevel), up(leaf)
-        m.flags = cla.zeros(self.q, 6, np.int32)
-        m.host = np.zeros(6, np.int32)
+        m.flags = cla.zeros(self.q, F_BATCH + 2 * m.batch_levels, np.int32)
+        m.host = np.zeros(F_BATCH + 2 * m.batch_levels, np.int32)
         m.nr, m.nc, m.level = self.nr, self.nc, level
         m.stats = {k: 0 for k in ("phases", "bfs_levels", "top_down_levels", "paths",
                                   "bottom_up_levels", "grafts", "rebuilds")}
@@ -356,10 +372,9 @@ def test_grafted_leaf_keeps_its_tree(mode, wg, items, device):
     A, arrays = grafted_leaf_case()
     f = Forest(device, A, wg=wg, mode=mode, ct_work_items=items).set(*arrays, 10)
     f.m.stats["phases"] = 1
-    counts = f.m.flags.get()
     f.m.count_forest(release=True)
     counts = f.m.flags.get()
-    assert list(counts[C_ACTIVE_COLS:]) == [3, 2, 1]   # r3, r2, ca; u, d; a
+    assert list(counts[C_ACTIVE_COLS:F_BATCH]) == [3, 2, 1]   # r3, r2, ca; u, d; a
     f.m.graft(active_rows=int(counts[C_ACTIVE_ROWS]))
     s = f.state()
     assert_forest_invariants(A, s)
@@ -524,6 +539,11 @@ class CheckedMatcher(TreeGraftingMatcher):
         super().graft(active_rows)
         self.checked()
 
+    def enqueue_levels(self, batch):
+        counts = super().enqueue_levels(batch)
+        self.checked()
+        return counts
+
 
 def checked_run(device, A, **params):
     """One whole PTG run of ``A`` from the empty matching with the invariants checked after
@@ -546,9 +566,9 @@ def checked_run(device, A, **params):
     return matched.size, m.n_checks
 
 
-@pytest.mark.parametrize("mode,wg,items", [("ct", 1, 1), ("ct", 4, 8), ("mt", 1, None),
-                                           ("mt", 32, None)])
-def test_checked_runs_always_graft(mode, wg, items, device):
+@pytest.mark.parametrize("mode,wg,items,batch", [("ct", 1, 1, 1), ("ct", 4, 8, 3),
+                                                 ("mt", 1, None, None), ("mt", 32, None, 16)])
+def test_checked_runs_always_graft(mode, wg, items, batch, device):
     """alpha = 100: every level bottom-up and every phase grafts, so unmatched rows left in
     augmented trees (a tree claims several free rows in one level, keeps one as its leaf)
     are grafted onto active trees in the same launch as those trees' own rows are tested:
@@ -558,5 +578,5 @@ def test_checked_runs_always_graft(mode, wg, items, device):
     for seed in range(12):
         A = random_rect(120, 110, 2.5, seed=seed)
         card, checks = checked_run(device, A, mode=mode, work_group_size=wg,
-                                   ct_work_items=items, alpha=100.0)
+                                   ct_work_items=items, alpha=100.0, batch_levels=batch)
         assert card == scipy_cardinality(A) and checks > 0
