@@ -14,17 +14,30 @@
             rebuilt from the unmatched columns (RebuildForest).
   Arrays (index_t, -1 = NONE):
     rroot[y]   the root of row y's tree; visited(y) <=> rroot[y] != NONE (the claim of a row
-               writes its root with one atomic_cmpxchg, so "visited" and "root" never disagree)
+               writes its root with one atomic_cmpxchg, so "visited" and "root" never disagree);
+               RELEASED between count_forest and graft: a row of an augmented tree (below)
     parent[y]  the column through which y joined its tree
     croot[x]   the root of column x's tree
     clevel[x]  the BFS level at which x joined the frontier (levels are never reused in a run,
                so a stale value never equals the current level)
     leaf[r]    per root column r: the unmatched row that ends its augmenting path, NONE while
                the tree is active; an augmented root keeps its leaf, so its tree's leftover
-               columns stay renewable (never active again)
+               columns stay renewable (never active again). Set once, by atomic_cmpxchg: when
+               several work-items of a tree claim free rows in one launch (a GPU does, a
+               sequential CPU loop never), the first is the leaf and the others stay in the
+               tree as plain rows (free rows of a renewable tree after the augment).
   A tree r is active iff leaf[r] == NONE (IN_ACTIVE_TREE below).
+  Disjoint paths: a tree's rows and its columns' mates never leave it until it has augmented
+  (only unvisited rows are claimed, a column changes tree only when its mate does), so the
+  path from leaf[r] to r is r's alone. The one kernel that takes rows out of trees, Graft,
+  must not decide "renewable" from leaf[] in the launch that also writes leaf[] (a released
+  free row grafted onto tree r ends r's path and makes r "renewable" mid-launch: r's later
+  rows were then released too, re-grafted or claimed elsewhere, and r's path ran into another
+  tree that augmented in the same launch: row_match and col_match disagreed on GPUs). The
+  augmented trees are fixed before Graft: count_forest marks their rows RELEASED.
   flags[] (int, zeroed by the host): F_NEXT columns put in the next frontier, F_LEAVES unmatched
-  rows claimed (paths found), F_PATHS paths augmented, C_* the forest's counts for Step 3.
+  rows claimed (paths found), F_PATHS paths augmented, C_* the forest's counts for Step 3;
+  from F_BATCH on, the same two counts per level of a batch of BFS levels (LEVEL_GUARD).
   heavy_degree (optional, common.cl.mako): TopDown expands heavy columns by a work-group.
 </%doc>
 <%namespace name="common" file="common.cl.mako"/>
@@ -35,6 +48,7 @@
     EACH = "FOR_EACH_LIGHT_VERTEX" if heavy else "FOR_EACH_VERTEX"
 %>\
 #define NONE (-1)
+#define RELEASED (-2)
 #define L0 2
 #define F_NEXT 0
 #define F_LEAVES 1
@@ -42,7 +56,35 @@
 #define C_ACTIVE_COLS 3
 #define C_RENEWABLE_ROWS 4
 #define C_ACTIVE_ROWS 5
+#define F_BATCH 6
 #define IN_ACTIVE_TREE(r) ((r) != NONE && leaf[r] == NONE)
+
+/* LEVEL_GUARD(TOP_DOWN): whether this launch is the level's direction, decided on the device
+   so that the host can enqueue a batch of levels between two read-backs. decide == 0: run
+   (a single level, the direction chosen by the host). Else this is level i of a batch whose
+   levels count into flags[F_BATCH + 2j] (next frontier, free rows claimed) and that began
+   with frontier0 columns and unvisited0 unvisited rows: the level's frontier is the last
+   level's count (none: the BFS has ended, both kernels return), and it runs top-down iff
+   |F| * alpha < |unvisited rows| (the paper's rule; the bottom-up kernel takes the other
+   case). Every input was written by an earlier launch: the choice is uniform over the grid
+   (no barrier is skipped by part of a group). */
+inline int level_runs(int top_down, int decide, int i, int frontier0, int unvisited0,
+                      float alpha, __global const int *flags)
+{
+    if (!decide) return 1;
+    int frontier = frontier0, unvisited = unvisited0;
+    for (int j = 0; j < i; ++j) {
+        frontier = flags[F_BATCH + 2 * j];
+        unvisited -= flags[F_BATCH + 2 * j] + flags[F_BATCH + 2 * j + 1];
+    }
+    if (frontier == 0) return 0;
+    const int td = (float)frontier * alpha < (float)unvisited;
+    return top_down ? td : !td;
+}
+#define LEVEL_ARGS int decide, int batch_i, int frontier0, int unvisited0, float alpha, \
+    int slot
+#define LEVEL_GUARD(TD) \
+    if (!level_runs(TD, decide, batch_i, frontier0, unvisited0, alpha, flags)) return
 
 /* dst[0..k) += this work-group's counts (c0, c1, c2 of each work-item), summed in local memory
    first: one global atomic per group and count. Every work-item of the group must call it (it
@@ -64,14 +106,15 @@ inline void add_group_counts(int k, int c0, int c1, int c2, __global int *dst,
 }
 
 /* ATTACH: row y joins tree r through column x (updatePointers of MS-BFS-Graft's TopDown and
-   BottomUp): parent[y] <- x; an unmatched y ends the tree's augmenting path (leaf[r] <- y, the
-   tree stops growing); a matched y brings its mate into the tree and the next frontier. The
-   caller has made y's root r (the claim). */
+   BottomUp): parent[y] <- x; an unmatched y ends the tree's augmenting path (leaf[r] <- y if
+   the tree has none yet, one compare-and-swap: the tree stops growing); a matched y brings
+   its mate into the tree and the next frontier. The caller has made y's root r (the claim).
+   n_leaves counts the free rows claimed (winners or not). */
 <%def name="attach(y, x, r, level)">
                 parent[${y}] = ${x};
                 {
                     const index_t m = rmatch[${y}];
-                    if (m == NONE) { leaf[${r}] = ${y}; ++n_leaves; }
+                    if (m == NONE) { atomic_cmpxchg(&leaf[${r}], NONE, ${y}); ++n_leaves; }
                     else { croot[m] = ${r}; clevel[m] = ${level}; ++n_next; }
                 }
 </%def>
@@ -112,10 +155,11 @@ __kernel void top_down(int level, __global const offset_t *cxadj,
                        __global const index_t *rmatch, __global index_t *croot,
                        __global int *clevel, volatile __global index_t *leaf,
                        volatile __global index_t *rroot, __global index_t *parent,
-                       __global int *flags ${HEAVY_PARAMS})
+                       __global int *flags, LEVEL_ARGS ${HEAVY_PARAMS})
 {
     __local int sums[3];
     int n_next = 0, n_leaves = 0;
+    LEVEL_GUARD(1);
 % if heavy:
     if (IN_HEAVY_TIER()) {
         <%common:heavy_vertices v="x" active="clevel[x] == level && IN_ACTIVE_TREE(croot[x])">
@@ -135,7 +179,7 @@ ${claim_edge("j")}
         for (offset_t j = cxadj[x]; j < cxadj[x + 1] && leaf[r] == NONE; ++j)
 ${claim_edge("j")}
     }
-    add_group_counts(2, n_next, n_leaves, 0, flags + F_NEXT, sums);
+    add_group_counts(2, n_next, n_leaves, 0, flags + slot, sums);
 }
 
 <%def name="find_active_neighbour(level)">
@@ -158,15 +202,16 @@ __kernel void bottom_up(int level, __global const offset_t *rxadj,
                         __global const index_t *rmatch, volatile __global index_t *croot,
                         __global int *clevel, volatile __global index_t *leaf,
                         __global index_t *rroot, __global index_t *parent,
-                        __global int *flags)
+                        __global int *flags, LEVEL_ARGS)
 {
     __local int sums[3];
     int n_next = 0, n_leaves = 0;
+    LEVEL_GUARD(0);
     FOR_EACH_VERTEX(y, nr) {
         if (rroot[y] != NONE) continue;                         /* visited */
 ${find_active_neighbour("level + 1")}
     }
-    add_group_counts(2, n_next, n_leaves, 0, flags + F_NEXT, sums);
+    add_group_counts(2, n_next, n_leaves, 0, flags + slot, sums);
 }
 
 /* Augment (Step 2 of MS-BFS-Graft): every tree that found an augmenting path (its root x0 is
@@ -196,27 +241,34 @@ __kernel void augment(index_t nc, __global index_t *cmatch, __global index_t *rm
 }
 
 /* The counts of Step 3's rule (MS-BFS-Graft's Graft): columns in active trees (activeX), rows
-   in renewable trees (renewableY) and rows in active trees (activeY). */
+   in renewable trees (renewableY) and rows in active trees (activeY). With release != 0 (after
+   Augment) the rows of renewable trees are also marked RELEASED: the renewable set is fixed
+   here, in a launch that writes no leaf[], for Graft (which does write leaf[]) to take. */
 __kernel void count_forest(index_t nr, index_t nc, __global const index_t *croot,
-                           __global const index_t *rroot, __global const index_t *leaf,
-                           __global int *flags)
+                           __global index_t *rroot, __global const index_t *leaf,
+                           int release, __global int *flags)
 {
     __local int sums[3];
     int active_cols = 0, renewable_rows = 0, active_rows = 0;
     FOR_EACH_VERTEX(x, nc) active_cols += IN_ACTIVE_TREE(croot[x]);
     FOR_EACH_VERTEX(y, nr) {
         const index_t r = rroot[y];
-        if (r != NONE) {
-            if (leaf[r] == NONE) ++active_rows; else ++renewable_rows;
+        if (r >= 0) {
+            if (leaf[r] == NONE) ++active_rows;
+            else {
+                ++renewable_rows;
+                if (release) rroot[y] = RELEASED;
+            }
         }
     }
     add_group_counts(3, active_cols, renewable_rows, active_rows, flags + C_ACTIVE_COLS, sums);
 }
 
 /* Graft (Step 3 of MS-BFS-Graft, when the active trees are large enough): every row of a
-   renewable tree becomes unvisited (root NONE), then joins an active tree next to it if there
-   is one, as in BottomUp (its mate joins the frontier of `level`). Only the renewable rows
-   change: a row of an active tree keeps its place. */
+   renewable tree (RELEASED by count_forest) becomes unvisited (root NONE), then joins an
+   active tree next to it if there is one, as in BottomUp (its mate joins the frontier of
+   `level`). Only the released rows change: a row of an active tree keeps its place, also
+   when its tree finds a leaf in this launch (a released free row grafted onto it). */
 __kernel void graft(int level, __global const offset_t *rxadj, __global const index_t *radj,
                     index_t nr, __global const index_t *rmatch,
                     volatile __global index_t *croot, __global int *clevel,
@@ -226,8 +278,7 @@ __kernel void graft(int level, __global const offset_t *rxadj, __global const in
     __local int sums[3];
     int n_next = 0, n_leaves = 0;
     FOR_EACH_VERTEX(y, nr) {
-        const index_t r0 = rroot[y];
-        if (r0 == NONE || leaf[r0] == NONE) continue;           /* not renewable */
+        if (rroot[y] != RELEASED) continue;                     /* not renewable */
         rroot[y] = NONE;                                        /* visited[y] <- 0 */
 ${find_active_neighbour("level")}
     }

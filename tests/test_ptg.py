@@ -10,8 +10,8 @@ from hypothesis import given, settings, HealthCheck, strategies as st
 import pyclmatch
 from pyclmatch import generators
 from pyclmatch.bipartite import INITS, verify_matching
-from pyclmatch.bipartite.ptg import (C_ACTIVE_COLS, C_ACTIVE_ROWS, C_RENEWABLE_ROWS, F_LEAVES,
-                                     F_NEXT, F_PATHS, TreeGraftingMatcher)
+from pyclmatch.bipartite.ptg import (C_ACTIVE_COLS, C_ACTIVE_ROWS, C_RENEWABLE_ROWS, F_BATCH,
+                                     F_LEAVES, F_NEXT, F_PATHS, TreeGraftingMatcher)
 from pyclmatch.engine.graphs import DeviceBipartite, as_bipartite
 from pyclmatch.engine.scheduler import Scheduler
 
@@ -94,6 +94,22 @@ def test_counters_and_rules(device):
     assert up.counters["top_down_levels"] == 0 and up.counters["rebuilds"] == 0
 
 
+@pytest.mark.parametrize("batch", [1, 2, 5, 16])
+def test_batched_levels(batch, device):
+    """BFS levels in batches (the direction chosen on the device, levels past the end of a
+    BFS returning at once) give the same answers, count each level once and launch at least
+    as many; batch_levels 1 is the host's rule, a read-back per level."""
+    for A, alpha in ((random_rect(3000, 3000, 3.0, seed=7), None), (long_paths(500, seed=2),
+                                                                   None),
+                     (hubs(400, seed=3), 0.5), (generators.grid(30), 100.0)):
+        res = ptg(A, device, init="none", batch_levels=batch, alpha=alpha)
+        check(A, res)
+        c = res.counters
+        assert c["bfs_levels"] == c["top_down_levels"] + c["bottom_up_levels"]
+        if batch > 1:
+            assert c["bfs_levels_launched"] >= c["bfs_levels"]
+
+
 def test_repeated_runs_never_wrong(device):
     """Claims and grafts race between work-items; every run must be maximum and verified."""
     A = permuted_perfect(2000, extra=3, seed=9)
@@ -156,12 +172,12 @@ class Forest:
     """A :class:`TreeGraftingMatcher` on ``A`` with a hand-made forest: mates, roots,
     parents, levels and leaves set from host arrays, one kernel launched, the state read."""
 
-    def __init__(self, device, A, wg=4, mode="mt", heavy_degree=-1):
+    def __init__(self, device, A, wg=4, mode="mt", heavy_degree=-1, ct_work_items=None):
         self.A = sp.csr_matrix(A)
         g = as_bipartite(self.A)
         self.dg = DeviceBipartite(device, g, need_csr=True, canonical=False)
         self.m = TreeGraftingMatcher(device, self.dg, work_group_size=wg, mode=mode,
-                                     heavy_degree=heavy_degree)
+                                     heavy_degree=heavy_degree, ct_work_items=ct_work_items)
         self.sched = Scheduler(device)
         self.m.sched = self.sched
         self.m.prepare(self.sched)
@@ -174,12 +190,13 @@ class Forest:
         m.rmatch, m.cmatch = up(rmatch), up(cmatch)
         m.rroot, m.parent, m.croot = up(rroot), up(parent), up(croot)
         m.clevel, m.leaf = up(clevel), up(leaf)
-        m.flags = cla.zeros(self.q, 6, np.int32)
-        m.host = np.zeros(6, np.int32)
+        m.flags = cla.zeros(self.q, F_BATCH + 2 * m.batch_levels, np.int32)
+        m.host = np.zeros(F_BATCH + 2 * m.batch_levels, np.int32)
         m.nr, m.nc, m.level = self.nr, self.nc, level
         m.stats = {k: 0 for k in ("phases", "bfs_levels", "top_down_levels", "paths",
                                   "bottom_up_levels", "grafts", "rebuilds")}
         m.unmatched = int(np.count_nonzero(np.asarray(cmatch) == NONE))
+        m.frontier = m.unvisited = m.grafted_leaves = 0
         return self
 
     def state(self):
@@ -308,6 +325,7 @@ def test_concurrent_grafts(wg, device):
         k = 6
         A, arrays = graft_case(k, seed)
         f = Forest(device, A, wg=wg).set(*arrays, 10)
+        f.m.count_forest(release=True)           # (the renewable rows: RELEASED)
         f.m.graft(active_rows=k)
         s = f.state()
         ren = np.arange(k, A.shape[0])
@@ -318,6 +336,103 @@ def test_concurrent_grafts(wg, device):
         assert (s["clevel"][mates] == 11).all() and (s["croot"][mates] == s["rroot"][ren]).all()
         assert s["flags"][F_NEXT] == ren.size and f.m.frontier == ren.size
         assert f.m.unvisited == A.shape[0] - k - ren.size
+
+
+def grafted_leaf_case():
+    """The state after an Augment on a GPU that a sequential device never reaches: the
+    augmented tree of root D (column 2, matched to its path's row d) also holds a second free
+    row u (row 0), claimed in the same level as its leaf by another work-item; u is adjacent
+    to column ca (3) of the active tree of root r2 (column 1: r2 - a - ca), whose row a (1)
+    is also adjacent to the active root r3 (column 0); row v (3), free and unvisited, hangs
+    off ca. Graft attaches u to r2 through ca: a path u - ca - a - r2 found in Graft. Before
+    the fix, r2 turned "renewable" in that launch, so a (processed after u) was released and
+    re-grafted onto r3, taking ca with it; the next TopDown claimed v for r3 through ca, and
+    Augment flipped both r3's path v - ca - a - r3 and r2's u - ca - a - r3 (through a's new
+    parent): two rows matched to ca, whichever order the paths run in."""
+    edges = [(0, 2), (0, 3), (1, 1), (1, 3), (1, 0), (2, 2), (3, 3)]
+    A = _csr(np.array([e[0] for e in edges]), np.array([e[1] for e in edges]), (4, 4))
+    rmatch = np.array([NONE, 3, 2, NONE])
+    cmatch = np.array([NONE, NONE, 2, 1])
+    rroot = np.array([2, 1, 2, NONE])
+    parent = np.array([2, 1, 2, NONE])
+    croot = np.array([0, 1, 2, 1])
+    clevel = np.full(4, -1)
+    leaf = np.array([NONE, NONE, 2, NONE])       # D's leaf was d (row 2), now matched
+    return A, (rmatch, cmatch, rroot, parent, croot, clevel, leaf)
+
+
+@pytest.mark.parametrize("mode,wg,items", [("ct", 1, 1), ("ct", 4, 4), ("mt", 1, None),
+                                           ("mt", 4, None)])
+def test_grafted_leaf_keeps_its_tree(mode, wg, items, device):
+    """A free row grafted onto an active tree ends that tree's path in the Graft launch; the
+    tree's own rows keep their places (the renewable rows are fixed by count_forest before
+    Graft), the path found in Graft is augmented although the next BFS finds none, and the
+    run's answer is a valid maximum matching (ct_work_items 1: one work-item, rows in id
+    order, the interleaving that broke the tree before the fix, made deterministic)."""
+    A, arrays = grafted_leaf_case()
+    f = Forest(device, A, wg=wg, mode=mode, ct_work_items=items).set(*arrays, 10)
+    f.m.stats["phases"] = 1
+    f.m.count_forest(release=True)
+    counts = f.m.flags.get()
+    assert list(counts[C_ACTIVE_COLS:F_BATCH]) == [3, 2, 1]   # r3, r2, ca; u, d; a
+    f.m.graft(active_rows=int(counts[C_ACTIVE_ROWS]))
+    s = f.state()
+    assert_forest_invariants(A, s)
+    assert s["rroot"][1] == 1 and s["parent"][1] == 1 and s["croot"][3] == 1   # a, ca stay
+    assert s["leaf"][1] == 0 and s["parent"][0] == 3 and s["rroot"][0] == 1    # u: r2's leaf
+    assert s["rroot"][2] == NONE                                                # d released
+    assert f.m.grafted_leaves == 1 and f.m.frontier == 0
+    assert f.m.grow_forest()                      # the path found in Graft counts
+    f.m.augment()
+    s = f.state()
+    rm, cm = s["rmatch"], s["cmatch"]
+    assert list(rm) == [3, 1, 2, NONE] and list(cm) == [NONE, 1, 2, 0]
+    assert scipy_cardinality(A) == 3
+
+
+def permuted_state(A, arrays, pr, pc):
+    """A hand-made state with row i renamed pr[i] and column j renamed pc[j]."""
+    rmatch, cmatch, rroot, parent, croot, clevel, leaf = (np.asarray(a) for a in arrays)
+    col = lambda a: np.where(a >= 0, pc[np.maximum(a, 0)], a)
+    row = lambda a: np.where(a >= 0, pr[np.maximum(a, 0)], a)
+    out = [np.empty_like(a) for a in (rmatch, cmatch, rroot, parent, croot, clevel, leaf)]
+    for k, a in enumerate((rmatch, None, rroot, parent)):
+        if a is not None:
+            out[k][pr] = col(a)
+    out[1][pc] = row(cmatch)
+    out[4][pc] = col(croot)
+    out[5][pc] = clevel
+    out[6][pc] = row(leaf)
+    B = sp.csr_matrix(A).tocoo()
+    return _csr(pr[B.row], pc[B.col], A.shape), out
+
+
+@pytest.mark.parametrize("mode,wg,items", [("ct", 1, 1), ("mt", 1, None)])
+def test_grafted_leaf_any_order(mode, wg, items, device):
+    """The grafted-leaf state under every renaming of its rows and 24 renamings of its
+    columns (the order in which work-items take the rows and roots): after Graft the trees
+    are intact, and the rest of the run (BFS, Augment, further phases) ends in a consistent
+    maximum matching."""
+    import itertools
+    A0, arrays0 = grafted_leaf_case()
+    rng = np.random.default_rng(1)
+    for pr in itertools.permutations(range(4)):
+        pr, pc = np.array(pr), rng.permutation(4)
+        A, arrays = permuted_state(A0, arrays0, pr, pc)
+        f = Forest(device, A, wg=wg, mode=mode, ct_work_items=items).set(*arrays, 10)
+        f.m.stats["phases"] = 1
+        f.m.count_forest(release=True)
+        f.m.graft(active_rows=int(f.m.flags.get()[C_ACTIVE_ROWS]))
+        assert_forest_invariants(A, f.state())
+        assert f.m.grafted_leaves == 1
+        while f.m.grow_forest():
+            f.m.stats["phases"] += 1
+            f.m.graft_or_rebuild(f.m.augment())
+        s = f.state()
+        rm, cm = s["rmatch"], s["cmatch"]
+        matched = np.flatnonzero(rm >= 0)
+        assert (cm[rm[matched]] == matched).all() and np.count_nonzero(cm >= 0) == 3
+        assert all(A[y, rm[y]] for y in matched)
 
 
 def test_count_forest_and_rule(device):
@@ -360,3 +475,108 @@ def test_offset64(heavy, device, monkeypatch):
         for init in INITS:
             check(A, ptg(A, device, init=init, heavy_degree=heavy, work_group_size=16))
     assert seen == {"long"}
+
+
+# --------------------------------------------- forest invariants checked after every kernel
+def assert_forest_invariants(A, s):
+    """What makes Augment's paths vertex-disjoint, checked on a state read between two
+    launches: every row of a tree whose root is still unmatched (a tree not augmented yet)
+    hangs off an adjacent column of the same tree, and following parents and mates from it
+    stays in that tree until it reaches the root; a root's leaf is an unmatched row of its own
+    tree; no row is left released (RELEASED is Graft's input only)."""
+    A = sp.csr_matrix(A)
+    rroot, parent, croot = s["rroot"], s["parent"], s["croot"]
+    cm, rm, leaf = s["cmatch"], s["rmatch"], s["leaf"]
+    assert (rroot >= NONE).all(), "a row left released after Graft"
+    for y in np.flatnonzero(rroot != NONE):
+        r, yy = rroot[y], y
+        if cm[r] != NONE:
+            continue                     # an augmented tree: its rows are released next
+        for _ in range(A.shape[1] + 1):
+            x = parent[yy]
+            assert A[yy, x] != 0, f"row {yy}: parent {x} not adjacent"
+            assert croot[x] == r, f"row {yy} of tree {r} hangs off column {x} of tree {croot[x]}"
+            if x == r:
+                break
+            yy = cm[x]
+            assert yy >= 0 and rroot[yy] == r, f"tree {r}: the mate {yy} of {x} is elsewhere"
+        else:
+            raise AssertionError(f"row {y}: no way back to its root {r}")
+    for r in np.flatnonzero((leaf != NONE) & (cm == NONE)):
+        y = leaf[r]
+        assert rroot[y] == r and rm[y] == NONE, f"tree {r}: leaf {y} is not its own free row"
+
+
+class CheckedMatcher(TreeGraftingMatcher):
+    """PTG with the state read back and checked after every launch that grows, grafts or
+    augments (tests only): a race outcome that breaks a tree is caught where it happens,
+    even when a sequential Augment would hide the conflict that a GPU turns into
+    "row_match and col_match disagree"."""
+
+    A = None
+
+    def state(self):
+        return {k: getattr(self, k).get() for k in ("rmatch", "cmatch", "rroot", "parent",
+                                                    "croot", "leaf")}
+
+    def checked(self):
+        s = self.state()
+        assert_forest_invariants(self.A, s)
+        rm, cm = s["rmatch"], s["cmatch"]
+        assert (cm[rm[rm >= 0]] == np.flatnonzero(rm >= 0)).all()
+        assert (rm[cm[cm >= 0]] == np.flatnonzero(cm >= 0)).all()
+        self.n_checks += 1
+
+    def top_down(self):
+        super().top_down()
+        self.checked()
+
+    def bottom_up(self):
+        super().bottom_up()
+        self.checked()
+
+    def graft(self, active_rows):
+        super().graft(active_rows)
+        self.checked()
+
+    def enqueue_levels(self, batch):
+        counts = super().enqueue_levels(batch)
+        self.checked()
+        return counts
+
+
+def checked_run(device, A, **params):
+    """One whole PTG run of ``A`` from the empty matching with the invariants checked after
+    every kernel; returns (cardinality, number of checks)."""
+    pass
+    A = sp.csr_matrix(A)
+    nr, nc = A.shape
+    dg = DeviceBipartite(device, as_bipartite(A), need_csr=True, canonical=False)
+    m = CheckedMatcher(device, dg, **params)
+    m.A, m.n_checks = A, 0
+    sched = Scheduler(device)
+    m.prepare(sched)
+    rm = cla.to_device(device.queue, np.full(max(nr, 1), NONE, np.int32))
+    cm = cla.to_device(device.queue, np.full(max(nc, 1), NONE, np.int32))
+    m.run(rm, cm, sched)
+    rmh, cmh = rm.get()[:nr], cm.get()[:nc]
+    matched = np.flatnonzero(rmh >= 0)
+    assert (cmh[rmh[matched]] == matched).all()
+    assert all(A[y, rmh[y]] for y in matched)
+    return matched.size, m.n_checks
+
+
+@pytest.mark.parametrize("mode,wg,items,batch", [("ct", 1, 1, 1), ("ct", 4, 8, 3),
+                                                 ("mt", 1, None, None), ("mt", 32, None, 16)])
+def test_checked_runs_always_graft(mode, wg, items, batch, device):
+    """alpha = 100: every level bottom-up and every phase grafts, so unmatched rows left in
+    augmented trees (a tree claims several free rows in one level, keeps one as its leaf)
+    are grafted onto active trees in the same launch as those trees' own rows are tested:
+    before the fix, such a row made its tree "renewable" mid-launch and the tree's later rows
+    were released and re-grafted elsewhere, so its path ran into another tree (ct_work_items
+    1: one work-item, rows in id order, the interleaving made deterministic)."""
+    for seed in range(12):
+        A = random_rect(120, 110, 2.5, seed=seed)
+        card, checks = checked_run(device, A, mode=mode, work_group_size=wg,
+                                   ct_work_items=items, alpha=100.0, batch_levels=batch)
+        assert card == scipy_cardinality(A) and checks > 0

@@ -17,12 +17,15 @@ Every unmatched column roots an alternating tree. A phase of MS-BFS-Graft:
 
 Phases repeat while one finds a path. The last forest is complete, so its active columns are
 exactly those reachable from unmatched columns: they are the König cover's ``bfs_array``
-(no extra BFS). Each BFS level reads two counters back (the frontier's size decides the
-next level's direction); a phase adds one read-back for Steps 2-3.
+(no extra BFS). BFS levels go in batches of doubling size (``batch_levels``, default 16 on
+GPUs, 8 on CPUs) between two read-backs of their counters: the alpha rule is applied on the
+device from the previous level's counts (both directions are launched, one returns at
+once); a phase adds one read-back for Steps 2-3 and one for Graft.
 
 Parameters: ``work_group_size``, ``ct_work_items``, ``mode`` (``"ct"``/``"mt"``; default CT on
 CPU devices, MT on GPUs), ``alpha`` (default 5, the paper's), ``heavy_degree`` and
-``heavy_groups`` (top-down columns of larger degree expanded by a work-group).
+``heavy_groups`` (top-down columns of larger degree expanded by a work-group),
+``batch_levels`` (1: a read-back per level, the host's rule).
 """
 import numpy as np
 import pyopencl.array as cla
@@ -31,8 +34,8 @@ from ..errors import IterationLimitError
 from .geometry import Launcher
 from .registry import register_algorithm
 
-#: flags[] slots of kernels/ptg.cl.mako
-F_NEXT, F_LEAVES, F_PATHS, C_ACTIVE_COLS, C_RENEWABLE_ROWS, C_ACTIVE_ROWS = range(6)
+#: flags[] slots of kernels/ptg.cl.mako (from F_BATCH on: two counts per level of a batch)
+F_NEXT, F_LEAVES, F_PATHS, C_ACTIVE_COLS, C_RENEWABLE_ROWS, C_ACTIVE_ROWS, F_BATCH = range(7)
 #: the BFS level value of the cover's reached columns (the API's convention)
 L0 = 2
 #: the paper's alpha (direction switch and graft-or-rebuild rule)
@@ -54,15 +57,17 @@ class TreeGraftingMatcher(Launcher):
     TEMPLATE = "ptg.cl.mako"
     needs_csr = True
     params = ("work_group_size", "ct_work_items", "mode", "alpha", "heavy_degree",
-              "heavy_groups")
+              "heavy_groups", "batch_levels")
 
     def __init__(self, handle, dgraph, name="ptg", work_group_size=None, ct_work_items=None,
-                 mode=None, alpha=None, heavy_degree=None, heavy_groups=None):
+                 mode=None, alpha=None, heavy_degree=None, heavy_groups=None,
+                 batch_levels=None):
         mode = mode or ("ct" if handle.is_cpu else "mt")
         super().__init__(handle, mode, work_group_size, ct_work_items, heavy_degree,
                          heavy_groups, **dgraph.type_values)
         self.dg = dgraph
         self.alpha = float(ALPHA if alpha is None else alpha)   # (> 0: registry.PARAMS)
+        self.batch_levels = max(1, int(batch_levels or (8 if handle.is_cpu else 16)))
 
     @staticmethod
     def device_bytes(graph, name):
@@ -107,13 +112,13 @@ class TreeGraftingMatcher(Launcher):
         self.croot = cla.empty(q, max(self.nc, 1), idt)
         self.clevel = cla.empty(q, max(self.nc, 1), np.int32)
         self.leaf = cla.empty(q, max(self.nc, 1), idt)
-        self.flags = cla.empty(q, 6, np.int32)
-        self.host = np.zeros(6, np.int32)
+        self.flags = cla.empty(q, F_BATCH + 2 * self.batch_levels, np.int32)
+        self.host = np.zeros(F_BATCH + 2 * self.batch_levels, np.int32)
         self.level = 0
-        self.frontier = self.unvisited = self.unmatched = 0
-        self.stats = {"phases": 0, "bfs_levels": 0, "top_down_levels": 0,
-                      "bottom_up_levels": 0, "grafts": 0, "rebuilds": 0, "paths": 0,
-                      "cover_phases": 0}
+        self.frontier = self.unvisited = self.unmatched = self.grafted_leaves = 0
+        self.stats = {"phases": 0, "bfs_levels": 0, "bfs_levels_launched": 0,
+                      "top_down_levels": 0, "bottom_up_levels": 0, "grafts": 0,
+                      "rebuilds": 0, "paths": 0, "cover_phases": 0}
 
     def rebuild_forest(self):
         """RebuildForest (and the initial forest): a tree per unmatched column, in the
@@ -133,49 +138,95 @@ class TreeGraftingMatcher(Launcher):
         else:
             self.stats["rebuilds"] += 1
         self.frontier, self.unvisited = self.unmatched, self.nr
+        self.grafted_leaves = 0
 
     def grow_forest(self):
-        """Step 1: BFS levels from the frontier until a level adds no column, each level
-        top-down or bottom-up by the alpha rule; returns whether a path was found."""
-        found, depth_bound = 0, self.nr + 2
-        for depth in range(depth_bound + 1):
-            if self.frontier == 0:
-                return found > 0
-            if depth == depth_bound:
-                break
-            self.sched.fill("ptg-bfs", self.flags[:2], 0)
-            if self.frontier * self.alpha < self.unvisited:   # |F| < |R| / alpha
-                self.top_down()
+        """Step 1: BFS levels from the frontier until a level adds no column; returns whether
+        a path was found. Levels go in batches of doubling size (up to ``batch_levels``)
+        between two read-backs: each level launches both directions, and on the device
+        (LEVEL_GUARD) the one that the alpha rule picks from the last level's counts runs
+        while the other returns; levels after the one that ended the BFS return at once. The
+        host replays the rule on the counts read back (the stats)."""
+        # (paths Graft found: a released free row grafted onto an active tree ends its path)
+        found, depth_bound = self.grafted_leaves, self.nr + 2
+        self.grafted_leaves = 0
+        depth, batch = 0, min(2, self.batch_levels)
+        while self.frontier:
+            if depth >= depth_bound:
+                raise IterationLimitError(
+                    f"ptg: the BFS of phase {self.stats['phases']} ran past {depth_bound} "
+                    f"levels on {self.handle.label}; stopped instead of hanging (please "
+                    f"report this graph)")
+            if batch == 1:       # one level: the host's rule, no device guard
+                td = self.frontier * self.alpha < self.unvisited
+                (self.top_down if td else self.bottom_up)()
+                self.level += 1
+                counts = self.sched.read("ptg-bfs", self.host[:2], self.flags.data)
             else:
-                self.bottom_up()
+                counts = self.enqueue_levels(batch)
+            for i in range(batch):
+                if not self.frontier:
+                    break
+                if batch > 1:    # (the stats: the device's choice, replayed)
+                    td = self.frontier * self.alpha < self.unvisited
+                    self.stats["top_down_levels" if td else "bottom_up_levels"] += 1
+                nxt, leaves = int(counts[2 * i]), int(counts[2 * i + 1])
+                self.frontier = nxt
+                self.unvisited -= nxt + leaves
+                found += leaves
+                depth += 1
+                self.stats["bfs_levels"] += 1
+            batch = min(2 * batch, self.batch_levels)
+        return found > 0
+
+    def enqueue_levels(self, batch):
+        """``batch`` BFS levels, each a top-down and a bottom-up launch of which the device
+        runs one (LEVEL_GUARD), then one read-back of their counts; returns the counts."""
+        sched, dg = self.sched, self.dg
+        sched.fill("ptg-bfs", self.flags[F_BATCH:F_BATCH + 2 * batch], 0)
+        f0, u0, alpha = np.int32(self.frontier), np.int32(self.unvisited), np.float32(self.alpha)
+        for i in range(batch):
+            guard = (np.int32(1), np.int32(i), f0, u0, alpha, np.int32(F_BATCH + 2 * i))
+            self._top_down(guard)
+            self._bottom_up(guard)
             self.level += 1
-            self.stats["bfs_levels"] += 1
-            host = self.sched.read("ptg-bfs", self.host[:2], self.flags.data)
-            self.frontier = int(host[F_NEXT])
-            self.unvisited -= int(host[F_NEXT]) + int(host[F_LEAVES])
-            found += int(host[F_LEAVES])
-        raise IterationLimitError(
-            f"ptg: the BFS of phase {self.stats['phases']} ran past {depth_bound} levels on "
-            f"{self.handle.label}; stopped instead of hanging (please report this graph)")
+        self.stats["bfs_levels_launched"] = self.stats.get("bfs_levels_launched", 0) + batch
+        return sched.read("ptg-bfs", self.host[F_BATCH:F_BATCH + 2 * batch],
+                          self.flags.data, offset=4 * F_BATCH)
+
+    def _single(self):
+        """The guard arguments of a single level chosen by the host (counts at F_NEXT)."""
+        self.sched.fill("ptg-bfs", self.flags[:2], 0)
+        return (np.int32(0), np.int32(0), np.int32(0), np.int32(0), np.float32(1),
+                np.int32(F_NEXT))
 
     def top_down(self):
-        """TopDown: the frontier's columns (active trees only) claim their unvisited rows."""
+        """TopDown: the frontier's columns (active trees only) claim their unvisited rows
+        (one level of the host's choice; counts at F_NEXT, F_LEAVES)."""
         self.stats["top_down_levels"] += 1
+        self._top_down(self._single())
+
+    def _top_down(self, guard):
         dg = self.dg
         self.launch(self.sched, "ptg-top-down", self.kernel("top_down"), "cols", self.nc,
                     np.int32(self.level), dg.col_ptr.data, dg.col_ind.data,
                     np.int32(self.nc), self.rmatch.data, self.croot.data, self.clevel.data,
-                    self.leaf.data, self.rroot.data, self.parent.data, self.flags.data)
+                    self.leaf.data, self.rroot.data, self.parent.data, self.flags.data,
+                    *guard)
 
     def bottom_up(self):
-        """BottomUp: every unvisited row joins an active tree next to it, if any."""
+        """BottomUp: every unvisited row joins an active tree next to it, if any (one level
+        of the host's choice; counts at F_NEXT, F_LEAVES)."""
         self.stats["bottom_up_levels"] += 1
+        self._bottom_up(self._single())
+
+    def _bottom_up(self, guard):
         dg = self.dg
         self.sched.launch("ptg-bottom-up", self.kernel("bottom_up"),
                           self.global_size(self.nr), self.wg, np.int32(self.level),
                           dg.row_ptr.data, dg.row_ind.data, np.int32(self.nr),
                           self.rmatch.data, self.croot.data, self.clevel.data, self.leaf.data,
-                          self.rroot.data, self.parent.data, self.flags.data)
+                          self.rroot.data, self.parent.data, self.flags.data, *guard)
 
     def augment(self):
         """Step 2 (Augment): flip the path of every tree that found one; then the counts of
@@ -185,19 +236,22 @@ class TreeGraftingMatcher(Launcher):
         sched.launch("ptg-augment", self.kernel("augment"), self.global_size(self.nc),
                      self.wg, np.int32(self.nc), self.cmatch.data, self.rmatch.data,
                      self.leaf.data, self.parent.data, self.flags.data)
-        self.count_forest()
+        self.count_forest(release=True)
         host = sched.read("ptg-augment", self.host, self.flags.data)
         paths = int(host[F_PATHS])
         self.stats["paths"] += paths
         self.unmatched -= paths
         return host.copy()
 
-    def count_forest(self):
-        """Columns in active trees, rows in renewable and in active trees (flags C_*)."""
+    def count_forest(self, release=False):
+        """Columns in active trees, rows in renewable and in active trees (flags C_*); with
+        ``release`` (after Augment) the renewable trees' rows are marked RELEASED for
+        :meth:`graft` (or reset by :meth:`rebuild_forest`)."""
         self.sched.launch("ptg-count", self.kernel("count_forest"),
                           self.global_size(max(self.nr, self.nc)), self.wg,
                           np.int32(self.nr), np.int32(self.nc), self.croot.data,
-                          self.rroot.data, self.leaf.data, self.flags.data)
+                          self.rroot.data, self.leaf.data, np.int32(bool(release)),
+                          self.flags.data)
 
     def graft_or_rebuild(self, counts):
         """Step 3: graft the renewable rows onto the active trees when
@@ -213,8 +267,10 @@ class TreeGraftingMatcher(Launcher):
         self.rebuild_forest()
 
     def graft(self, active_rows):
-        """Graft: the renewable rows become unvisited and join an active tree next to them;
-        their mates are the next frontier (one read-back: its size)."""
+        """Graft: the renewable rows (released by :meth:`count_forest`) become unvisited
+        and join an active tree next to them; their mates are the next frontier (one
+        read-back: its size, and the free rows grafted, each the end of a path that the next
+        :meth:`grow_forest` reports even if its BFS finds no other)."""
         self.stats["grafts"] += 1
         self.level += 1
         dg, sched = self.dg, self.sched
@@ -223,9 +279,10 @@ class TreeGraftingMatcher(Launcher):
                      np.int32(self.level), dg.row_ptr.data, dg.row_ind.data,
                      np.int32(self.nr), self.rmatch.data, self.croot.data, self.clevel.data,
                      self.leaf.data, self.rroot.data, self.parent.data, self.flags.data)
-        grafted = int(sched.read("ptg-graft", self.host[:2], self.flags.data)[F_NEXT])
+        host = sched.read("ptg-graft", self.host[:2], self.flags.data)
+        grafted, self.grafted_leaves = int(host[F_NEXT]), int(host[F_LEAVES])
         self.frontier = grafted
-        self.unvisited = self.nr - active_rows - grafted
+        self.unvisited = self.nr - active_rows - grafted - self.grafted_leaves
 
     def cover(self):
         """The König cover's ``bfs_array`` from the final forest (columns of active trees)."""
