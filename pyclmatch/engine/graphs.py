@@ -14,9 +14,7 @@ from . import args
 from ..interop import bipartite_edges, is_backend_graph, is_igraph, is_networkx
 from .indices import (INDEX_MAX, FORCE_OFFSET64_ENV, force_offset64,  # noqa: F401 (re-exported)
                       index_types, offset_type, require_offset64)
-from .intake import (DeviceCompressed, NOT_CANONICAL, UNSORTED, canonical_lists, checked_csr,
-                     raise_structure_problem)
-from .scheduler import Scheduler
+from .compressed import NOT_CANONICAL, UNSORTED, checked_csr, raise_structure_problem
 
 
 def _check_int_array(name, a):
@@ -228,6 +226,9 @@ class DeviceBipartite:
             need["input indices"] = graph.nnz * 8
         need.update(extra_bytes or {})
         handle.check_fits(need)
+        # (the device intake loads pyopencl: imported here, for the host paths' sake)
+        from .intake import DeviceCompressed, canonical_lists
+        from .scheduler import Scheduler
         sched = sched or Scheduler(handle)
         self.row_ptr = self.row_ind = None
         self._heavy = {}
