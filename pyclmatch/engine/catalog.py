@@ -4,14 +4,15 @@ pyopencl, whether every device a name may select sends a graph to the host famil
 
 :func:`pyclmatch.engine.devices.candidates` enumerates the devices (pyopencl, no context) and
 writes their facts with :func:`remember`; :func:`cached_candidates` reads them back in a
-later process. The file lies next to the tuning cache (:func:`pyclmatch.engine.tuning.
-cache_path` with ``-devices.json`` for ``.json``) and is off when the tuning cache is. It is
-valid only while its :func:`stamp` holds: the OpenCL loader's vendor files (names, times of
-change, the libraries they name), the environment variables that steer loaders and drivers,
-the installed pyopencl and ``pocl-binary-distribution`` (the times of change of their files),
-the processors this process may use and the boot; anything else reads as no cache, and the
-devices are enumerated again. A wrong cache could change only where ``auto`` answers, never
-the answer: the host family is exact.
+later process. The file lies next to the tuning cache
+(:func:`~pyclmatch.engine.tuning.cache_path`, ``-devices`` added to its name) and is off
+when the tuning cache is. It is valid only while its :func:`stamp` holds: the OpenCL loader's
+vendor files (names, times of change, the libraries they name), the environment variables
+that steer loaders and drivers, the installed pyopencl and ``pocl-binary-distribution``
+(the times of change of their files), the processors this process may use and the boot; a
+file written under another stamp reads as no cache, and the devices are enumerated again.
+A wrong cache could change only where ``auto`` answers, never the answer: the host family
+is exact.
 
 Examples
 --------
@@ -31,7 +32,7 @@ from . import tuning
 TYPE_ORDER = ("gpu", "accelerator", "cpu")
 #: environment variables (by prefix) that change which devices a process sees
 _ENV_PREFIXES = ("OCL_ICD", "OPENCL_", "POCL_", "CUDA_VISIBLE", "ROCR_VISIBLE",
-                 "HIP_VISIBLE", "GPU_DEVICE_ORDINAL", "ZE_AFFINITY", "PYCLMATCH_DEVICE")
+                 "HIP_VISIBLE", "GPU_DEVICE_ORDINAL", "ZE_AFFINITY")
 _VERSION = 1
 
 
@@ -151,16 +152,26 @@ def _boot_id():
         return None
 
 
+#: this process's last stamp and cache read: {"stamp": (env, stamp), "facts": (file's path
+#: and times, stamp, facts)}
+_MEMO = {}
+
+
 def stamp():
     """What a valid cache must have been written under (module docstring): a few ``stat``
-    calls, no import."""
+    calls, no import. Taken once per process (an OpenCL loader reads its vendor files once
+    per process), again when the environment variables it holds change."""
+    env = sorted([k, v] for k, v in os.environ.items() if k.startswith(_ENV_PREFIXES))
+    hit = _MEMO.get("stamp")
+    if hit is not None and hit[0] == env:
+        return hit[1]
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-    return {"vendors": _vendor_files(),
-            "env": sorted([k, v] for k, v in os.environ.items()
-                          if k.startswith(_ENV_PREFIXES)),
-            "pyopencl": _package("pyopencl"),
-            "pocl": _package("pocl_binary_distribution"),
-            "cpus": [os.cpu_count(), cpus], "boot": _boot_id(), "version": _VERSION}
+    out = json.loads(json.dumps({
+        "vendors": _vendor_files(), "env": env, "pyopencl": _package("pyopencl"),
+        "pocl": _package("pocl_binary_distribution"), "cpus": [os.cpu_count(), cpus],
+        "boot": _boot_id(), "version": _VERSION}))     # (as read back from the file)
+    _MEMO["stamp"] = (env, out)
+    return out
 
 
 def _read(path):
@@ -174,15 +185,23 @@ def _read(path):
 
 def cached_facts():
     """The cached :class:`DeviceFacts` of every device, or None (no cache, off, stale or
-    unreadable)."""
+    unreadable). The file is parsed again only when it or the :func:`stamp` changed."""
     path = cache_file()
-    data = _read(path) if path else None
-    if data is None or data.get("stamp") != json.loads(json.dumps(stamp())):
+    if path is None:
         return None
-    try:
-        return [DeviceFacts(**d) for d in data["devices"]]
-    except (KeyError, TypeError, ValueError):
-        return None
+    now, key = stamp(), (path, _mtime(path))
+    hit = _MEMO.get("facts")
+    if hit is not None and hit[0] == key and hit[1] is now:
+        return hit[2]
+    data = _read(path)
+    facts = None
+    if data is not None and data.get("stamp") == now:
+        try:
+            facts = [DeviceFacts(**d) for d in data["devices"]]
+        except (KeyError, TypeError, ValueError):
+            facts = None
+    _MEMO["facts"] = (key, now, facts)
+    return facts
 
 
 def cached_candidates(spec):
@@ -201,6 +220,7 @@ def remember(facts):
     data = {"stamp": stamp(), "devices": [f.to_json() for f in facts]}
     if _read(path) == json.loads(json.dumps(data)):
         return
+    _MEMO.pop("facts", None)
     try:
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", suffix=".tmp")
