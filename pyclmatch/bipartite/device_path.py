@@ -5,7 +5,6 @@ the first call that runs on a device: it loads pyopencl and the device families.
 from __future__ import annotations
 
 from dataclasses import dataclass
-import time
 from typing import Any
 
 import numpy as np

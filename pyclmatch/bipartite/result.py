@@ -15,7 +15,7 @@ from .cover import KonigCover, verify_matching
 
 @dataclass
 class MatchingResult(RunRecord):
-    """Result of :func:`maximum_matching` (arrays in scipy's conventions: int32 ids, -1 =
+    """Result of :func:`~pyclmatch.maximum_matching` (arrays in scipy's conventions: int32 ids, -1 =
     unmatched).
 
     Attributes
