@@ -7,6 +7,13 @@ scipy.sparse matrices, networkx and igraph graphs or edge lists; every result is
 certificate before it is returned. :mod:`pyclmatch.nxbackend` runs networkx's functions
 through pyclmatch, :mod:`pyclmatch.distributed` spreads batches of graphs over a Dask cluster.
 
+What loads when: ``import pyclmatch`` loads numpy, ``scipy.sparse``, ``scipy.sparse.csgraph``
+and the host path of :func:`maximum_matching` (argument checks, ``auto``'s choice from the
+cached device facts of :mod:`pyclmatch.engine.catalog`, the host family ``host-hk``), so that
+a first call that ``auto`` answers on the host starts at once. pyopencl, mako, the device
+families, Louvain, the weighted families and the readers load on first use (PEP 562,
+:mod:`pyclmatch._lazy`): the first call that runs on a device loads pyopencl and its family.
+
 Examples
 --------
 >>> import scipy.sparse as sp
@@ -24,7 +31,7 @@ from .errors import (PyclmatchError, InputError, DeviceError, DeviceMemoryError,
 from ._lazy import attach
 
 # everything else is imported on first use (pyclmatch._lazy): ``import pyclmatch`` loads
-# neither pyopencl, mako nor scipy
+# neither pyopencl nor mako
 __getattr__, __dir__ = attach(__name__, {
     "get_device": ".engine.devices:get_device", "list_devices": ".engine.devices:list_devices",
     "describe_devices": ".engine.devices:describe_devices",
@@ -55,3 +62,7 @@ __all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "
            "modularity", "generators", "dulmage_mendelsohn", "block_triangular_form",
            "structural_rank", "DMDecomposition", "BlockTriangularForm", "interop", "nxbackend",
            "matching_dict", "matching_edges", "community_sets"]
+
+# the host path of maximum_matching (numpy, scipy.sparse and its csgraph, no pyopencl): see
+# "What loads when" above
+from .bipartite import api as _host_path  # noqa: E402,F401

@@ -1,7 +1,7 @@
 """Attributes of a package imported on first use (PEP 562), so that ``import pyclmatch`` loads
-neither pyopencl, mako nor scipy: each public name is looked up in its module the first time
-it is read (``pyclmatch.maximum_matching``, ``from pyclmatch import louvain``), then kept in
-the package's namespace.
+neither pyopencl, mako nor the device families: each public name is looked up in its module
+the first time it is read (``pyclmatch.maximum_matching``, ``from pyclmatch import
+louvain``), then kept in the package's namespace.
 
 Examples
 --------

@@ -23,7 +23,7 @@ the algorithm (rule 0). ``res.choice`` records what was chosen and why.
 """
 import numpy as np
 
-from ..engine.devices import candidates
+from ..engine import catalog
 from ..engine.graphs import BipartiteGraph, as_bipartite
 from ..engine.tuning import tuned_params
 from .registry import HOST_FAMILY as HOST, algorithms
@@ -172,6 +172,10 @@ def host_choice(spec, graph):
     is then answered on the host without a context or a build (the compiler check of
     device selection builds a program). The record is that of the first such device.
 
+    The devices' facts come from the device cache (:mod:`pyclmatch.engine.catalog`) while it
+    is valid, so that this answer loads no pyopencl; else they are enumerated (and cached).
+    The tuning cache is read at every call.
+
     Examples
     --------
     >>> import scipy.sparse as sp
@@ -180,7 +184,10 @@ def host_choice(spec, graph):
     >>> out is None or out["algorithm"] == "host-hk"
     True
     """
-    infos = candidates(spec)
+    infos = catalog.cached_candidates(spec) if isinstance(spec, (str, type(None))) else None
+    if infos is None:
+        from ..engine.devices import candidates   # (pyopencl: the devices enumerated)
+        infos = candidates(spec)
     if not infos:
         return None
     first = None

@@ -38,8 +38,9 @@ from ..engine.family import KernelFamily
 from ..engine.graphs import as_bipartite
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, IterationLimitError, VerificationError
-from .api import (check_arguments, check_fits, finish_result, match_on_device,
-                  maximum_matching, resolve_call)
+from .api import check_arguments, check_fits, maximum_matching, resolve_call
+from .device_path import match_on_device
+from .result import finish_result
 from .registry import AUGMENTING_VARIANTS
 
 #: the FW-BW step runs in the first SCC round when at least this many columns are left

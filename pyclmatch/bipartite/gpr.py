@@ -33,10 +33,10 @@ import pyopencl.array as cla
 
 from ..engine.family import KernelFamily
 from ..errors import InputError, IterationLimitError
-from .registry import register_algorithm
+from .registry import GPR_VARIANTS, register_algorithm
 
 L0 = 2
-VARIANTS = {"gpr": "shr", "gpr-shr": "shr", "gpr-noshr": "noshr", "gpr-first": "first"}
+VARIANTS = GPR_VARIANTS
 RELABEL_RULES = ("adaptive", "fixed")
 #: launches whose active-column count is recorded in ``counters["active_columns"]``
 ACTIVE_HISTORY = 4096

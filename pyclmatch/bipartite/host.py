@@ -6,7 +6,7 @@ maximum_bipartite_matching``, one core) on the user's compressed arrays as they 
 a CSR; a CSC is matched as the CSR of its transpose); the certificate is a König vertex cover
 found by one breadth-first search of ``scipy.sparse.csgraph`` over the alternating paths from
 the unmatched vertices of the stored side (:mod:`pyclmatch.bipartite.hk_core`, which the race
-worker runs too). :func:`~pyclmatch.bipartite.konig.verify_matching` checks matching and
+worker runs too). :func:`~pyclmatch.bipartite.cover.verify_matching` checks matching and
 cover in a few vectorized passes over the same arrays. The result is the device families'
 :class:`~pyclmatch.bipartite.api.MatchingResult` (``counters["launches"] == 0``,
 ``res.device == "host"``).
@@ -15,7 +15,7 @@ cover in a few vectorized passes over the same arrays. The result is the device 
 (:mod:`pyclmatch.bipartite.race`).
 """
 from .hk_core import match_and_cover
-from .konig import KonigCover
+from .cover import KonigCover
 from .registry import HOST_FAMILY, register_algorithm
 
 

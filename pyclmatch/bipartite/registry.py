@@ -1,9 +1,13 @@
 """The names ``maximum_matching(algorithm=...)`` accepts, and the families behind them.
 
-Each family module registers its names here when it is imported (``apfb``, ``gpr``, ``ppf``,
-``host``); :mod:`~pyclmatch.bipartite.api`, :mod:`~pyclmatch.bipartite.choice` and
-:mod:`~pyclmatch.bipartite.dmperm` look them up. This module imports only the package's leaf
-modules (the errors and the argument checker), so that the lookups form no import cycle.
+The built-in families are listed here by module (:data:`BUILTIN`: ``apfb``, ``gpr``,
+``ppf``, ``ptg``, ``host``) and imported on the first lookup of one of their names
+(:func:`factory_of`): a call answered by the host family loads no device family, nor
+pyopencl. Each family module registers its names (:func:`register_algorithm`) when it is
+imported; users register theirs the same way. :mod:`~pyclmatch.bipartite.api`,
+:mod:`~pyclmatch.bipartite.choice` and :mod:`~pyclmatch.bipartite.dmperm` look them up. This
+module imports only the package's leaf modules (the errors and the argument checker), so that
+the lookups form no import cycle.
 
 A factory is called as ``factory(handle, dgraph, name, **params)`` and returns a runner with
 ``build()`` and ``run(rmatch, cmatch, sched) -> (bfs_array or None, stats)``; its class
@@ -13,6 +17,7 @@ names) and ``device_bytes(graph, name)`` (bytes of its work buffers, for the mem
 parameter a registered family takes is checked (:mod:`pyclmatch.engine.args`) before any work.
 """
 import functools
+import importlib
 
 from ..engine import args
 from ..errors import InputError
@@ -31,7 +36,16 @@ INITS = ("karp-sipser", "cheap", "none")
 #: short names: the best variant of each driver
 ALIASES = {"apfb": "apfb-gpubfs-wr-mt", "apsb": "apsb-gpubfs-wr-mt"}
 
-_ALGORITHMS = {}
+#: the push-relabel variants (paper 003) and their relabel strategies
+GPR_VARIANTS = {"gpr": "shr", "gpr-shr": "shr", "gpr-noshr": "noshr", "gpr-first": "first"}
+#: the built-in families: module -> the names it registers when imported
+BUILTIN = {"pyclmatch.bipartite.apfb": AUGMENTING_VARIANTS,
+           "pyclmatch.bipartite.gpr": tuple(GPR_VARIANTS),
+           "pyclmatch.bipartite.ppf": ("ppf",), "pyclmatch.bipartite.ptg": ("ptg",),
+           "pyclmatch.bipartite.host": (HOST_FAMILY,)}
+
+#: name -> factory, or the module that registers it when imported (a built-in not yet used)
+_ALGORITHMS = {name: module for module, names in BUILTIN.items() for name in names}
 
 #: the checker of every parameter of the matching families (their ``params``) and of the
 #: initial matching; ``work_group_size`` is checked against the device once it is known
@@ -115,13 +129,25 @@ def canonical_name(algorithm):
 
 
 def factory_of(name):
-    """The factory registered under the canonical ``name``."""
-    return _ALGORITHMS[name]
+    """The factory registered under the canonical ``name``; a built-in family's module is
+    imported on the first lookup of one of its names.
+
+    Examples
+    --------
+    >>> from pyclmatch.bipartite.registry import factory_of
+    >>> factory_of("host-hk").host
+    True
+    """
+    factory = _ALGORITHMS[name]
+    if isinstance(factory, str):
+        importlib.import_module(factory)     # (registers its names)
+        factory = _ALGORITHMS[name]
+    return factory
 
 
 def is_host(name):
     """Whether the family registered as ``name`` runs on the host (no device)."""
-    return bool(getattr(_ALGORITHMS.get(name), "host", False))
+    return name in _ALGORITHMS and bool(getattr(factory_of(name), "host", False))
 
 
 def device_families():

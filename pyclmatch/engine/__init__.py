@@ -6,8 +6,8 @@ verification -> result object. The engine knows no algorithm.
 """
 from .._lazy import attach
 
-# imported on first use (pyclmatch._lazy): the leaf modules (args, tuning, limits, units)
-# load without pyopencl
+# imported on first use (pyclmatch._lazy): the leaf modules (args, tuning, limits, units,
+# calls, compressed, catalog) and graphs' host part load without pyopencl
 __getattr__, __dir__ = attach(__name__, {
     **{name: f".devices:{name}" for name in ("DeviceHandle", "get_device", "list_devices",
                                              "diagnose_icd", "fix_icd", "describe_devices")},

@@ -32,9 +32,7 @@ buffer that one call releases is reused by another only after the commands that 
 from __future__ import annotations
 
 import contextlib
-import functools
 import glob
-import inspect
 import os
 import subprocess
 import threading
@@ -50,7 +48,8 @@ from pyopencl.tools import ImmediateAllocator, MemoryPool
 
 from .._typing import DeviceSpec
 from ..errors import DeviceError
-from . import args as _args, limits
+from . import catalog, limits
+from .calls import device_call, device_lock, hold as _hold  # noqa: F401 (re-exported)
 from .programs import build_program, quiet_build
 from .scan_intervals import install as _bound_scan_intervals
 from .units import fmt_bytes as _fmt_bytes  # noqa: F401 (the name other modules import)
@@ -139,10 +138,11 @@ def list_devices() -> list:
     return out
 
 
-class DeviceInfo:
+class DeviceInfo(catalog.DeviceFacts):
     """What device selection and ``auto``'s device profile read of an OpenCL device (its
-    names, type, compute units, driver), taken from the ``pyopencl.Device`` alone: no
-    context, no build. The attributes are :class:`DeviceHandle`'s of the same names.
+    names, type, compute units, driver: :class:`~pyclmatch.engine.catalog.DeviceFacts`),
+    taken from the ``pyopencl.Device`` alone: no context, no build. The attributes are
+    :class:`DeviceHandle`'s of the same names.
 
     Examples
     --------
@@ -153,11 +153,10 @@ class DeviceInfo:
     """
 
     def __init__(self, device, index):
-        self.device, self.index = device, index
-        self.name = device.name.strip()
-        self.platform_name = device.platform.name.strip()
-        self.type = _type_name(device)
-        self.compute_units = device.max_compute_units
+        super().__init__(index, device.name.strip(), device.platform.name.strip(),
+                         [name for name, bit in _TYPE_NAMES if device.type & bit],
+                         device.max_compute_units, str(device.driver_version).strip())
+        self.device = device
 
     def __repr__(self):
         return f"<device info {self.index} {self.name!r} ({self.type})>"
@@ -169,7 +168,9 @@ def candidates(spec=None):
     anything: every device of the named type(s), the ``"P:D"`` device or the devices whose
     names contain ``spec`` (which of them ``get_device`` takes depends on whether its compiler
     works, :func:`compiler_problem`, which costs a build). ``None`` for a spec that is not a
-    name (a device, context or handle: nothing to look up); ``[]`` when none matches.
+    name (a device, context or handle: nothing to look up); ``[]`` when none matches. The
+    facts of every device are written to the device cache
+    (:func:`pyclmatch.engine.catalog.remember`) for later processes.
 
     Examples
     --------
@@ -179,81 +180,12 @@ def candidates(spec=None):
     >>> candidates("no such device"), candidates(object())
     ([], None)
     """
-    if spec is None:
-        spec = os.environ.get("PYCLMATCH_DEVICE", "").strip() or "auto"
+    spec = catalog.default_spec(spec)
     if not isinstance(spec, str):
         return None
-    s = spec.strip().lower()
-    devs = list_devices()
-    if s == "auto" or s in (name for name, _ in _TYPE_NAMES):
-        bits = [bit for name, bit in _TYPE_NAMES if s in ("auto", name)]
-        found = [(p, d, dev) for bit in bits for p, d, dev in devs if dev.type & bit]
-    elif ":" in s and all(part.strip().isdigit() for part in s.split(":", 1)):
-        want = tuple(int(x) for x in s.split(":", 1))
-        found = [(p, d, dev) for p, d, dev in devs if (p, d) == want]
-    else:
-        found = [(p, d, dev) for p, d, dev in devs
-                 if s in dev.name.lower() or s in dev.platform.name.lower()]
-    return [DeviceInfo(dev, (p, d)) for p, d, dev in found]
-
-
-#: one lock per OpenCL device (by its ``cl_device_id``), held by the library's calls
-_DEVICE_LOCKS = {}
-_DEVICE_LOCKS_LOCK = threading.Lock()
-#: per thread: the depth of nested :func:`device_call` calls and the device locks they hold
-_calls = threading.local()
-
-
-def device_lock(device):
-    """The lock that the library's calls on the OpenCL device ``device`` hold (one per
-    device, shared by every handle and context of it)."""
-    key = device.int_ptr
-    with _DEVICE_LOCKS_LOCK:
-        lock = _DEVICE_LOCKS.get(key)
-        if lock is None:
-            lock = _DEVICE_LOCKS[key] = threading.Lock()
-        return lock
-
-
-def device_call(fn):
-    """Decorator of the library's public functions that run on a device: every device the
-    call resolves through :func:`get_device` is held (:func:`device_lock`) until the call
-    returns, so calls on one device from several threads run one at a time (module
-    docstring). Nested calls (a function of the library calling another) hold each device
-    once. A keyword argument the function does not take is refused as an
-    :class:`~pyclmatch.errors.InputError` naming it (:func:`~pyclmatch.engine.args.no_unknown`),
-    as those of its ``**params`` are."""
-    sig = inspect.signature(fn).parameters
-    named = None if any(p.kind is p.VAR_KEYWORD for p in sig.values()) else \
-        {k for k, p in sig.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
-
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        if named is not None and not named.issuperset(kwargs):
-            _args.no_unknown(fn.__name__, {k: v for k, v in kwargs.items() if k not in named},
-                             named)
-        held = _calls.__dict__.setdefault("held", [])
-        depth = getattr(_calls, "depth", 0)
-        mark = len(held)
-        _calls.depth = depth + 1
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _calls.depth = depth
-            while len(held) > mark:
-                held.pop().release()
-    return call
-
-
-def _hold(handle):
-    """Inside a :func:`device_call`: hold ``handle``'s device for the rest of the call."""
-    if getattr(_calls, "depth", 0):
-        lock = device_lock(handle.device)
-        held = _calls.__dict__.setdefault("held", [])
-        if lock not in held:
-            lock.acquire()
-            held.append(lock)
-    return handle
+    infos = [DeviceInfo(dev, (p, d)) for p, d, dev in list_devices()]
+    catalog.remember(infos)
+    return catalog.select(spec, infos)
 
 
 class DeviceHandle:

@@ -11,12 +11,9 @@ import scipy.sparse as sp
 
 from ..errors import InputError
 from . import args
-from ..interop import bipartite_edges, is_backend_graph, is_igraph, is_networkx
 from .indices import (INDEX_MAX, FORCE_OFFSET64_ENV, force_offset64,  # noqa: F401 (re-exported)
                       index_types, offset_type, require_offset64)
-from .intake import (DeviceCompressed, NOT_CANONICAL, UNSORTED, canonical_lists, checked_csr,
-                     raise_structure_problem)
-from .scheduler import Scheduler
+from .compressed import NOT_CANONICAL, UNSORTED, checked_csr, raise_structure_problem
 
 
 def _check_int_array(name, a):
@@ -122,14 +119,16 @@ def _as_bipartite(A, shape, fits):
     if isinstance(A, BipartiteGraph):
         fits(A.n_rows, A.n_cols, A.nnz, {}, A.indices.dtype.itemsize)
         return A
-    if is_networkx(A) or is_igraph(A) or is_backend_graph(A):
-        raise InputError(f"maximum_matching takes the biadjacency matrix (rows = one side, "
-                         f"columns = the other), not a {type(A).__name__}; for a networkx "
-                         f"graph call networkx.bipartite.maximum_matching(G, "
-                         f"backend='pyclmatch'), or build the matrix with "
-                         f"networkx.bipartite.biadjacency_matrix / igraph's "
-                         f"get_biadjacency")
-    A = bipartite_edges(A)
+    if not sp.issparse(A):   # (graphs and data frames: pyclmatch.interop, loaded for them)
+        from ..interop import bipartite_edges, is_backend_graph, is_igraph, is_networkx
+        if is_networkx(A) or is_igraph(A) or is_backend_graph(A):
+            raise InputError(f"maximum_matching takes the biadjacency matrix (rows = one "
+                             f"side, columns = the other), not a {type(A).__name__}; for a "
+                             f"networkx graph call networkx.bipartite.maximum_matching(G, "
+                             f"backend='pyclmatch'), or build the matrix with "
+                             f"networkx.bipartite.biadjacency_matrix / igraph's "
+                             f"get_biadjacency")
+        A = bipartite_edges(A)
     if isinstance(A, tuple) and len(A) in (2, 3) and not sp.issparse(A[0]) \
             and np.ndim(A[0]) == 1:
         rows = _check_int_array("rows", A[0])
@@ -228,6 +227,9 @@ class DeviceBipartite:
             need["input indices"] = graph.nnz * 8
         need.update(extra_bytes or {})
         handle.check_fits(need)
+        # (the device intake loads pyopencl: imported here, for the host paths' sake)
+        from .intake import DeviceCompressed, canonical_lists
+        from .scheduler import Scheduler
         sched = sched or Scheduler(handle)
         self.row_ptr = self.row_ind = None
         self._heavy = {}

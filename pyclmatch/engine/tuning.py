@@ -46,8 +46,12 @@ def _default_path(home, xdg_cache):
 
 
 def device_key(handle):
-    dev = getattr(handle, "device", None)
-    driver = getattr(dev, "driver_version", "") if dev is not None else ""
+    """``"<platform> | <device> | <driver>"`` of a device handle, or of its facts
+    (:class:`~pyclmatch.engine.catalog.DeviceFacts`, which carry ``driver_version``)."""
+    driver = getattr(handle, "driver_version", None)
+    if driver is None:
+        dev = getattr(handle, "device", None)
+        driver = getattr(dev, "driver_version", "") if dev is not None else ""
     return f"{handle.platform_name} | {handle.name} | {str(driver).strip()}"
 
 
