@@ -280,3 +280,35 @@ def test_medium_suite_against_reference(device, scc_path):
     from pyclmatch import generators
     for _, A in generators.suite(size="medium"):
         check(A, device)
+
+
+@settings(max_examples=25, deadline=None)
+@given(sparse_patterns())
+def test_host_decomposition_against_reference(device, A):
+    d = check(A, device, algorithm="host-hk")
+    assert d.device == "host" and d.algorithm == "host-hk" and d.verified
+    assert d.counters == {"launches": 0}
+    dev = pyclmatch.dulmage_mendelsohn(A, device=device, algorithm="apfb")
+    assert d.coarse_sizes() == dev.coarse_sizes() and d.nblocks == dev.nblocks
+
+
+def test_auto_decomposes_small_graphs_on_the_host(device, monkeypatch, tmp_path):
+    """``auto`` answers on the host the graphs maximum_matching's auto sends there (the
+    profile's host_edges), on the device above it, and ``verify=False`` skips the check."""
+    from pyclmatch.engine import tuning
+    monkeypatch.setenv("PYCLMATCH_TUNING", str(tmp_path / "tuning.json"))
+    A = sp.csr_matrix(pyclmatch.generators.grid(12))
+    tuning.store(device, "auto", {"host_edges": A.nnz, "race_edges": 0})
+    d = check(A, device)
+    assert d.device == "host" and d.algorithm == "host-hk" and d.timings["verify"] >= 0
+    assert not pyclmatch.dulmage_mendelsohn(A, device=device, verify=False).verified
+    tuning.store(device, "auto", {"host_edges": A.nnz - 1, "race_edges": 0})
+    d = check(A, device)
+    assert d.device != "host" and d.algorithm != "host-hk"
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0), (0, 4), (5, 4)])
+def test_host_decomposition_without_entries(device, shape):
+    d = pyclmatch.dulmage_mendelsohn(sp.csr_matrix(shape), device=device, algorithm="host-hk")
+    assert d.structural_rank == 0 and d.cc.tolist() == [0] + [shape[1]] * 4
+    assert d.p.tolist() == list(range(shape[0])) and d.q.tolist() == list(range(shape[1]))

@@ -298,3 +298,53 @@ def test_converge_and_bound_launches(device):
     by2()                                   # y again, by 2 (not z, not by 5)
     by2((1, np.int32(3)))
     assert np.array_equal(y.get(), np.full(16, 12)) and np.array_equal(z.get(), np.full(16, 5))
+
+
+def test_select_kernels_keeps_helpers_and_the_kernels_named():
+    src = ("/* } a comment { */\ninline int f(int x) { return x; }\n"
+           "__kernel __attribute__((reqd_work_group_size(8, 1, 1)))\n"
+           "void a(__global int *x) { if (1) { x[0] = f(1); } /* } */ }\n"
+           "__kernel void b(__global int *x) { x[0] = '}'; }\n")
+    assert programs.kernel_names(src) == ["a", "b"]
+    out = programs.select_kernels(src, ["b"])
+    assert programs.kernel_names(out) == ["b"] and "inline int f" in out
+    assert programs.select_kernels(src, ["a", "b"]) == src
+    with pytest.raises(KeyError):
+        programs.select_kernels(src, ["c"])
+
+
+def test_kernel_groups_build_only_their_kernels():
+    from pyclmatch.community.louvain import DeviceLouvain
+    h = pyclmatch.get_device("cpu")
+    dl = DeviceLouvain(h, "int")
+    knl = dl.kernel("input_stats_long")
+    names = set(knl.program.kernel_names.split(";"))
+    assert names == {"input_stats_long", "input_convert_long", "check_symmetric"}
+    # a kernel of a program built already comes from it, not from its first group's
+    built = len(h._programs)
+    assert "check_symmetric" in dl.kernel("check_symmetric").program.kernel_names.split(";")
+    assert len(h._programs) == built
+    og = dl.kernel("optimize_level_one_group").program.kernel_names.split(";")
+    assert set(og) == {"optimize_level_one_group", "aggregate_level_one_group"}
+    with pytest.raises(AttributeError, match="no kernel"):
+        dl.kernel("no_such_kernel")
+
+
+@pytest.mark.parametrize("n", [1, 5, 1000])
+def test_sized_scan_sequential_and_parallel_agree(n, monkeypatch):
+    from pyclmatch.engine import devices
+    h = pyclmatch.get_device("cpu")
+    x = np.random.default_rng(n).integers(0, 9, n).astype(np.int32)
+    outs = []
+    for limit in (0, 1 << 20):
+        monkeypatch.setattr(devices, "CPU_SEQUENTIAL_SCAN", limit)
+        knl = devices._SizedScan(h, np.int32, dict(
+            arguments="__global const int *x, __global int *out", input_expr="x[i]",
+            scan_expr="a+b", neutral="0", output_statement="out[i] = prev_item;"))
+        assert knl.limit == limit
+        out = h.to_device(np.zeros(n, np.int32), read_only=False)
+        knl(h.to_device(x), out, queue=h.queue)
+        outs.append(h.download(out))
+        assert list(knl._kernels) == [bool(limit)]
+    assert np.array_equal(outs[0], outs[1])
+    assert np.array_equal(outs[0], np.concatenate([[0], np.cumsum(x)[:-1]]))

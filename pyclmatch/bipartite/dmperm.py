@@ -18,6 +18,12 @@ condensation). Conventions follow ``cs_dmperm``:
 * ``r`` and ``s`` (``nblocks + 1`` boundaries each) are the fine blocks: the horizontal part as
   one block when it is not empty, the square part's irreducible blocks, the vertical part as
   one block when it is not empty; the matched entries lie on the diagonal of each part.
+
+Graphs that ``maximum_matching``'s ``auto`` would send to the host family (a device call
+cannot win: :func:`~pyclmatch.bipartite.choice.host_choice`), and ``algorithm="host-hk"``,
+are decomposed on the host instead (:func:`host_decomposition`: scipy's Hopcroft-Karp, its
+breadth-first search and strongly connected components), in the same conventions, without
+opening a device.
 """
 from dataclasses import dataclass, field
 import functools
@@ -28,9 +34,9 @@ import pyopencl as cl
 import pyopencl.array as cla
 from pyopencl.algorithm import RadixSort
 from pyopencl.reduction import ReductionKernel
-from pyopencl.scan import GenericScanKernel
 import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order, connected_components
+from scipy.sparse.csgraph import (breadth_first_order, connected_components,
+                                  maximum_bipartite_matching)
 
 from ..engine import args
 from ..engine.devices import get_device, device_call
@@ -38,10 +44,11 @@ from ..engine.family import KernelFamily
 from ..engine.graphs import as_bipartite
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, IterationLimitError, VerificationError
-from .api import check_arguments, check_fits, maximum_matching, resolve_call
+from .api import _open, check_arguments, check_fits, maximum_matching, resolve_call
+from .choice import choose
 from .device_path import match_on_device
 from .result import finish_result
-from .registry import AUGMENTING_VARIANTS
+from .registry import AUGMENTING_VARIANTS, HOST_FAMILY, canonical_name
 
 #: the FW-BW step runs in the first SCC round when at least this many columns are left
 FWBW_MIN = 1
@@ -477,14 +484,13 @@ class _DeviceDM(KernelFamily):
 
 def _compact_kernel(handle, index_t):
     """Scan keeping the unassigned columns (``comp == -1``) of a list (or of ``0..n-1``)."""
-    return handle.memoize(("dmperm", "compact unassigned", index_t), lambda: GenericScanKernel(
-        handle.context, np.int64,
+    return handle.scan(("dmperm", "compact unassigned", index_t), np.int64,
         arguments=f"__global const {index_t} *src, int use_src, __global const {index_t} "
                   f"*comp, __global {index_t} *dst, __global long *total, long n",
         input_expr="comp[use_src ? src[i] : i] == -1 ? 1 : 0", scan_expr="a+b",
         neutral="0",
         output_statement=f"if (prev_item != item) dst[prev_item] = ({index_t})"
-                         f"(use_src ? src[i] : i); if (i + 1 == n) total[0] = item;"))
+                         f"(use_src ? src[i] : i); if (i + 1 == n) total[0] = item;")
 
 
 def _pivot_kernel(handle, index_t, offset_t):
@@ -551,6 +557,9 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
         Any shape; the pattern is what counts (explicit zeros are entries, as in scipy).
     device : see :func:`pyclmatch.get_device`.
     algorithm, init, params : the maximum matching's (:func:`pyclmatch.maximum_matching`).
+        ``"auto"`` decomposes on the host the graphs it would match there (module
+        docstring), as ``"host-hk"`` does every graph; ``init`` and ``params`` are then
+        ignored.
     verify : True, "device", "host" or False
         ``True`` (= ``"device"``): the matching's König certificate and the decomposition's
         certificate are checked by device kernels independent of the algorithm (``p`` and
@@ -579,8 +588,7 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
     Raises
     ------
     InputError
-        A malformed input, or an algorithm that runs on the host (the decomposition needs
-        the matching on the device).
+        A malformed input, or an unknown algorithm.
 
     Examples
     --------
@@ -596,11 +604,11 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
     t_call = time.perf_counter()
     init, verify, progress, params = check_arguments("dulmage_mendelsohn", algorithm, init,
                                                      verify, progress, params)
-    handle = get_device(device)
-    graph = as_bipartite(A, shape=params.pop("shape", None),
-                         fits=functools.partial(check_fits, handle))
+    handle, graph, _ = _open(A, params.pop("shape", None), algorithm, device)
+    if handle is None or _host_wins(handle, graph, algorithm):
+        return host_decomposition(graph, verify, t_call)
     name, factory, params, _ = resolve_call(handle, graph, algorithm, init, params,
-                                        device_only=True)
+                                            device_only=True)
     nr, nc = graph.shape
     if graph.nnz == 0:
         res = _trivial(graph, handle, name, t_call)
@@ -648,6 +656,15 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
                           r, s, rr, cc, int(cc[4] - cc[1]), (nr, nc), rm, cm, handle.label,
                           name)
     return finish_result(res, graph, verify, sched, t_call, m.stats)
+
+
+def _host_wins(handle, graph, algorithm):
+    """Whether ``auto`` on ``handle`` (a device given as a handle) sends ``graph`` to the host
+    family without a race, as :func:`~pyclmatch.bipartite.choice.choose` decides."""
+    if canonical_name(algorithm) != "auto":
+        return False
+    choice = choose(handle, graph)
+    return choice["algorithm"] == HOST_FAMILY and not choice.get("race")
 
 
 def block_triangular_form(A, **kwargs):
@@ -700,6 +717,130 @@ def structural_rank(graph, **kwargs):
     2
     """
     return int(maximum_matching(graph, **kwargs).cardinality)
+
+
+# --------------------------------------------------------------------------- host decomposition
+def host_decomposition(graph, verify=True, t_call=None):
+    """The decomposition of ``graph`` (a :class:`~pyclmatch.engine.graphs.BipartiteGraph`)
+    on the host, in :func:`dulmage_mendelsohn`'s conventions: scipy's Hopcroft-Karp
+    (``maximum_bipartite_matching``), the alternating breadth-first searches from the
+    unmatched columns and rows, the strongly connected components of the square part
+    (``connected_components(connection="strong")``) ordered by their longest-path levels in
+    the condensation; ``verify`` (any true value): checked by :meth:`DMDecomposition.verify`.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from pyclmatch.bipartite.dmperm import host_decomposition
+    >>> from pyclmatch.engine.graphs import as_bipartite
+    >>> dm = host_decomposition(as_bipartite(sp.csr_matrix([[1, 1], [0, 1]])))
+    >>> dm.p.tolist(), dm.q.tolist(), dm.r.tolist(), dm.device, dm.verified
+    ([0, 1], [0, 1], [0, 1, 2], 'host', True)
+    """
+    t_call = time.perf_counter() if t_call is None else t_call
+    timings = {}
+    t0 = time.perf_counter()
+    nr, nc = graph.shape
+    S = graph.csr
+    S = sp.csr_matrix((np.ones(S.indices.size, np.int8), S.indices, S.indptr), shape=(nr, nc))
+    rm = (maximum_bipartite_matching(S, perm_type="column").astype(np.int32) if S.nnz
+          else np.full(nr, -1, np.int32))
+    cm = np.full(nc, -1, np.int32)
+    cm[rm[rm >= 0]] = np.flatnonzero(rm >= 0)
+    t1 = time.perf_counter()
+    timings["match"] = t1 - t0
+    T = S.T.tocsr()
+    horiz = _alternating(T, rm, cm < 0)          # columns reached from the unmatched columns
+    vert = _alternating(S, cm, rm < 0)           # rows reached from the unmatched rows
+    matched = cm >= 0
+    in_vert = np.zeros(nc, bool)
+    in_vert[matched] = vert[cm[matched]]
+    c0, c1 = np.flatnonzero(~matched), np.flatnonzero(horiz & matched)
+    c3 = np.flatnonzero(~horiz & in_vert)
+    square = np.flatnonzero(~horiz & matched & ~in_vert)
+    t2 = time.perf_counter()
+    timings["coarse"] = t2 - t1
+    c2, starts = _square_blocks(S, cm, square)
+    timings["scc"] = time.perf_counter() - t2
+    q = np.concatenate([c0, c1, c2, c3]).astype(np.int32)
+    card = nc - c0.size
+    p = np.concatenate([cm[q[c0.size:]], np.flatnonzero(rm < 0)]).astype(np.int32)
+    rr, cc, r, s = _boundaries((c0.size, c1.size, c2.size, c3.size), nr, nc, starts)
+    res = DMDecomposition(p, q, r, s, rr, cc, int(card), (nr, nc), rm, cm, "host",
+                          HOST_FAMILY, timings, {"launches": 0})
+    if verify:
+        t3 = time.perf_counter()
+        res.verify(graph)
+        timings["verify"] = time.perf_counter() - t3
+    timings["total"] = time.perf_counter() - t_call
+    return res
+
+
+def _alternating(M, mate, roots):
+    """The vertices (rows of the pattern ``M``, CSR) reached by alternating paths from those
+    where ``roots`` is true: from a vertex through each of its entries' columns ``j`` to the
+    vertex ``mate[j]`` matched to it (scipy's breadth-first search)."""
+    n = M.shape[0]
+    dst = mate[M.indices] if M.nnz else np.zeros(0, np.int32)
+    src = np.repeat(np.arange(n), np.diff(M.indptr))
+    keep = dst >= 0
+    start = np.flatnonzero(roots)
+    G = sp.csr_matrix((np.ones(int(keep.sum()) + start.size, np.int8),
+                       (np.concatenate([src[keep], np.full(start.size, n)]),
+                        np.concatenate([dst[keep], start]))), shape=(n + 1, n + 1))
+    got = np.zeros(n + 1, bool)
+    got[breadth_first_order(G, n, directed=True, return_predecessors=False)] = True
+    return got[:n]
+
+
+def _square_blocks(S, cm, square):
+    """The square part's columns ordered by irreducible block, and each block's first
+    position: the blocks are the strongly connected components of the graph of columns
+    ``c -> c'`` for the entries ``(cm[c], c')`` inside the part, in the order of their
+    longest-path levels in the condensation (then their smallest column, then the columns
+    in increasing order), so that every entry lies on or above the block diagonal."""
+    n2 = square.size
+    if not n2:
+        return square, np.zeros(0, np.int64)
+    local = np.full(S.shape[1], -1, np.int64)
+    local[square] = np.arange(n2)
+    R = S[cm[square]]
+    src = np.repeat(np.arange(n2), np.diff(R.indptr))
+    dst = local[R.indices]
+    keep = dst >= 0
+    G = sp.csr_matrix((np.ones(int(keep.sum()), np.int8), (src[keep], dst[keep])),
+                      shape=(n2, n2))
+    nb, lab = connected_components(G, directed=True, connection="strong")
+    cross = lab[src[keep]] != lab[dst[keep]]
+    D = sp.csr_matrix((np.ones(int(cross.sum()), np.int8),
+                       (lab[src[keep]][cross], lab[dst[keep]][cross])), shape=(nb, nb))
+    level = _levels(D)
+    first = np.full(nb, n2, np.int64)
+    np.minimum.at(first, lab, np.arange(n2))
+    order = np.lexsort((np.arange(n2), first[lab], level[lab]))
+    blk = lab[order]
+    starts = np.flatnonzero(np.concatenate([[True], blk[1:] != blk[:-1]]))
+    return square[order], starts
+
+
+def _levels(D):
+    """Longest-path levels of the DAG ``D`` (CSR; duplicates allowed): 0 for the sources,
+    else one more than the highest level of a predecessor (Kahn's order)."""
+    nb = D.shape[0]
+    ptr, ind = D.indptr.tolist(), D.indices.tolist()
+    indeg = np.bincount(D.indices, minlength=nb).tolist()
+    level = [0] * nb
+    todo = [b for b in range(nb) if not indeg[b]]
+    while todo:
+        b = todo.pop()
+        up = level[b] + 1
+        for t in ind[ptr[b]:ptr[b + 1]]:
+            if level[t] < up:
+                level[t] = up
+            indeg[t] -= 1
+            if not indeg[t]:
+                todo.append(t)
+    return np.asarray(level, np.int64)
 
 
 # --------------------------------------------------------------------------- host certificate

@@ -700,7 +700,7 @@ def _run(call, A, driver_args, run_args):
                 bool(np.array_equal(head, np.rint(head)))
             dl = DeviceLouvain(call.handle, "int" if guess else "float", **driver_args)
             with call.sched.step("build"):
-                dl.build()
+                dl.build(raw=data.dtype)
         try:
             return dl, A, dl.run(A.indptr, A.indices, data, call.sched,
                                  _scales(call.deterministic, A), **run_args)

@@ -20,7 +20,6 @@ import pyopencl as cl
 import pyopencl.array as cla
 from pyopencl.algorithm import RadixSort
 from pyopencl.reduction import ReductionKernel
-from pyopencl.scan import GenericScanKernel
 
 from ..engine import tuning
 from ..engine.family import KernelFamily
@@ -199,6 +198,14 @@ class DeviceLouvain(KernelFamily):
     """
 
     TEMPLATE = "louvain.cl.mako"
+    #: the kernels launched together (:attr:`KernelFamily.GROUPS`): the input kernels of one
+    #: raw weight type, the one-group level, the modularity, the per-bucket level; the
+    #: aggregation's kernels are the rest
+    GROUPS = tuple((f"input_stats_{rt}", f"input_convert_{rt}", "check_symmetric")
+                   for rt in RAW_OF.values()) + (
+        ("*_one_group",), ("modularity_*",),
+        ("init_communities", "degree_keys", "bucket_ends", "compute_move_b*",
+         "update_communities", "accumulate_communities"))
 
     def __init__(self, handle, wtype="float", work_group_size=None, move_buckets=None,
                  merge_buckets=None, groups_per_cu=None, table_budget=None):
@@ -261,11 +268,12 @@ class DeviceLouvain(KernelFamily):
         """``sched.launch`` of kernel ``name`` of this specialization."""
         return self.sched.launch(phase, self.kernel(name), global_size, local_size, *args)
 
-    def build(self, *names):
-        """Build the first move kernel (or ``names``) ahead of the first launch (pyopencl's
-        helpers, :meth:`helper`, are built at their first use: a graph whose levels all run in
-        one work-group needs none of them)."""
-        super().build(*(names or ("compute_move_b0",)))
+    def build(self, *names, raw=np.float64):
+        """Build the input kernels of weights of dtype ``raw`` (or the groups of ``names``)
+        ahead of the first launch; the other groups are built at their first launch, and
+        pyopencl's helpers (:meth:`helper`) at their first use: a graph whose levels all run
+        in one work-group needs neither the per-bucket kernels nor the helpers."""
+        super().build(*(names or (f"input_stats_{RAW_OF[np.dtype(raw)]}",)))
 
     def helper(self, name):
         """pyopencl's kernel ``name``, memoized per device and built at its first use:
@@ -279,13 +287,13 @@ class DeviceLouvain(KernelFamily):
         factories = {
             "sort": lambda: RadixSort(ctx, "int *ids, int *keys", key_expr="keys[i]",
                                       sort_arg_names=["ids", "keys"], key_dtype=np.int32),
-            "scan": lambda: GenericScanKernel(
-                ctx, np.int32, arguments=scan_args, input_expr="x[i]", scan_expr="a+b",
-                neutral="0", output_statement="out[i] = prev_item; "
+            "scan": lambda: h.scan(
+                ("louvain", "scan"), np.int32, arguments=scan_args, input_expr="x[i]",
+                scan_expr="a+b", neutral="0", output_statement="out[i] = prev_item; "
                 "if (i + 1 == n) { out[n] = item; total[total_at] = item; }"),
-            "scan_flag": lambda: GenericScanKernel(
-                ctx, np.int32, arguments=scan_args, input_expr="x[i] > 0 ? 1 : 0",
-                scan_expr="a+b", neutral="0",
+            "scan_flag": lambda: h.scan(
+                ("louvain", "scan_flag"), np.int32, arguments=scan_args,
+                input_expr="x[i] > 0 ? 1 : 0", scan_expr="a+b", neutral="0",
                 output_statement="out[i] = prev_item; if (i + 1 == n) total[total_at] = item;"),
             "imax": lambda: ReductionKernel(ctx, np.int32, neutral="0", reduce_expr="max(a,b)",
                                             map_expr="x[i]", arguments="__global const int *x"),
@@ -837,12 +845,11 @@ class DeviceLouvain(KernelFamily):
         batch of at most GIANT_BATCH communities (one global table region each) a fill of
         the tables, ``merge_giant_add`` and ``merge_giant_emit``."""
         q, n, gw = self.handle.queue, self.n, self.wg
-        member_edges = self.handle.memoize(("louvain", "member_edges"), lambda: GenericScanKernel(
-            self.handle.context, np.int32,
+        member_edges = self.handle.scan(("louvain", "member_edges"), np.int32,
             arguments="__global const int *com, __global const int *vertices, "
                       "__global int *out, int n",
             input_expr="vertices[com[i] + 1] - vertices[com[i]]", scan_expr="a+b",
-            neutral="0", output_statement="out[i] = prev_item; if (i + 1 == n) out[n] = item;"))
+            neutral="0", output_statement="out[i] = prev_item; if (i + 1 == n) out[n] = item;")
         memberEdge = self.empty(n + 1, np.int32)
         self.sched.record("merge", member_edges(self.com, self.vertices, memberEdge,
                                                 np.int32(n), size=n, queue=q))

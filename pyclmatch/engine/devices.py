@@ -43,7 +43,7 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 from pyopencl.algorithm import copy_if, unique
-from pyopencl.scan import GenericScanKernel
+from pyopencl.scan import GenericDebugScanKernel, GenericScanKernel
 from pyopencl.tools import ImmediateAllocator, MemoryPool
 
 from .._typing import DeviceSpec
@@ -53,6 +53,10 @@ from .calls import device_call, device_lock, hold as _hold  # noqa: F401 (re-exp
 from .programs import build_program, quiet_build
 from .scan_intervals import install as _bound_scan_intervals
 from .units import fmt_bytes as _fmt_bytes  # noqa: F401 (the name other modules import)
+
+#: scans of at most this many items run pyopencl's sequential scan on CPU devices
+#: (:meth:`DeviceHandle.scan`)
+CPU_SEQUENTIAL_SCAN = 1 << 18
 
 _bound_scan_intervals()     # (pyopencl's scans on devices of many compute units)
 
@@ -255,29 +259,46 @@ class DeviceHandle:
     def is_cpu(self):
         return self.type == "cpu"
 
-    def program(self, template, **values):
-        """The built program for ``template`` specialized with ``values`` (built once)."""
-        key = (template, tuple(sorted(values.items())))
+    def program(self, template, kernels=None, **values):
+        """The built program for ``template`` specialized with ``values`` (built once):
+        the whole template, or with ``kernels`` (names) those kernels alone
+        (:func:`~.programs.select_kernels`)."""
+        kernels = None if kernels is None else tuple(sorted(kernels))
+        key = (template, kernels, tuple(sorted(values.items())))
         prog = self._programs.get(key)
         if prog is None:
             with self._lock:
                 prog = self._programs.get(key)
                 if prog is None:
-                    prog = build_program(self.context, self.label, template, values)
+                    prog = build_program(self.context, self.label, template, values,
+                                         kernels=kernels)
                     self._programs[key] = prog
         return prog
 
-    def kernel(self, template, name, **values):
+    def _built_with(self, template, name, frozen):
+        """The ``kernels`` of a program of ``template`` built already for ``frozen`` values
+        that holds kernel ``name`` (the whole template counts), or False."""
+        for (tpl, kernels, vals) in list(self._programs):
+            if tpl == template and vals == frozen and (kernels is None or name in kernels):
+                return kernels
+        return False
+
+    def kernel(self, template, name, kernels=None, **values):
         """Kernel ``name`` of ``template`` specialized with ``values``: the calling thread's
         kernel object, memoized per (thread, program, name). The program is built once and
         shared; each thread gets its own ``cl.Kernel`` of it, so that two threads never set
-        the arguments of one kernel object at once."""
+        the arguments of one kernel object at once. ``kernels``: the kernel group to build
+        when no program built already holds ``name`` (default: the whole template)."""
         cache = self._thread.__dict__.setdefault("kernels", {})
-        key = (template, name, tuple(sorted(values.items())))
+        frozen = tuple(sorted(values.items()))
+        key = (template, name, frozen)
         knl = cache.get(key)
         if knl is None:
+            if kernels is not None:
+                built = self._built_with(template, name, frozen)
+                kernels = kernels if built is False else built
             try:
-                knl = cl.Kernel(self.program(template, **values), name)
+                knl = cl.Kernel(self.program(template, kernels, **values), name)
             except cl.LogicError as exc:
                 raise AttributeError(f"template {template!r} has no kernel {name!r}: "
                                      f"{exc}") from None
@@ -483,19 +504,41 @@ class DeviceHandle:
                 pass
             return out
 
+    def scan(self, key, dtype, **kwargs):
+        """pyopencl's scan ``GenericScanKernel(context, dtype, **kwargs)``, memoized per device
+        for ``key`` and called as such a kernel is. On CPU devices a call of at most
+        :data:`CPU_SEQUENTIAL_SCAN` items (but none) runs pyopencl's sequential scan
+        (``GenericDebugScanKernel``, one work-item: as fast there, and one small kernel to
+        compile where the parallel scan's three take seconds at their first launch on
+        PoCL); longer calls, and every call on other devices, run the parallel scan. Each
+        kernel is built at its first call.
+
+        Examples
+        --------
+        >>> import numpy as np, pyclmatch
+        >>> h = pyclmatch.get_device("cpu")
+        >>> x = h.to_device(np.array([3, 1, 2], np.int32))
+        >>> out = h.to_device(np.zeros(3, np.int32), read_only=False)
+        >>> knl = h.scan(("doc", "cumsum"), np.int32, arguments="__global const int *x, "
+        ...              "__global int *out", input_expr="x[i]", scan_expr="a+b",
+        ...              neutral="0", output_statement="out[i] = item;")
+        >>> _ = knl(x, out, queue=h.queue); h.download(out).tolist()
+        [3, 4, 6]
+        """
+        return self.memoize(("engine", "scan") + tuple(key),
+                            lambda: _SizedScan(self, dtype, kwargs))
+
     def exclusive_scan(self, src, dst, total, total_at=0, queue=None):
         """``dst[i] = src[0] + ... + src[i-1]`` and ``total[total_at]`` = the sum, for an int32
         device array ``src``, summed in the type of ``dst`` and ``total`` (int32, or int64 for
-        64-bit offsets) (pyopencl's ``GenericScanKernel``, built once per device and type);
-        no read-back."""
+        64-bit offsets) (:meth:`scan`, built once per device and type); no read-back."""
         dt = np.dtype(dst.dtype)
         ct = {"i4": "int", "i8": "long"}[dt.str[1:]]
-        knl = self.memoize(("engine", "exclusive scan", ct), lambda: GenericScanKernel(
-            self.context, dt,
+        knl = self.scan(("exclusive scan", ct), dt,
             arguments=f"__global const int *x, __global {ct} *out, __global {ct} *total, "
                       "int total_at, long n",
             input_expr=f"({ct})x[i]", scan_expr="a+b", neutral="0",
-            output_statement="out[i] = prev_item; if (i + 1 == n) total[total_at] = item;"))
+            output_statement="out[i] = prev_item; if (i + 1 == n) total[total_at] = item;")
         n = int(src.size)
         return knl(src, dst, total, np.int32(total_at), np.int64(n), size=n,
                    queue=queue or self.queue)
@@ -503,14 +546,13 @@ class DeviceHandle:
     def flatnonzero(self, flags, out, total, total_at=0, queue=None):
         """numpy's ``flatnonzero`` on the device: the positions of the non-zero entries of the
         uint8 array ``flags``, in increasing order, into the int32 array ``out``, and their
-        count into ``total[total_at]`` (a scan, built once per device; no read-back)."""
-        knl = self.memoize(("engine", "flatnonzero uint8"), lambda: GenericScanKernel(
-            self.context, np.int32,
+        count into ``total[total_at]`` (:meth:`scan`, built once per device; no read-back)."""
+        knl = self.scan(("flatnonzero uint8",), np.int32,
             arguments="__global const uchar *flags, __global int *out, __global int *total, "
                       "int total_at, long n",
             input_expr="flags[i] ? 1 : 0", scan_expr="a+b", neutral="0",
             output_statement="if (prev_item != item) out[prev_item] = i; "
-                             "if (i + 1 == n) total[total_at] = item;"))
+                             "if (i + 1 == n) total[total_at] = item;")
         n = int(flags.size)
         return knl(flags, out, total, np.int32(total_at), np.int64(n), size=n,
                    queue=queue or self.queue)
@@ -607,6 +649,31 @@ class Serialized:
 
     def __repr__(self):
         return f"<serialized {self._obj!r}>"
+
+
+class _SizedScan:
+    """The scan of :meth:`DeviceHandle.scan`: pyopencl's sequential or parallel kernel per
+    call, by size, each built at its first call."""
+
+    def __init__(self, handle, dtype, kwargs):
+        self.handle, self.dtype, self.kwargs = handle, dtype, kwargs
+        self.limit = CPU_SEQUENTIAL_SCAN if handle.is_cpu else 0
+        self._kernels = {}
+
+    def kernel(self, sequential):
+        """The sequential (``GenericDebugScanKernel``) or the parallel scan kernel."""
+        knl = self._kernels.get(sequential)
+        if knl is None:
+            cls = GenericDebugScanKernel if sequential else GenericScanKernel
+            with quiet_build(f"{self.handle.label}: {cls.__name__}"):
+                knl = cls(self.handle.context, self.dtype, **self.kwargs)
+            self._kernels[sequential] = knl
+        return knl
+
+    def __call__(self, *args, size=None, **kwargs):
+        n = size if size is not None else next(
+            a.shape[0] for a in args if isinstance(a, cla.Array))
+        return self.kernel(0 < n <= self.limit)(*args, size=size, **kwargs)
 
 
 _copy_pool = None

@@ -10,8 +10,12 @@ and the driver's own memo spares the hot loops the handle's key, which is built 
 template value. This follows pyopencl's ``algorithm.py``: a class per algorithm, templates as
 module constants, kernels fetched by getters keyed by their specialization.
 """
+from fnmatch import fnmatchcase
+
 import numpy as np
 import pyopencl.array as cla
+
+from .programs import template_kernels
 
 
 class KernelFamily:
@@ -39,6 +43,12 @@ class KernelFamily:
 
     #: the family's Mako template in ``kernels/`` (the stem names the driver module)
     TEMPLATE = None
+    #: kernel groups: each a tuple of name patterns (``fnmatch``); the first launch of a
+    #: kernel builds the program of its group's kernels alone (the first group that names it,
+    #: unless a program built already holds it), so that a call compiles the groups it
+    #: launches and no other; the kernels no group names form one group together.
+    #: Empty: the whole template is one program.
+    GROUPS = ()
 
     def __init__(self, handle, **values):
         self.handle = handle
@@ -56,9 +66,27 @@ class KernelFamily:
         key = (name, tuple(sorted(values.items()))) if values else name
         knl = self._kernels.get(key)
         if knl is None:
-            knl = self.handle.kernel(self.TEMPLATE, name, **dict(self.values, **values))
+            vals = dict(self.values, **values)
+            knl = self.handle.kernel(self.TEMPLATE, name, self.kernel_group(name, vals), **vals)
             self._kernels[key] = knl
         return knl
+
+    def kernel_group(self, name, values):
+        """The kernels of ``name``'s group (:data:`GROUPS`) in the template specialized for
+        ``values``, or None (the whole template) when there are no groups."""
+        if not self.GROUPS:
+            return None
+        names = template_kernels(self.TEMPLATE, **values)
+        if name not in names:
+            return None                    # (the handle says that there is no such kernel)
+
+        def named(pats):
+            return tuple(n for n in names if any(fnmatchcase(n, p) for p in pats))
+        for pats in self.GROUPS:
+            if any(fnmatchcase(name, p) for p in pats):
+                return named(pats)
+        return tuple(n for n in names if not any(fnmatchcase(n, p) for pats in self.GROUPS
+                                                 for p in pats))
 
     def empty(self, shape, dtype=np.int32):
         """A device array from the device's memory pool (``DeviceHandle.pool``): the buffers

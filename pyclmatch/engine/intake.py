@@ -19,7 +19,6 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 from pyopencl.algorithm import RadixSort
-from pyopencl.scan import GenericScanKernel
 
 from ..errors import InputError
 from .compressed import (BAD_PTR, BAD_RANGE, UNSORTED, DUPLICATE,  # noqa: F401 (re-exported)
@@ -455,14 +454,13 @@ def _unique64(handle, keys):
     """pyopencl's ``unique`` of the sorted uint64 device array ``keys`` with 64-bit indices:
     ``(out, count, event)``, count a one-entry int64 device array."""
     q = handle.queue
-    knl = handle.memoize(("engine", "unique uint64 long"), lambda: GenericScanKernel(
-        handle.context, np.int64,
+    knl = handle.scan(("unique uint64 long",), np.int64,
         arguments="__global const ulong *ary, __global ulong *out, __global long *count",
         input_fetch_exprs=[("ary_im1", "ary", -1), ("ary_i", "ary", 0)],
         input_expr="(i == 0) || (ary_im1 != ary_i)", scan_expr="a+b", neutral="0",
         output_statement="if (prev_item != item) out[item - 1] = ary[i]; "
                          "if (i + 1 == N) *count = item;",
-        index_dtype=np.int64))
+        index_dtype=np.int64)
     out = cla.empty(q, keys.size, np.uint64, allocator=handle.pool)
     count = cla.empty(q, 1, np.int64, allocator=handle.pool)
     evt = knl(keys, out, count, queue=q)

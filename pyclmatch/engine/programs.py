@@ -15,6 +15,7 @@ import contextlib
 import functools
 import logging
 import os
+import re
 import threading
 import time
 import warnings
@@ -62,9 +63,80 @@ def _render(template, frozen):
     return _lookup().get_template(template).render(**dict(frozen))
 
 
-def render_template(template, **values):
-    """Return the OpenCL C source of ``template`` specialized for ``values`` (memoized)."""
+#: the head of a kernel definition, up to its name: ``__kernel [attributes] void name(``
+_KERNEL_HEAD = re.compile(r"^[ \t]*(?:__)?kernel\b[^;{}]*?\bvoid\s+(\w+)\s*\(", re.M)
+#: what the brace count of :func:`_body_end` skips: comments, string and character literals
+_SKIP = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[{}]', re.S)
+
+
+def _body_end(src, start):
+    """The offset just past the ``}`` that closes the first ``{`` from ``start`` on."""
+    depth = 0
+    for m in _SKIP.finditer(src, start):
+        tok = m.group()
+        if tok == "{":
+            depth += 1
+        elif tok == "}":
+            depth -= 1
+            if depth == 0:
+                return m.end()
+    raise ValueError("unbalanced braces in a kernel body")
+
+
+def kernel_names(source):
+    """The names of the kernels defined in the OpenCL C ``source``, in order.
+
+    Examples
+    --------
+    >>> from pyclmatch.engine.programs import kernel_names
+    >>> kernel_names("__kernel void a(int x) { }\\n__kernel void b(int y) { }")
+    ['a', 'b']
+    """
+    return [m.group(1) for m in _KERNEL_HEAD.finditer(source)]
+
+
+def select_kernels(source, names):
+    """``source`` without the kernels whose names are not in ``names`` (everything else, the
+    helper functions, types and macros the kernels share, stays): a program of these kernels
+    alone, which a compiler parses and optimizes without the others. A kernel of ``names``
+    that ``source`` lacks raises ``KeyError``.
+
+    Examples
+    --------
+    >>> from pyclmatch.engine.programs import select_kernels
+    >>> src = "int f(int x) { return x; }\\n__kernel void a(int x) { }\\n__kernel void b() { }"
+    >>> select_kernels(src, ["b"])
+    'int f(int x) { return x; }\\n\\n__kernel void b() { }'
+    """
+    keep = set(names)
+    out, at, found = [], 0, set()
+    for m in _KERNEL_HEAD.finditer(source):
+        if m.start() < at:              # (a head inside a dropped body: not a definition)
+            continue
+        end = _body_end(source, m.end())
+        if m.group(1) in keep:
+            found.add(m.group(1))
+        else:
+            out.append(source[at:m.start()])
+            at = end
+    missing = keep - found
+    if missing:
+        raise KeyError(", ".join(sorted(missing)))
+    out.append(source[at:])
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=None)
+def _select(template, kernels, frozen):
+    return select_kernels(_render(template, frozen), kernels)
+
+
+def render_template(template, kernels=None, **values):
+    """Return the OpenCL C source of ``template`` specialized for ``values`` (memoized);
+    ``kernels`` (names) keeps those kernels alone (:func:`select_kernels`)."""
     try:
+        if kernels is not None:
+            return _select(template, tuple(sorted(kernels)), _freeze(values))
         return _render(template, _freeze(values))
     except Exception as exc:
         if isinstance(exc, (NameError, KeyError, TypeError)) or type(exc).__name__ in (
@@ -120,12 +192,30 @@ def _pass_on(caught, what):
                                  w.line)
 
 
-def build_program(context, device_name, template, values, options=()):
-    """Render and build ``template`` for ``context``; a failure raises :class:`KernelBuildError`.
-    The build is quiet (:func:`quiet_build`); its time and anything the compiler said are
-    logged at DEBUG."""
-    src = render_template(template, **values)
-    what = f"{device_name}: {template} {values}"
+@functools.lru_cache(maxsize=None)
+def _names(template, frozen):
+    return tuple(kernel_names(_render(template, frozen)))
+
+
+def template_kernels(template, **values):
+    """The names of the kernels ``template`` specialized for ``values`` defines (memoized).
+
+    Examples
+    --------
+    >>> from pyclmatch.engine.programs import template_kernels
+    >>> template_kernels("bench_copy.cl.mako", index_t="int", offset_t="int", mode="ct")
+    ('bench_copy',)
+    """
+    return _names(template, _freeze(values))
+
+
+def build_program(context, device_name, template, values, options=(), kernels=None):
+    """Render and build ``template`` for ``context`` (with ``kernels``, those kernels alone:
+    :func:`select_kernels`); a failure raises :class:`KernelBuildError`. The build is quiet
+    (:func:`quiet_build`); its time and anything the compiler said are logged at DEBUG."""
+    src = (render_template(template, **values) if kernels is None else
+           render_template(template, kernels=kernels, **values))
+    what = f"{device_name}: {template} {values}" + (f" kernels {kernels}" if kernels else "")
     t0 = time.perf_counter()
     try:
         with quiet_build(what):
