@@ -344,21 +344,25 @@ class Body:
         slot[sign] = np.where(first, 0, np.where(after_e, 3, 4))
         return at, k, slot
 
-    def digits(self, s, e):
+    def digits(self, s, e, big=False):
         """The values (int64) of the runs of digits ``[s, e)`` (body offsets; the runs hold
-        nothing but digits), exact up to 19 digits."""
+        nothing but digits), exact below ``10**19``; with ``big``, also whether each value
+        may be past that (over 24 digits, or at least ``10**19``)."""
         n = e - s
         words = self._words()
         v = _swar(words[e], np.clip(n, 0, 8))
+        over = n > 24
         for chunk in range(1, min(3, -(-int(n.max(initial=0)) // 8))):   # (8 digits at a
             live = np.flatnonzero(n > 8 * chunk)                          # time, from the right)
             if 2 * live.size > s.size:
                 live = slice(None)
             d = _swar(words[np.maximum(e[live] - 8 * chunk, 0)],
                       np.clip(n[live] - 8 * chunk, 0, 8))
+            if chunk == 2:
+                over[live] |= d >= 1000
             d *= _POW8[chunk]
             v[live] += d
-        return v.view(np.int64)
+        return (v.view(np.int64), over) if big else v.view(np.int64)
 
     def token(self, t):
         """The bytes of token ``t``."""
@@ -414,8 +418,8 @@ def _decimals(body, j):
     """Column ``j`` read as plain decimals ``[+-]digits[.digits][(e|E)[+-]digits]``:
     ``(v, odd)``, float64 values equal to Python's float of the text where ``odd`` is False;
     ``odd`` marks the tokens of any other form (nan, inf, malformed ones) and those past the
-    exact computation (over 19 digits, an exponent of over 4 digits or past ``_TENS``, a
-    rounding too close to call), for Python's float to read.
+    exact computation (digits worth ``10**19`` or more, an exponent of over 4 digits or past
+    ``_TENS``, a rounding too close to call), for Python's float to read.
 
     Each value is ``m * 10**q`` (``m`` the digits as an integer) computed in ``_WIDE``: one
     correctly rounded operation on exact operands, then the rounding to float64, which is
@@ -435,12 +439,12 @@ def _decimals(body, j):
     dot = np.where(hasp, ppos, mend)
     ilen, flen = dot - m0, mend - dot - hasp
     x0 = np.where(hase, epos + 1 + esign, e)
-    odd |= (ilen + flen < 1) | (ilen > 19) | (flen > 19) | (hase & ((e - x0 < 1) | (e - x0 > 4)))
-    flen = np.clip(flen, 0, 19)
-    m = body.digits(m0, dot).view(np.uint64)
-    odd |= m >= _POW10[19 - flen]              # (m below 10**19: exact in uint64)
-    m *= _POW10[flen]
-    m += body.digits(dot + hasp, mend).view(np.uint64)
+    odd |= (ilen + flen < 1) | (hase & ((e - x0 < 1) | (e - x0 > 4)))
+    (m, mbig), (f, fbig) = body.digits(m0, dot, big=True), body.digits(dot + hasp, mend, big=True)
+    m, f, flen = m.view(np.uint64), f.view(np.uint64), np.clip(flen, 0, 24)
+    odd |= mbig | fbig | (m >= _POW10[19 - np.minimum(flen, 19)])   # (m * 10**flen + f
+    m *= _POW10[np.minimum(flen, 19)]                                 # below 10**19)
+    m += f
     q = np.zeros(n, np.int64)
     some = np.flatnonzero(hase)
     q[some] = body.digits(x0[some], e[some])
