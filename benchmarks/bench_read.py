@@ -62,6 +62,7 @@ def scipy_read(path):
 
 def markdown(meta, rows):
     lines = common.heading("read_graph vs scipy.io.mmread (.mtx)", meta)
+    lines += ["Times: the best of `repeat` alternating runs (not medians).", ""]
     lines += common.table(["file", "MB", "nnz", "read_graph ms", "scipy ms", "ratio"],
                           [[r["file"], f"{r['mb']:.1f}", r["nnz"], f"{r['read_graph_s'] * 1e3:.1f}",
                             f"{r['scipy_s'] * 1e3:.1f}",
