@@ -376,7 +376,7 @@ def _read_text(name, format, symmetrize):
     data, base = _decompress(raw, name)
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
-    if not data.strip():
+    if not data or data.isspace():
         raise _bad(f"{name}: the file is empty")
     fmt = _detect_format(data, base, name, format)
     if fmt == "mtx":

@@ -15,11 +15,15 @@ or tabs, lines end in ``\\n`` or ``\\r\\n``. Symmetric, skew-symmetric and hermi
 hold the lower triangle only (``i >= j``; ``i > j`` for skew-symmetric; a hermitian diagonal
 is real).
 
-The parse is vectorised: a check of the bytes, token boundaries, a line break exactly after
-every entry's last token, and integers converted eight digits at a time (SWAR on uint64
-words); real values go through Python's ``float`` after the checks. Every error
-names the file and the line.
+The parse is vectorised: a check of the bytes (classes by ``bytes.translate``), token
+boundaries, a line break exactly after every entry's last token, the bytes other than digits
+placed in each token's grammar, and integers converted eight digits at a time (SWAR on uint64
+words). Plain real values are computed exactly from their digits and exponent (see
+``_decimals``); the rest (nan, inf, over 19 digits, a rounding too close to call) go through
+Python's ``float`` after the checks. Every error names the file and the line.
 """
+import sys
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -34,26 +38,65 @@ _BANNER = ("'%%MatrixMarket matrix coordinate|array real|integer|complex|pattern
 _MAX_ID = np.iinfo(np.int32).max           # rows / columns of a matrix pyclmatch takes
 _LONGEST = 400                             # characters in one token
 
-#: the bytes an entry line may hold (printable ASCII but ``_``, which Python's float takes)
-_PLAIN = bytes(range(32, 127)).replace(b"_", b"") + b"\t\n\r"
-_ZEROS = np.uint64(0x3030303030303030)
-_HIGH = np.uint64(0xF0F0F0F0F0F0F0F0)
-_SIX = np.uint64(0x0606060606060606)
+#: the class of each byte on an entry line: 0 a digit, 1 a blank (space, tab, line feed,
+#: carriage return), 2 any other printable ASCII character but ``_`` (which Python's float
+#: takes), 3 a byte no entry line may hold
+_CLASS = bytes(0 if 48 <= c <= 57 else 1 if c in b" \t\n\r" else 2 if 32 < c < 127 and c != 95
+               else 3 for c in range(256))
+_KEEP = np.array([0] + [~0 << (8 * (8 - k)) & (2**64 - 1) for k in range(1, 9)], np.uint64)
+_ZEROS = _KEEP & np.uint64(0x3030303030303030)   # ('0' in each kept byte)
 _POW8 = [np.uint64(10 ** (8 * k)) for k in range(3)] + [np.uint64(0)]
+_SLOT = np.full(256, 4, np.int64)                   # (see Body.slots)
+_SLOT[[43, 45, 46, 69, 101]] = [0, 0, 1, 2, 2]
+_POW10 = np.array([10 ** k for k in range(20)], np.uint64)
+#: real values are computed exactly (``m * 10**q``, one rounding, then a check that the
+#: rounding to float64 cannot have erred) in numpy's long double where it is x87's 80-bit
+#: format (x86: 64-bit significands, the first 8 bytes of 16); elsewhere in float64, for
+#: mantissas up to 2**53
+_WIDE = np.longdouble if (np.finfo(np.longdouble).nmant == 63 and sys.byteorder == "little"
+                          and np.dtype(np.longdouble).itemsize == 16) else np.float64
+_EXACT = min(2 ** (np.finfo(_WIDE).nmant + 1), 2 ** 64 - 1)       # mantissas held exactly
+
+
+def _tens():
+    """The powers of ten that ``_WIDE`` holds exactly (``10**k`` with ``5**k`` below
+    ``_EXACT``), each built by one exact multiplication.
+
+    Examples
+    --------
+    >>> int(_tens()[3])
+    1000
+    """
+    out = [_WIDE(1)]
+    while 5 ** len(out) < _EXACT:
+        out.append(out[-1] * _WIDE(10))
+    return np.array(out, _WIDE)
+
+
+_TENS = _tens()
 
 
 def _swar(w, k):
-    """Eight bytes at a time (``w``, little-endian words ending at a token's last byte; ``k``
-    of them belong to the token): the decimal value of the last ``k`` bytes and whether they
-    are all digits (the bytes before them count as leading zeros)."""
-    keep = ~np.uint64(0) << ((np.uint64(8) - k) * np.uint64(8))
-    w = (w & keep) | (_ZEROS & ~keep)
-    ok = ((w & _HIGH) == _ZEROS) & (((w + _SIX) & _HIGH) == _ZEROS)
-    d = w - _ZEROS
-    d = (d * np.uint64(10) + (d >> np.uint64(8))) & np.uint64(0x00FF00FF00FF00FF)
-    d = (d * np.uint64(100) + (d >> np.uint64(16))) & np.uint64(0x0000FFFF0000FFFF)
-    d = (d * np.uint64(10000) + (d >> np.uint64(32))) & np.uint64(0xFFFFFFFF)
-    return d, ok
+    """Eight bytes at a time (``w``, little-endian words ending at a run of digits' last byte;
+    ``k`` of them belong to the run): the decimal value of the last ``k`` bytes (the bytes
+    before them count as leading zeros).
+
+    Examples
+    --------
+    >>> w = np.frombuffer(b" 1234567", "<u8")
+    >>> int(_swar(w.copy(), np.array([7]))[0])
+    1234567
+    """
+    w &= _KEEP[k]
+    w -= _ZEROS[k]
+    t = np.empty_like(w)
+    for mul, shift, mask in ((10, 8, 0x00FF00FF00FF00FF), (100, 16, 0x0000FFFF0000FFFF),
+                             (10000, 32, 0xFFFFFFFF)):
+        np.right_shift(w, np.uint64(shift), out=t)
+        w *= np.uint64(mul)
+        w += t
+        w &= np.uint64(mask)
+    return w
 
 
 def bad(name, msg):
@@ -63,7 +106,7 @@ def bad(name, msg):
 
 def banner(data, name):
     """``(layout, field, symmetry)`` of the banner line, checked against the specification."""
-    line = data.split(b"\n", 1)[0].rstrip(b"\r")
+    line = data[:data.find(b"\n") % (len(data) + 1)].rstrip(b"\r")
     words = line.split()
     shown = line[:120].decode("ascii", "replace")
     if len(words) != 5 or words[0].lower() != b"%%matrixmarket" or words[1].lower() != b"matrix":
@@ -88,8 +131,9 @@ def banner(data, name):
 def size_line(data, name, layout, field, symmetry):
     """``(rows, cols, entries, pos, line)``: the size line's numbers, checked before anything
     is allocated for them (int32 dimensions, entries that the bytes after the size line can
-    hold (a matrix may list a position twice: duplicates are summed), the read's arrays within the host's budget), ``pos`` the offset after
-    the size line and ``line`` its 1-based line number."""
+    hold (a matrix may list a position twice: duplicates are summed), the read's arrays
+    within the host's budget), ``pos`` the offset after the size line and ``line`` its 1-based
+    line number."""
     pos, end, lineno = 0, len(data), 0
     while pos < end:                        # skip the banner, comments and blank lines
         nl = data.find(b"\n", pos)
@@ -135,36 +179,77 @@ def size_line(data, name, layout, field, symmetry):
 
 class Body:
     """The entry lines after the size line: tokens (``starts``/``ends`` into ``b``), each
-    entry ``ncol`` tokens on one line (checked). Comment lines are blanked first (kept as empty
-    lines, so line numbers stay true)."""
+    entry ``ncol`` tokens on one line (checked), and the class of every byte (``cls``, see
+    ``_CLASS``). Comment lines are blanked first (kept as empty lines, so line numbers stay
+    true).
+
+    Examples
+    --------
+    >>> body = Body(b"2 2 2\\n1 1 -1.5\\n2 1 3\\n", 6, 2, 3, 2, "x.mtx")
+    >>> body.starts.tolist(), body.ends.tolist()
+    ([0, 2, 4, 9, 11, 13], [1, 3, 8, 10, 12, 14])
+    """
 
     def __init__(self, data, pos, lineno, ncol, entries, name):
-        body = data[pos:]
-        if b"%" in body:
-            body = b"\n".join(b"" if ln.lstrip().startswith(b"%") else ln
-                              for ln in body.split(b"\n"))
-        self.name, self.first, self.data, self.ncol = name, lineno + 1, body, ncol
-        self.b = b = np.frombuffer(body, np.uint8)
-        self._nl = None
-        odd = body.translate(None, _PLAIN)
-        at = np.flatnonzero(np.isin(b, np.frombuffer(odd, np.uint8)))[:1].tolist() if odd else []
-        if b"\r" in body:
-            cr = np.flatnonzero(b == 13)
-            at += cr[b[np.minimum(cr + 1, b.size - 1)] != 10][:1].tolist()
-        if at:
-            raise bad(name, f"line {self.line_at(min(at))}: unexpected byte "
-                            f"{body[min(at):min(at) + 1]!r} on an entry line (entries are "
-                            f"numbers separated by spaces or tabs)")
-        tok = np.zeros(b.size + 2, np.int8)
-        np.greater(b, 32, out=tok[1:-1].view(bool))
-        edges = np.flatnonzero(tok[1:] != tok[:-1])
-        self.starts, self.ends = edges[0::2], edges[1::2]
+        if data.find(b"%", pos) >= 0:
+            data, pos = b"\n".join(b"" if ln.lstrip().startswith(b"%") else ln
+                                   for ln in data[pos:].split(b"\n")), 0
+        if pos < 8:                             # (8 bytes before the body: see _words)
+            data, pos = b"0" * 8 + data[pos:], 8
+        self.name, self.first, self.src, self.off, self.ncol = name, lineno + 1, data, pos, ncol
+        self.b = np.frombuffer(data, np.uint8, offset=pos)
+        self._nl = self._w = self._sp = None
+        self.cls = self._classes()
+        simple = self._simple_tokens(entries)
+        self.starts, self.ends = self._tokens() if simple is None else simple
         long = np.flatnonzero(self.ends - self.starts > _LONGEST)
         if long.size:
             raise bad(name, f"line {self.line_at(self.starts[long[0]])}: a token of "
                             f"{self.ends[long[0]] - self.starts[long[0]]:,} characters")
-        if not self._regular(entries):
+        if simple is None and not self._regular(entries):
             self._explain(entries)
+
+    def _classes(self):
+        """The class of every byte, after refusing the bytes no entry line may hold (and a
+        carriage return without a line feed after it)."""
+        src, off, b = self.src, self.off, self.b
+        cls = src.translate(_CLASS)
+        at = [cls.find(b"\x03", off) - off] if cls.find(b"\x03", off) >= 0 else []
+        if src.find(b"\r", off) >= 0 and src.count(b"\r", off) != src.count(b"\r\n", off):
+            cr = np.flatnonzero(b == 13)
+            at += cr[b[np.minimum(cr + 1, b.size - 1)] != 10][:1].tolist()
+        if at:
+            at = min(at)
+            raise bad(self.name, f"line {self.line_at(at)}: unexpected byte "
+                                 f"{src[off + at:off + at + 1]!r} on an entry line (entries "
+                                 f"are numbers separated by spaces or tabs)")
+        self._odd = cls.find(b"\x02", off) >= 0   # (any byte but digits and blanks)
+        return np.frombuffer(cls, np.uint8, offset=off)
+
+    def _simple_tokens(self, entries):
+        """``(starts, ends)`` of the tokens when every gap is one byte (a space or tab within
+        an entry, a line feed after it; the last may be missing), which makes the body
+        regular; else None (the general scan decides)."""
+        data, ncol, n = self.src, self.ncol, self.b.size
+        for _ in range(4):                     # (a final line feed, a few trailing blanks)
+            n -= n > 0 and self.b[n - 1] in (9, 10, 32)
+        if not n or not entries or self.cls[0] == 1 or self.b[n - 1] in (9, 10, 32):
+            return None
+        seps = np.flatnonzero(self.cls[:n] == 1)
+        if seps.size != entries * ncol - 1 or np.diff(seps).min(initial=2) < 2:
+            return None
+        gaps = np.append(self.b[seps], np.uint8(10)).reshape(entries, ncol)
+        inner = gaps[:, :-1]
+        if not ((gaps[:, -1] == 10).all() and ((inner == 32) | (inner == 9)).all()):
+            return None
+        return np.concatenate(([0], seps + 1)), np.append(seps, n)
+
+    def _tokens(self):
+        """``(starts, ends)`` of the tokens: the runs of bytes that are not blanks."""
+        tok = np.zeros(self.b.size + 2, np.int8)
+        np.not_equal(self.cls, 1, out=tok[1:-1].view(bool))
+        edges = np.flatnonzero(tok[1:] != tok[:-1])
+        return edges[0::2], edges[1::2]
 
     def line_at(self, offset):
         """1-based file line of byte ``offset`` of the body."""
@@ -218,100 +303,190 @@ class Body:
 
     def _words(self):
         """Little-endian 8-byte words ending at every byte offset (``words[x]``: bytes
-        ``x - 8 .. x - 1`` of the body, ``'0'`` before its start)."""
-        if getattr(self, "_w", None) is None:
-            self._pad = np.concatenate((np.full(8, 48, np.uint8), self.b))
-            self._w = np.ndarray((self.b.size + 1,), "<u8", self._pad, 0, (1,))
+        ``x - 8 .. x - 1`` of the body; at least 8 bytes precede the body)."""
+        if self._w is None:
+            self._w = np.ndarray((self.b.size + 1,), "<u8", self.src, self.off - 8, (1,))
         return self._w
 
-    def column(self, j):
-        """Token indices of column ``j`` of every entry."""
-        return np.arange(j, self.starts.size, self.ncol)
+    def specials(self):
+        """``(at, entry, col)``: the offsets of the bytes other than digits and blanks, and
+        the entry and the column of the token each lies in."""
+        if self._sp is None:
+            at = np.flatnonzero(self.cls >= 2) if self._odd else np.zeros(0, np.intp)
+            tok = np.searchsorted(self.starts, at, "right") - 1
+            self._sp = (at,) + np.divmod(tok, self.ncol)
+        return self._sp
+
+    def clean(self, j, signed=False):
+        """Per entry: whether its token ``j`` holds digits only (after one leading ``+`` or
+        ``-`` if ``signed``; the digits may be none)."""
+        at, k, col = self.specials()
+        pick = col == j
+        if signed:
+            c = self.b[at]
+            pick &= ~(((c == 43) | (c == 45)) & (at == self.starts[j::self.ncol][k]))
+        ok = np.ones(self.starts.size // self.ncol, bool)
+        ok[k[pick]] = False
+        return ok
+
+    def slots(self, j):
+        """``(at, k, slot)`` of the bytes of column ``j`` other than digits (``k`` the entry):
+        ``slot`` 0 a sign leading the token, 1 a point, 2 an exponent letter ``e``/``E``, 3 a
+        sign after it, 4 anything else."""
+        at, k, col = self.specials()
+        if not (col == j).all():
+            pick = np.flatnonzero(col == j)
+            at, k = at[pick], k[pick]
+        slot = _SLOT[self.b[at]]
+        sign = np.flatnonzero(slot == 0)
+        first = at[sign] == self.starts[j::self.ncol][k[sign]]
+        after_e = _SLOT[self.b[at[sign] - 1]] == 2
+        slot[sign] = np.where(first, 0, np.where(after_e, 3, 4))
+        return at, k, slot
+
+    def digits(self, s, e, big=False):
+        """The values (int64) of the runs of digits ``[s, e)`` (body offsets; the runs hold
+        nothing but digits), exact below ``10**19``; with ``big``, also whether each value
+        may be past that (over 24 digits, or at least ``10**19``)."""
+        n = e - s
+        words = self._words()
+        v = _swar(words[e], np.clip(n, 0, 8))
+        over = n > 24
+        for chunk in range(1, min(3, -(-int(n.max(initial=0)) // 8))):   # (8 digits at a
+            live = np.flatnonzero(n > 8 * chunk)                          # time, from the right)
+            if 2 * live.size > s.size:
+                live = slice(None)
+            d = _swar(words[np.maximum(e[live] - 8 * chunk, 0)],
+                      np.clip(n[live] - 8 * chunk, 0, 8))
+            if chunk == 2:
+                over[live] |= d >= 1000
+            d *= _POW8[chunk]
+            v[live] += d
+        return (v.view(np.int64), over) if big else v.view(np.int64)
+
+    def token(self, t):
+        """The bytes of token ``t``."""
+        return self.src[self.off + self.starts[t]:self.off + self.ends[t]]
 
     def text(self, t):
-        return self.data[self.starts[t]:self.ends[t]].decode("ascii", "replace")
+        return self.token(t).decode("ascii", "replace")
 
     def refuse(self, t, what):
         """InputError for token ``t``: its line, its text, what it should be."""
         raise bad(self.name, f"line {self.entry_line(t // self.ncol)}: {self.text(t)!r} is not "
                              f"{what}")
 
-    def digits(self, toks, skip=None):
-        """``(values, ok)`` of tokens ``toks`` read as unsigned decimal integers, the first
-        ``skip`` (0/1 per token) characters left out; ``ok`` False where a token holds
-        anything but digits (its value is meant only up to 18 digits)."""
-        s = self.starts[toks] + (0 if skip is None else skip)
-        e = self.ends[toks]
-        n = e - s
-        v = np.zeros(s.size, np.uint64)
-        ok = n >= 1
-        words = self._words()
-        for chunk in range(-(-int(n.max(initial=0)) // 8)):   # (8 digits at a time, from the
-            # right; past 24 digits only checked: the value is no longer meant)
-            if chunk == 0:
-                live, w, k = slice(None), words[e], np.minimum(n, 8).astype(np.uint64)
-            else:
-                live = np.flatnonzero(n > 8 * chunk)
-                w = words[e[live] - 8 * chunk]
-                k = np.minimum(n[live] - 8 * chunk, 8).astype(np.uint64)
-            d, good = _swar(w, k)
-            v[live] += d * _POW8[min(chunk, 3)]
-            ok[live] &= good
-        return v.astype(np.int64), ok
-
 
 def indices(body, j, high, what):
     """Column ``j``: 1-based indices in ``1..high``, returned 0-based (int64)."""
-    toks = body.column(j)
-    v, ok = body.digits(toks)
+    ok = body.clean(j)
     if not ok.all():
-        body.refuse(toks[np.argmin(ok)], f"a {what} index (a positive integer)")
-    v[body.ends[toks] - body.starts[toks] > 10] = high + 1   # (past 10 digits: out of bounds)
+        body.refuse(int(np.argmin(ok)) * body.ncol + j, f"a {what} index (a positive integer)")
+    s, e = body.starts[j::body.ncol], body.ends[j::body.ncol]
+    v = body.digits(s, e)
+    v[e - s > 10] = high + 1                 # (past 10 digits: out of bounds)
     out = np.flatnonzero((v < 1) | (v > high))
     if out.size:
         raise bad(body.name, f"line {body.entry_line(out[0])}: {what} index "
-                             f"{body.text(toks[out[0]])} is out of bounds 1..{high:,}")
-    return v - 1
+                             f"{body.text(out[0] * body.ncol + j)} is out of bounds "
+                             f"1..{high:,}")
+    v -= 1
+    return v
 
 
 def integers(body, j):
     """Column ``j``: signed decimal integers within int64."""
-    toks = body.column(j)
-    first = body.b[body.starts[toks]]
+    s, e = body.starts[j::body.ncol], body.ends[j::body.ncol]
+    first = body.b[s]
     signed = (first == 43) | (first == 45)
-    v, ok = body.digits(toks, skip=signed.astype(np.int64))
+    s = s + signed
+    ok = body.clean(j, signed=True) & (e > s)
     if not ok.all():
-        body.refuse(toks[np.argmin(ok)], "an integer (this is an integer Matrix Market file)")
-    long = np.flatnonzero(body.ends[toks] - body.starts[toks] - signed > 18)
+        body.refuse(int(np.argmin(ok)) * body.ncol + j,
+                    "an integer (this is an integer Matrix Market file)")
+    v = body.digits(s, e)
     np.negative(v, out=v, where=first == 45)
-    for k in long.tolist():                  # (past 18 digits: Python's integers)
-        x = int(body.text(toks[k]))
+    for k in np.flatnonzero(e - s > 18).tolist():   # (past 18 digits: Python's integers)
+        x = int(body.text(k * body.ncol + j))
         if not -2**63 <= x < 2**63:
-            body.refuse(toks[k], "an integer within int64")
+            body.refuse(k * body.ncol + j, "an integer within int64")
         v[k] = x
     return v
 
 
+def _decimals(body, j):
+    """Column ``j`` read as plain decimals ``[+-]digits[.digits][(e|E)[+-]digits]``:
+    ``(v, odd)``, float64 values equal to Python's float of the text where ``odd`` is False;
+    ``odd`` marks the tokens of any other form (nan, inf, malformed ones) and those past the
+    exact computation (digits worth ``10**19`` or more, an exponent of over 4 digits or past
+    ``_TENS``, a rounding too close to call), for Python's float to read.
+
+    Each value is ``m * 10**q`` (``m`` the digits as an integer) computed in ``_WIDE``: one
+    correctly rounded operation on exact operands, then the rounding to float64, which is
+    correct unless the wide result lies exactly halfway between two float64 numbers.
+    """
+    s, e = body.starts[j::body.ncol], body.ends[j::body.ncol]
+    n, (at, k, slot) = s.size, body.slots(j)
+    count = np.bincount(k * 5 + slot, minlength=5 * n).reshape(n, 5)
+    pos = np.zeros((n, 5), np.intp)
+    pos.reshape(-1)[k * 5 + slot] = at
+    lead, hasp, hase, esign = (count[:, c] > 0 for c in range(4))
+    odd = (count[:, 4] > 0) | (count[:, 1] > 1) | (count[:, 2] > 1)
+    ppos, epos = pos[:, 1], pos[:, 2]
+    odd |= hasp & hase & (ppos > epos)
+    m0 = s + lead
+    mend = np.where(hase, epos, e)
+    dot = np.where(hasp, ppos, mend)
+    ilen, flen = dot - m0, mend - dot - hasp
+    x0 = np.where(hase, epos + 1 + esign, e)
+    odd |= (ilen + flen < 1) | (hase & ((e - x0 < 1) | (e - x0 > 4)))
+    (m, mbig), (f, fbig) = body.digits(m0, dot, big=True), body.digits(dot + hasp, mend, big=True)
+    m, f, flen = m.view(np.uint64), f.view(np.uint64), np.clip(flen, 0, 24)
+    odd |= mbig | fbig | (m >= _POW10[19 - np.minimum(flen, 19)])   # (m * 10**flen + f
+    m *= _POW10[np.minimum(flen, 19)]                                 # below 10**19)
+    m += f
+    q = np.zeros(n, np.int64)
+    some = np.flatnonzero(hase)
+    q[some] = body.digits(x0[some], e[some])
+    np.negative(q, out=q, where=esign & (body.b[pos[:, 3]] == 45))
+    q -= flen
+    odd |= ((np.abs(q) >= _TENS.size) & (m != 0)) | (m > _EXACT)
+    return _scaled(m, q, odd, body.b[s] == 45), odd
+
+
+def _scaled(m, q, odd, neg):
+    """``m * 10**q`` as float64 (negated where ``neg``), ``odd`` set where the rounding may
+    have erred (a wide result exactly halfway between two float64 numbers: the last 11 of
+    its 64 bits ``10000000000``)."""
+    q = np.clip(q, 1 - _TENS.size, _TENS.size - 1)
+    w, p = m.astype(_WIDE), _TENS[np.abs(q)]
+    np.multiply(w, p, out=w, where=q >= 0)
+    np.divide(w, p, out=w, where=q < 0)
+    if _WIDE is not np.float64:
+        odd |= (w.view(np.uint64)[::2] & np.uint64(0x7FF)) == 0x400
+    v = w.astype(np.float64)
+    np.negative(v, out=v, where=neg)
+    return v
+
+
 def reals(body, j):
-    """Column ``j``: decimal floating-point numbers (and nan/inf) as float64. The byte classes
-    leave Python's ``float`` exactly the grammar of the module's docstring (digits, signs,
-    points, exponent letters and the letters of nan/inf: no underscores, blanks, non-ASCII
+    """Column ``j``: decimal floating-point numbers (and nan/inf) as float64: the plain ones
+    computed by ``_decimals``, the rest read by Python's ``float`` (which the byte classes
+    leave exactly the grammar of the module's docstring: no underscores, blanks, non-ASCII
     digits or hexadecimal)."""
-    toks = body.column(j)
-    data, st, en = body.data, body.starts[toks].tolist(), body.ends[toks].tolist()
-    try:
-        v = np.fromiter(map(float, (data[a:z] for a, z in zip(st, en))), np.float64, len(st))
-    except ValueError:
-        for k, (a, z) in enumerate(zip(st, en)):
-            try:
-                float(data[a:z])
-            except ValueError:
-                body.refuse(toks[k], "a real number (decimal digits with an optional sign, "
-                                     "point and exponent, or nan/inf)")
-        raise
-    for k in np.flatnonzero(np.isinf(v)).tolist():   # (a finite number past float64)
-        if data[st[k]:en[k]].lower().lstrip(b"+-") not in (b"inf", b"infinity"):
-            body.refuse(toks[k], "a real number within float64's range")
+    v, odd = _decimals(body, j)
+    ks = np.flatnonzero(odd).tolist()
+    toks = [k * body.ncol + j for k in ks]
+    texts = [body.token(t) for t in toks]
+    for k, t, text in zip(ks, toks, texts):
+        try:
+            v[k] = float(text)
+        except ValueError:
+            body.refuse(t, "a real number (decimal digits with an optional sign, point and "
+                           "exponent, or nan/inf)")
+    for k, t, text in zip(ks, toks, texts):   # (a finite number past float64)
+        if np.isinf(v[k]) and text.lower().lstrip(b"+-") not in (b"inf", b"infinity"):
+            body.refuse(t, "a real number within float64's range")
     return v
 
 
