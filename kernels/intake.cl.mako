@@ -238,6 +238,9 @@ typedef ${in_value_t} in_value_t;
 #define SLOT_ASYM 4       /* entries (i, j, x), i < j, without a twin (j, i, x) */
 #define SLOT_BALANCE 5    /* entries above the diagonal minus entries below */
 #define SLOT_INEXACT 6    /* values that weight_t does not hold exactly (with check_exact) */
+#define SLOT_HUGE 7       /* valid values above HUGE_WEIGHT: a sum of fewer than 2**63 of
+                             them may overflow double, so the host sums the answer's weight */
+#define HUGE_WEIGHT 0x1p960
 
 /* One pass over the stored values of a square structure: each entry (i, j, x) off the
    diagonal must hold a finite positive x whose weight_t conversion (the device's weight) is
@@ -259,7 +262,7 @@ __kernel void intake_values(index_t n, offset_t nnz, __global const offset_t *pt
 % endif
                             )
 {
-    int bad = 0, diag = 0, asym = 0, balance = 0, inexact = 0;
+    int bad = 0, diag = 0, asym = 0, balance = 0, inexact = 0, huge = 0;
     index_t first = INT_MAX;
     <%common:entries e="e" i="i" by_rows="${by_rows}">
         const index_t j = ind[e];
@@ -276,6 +279,9 @@ __kernel void intake_values(index_t n, offset_t nnz, __global const offset_t *pt
             ++bad;
             first = min(first, i);
         }
+% if in_value_t == "double":
+        else if (x > HUGE_WEIGHT) ++huge;
+% endif
 % if check_exact:
         else if (convert_${in_value_t}_sat(f) != x) ++inexact;
 % endif
@@ -294,6 +300,7 @@ __kernel void intake_values(index_t n, offset_t nnz, __global const offset_t *pt
     if (asym) atomic_add(&flags[SLOT_ASYM], asym);
     if (balance) atomic_add(&flags[SLOT_BALANCE], balance);
     if (inexact) atomic_add(&flags[SLOT_INEXACT], inexact);
+    if (huge) atomic_add(&flags[SLOT_HUGE], huge);
 }
 % endif
 

@@ -302,9 +302,25 @@ def _duplicate_cases():
 def _weight_range_cases():
     m = pm
     big = lambda: sp.csr_matrix(np.array([[0, 1e308, 0], [1e308, 0, 1e308], [0, 1e308, 0]]))
-    for fam, arg in (("weighted_matching", "G"), ("louvain", "G"), ("prepare_graph", "G")):
-        add(f"semantics/{fam}/sum_overflows_1e308", "semantics",
-            lambda c=GRAPH_FUNCS[fam][1]: c(big()), err(arg, words=("overflow",)))
+    # (a sum that overflows is refused where the call sums: louvain's total weight, the
+    # weight of a matching of two such edges; one edge of 1e308 is an answer, and
+    # prepare_graph, which sums nothing, takes the graph)
+    add("semantics/louvain/sum_overflows_1e308", "semantics",
+        lambda: m().louvain(big()), err("G", words=("overflow",)))
+    add("semantics/weighted_matching/sum_overflows_1e308", "semantics",
+        lambda: m().weighted_matching(big()), ok(attr("weight", 1e308)))
+    add("semantics/weighted_matching/matched_sum_overflows", "semantics",
+        lambda: m().weighted_matching((np.array([0, 1, 2]), np.array([1, 2, 3]),
+                                       np.array([1e308, 1.0, 1e308]))),
+        err("G", words=("overflow",)))
+    path4 = lambda: sp.csr_matrix((np.array([1e308, 1e308, 1.0, 1.0, 1e308, 1e308]),
+                                   ([0, 1, 1, 2, 2, 3], [1, 0, 2, 1, 3, 2])), shape=(4, 4))
+    add("semantics/weighted_matching/matched_sum_overflows_csr", "semantics",
+        lambda: m().weighted_matching(path4()), err("G", words=("overflow",)))
+    add("semantics/b_matching/matched_sum_overflows_csr", "semantics",
+        lambda: m().b_matching(path4(), 1), err("G", words=("overflow",)))
+    add("semantics/prepare_graph/sum_overflows_1e308", "semantics",
+        lambda: m().prepare_graph(big()), ok())
     add("semantics/b_matching/sum_overflows_1e308", "semantics",
         lambda: m().b_matching(big(), 2), err("G", words=("overflow",)))
     add("semantics/louvain/B_times_1e308", "semantics", lambda: m().louvain(B() * 1e308),
@@ -386,10 +402,17 @@ def _shape_cases():
     edges = [(0, 1), (1, 2), (2, 0), (3, 4)]
     E = sp.csr_matrix((np.ones(8), ([0, 1, 1, 2, 2, 0, 3, 4], [1, 0, 2, 1, 0, 2, 4, 3])),
                       shape=(5, 5))
+    # (a list is the rows of a dense matrix, in every family: these are refused, naming the
+    # tuple-of-arrays form; the same edges as arrays are read as edges)
     add("semantics/louvain/edge_tuples", "semantics", lambda: m().louvain(edges),
-        ok(louvain_of(E)))
+        err("G", words=("tuple of arrays",)))
+    add("semantics/louvain/edge_arrays", "semantics",
+        lambda: m().louvain(tuple(np.array(edges).T)), ok(louvain_of(E)))
     add("semantics/louvain/edge_tuples_weighted", "semantics",
-        lambda: m().louvain([(0, 1, 2.0), (1, 2, 3.0)]), ok(louvain_of(P3())))
+        lambda: m().louvain([(0, 1, 2.0), (1, 2, 3.0)]), err("G", words=("tuple of arrays",)))
+    add("semantics/louvain/edge_arrays_weighted", "semantics",
+        lambda: m().louvain((np.array([0, 1]), np.array([1, 2]), np.array([2.0, 3.0]))),
+        ok(louvain_of(P3())))
     add("semantics/louvain/edge_tuples_mixed_len", "semantics",
         lambda: m().louvain([(0, 1), (1, 2, 3.0)]), err("G"))
     add("semantics/louvain/edge_tuples_neg_id", "semantics",

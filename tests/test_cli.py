@@ -60,7 +60,7 @@ def test_module_entry_point():
     (["match", "{tmp}/missing.mtx"], "No such file"),
     (["match", str(EXAMPLE), "--init", "random"], "init='random' is not allowed"),
     (["match", str(EXAMPLE), "--algorithm", "nope"], "algorithm='nope' is not allowed"),
-    (["dmperm", str(EXAMPLE), "--algorithm", "host-hk"], "runs on the host"),
+    (["dmperm", str(EXAMPLE), "--algorithm", "nope"], "algorithm='nope' is not allowed"),
     (["match", str(EXAMPLE), "--device", "9:9"], "no device '9:9'"),
     (["report", "{tmp}/none"], "No such file"),
 ])

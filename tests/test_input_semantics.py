@@ -170,12 +170,19 @@ def test_overflowing_sums_refused():
     with pytest.raises(InputError, match="overflows") as exc:
         pyclmatch.louvain(_barbell() * 1e308, device=DEV)
     assert exc.value.argument == "G"
-    res = pyclmatch.weighted_matching((np.array([0, 2]), np.array([1, 3]),
-                                       np.array([1e308, 1e308])), device=DEV)
-    assert res.mate.tolist() == [1, 0, 3, 2]
-    with pytest.raises(InputError, match="overflows") as exc:
-        res.weight
+    edges = (np.array([0, 2]), np.array([1, 3]), np.array([1e308, 1e308]))
+    with pytest.raises(InputError, match="overflows") as exc:    # (refused by the call)
+        pyclmatch.weighted_matching(edges, device=DEV)
     assert exc.value.argument == "G"
+    csr = sp.csr_matrix((np.full(4, 1e308), ([0, 1, 2, 3], [1, 0, 3, 2])), shape=(4, 4))
+    for call in (lambda: pyclmatch.weighted_matching(csr, device=DEV),   # (device intake)
+                 lambda: pyclmatch.b_matching(csr, 1, device=DEV)):
+        with pytest.raises(InputError, match="overflows") as exc:
+            call()
+        assert exc.value.argument == "G"
+    one = pyclmatch.weighted_matching((np.array([0]), np.array([1]), np.array([1e308])),
+                                      device=DEV)
+    assert one.weight == 1e308
 
 
 def test_float16_and_messages():

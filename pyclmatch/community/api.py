@@ -186,7 +186,9 @@ def _symmetric_csr(G, check_symmetric, check_values, fits, weight):
             arr = arr.astype(np.float32)
         A = sp.csr_matrix(arr)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
-        raise InputError(f"the adjacency matrix must be square, got shape {A.shape}")
+        hint = ("; a list is read as the rows of a dense matrix: give edges as a tuple of "
+                "arrays (u, v[, w[, n]])" if isinstance(G, list) else "")
+        raise InputError(f"the adjacency matrix must be square, got shape {A.shape}{hint}")
     if A.dtype.kind == "c":
         raise InputError("complex edge weights are not supported")
     if A.dtype.kind not in "biuf":

@@ -192,7 +192,8 @@ VALUE_TYPES = {np.dtype(k): v for k, v in (
     (np.int64, "long"), (np.uint64, "ulong"), (np.bool_, "uchar"))}
 #: flags[] slots of DeviceSymmetric (0: the structure bits of intake_check)
 (SLOT_STRUCTURE, SLOT_FIRST_BAD, SLOT_BAD, SLOT_DIAG, SLOT_ASYM, SLOT_BALANCE,
- SLOT_INEXACT) = range(7)
+ SLOT_INEXACT, SLOT_HUGE) = range(8)
+VALUE_SLOTS = SLOT_HUGE + 1
 #: OpenCL C names of the weight types a family compares
 WEIGHT_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
 
@@ -203,14 +204,17 @@ class ValueReport:
     one), ``diagonal`` (diagonal entries), ``asymmetric`` (whether the matrix differs from its
     transpose: an entry above the diagonal without an equal twin, or not as many entries
     below the diagonal as above) and ``inexact`` (values the weight type does not hold
-    exactly, counted with ``check_exact``)."""
-    __slots__ = ("structure", "first_bad_row", "bad", "diagonal", "asymmetric", "inexact")
+    exactly, counted with ``check_exact``) and ``huge`` (valid float64 values above 2**960,
+    so many of which may sum past float64's range: the caller sums its answer's weight)."""
+    __slots__ = ("structure", "first_bad_row", "bad", "diagonal", "asymmetric", "inexact",
+                 "huge")
 
     def __init__(self, host):
         self.structure, self.first_bad_row, self.bad, self.diagonal = (int(x)
                                                                        for x in host[:4])
         self.asymmetric = bool(host[SLOT_ASYM] or host[SLOT_BALANCE])
         self.inexact = int(host[SLOT_INEXACT])
+        self.huge = int(host[SLOT_HUGE])
 
 
 def value_type(handle, dtype):
@@ -252,7 +256,8 @@ class DeviceSymmetric:
         if vt is None:
             data = data.astype(self.wdt)
             vt = wt
-        self._flags = cla.empty(q, 7, np.int32, allocator=handle.pool)
+        self._flags = cla.empty(q, VALUE_SLOTS, np.int32,
+                                 allocator=handle.pool)
         sched.fill(phase, self._flags, 0)
         sched.fill(phase, self._flags[SLOT_FIRST_BAD:SLOT_FIRST_BAD + 1], INDEX_MAX)
         self.by_rows = handle.is_cpu
@@ -288,7 +293,8 @@ class DeviceSymmetric:
 
     def problems(self, sched, phase="upload"):
         """The checks' findings (:class:`ValueReport`): one blocking read-back."""
-        return ValueReport(sched.read(phase, np.zeros(7, np.int32), self._flags.data))
+        host = np.zeros(VALUE_SLOTS, np.int32)
+        return ValueReport(sched.read(phase, host, self._flags.data))
 
     def drop_diagonal(self, sched, diagonal, phase="upload"):
         """Enqueue the removal of the ``diagonal`` entries (the count :meth:`problems`

@@ -435,6 +435,8 @@ def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: Devic
         # the weight is summed from it when first asked for
         res = WeightedMatchingResult(mate, _PairWeight(dg.weights, pair_e), card, g.nodes,
                                      wname, algorithm=label, device=handle.label)
+        if dg.huge:       # (weights that may sum past float64: summed now, refused if so)
+            res.weight
         handle.trim_pool()
     return _finish(res, sched, verify, t_start, stats, wname)
 
@@ -575,6 +577,8 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
         # pos: input positions of the pairs (u, v); the weight is summed when first asked for
         res = BMatchingResult(edges, degree, _PairWeight(dg.weights, pos), b_user, wname,
                               algorithm="b-suitor", device=handle.label)
+        if dg.huge:
+            res.weight
         handle.trim_pool()
     return _finish(res, sched, verify, t_start, stats, wname)
 

@@ -103,6 +103,10 @@ def inexact_error(count):
                       f"them rounded to the nearest double", argument="G")
 
 
+#: weights above this (2**960) may sum past float64's range over fewer than 2**63 edges
+HUGE_WEIGHT = 2.0 ** 960
+
+
 class WeightedGraph(PinnedStaging):
     """Undirected weighted graph as a symmetric CSR (each edge stored in both lists).
 
@@ -134,6 +138,9 @@ class WeightedGraph(PinnedStaging):
         self._rev = None
         self._in32 = None
         self._device_cache = None      # device arrays kept by keep_on_device=True calls
+        # (weights so large that a sum of many may overflow float64: answers are summed
+        # when the call returns, and refused if they do)
+        self.huge = bool(self.w64.size) and bool(self.w64.max() > HUGE_WEIGHT)
 
     @property
     def w32(self):

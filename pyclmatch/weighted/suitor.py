@@ -149,6 +149,7 @@ class DeviceWeighted:
         self.adj = g.upload(handle, "indices")
         self.wt = g.upload(handle, "w64" if self.wdt == np.float64 else "w32")
         self.weights = g.w64
+        self.huge = g.huge
 
     @property
     def types(self):
@@ -210,6 +211,7 @@ class DeviceWeighted:
         self.offset_t, self.odt = ds.offset_t, ds.odt
         self.rev = ds.twin
         self.weights = src.data
+        self.huge = bool(rep.huge)
         return self
 
     def input_positions(self, pos):
