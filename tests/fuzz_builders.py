@@ -5,8 +5,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from fuzz_cases import (BAD, INF, NAN, B, K, P3, R, add, all_of, attr, cardinality_of,
-                        either, err, louvain_of, matched_weight, matrix, nx_modularity, ok,
-                        pm, raw_csr, same_answer, value)
+                        either, err, err_class, louvain_of, matched_weight, matrix,
+                        nx_modularity, ok, pm, raw_csr, same_answer, value)
 
 # values no integer parameter takes (an int or a numpy integer scalar, in range, is the rule)
 NOT_INT = [("str", "64"), ("float", 1.5), ("intfloat", 64.0), ("bool", True), ("list", [64]),
@@ -906,11 +906,22 @@ def _nxbackend_cases():
     add("other/nxbackend/louvain_communities/ok", "other",
         lambda: lc(G(), backend="pyclmatch", seed=1), ok(partition_of(Kw())))
     for p, tag, v in (("resolution", "neg", -1), ("resolution", "nan", NAN),
-                      ("resolution", "str", "1"), ("seed", "neg", -1), ("seed", "float", 1.5),
-                      ("threshold", "nan", NAN), ("max_level", "zero", 0),
-                      ("max_level", "str", "2"), ("device", "float", 1.5)):
+                      ("resolution", "str", "1"), ("threshold", "nan", NAN),
+                      ("threshold", "nan64", np.float64(NAN)), ("max_level", "zero", 0),
+                      ("max_level", "neg", -3), ("max_level", "str", "2"),
+                      ("device", "float", 1.5)):
         add(f"other/nxbackend/louvain_communities/{p}={tag}", "other",
             lambda p=p, v=v: lc(G(), backend="pyclmatch", **{p: v}), err(p))
+    # seed: networkx's dispatch makes a random state of it before the backend is called, so
+    # the backend keeps networkx's contract: a negative int is a seed, 1.5 networkx's error
+    add("other/nxbackend/louvain_communities/seed=neg", "other",
+        lambda: lc(G(), backend="pyclmatch", seed=-1), ok(partition_of(Kw())))
+    add("other/nxbackend/louvain_communities/seed=float", "other",
+        lambda: lc(G(), backend="pyclmatch", seed=1.5),
+        err_class("ValueError", words=("1.5 cannot be used to generate a random.Random",)))
+    add("other/nxbackend/louvain_communities/seed=float_networkx", "other",
+        lambda: lc(G(), seed=1.5),
+        err_class("ValueError", words=("1.5 cannot be used to generate a random.Random",)))
     add("other/nxbackend/louvain_communities/weight_nan", "other",
         lambda: lc(_nx_nan(), backend="pyclmatch"), err("G"))
     add("other/nxbackend/louvain_partitions/resolution=neg", "other",
@@ -923,6 +934,9 @@ def _nxbackend_cases():
     add("other/nxbackend/modularity/resolution=nan", "other",
         lambda: nx.community.modularity(G(), [set(range(34))], resolution=NAN,
                                         backend="pyclmatch"), err("resolution"))
+    add("other/nxbackend/louvain_partitions/threshold=nan", "other",
+        lambda: list(nx.community.louvain_partitions(G(), backend="pyclmatch", threshold=NAN)),
+        err("threshold"))
     bip = lambda: nx.complete_bipartite_graph(2, 3)
     add("other/nxbackend/hopcroft_karp/ok", "other",
         lambda: nx.bipartite.hopcroft_karp_matching(bip(), top_nodes=[0, 1],
