@@ -100,6 +100,8 @@ def cmd_match(args):
 def cmd_dmperm(args):
     """``pyclmatch dmperm FILE``: the Dulmage-Mendelsohn decomposition of a matrix file."""
     from .bipartite.dmperm import dulmage_mendelsohn
+    if args.plot:
+        _check_plot_path(args.plot)
     graph = _read_bipartite(args.file)
     d = dulmage_mendelsohn(graph, algorithm=args.algorithm, device=args.device,
                            verify="host" if args.host_verify else not args.no_verify,
@@ -126,6 +128,28 @@ def cmd_dmperm(args):
     if args.plot:
         print(f"plot:                 {args.plot}")
     return 0
+
+
+def _check_plot_path(path):
+    """Refuse, before any work, a ``--plot`` file that cannot be written: its folder missing or
+    not a folder, the path a folder, or an extension matplotlib does not write."""
+    import os
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise PyclmatchError(f"--plot {path} is a folder; give the image file to write")
+    if not os.path.isdir(folder):
+        raise PyclmatchError(f"--plot {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise PyclmatchError(f"--plot {path}: the folder {folder} is not writable")
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        raise PyclmatchError("--plot needs matplotlib (pip install matplotlib)") from None
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if ext not in kinds:
+        raise PyclmatchError(f"--plot {path}: the file name must end in an image extension "
+                             f"matplotlib writes ({', '.join('.' + k for k in sorted(kinds))})")
 
 
 def _read_bipartite(path):
@@ -168,6 +192,17 @@ def plot_dmperm(csr, d, path, max_points=2_000_000):
     plt.close(fig)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser with its errors in the command line's one-line form (the subcommands'
+    parsers are of this class too): ``pyclmatch: error: [COMMAND: ]MESSAGE (see ... --help)``
+    on stderr, exit status 2; ``--help`` unchanged."""
+
+    def error(self, message):
+        command = self.prog[len("pyclmatch"):].strip()
+        where = f"{command}: " if command else ""
+        self.exit(2, f"pyclmatch: error: {where}{message} (see {self.prog} --help)\n")
+
+
 def build_parser():
     """The ``pyclmatch`` argument parser: ``devices``, ``match``, ``dmperm``, ``bench``,
     ``report``; each subcommand sets ``func``, the function that runs it.
@@ -179,7 +214,7 @@ def build_parser():
     >>> args.file, args.algorithm, args.json
     ('A.mtx', 'auto', False)
     """
-    p = argparse.ArgumentParser(prog="pyclmatch", description=__doc__)
+    p = _Parser(prog="pyclmatch", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser("devices", help="list OpenCL devices and diagnose a missing GPU")
     d.add_argument("--json", action="store_true", help="machine-readable output")

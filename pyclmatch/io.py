@@ -1,9 +1,9 @@
 """Graph readers: Matrix Market, METIS/DIMACS10 ``.graph`` and SNAP-style edge lists.
 
 :func:`read_graph` returns a :class:`scipy.sparse.csr_matrix` with sorted indices and no duplicate
-entries.  Pattern graphs carry ``int8`` ones; weighted files keep their values (``float64`` for real
-Matrix Market files and edge-list weights, ``int64`` for integer Matrix Market files and METIS edge
-weights).
+entries (a position listed twice is one entry, its weights summed, in every format).  Pattern graphs carry ``int8`` ones;
+weighted files keep their values (``float64`` for real Matrix Market files and edge-list weights,
+``int64`` for integer Matrix Market files and METIS edge weights).
 
 Files may be compressed with gzip, bzip2 or xz; the compression is recognised by the extension
 (``.gz``, ``.bz2``, ``.xz``) or by the file's magic bytes.  Parsing is vectorised with numpy (Matrix Market in
@@ -65,9 +65,12 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
         ``.txt``/``.edges``/``.tsv``/``.el`` -> SNAP edge list.  A file that starts with the
         ``%%MatrixMarket`` banner is read as Matrix Market whatever its extension.
     symmetrize : bool
-        Return the union of ``A`` and ``A.T`` (for pattern graphs the pattern of ``A + A.T`` with
-        ones; for weighted graphs the larger of the two weights).  Needs a square matrix.  For METIS
-        files it also accepts an adjacency that is not symmetric instead of raising.
+        Return the union of ``A`` and ``A.T``, after the duplicates of the file are summed: for
+        pattern graphs the pattern of ``A + A.T`` with ones; for weighted graphs the weight of the
+        one direction listed, or the larger of ``A[u, v]`` and ``A[v, u]`` where both are, so an
+        undirected edge list giving each edge both ways with one weight keeps that weight (not
+        doubled).  Needs a square matrix.  For METIS files it also accepts an adjacency that is
+        not symmetric instead of raising.
     return_labels : bool
         Return ``(A, labels)``.  ``labels[i]`` is the original label of vertex ``i`` for edge lists
         with non-integer vertex names, ``None`` otherwise.
@@ -103,7 +106,8 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
       them, default 1; ``ncon`` only with vertex weights), ``c`` edge weights.  Every field is a
       decimal integer; sizes and weights are non-negative.  Vertex sizes and weights are
       skipped; edge weights become the data (``int64``).  The header must agree with the lines
-      (``n`` vertex lines, ``2m`` neighbour entries) and the adjacency must be symmetric.
+      (``n`` vertex lines, ``2m`` neighbour entries) and the adjacency must be symmetric; a
+      neighbour listed twice on a line is one edge, its weights summed.
       METIS and SNAP files may not hold control bytes (a NUL, ...) other than white space.
     * scipy ``.npz`` files (:func:`scipy.sparse.save_npz`, any sparse format): loaded as they
       are, no parsing (the fast way to keep a collection of matrices on disk).
@@ -111,15 +115,16 @@ def read_graph(path: str | os.PathLike, *, format: str | None = None, symmetrize
       ``u v weight`` per line (whitespace separated; every line the same number of fields).  If all
       ids are non-negative integers they are kept as indices (shape ``max id + 1``); otherwise
       every id is treated as a string label and labels are numbered 0..n-1 in order of first
-      appearance.  Arcs are stored as given (``A[u, v]``); duplicate arcs are merged (the largest
-      weight wins); self-loops are kept.
+      appearance.  Arcs are stored as given (``A[u, v]``); an arc listed twice (the same ``u v``,
+      in that order) is one entry, its weights summed as in every format; ``u v`` and ``v u``
+      are two arcs (``symmetrize=True`` joins them); self-loops are kept.
 
     Raises
     ------
     FileNotFoundError
         The file does not exist.
     pyclmatch.InputError
-        ``argument="path"``: the path is not a regular file or cannot be read, or the file is
+        ``argument="path"``: the path is empty, not a regular file or cannot be read, or the file is
         empty, not in the expected format, or inconsistent; the message names the file and,
         for text formats, the line.  ``argument="format"`` (or ``"symmetrize"``,
         ``"return_labels"``): a parameter of the wrong type or value.
@@ -177,6 +182,8 @@ def _checked_path(path):
         name = os.fsdecode(os.fspath(path))
     except TypeError:              # (a PathLike whose __fspath__ returns something else)
         args.refuse("path", path, "a file name: a str, bytes or os.PathLike")
+    if not name:
+        raise _bad("path is an empty string; read_graph needs a file name")
     if "\0" in name:
         raise _bad(f"path {name!r} holds a NUL character")
     try:
@@ -337,30 +344,35 @@ def _line_no(tok, i):
 # matrix assembly
 
 def _assemble(rows, cols, weights, shape):
-    """CSR from (rows, cols[, weights]); duplicates merged (pattern: one, weighted: the maximum)."""
+    """CSR from (rows, cols[, weights]); a position listed twice is merged: pattern graphs keep
+    one, weighted graphs the sum of the weights (as Matrix Market files and scipy merge them)."""
     rows = np.asarray(rows, np.int64)
     cols = np.asarray(cols, np.int64)
+    data = np.ones(rows.size, np.int8) if weights is None else np.asarray(weights)
+    A = sp.csr_matrix((data, (rows, cols)), shape=shape)
+    A.sum_duplicates()
     if weights is None:
-        A = sp.csr_matrix((np.ones(rows.size, np.int8), (rows, cols)), shape=shape)
-        A.sum_duplicates()
         A.data[:] = 1
-        return A
-    weights = np.asarray(weights)
-    if rows.size:
-        order = np.lexsort((weights, cols, rows))
-        rows, cols, weights = rows[order], cols[order], weights[order]
-        last = np.ones(rows.size, bool)
-        last[:-1] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
-        rows, cols, weights = rows[last], cols[last], weights[last]
-    A = sp.csr_matrix((weights, (rows, cols)), shape=shape)
-    A.sort_indices()
     return A
 
 
 def _symmetrized(A):
+    """The union of ``A`` and ``A.T``: pattern graphs ones; weighted graphs the weight of the
+    direction listed, or the larger of the two where both are listed (an undirected file listing
+    each edge both ways keeps its weights, none doubled)."""
     C = A.tocoo()
-    w = None if (A.dtype == np.int8 and np.all(C.data == 1)) else np.concatenate([C.data, C.data])
-    return _assemble(np.concatenate([C.row, C.col]), np.concatenate([C.col, C.row]), w, A.shape)
+    rows = np.concatenate([C.row, C.col]).astype(np.int64)
+    cols = np.concatenate([C.col, C.row]).astype(np.int64)
+    if A.dtype == np.int8 and np.all(C.data == 1):
+        return _assemble(rows, cols, None, A.shape)
+    w = np.concatenate([C.data, C.data])
+    order = np.lexsort((w, cols, rows))
+    rows, cols, w = rows[order], cols[order], w[order]
+    last = np.ones(rows.size, bool)                   # the largest weight of each position
+    last[:-1] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
+    S = sp.csr_matrix((w[last], (rows[last], cols[last])), shape=A.shape)
+    S.sort_indices()
+    return S
 
 
 # ------------------------------------------------------------------------------------------------
@@ -417,7 +429,7 @@ def _read_npz(name):
 def _read_mtx(data, name):
     if not _has_mm_banner(data):
         raise _bad(f"{name}: not a Matrix Market file (the first line is not a "
-                         f"'%%MatrixMarket' banner)", argument="path")
+                   f"'%%MatrixMarket' banner)")
     return mtx.read(data, name)
 
 

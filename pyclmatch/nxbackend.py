@@ -536,10 +536,11 @@ def _weight_arg(weight):
 
 
 def _real_arg(name, value):
-    """A real number as networkx takes it (NaN, infinities and bools included: networkx
-    computes with them); anything else is refused as an :class:`InputError`."""
-    if not isinstance(value, numbers.Real):
-        args.refuse(name, value, "a real number")
+    """A real number as networkx takes it (infinities and bools included: networkx computes
+    with them); NaN (every comparison with it false, every sum with it NaN: no answer means
+    anything) and anything else are refused as an :class:`InputError`."""
+    if not isinstance(value, numbers.Real) or value != value:
+        args.refuse(name, value, "a real number, not NaN")
     return value
 
 
@@ -638,8 +639,9 @@ def louvain_communities(G, weight="weight", resolution=1, threshold=0.0000001, m
     if max_level is not None and (isinstance(max_level, (bool, np.bool_)) or
                                   not isinstance(max_level, numbers.Integral)):
         args.refuse("max_level", max_level, "a positive integer or None")
-    if max_level is not None and max_level <= 0:     # (networkx's own error)
-        raise ValueError("max_level argument must be a positive integer or None")
+    if max_level is not None and max_level <= 0:     # (networkx's own wording)
+        raise InputError(f"max_level argument must be a positive integer or None, not "
+                         f"{args.shown(max_level)}", argument="max_level")
     g, levels = _louvain_levels(G, weight, resolution, threshold, max_level, seed, device)
     memb = levels[-1] if max_level is None else levels[:max_level][-1]
     return membership_sets(memb, None, g.label_array)

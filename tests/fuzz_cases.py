@@ -6,7 +6,10 @@ builds its inputs itself, so a child process can run it by id), ``expect`` says 
 of it: ``ok(check)`` an answer that ``check(result)`` accepts (it returns None, or a text saying
 what is wrong), ``err(*arguments)`` an :class:`~pyclmatch.errors.InputError` whose
 ``.argument`` is one of ``arguments`` (more than one only where the contract leaves the name
-open), ``either(check, err(...))`` an answer or that refusal. The areas: ``params`` (non-graph
+open), ``err_class(name, words)`` an exception of exactly the class ``name`` (not a subclass:
+``err_class("ValueError")`` is a plain ValueError, no InputError) whose message holds
+``words``, for errors another library raises before pyclmatch is called (networkx's dispatch
+checks ``seed`` first), ``either(check, err(...))`` an answer or that refusal. The areas: ``params`` (non-graph
 parameters), ``readers`` (read_graph and the files under ``tests/data/bad/fuzz/``),
 ``semantics`` (graph intake: duplicates, weights, shapes, b, membership), ``cli`` and
 ``other`` (generators, interop, nxbackend, devices). ``hyp`` cases run a hypothesis search
@@ -39,6 +42,7 @@ class Err:
     arguments: tuple = ()                 # InputError's .argument must be one of these
     classes: tuple = ("InputError",)      # a class name in the exception's MRO
     words: tuple = ()                     # fragments of the message (case-insensitive)
+    exact: bool = False                   # the exception's own class is one of ``classes``
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,12 @@ def ok(check=None):
 
 def err(*arguments, classes=("InputError",), words=()):
     return Expect(error=Err(tuple(arguments), tuple(classes), tuple(words)))
+
+
+def err_class(name, words=()):
+    """The exception of exactly class ``name`` (not a subclass) with ``words`` in its message:
+    an error raised by another library before any pyclmatch code runs."""
+    return Expect(error=Err((), (name,), tuple(words), exact=True))
 
 
 def either(check, refusal):

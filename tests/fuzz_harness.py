@@ -202,7 +202,7 @@ def _error_verdict(e, outcome):
     if k != "error":
         return "accepted" + (f" (wrong answer: {outcome['detail']})" if k == "wrong" else "")
     got = f"{outcome['cls']}(argument={outcome['argument']!r}) {outcome['msg'][:120]!r}"
-    if not set(e.classes) & set(outcome["mro"]):
+    if not set(e.classes) & set(outcome["mro"]) or (e.exact and outcome["cls"] not in e.classes):
         return f"wrong error class: {got} at {outcome.get('where')}"
     if e.arguments and "InputError" in outcome["mro"]:   # (other classes name none)
         if outcome["argument"] is None:

@@ -148,11 +148,11 @@ HALVES = [set(range(4)), set(range(4, 8))]
 
 
 def _nx_cases():
-    c = [("louvain_communities", "threshold", v) for v in ("x", None, [1], 1j)]
-    c += [("louvain_partitions", "threshold", v) for v in ("x", None)]
-    c += [("louvain_communities", "max_level", v) for v in ("x", 1.5, [1], True)]
+    c = [("louvain_communities", "threshold", v) for v in ("x", None, [1], 1j, float("nan"))]
+    c += [("louvain_partitions", "threshold", v) for v in ("x", None, np.float64("nan"))]
+    c += [("louvain_communities", "max_level", v) for v in ("x", 1.5, [1], True, 0, -2)]
     c += [("louvain_communities", "resolution", v) for v in ("x", -1, float("nan"), None)]
-    c += [("modularity", "resolution", v) for v in ("x", None, [1], 1j)]
+    c += [("modularity", "resolution", v) for v in ("x", None, [1], 1j, float("nan"))]
     c += [("modularity", "communities", v) for v in (3, 1.5, None, True)]
     c += [("hopcroft_karp_matching", "top_nodes", v) for v in (3, 1.5, True, np.int64(1))]
     c += [("eppstein_matching", "top_nodes", v) for v in (3, 1.5)]
@@ -190,15 +190,18 @@ def test_nxbackend_refuses_what_networkx_leaves_unchecked(func, name, value):
 
 
 def test_nxbackend_keeps_networkx_semantics():
-    # networkx's own errors stay networkx's
-    with pytest.raises(ValueError, match="max_level argument must be a positive integer"):
+    # networkx's own errors stay networkx's (max_level's wording too, as an InputError)
+    with pytest.raises(ValueError, match="max_level argument must be a positive integer") \
+            as exc:
         nxbackend.louvain_communities(P, max_level=0, device=DEV)
+    assert isinstance(exc.value, InputError) and exc.value.argument == "max_level"
     with pytest.raises(nx.NetworkXError, match="non-2-tuple edge"):
         nxbackend.is_matching(P, {(0, 1, 2)})
     with pytest.raises(nx.algorithms.community.quality.NotAPartition):
         nxbackend.modularity(P, [[1]])
-    # networkx computes with NaN, infinities and bools here: so does the backend
-    assert np.isnan(nxbackend.modularity(P, HALVES, resolution=float("nan")))
+    # networkx computes with infinities and bools here: so does the backend (NaN is refused)
+    assert nxbackend.modularity(P, HALVES, resolution=float("inf")) == \
+        nx.community.modularity(P, HALVES, resolution=float("inf")) == -float("inf")
     assert nxbackend.modularity(P, HALVES, resolution=True) == \
         pytest.approx(nx.community.modularity(P, HALVES))
     assert len(nxbackend.louvain_communities(P, threshold=float("inf"), seed=1,

@@ -300,9 +300,31 @@ def test_snap_weights(tmp_path):
     p = _write(tmp_path / "w.edges", "0 1 2.5\n1 0 1.5\n0 1 0.5\n2 2 -1\n")
     A = read_graph(p)
     assert A.dtype == np.float64
-    assert _dense(A).tolist() == [[0, 2.5, 0], [1.5, 0, 0], [0, 0, -1]]   # duplicates: max
-    S = read_graph(p, symmetrize=True)
-    assert _dense(S).tolist() == [[0, 2.5, 0], [2.5, 0, 0], [0, 0, -1]]
+    assert _dense(A).tolist() == [[0, 3.0, 0], [1.5, 0, 0], [0, 0, -1]]   # duplicates: summed
+    S = read_graph(p, symmetrize=True)            # both directions listed: the larger weight
+    assert _dense(S).tolist() == [[0, 3.0, 0], [3.0, 0, 0], [0, 0, -1]]
+
+
+def test_snap_duplicates_summed_like_matrix_market(tmp_path):
+    """One rule in every format: a position listed twice is summed (explicit zeros kept)."""
+    snap = read_graph(_write(tmp_path / "d.txt", "0 1 2\n0 1 3\n1 0 5\n1 1 0\n"))
+    mm = read_graph(_write(tmp_path / "d.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                               "2 2 4\n1 2 2\n1 2 3\n2 1 5\n2 2 0\n"))
+    assert _dense(snap).tolist() == _dense(mm).tolist() == [[0, 5], [5, 0]]
+    assert snap.nnz == mm.nnz == 3 and snap.has_canonical_format
+    metis = read_graph(_write(tmp_path / "d.graph", "2 2 001\n2 2 2 3\n1 5 1 0\n"))
+    assert _dense(metis).tolist() == [[0, 5], [5, 0]]
+
+
+def test_snap_undirected_both_directions_symmetrize_not_doubled(tmp_path):
+    """An undirected edge list giving each edge both ways keeps its weights under symmetrize;
+    one given one way is mirrored; negative weights and explicit zeros stay."""
+    text = "0 1 4\n1 0 4\n1 2 -2\n2 3 0\n3 2 0\n0 3 1\n"
+    S = read_graph(_write(tmp_path / "u.txt", text), symmetrize=True)
+    assert _dense(S).tolist() == [[0, 4, 0, 1], [4, 0, -2, 0], [0, -2, 0, 0], [1, 0, 0, 0]]
+    assert S.nnz == 8 and (S != S.T).nnz == 0 and S.has_canonical_format
+    A = read_graph(_write(tmp_path / "v.txt", "0 1 4\n0 1 4\n1 0 4\n"), symmetrize=True)
+    assert _dense(A).tolist() == [[0, 8], [8, 0]]      # the arc listed twice is summed first
 
 
 @pytest.mark.parametrize("text,match", [
@@ -328,6 +350,19 @@ def test_snap_bad_input(tmp_path, text, match):
 def test_missing_file(tmp_path):
     with pytest.raises(FileNotFoundError):
         read_graph(tmp_path / "nope.mtx")
+
+
+@pytest.mark.parametrize("path", ["", b""])
+def test_empty_path(path):
+    with pytest.raises(InputError, match="empty string") as exc:
+        read_graph(path)
+    assert exc.value.argument == "path"
+
+
+def test_edge_list_read_as_matrix_market(tmp_path):
+    with pytest.raises(InputError, match="not a Matrix Market file") as exc:
+        read_graph(_write(tmp_path / "e.txt", "a b\nb c\n"), format="mtx")
+    assert exc.value.argument == "path"
 
 
 def test_mtx_without_banner(tmp_path):

@@ -237,6 +237,33 @@ def test_dispatch_through_networkx(device):
     assert len(m) == 6
 
 
+def test_dispatched_seed_and_parameters_keep_networkx_contract(device):
+    """networkx makes a random state of ``seed`` before it dispatches: a negative int is a
+    seed, 1.5 networkx's own ValueError; NaN threshold/resolution and max_level <= 0 are
+    InputErrors (ValueErrors) naming the argument."""
+    if "pyclmatch" not in nx.utils.backends.backends:
+        pytest.skip("package not installed (pip install -e .): no networkx entry point")
+    from pyclmatch import InputError
+    G = nx.karate_club_graph()
+    lc = nx.community.louvain_communities
+    assert nx.community.is_partition(G, lc(G, backend="pyclmatch", seed=-1, device=device))
+    assert lc(G, backend="pyclmatch", seed=-1, device=device) == \
+        lc(G, backend="pyclmatch", seed=-1, device=device)
+    for backend in ("pyclmatch", None):
+        with pytest.raises(ValueError, match="1.5 cannot be used to generate") as exc:
+            lc(G, backend=backend, seed=1.5)
+        assert type(exc.value) is ValueError
+    for kw, name in (({"threshold": float("nan")}, "threshold"),
+                     ({"max_level": 0}, "max_level"), ({"max_level": -1}, "max_level")):
+        with pytest.raises(InputError) as exc:
+            lc(G, backend="pyclmatch", device=device, **kw)
+        assert exc.value.argument == name
+    assert "max_level argument must be a positive integer or None, not -1" in str(exc.value)
+    with pytest.raises(InputError) as exc:
+        nx.community.modularity(G, [set(G)], resolution=float("nan"), backend="pyclmatch")
+    assert exc.value.argument == "resolution"
+
+
 def test_approximate_weighted_matching(device):
     G = nx.Graph()
     G.add_weighted_edges_from([(0, 1, 3.0), (1, 2, 4.0), (2, 3, 3.0)])

@@ -47,9 +47,25 @@ def _command(args):
     return " ".join(parts)
 
 
+def _check_folder(option, path, must_exist=False, label=None):
+    """Refuse, before any work, a folder option naming a file (or, with ``must_exist``, nothing):
+    an InputError naming the option, which the command line prints as its one error line."""
+    import os
+    from ..errors import InputError
+    label = label or option
+    if path is None:
+        return
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise InputError(f"{label} {path} is a file; it must name a folder", argument=option)
+    if must_exist and not os.path.exists(path):
+        raise InputError(f"{label} {path}: No such file or directory (a 'pyclmatch bench "
+                         f"--out' folder)", argument=option)
+
+
 def cmd_bench(args):
     from .harness import run_bench      # (the command's imports: `pyclmatch` starts fast)
     from .report import render
+    _check_folder("--out", args.out)
     rcp = {"no": False, "yes": True, "both": "both"}[args.rcp]
     if args.dask:
         try:    # Dask is optional
@@ -81,6 +97,8 @@ def cmd_bench(args):
 
 def cmd_report(args):
     from .report import render
+    _check_folder("dir", args.dir, must_exist=True, label="report")
+    _check_folder("--out", args.out)
     for p in render(args.dir, args.out):
         print(p)
     return 0

@@ -30,8 +30,18 @@ def load_records(folder):
     ...     load_records(d)
     [{'graph': 'grid', 'seconds': 0.5}]
     """
-    with open(os.path.join(folder, "results.jsonl")) as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    path = os.path.join(folder, "results.jsonl")
+    records = []
+    with open(path) as fh:
+        for no, line in enumerate(fh, 1):
+            if line.strip():
+                try:
+                    records.append(json.loads(line))
+                except ValueError:
+                    raise InputError(f"{path}: line {no} is not a JSON record (not a "
+                                     f"'pyclmatch bench' results file?)",
+                                     argument="folder") from None
+    return records
 
 
 def _table(records):
@@ -70,7 +80,10 @@ def render(folder, out=None):
     Raises
     ------
     InputError
-        matplotlib is not installed.
+        matplotlib is not installed, or a line of ``results.jsonl`` is not JSON (then
+        ``argument="folder"``).
+    OSError
+        ``folder`` holds no ``results.jsonl`` (nothing is created then).
 
     Examples
     --------
@@ -85,8 +98,8 @@ def render(folder, out=None):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     out = out or folder
+    tables = _table(load_records(folder))      # (before the plots' folder is made)
     os.makedirs(out, exist_ok=True)
-    tables = _table(load_records(folder))
     fams = list(tables) or ["none"]
     paths = []
     for name, width, panel in (("runtime.png", 10, _runtime), ("speedup.png", 7, _speedup),
