@@ -67,7 +67,8 @@ class KernelFamily:
         knl = self._kernels.get(key)
         if knl is None:
             vals = dict(self.values, **values)
-            knl = self.handle.kernel(self.TEMPLATE, name, self.kernel_group(name, vals), **vals)
+            knl = self.handle.kernel(self.TEMPLATE, name, kernels=self.kernel_group(name, vals),
+                                      **vals)
             self._kernels[key] = knl
         return knl
 
