@@ -616,8 +616,7 @@ def stable_marriage(men_prefs: Any, women_prefs: Any = None, *,
     [1, 0]
     """
     t_start = time.perf_counter()
-    name = args.choice("algorithm", "mcvitie-wilson" if algorithm is None else algorithm,
-                       ALGORITHMS)
+    name = args.choice("algorithm", algorithm, ALGORITHMS)
     verify = args.verify("verify", verify)
     progress = args.progress("progress", progress)
     batch_rounds = args.batch("batch_rounds", batch_rounds)
