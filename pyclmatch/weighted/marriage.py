@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+import itertools
 import numbers
 import time
 
@@ -77,17 +78,41 @@ def _as_csr_lists(prefs, side, n_other):
                 or not hasattr(prefs, "__iter__"):
             args.refuse(name, prefs, _PREFS_ALLOWED)
         lists = list(prefs)
-        lens = np.zeros(len(lists) + 1, np.int64)
-        parts = []
-        for i, lst in enumerate(lists):
-            a = _one_list(lst, side, i, name, n_other)
-            lens[i + 1] = a.size
-            parts.append(a)
-        indptr = np.cumsum(lens)
-        indices = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        indptr, indices = _flat_lists(lists)
+        if indices is None:     # (not all flat integer lists: each one checked, named)
+            lens = np.zeros(len(lists) + 1, np.int64)
+            parts = []
+            for i, lst in enumerate(lists):
+                a = _one_list(lst, side, i, name, n_other)
+                lens[i + 1] = a.size
+                parts.append(a)
+            indptr = np.cumsum(lens)
+            indices = np.concatenate(parts) if parts else np.zeros(0, np.int64)
     if indices.size > INDEX_MAX:
         raise InputError("more than 2**31-1 preference entries", argument=name)
     return indptr, indices
+
+
+def _flat_lists(lists):
+    """``(indptr, indices)`` of lists (lists, tuples or 1-D arrays) that all hold integer
+    ids within int64, in one conversion; ``(None, None)`` for anything else (the caller
+    then checks each list, :func:`_one_list`, to name the first problem)."""
+    if not all(type(x) in (list, tuple, np.ndarray) for x in lists):
+        return None, None
+    try:
+        a = np.array(list(itertools.chain.from_iterable(lists)))
+    except (ValueError, TypeError, OverflowError):
+        return None, None
+    if a.ndim != 1 or a.dtype.kind not in "iu" or a.dtype == np.uint64 and a.size \
+            and a.max() > np.uint64(np.iinfo(np.int64).max):
+        return (None, None) if a.size else (_offsets(lists), np.zeros(0, np.int64))
+    return _offsets(lists), a.astype(np.int64, copy=False)
+
+
+def _offsets(lists):
+    lens = np.zeros(len(lists) + 1, np.int64)
+    lens[1:] = np.fromiter(map(len, lists), np.int64, len(lists))
+    return np.cumsum(lens)
 
 
 def _csr_array(name, part, value):
