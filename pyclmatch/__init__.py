@@ -26,8 +26,9 @@ Examples
 [1, 0, 2]
 """
 from ._version import __version__
-from .errors import (PyclmatchError, InputError, DeviceError, DeviceMemoryError,
-                     HostMemoryError, KernelBuildError, IterationLimitError, VerificationError)
+from .errors import (PyclmatchError, InputError, DeviceError, DeviceSpecError,
+                     DeviceMemoryError, HostMemoryError, KernelBuildError, IterationLimitError,
+                     VerificationError)
 from ._lazy import attach
 
 # everything else is imported on first use (pyclmatch._lazy): ``import pyclmatch`` loads
@@ -56,7 +57,7 @@ __getattr__, __dir__ = attach(__name__, {
 __all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "KonigCover",
            "verify_matching", "read_graph", "get_device", "list_devices", "describe_devices",
            "AUGMENTING_VARIANTS", "PyclmatchError", "InputError", "DeviceError",
-           "DeviceMemoryError", "HostMemoryError", "KernelBuildError", "IterationLimitError",
+           "DeviceSpecError", "DeviceMemoryError", "HostMemoryError", "KernelBuildError", "IterationLimitError",
            "VerificationError", "weighted_matching", "b_matching", "stable_marriage",
            "prepare_graph", "easy_instance", "hard_instance", "MarriageInstance", "louvain",
            "modularity", "generators", "dulmage_mendelsohn", "block_triangular_form",

@@ -56,6 +56,23 @@ class DeviceError(PyclmatchError):
     """
 
 
+class DeviceSpecError(InputError, DeviceError):
+    """A ``device=`` argument of a type no device is named by (a float, a list, a bool, ...):
+    an :class:`InputError` naming the argument (``argument == "device"``) and a
+    :class:`DeviceError`, so that either ``except`` clause catches it. A well-formed name that
+    matches no device present is a plain :class:`DeviceError` (it is about the machine).
+
+    Examples
+    --------
+    >>> from pyclmatch import DeviceError, DeviceSpecError, InputError, get_device
+    >>> try:
+    ...     get_device(1.5)
+    ... except DeviceError as exc:
+    ...     print(isinstance(exc, InputError), exc.argument)
+    True device
+    """
+
+
 class DeviceMemoryError(PyclmatchError, MemoryError):
     """The graph does not fit into the device's memory (names the sizes, the bytes needed,
     the limit and the device).

@@ -210,8 +210,8 @@ def permuted(A, seed=1):
 
     Parameters
     ----------
-    A : scipy.sparse matrix
-        The matrix to permute.
+    A : scipy.sparse matrix or array
+        The matrix to permute (any format; anything else is refused, naming ``A``).
     seed : int, optional
         Seed of the two permutations.
 
@@ -228,10 +228,14 @@ def permuted(A, seed=1):
     >>> P.shape == A.shape, P.nnz == A.nnz
     (True, True)
     """
-    rng = np.random.default_rng(args.seed("seed", seed))
+    seed = args.seed("seed", seed)
+    if not sp.issparse(A) or len(A.shape) != 2:
+        args.refuse("A", A, "a 2-D scipy.sparse matrix or array")
+    rng = np.random.default_rng(seed)
     pr, pc = rng.permutation(A.shape[0]), rng.permutation(A.shape[1])
-    if sp.issparse(A) and A.format == "csr" and A.indices.dtype == np.int32 \
-            and A.indptr.dtype == np.int32:
+    if A.format != "csr":       # (coo, dia and bsr take no indexing)
+        A = A.tocsr()
+    if A.indices.dtype == np.int32 and A.indptr.dtype == np.int32:
         return permute_csr(A, pr, pc)       # the same arrays, gathered by all cores
     return A[pr][:, pc].tocsr()
 

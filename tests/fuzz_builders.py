@@ -54,8 +54,11 @@ def _bad(call, fam, param, values, cid_prefix=None):
 def param_cases():
     c = _calls()
     for fam in ("maximum_matching_apfb", "weighted_matching", "b_matching", "louvain",
-                "stable_marriage"):
-        _bad(c[fam], fam, "work_group_size", BAD_WG)
+                "stable_marriage"):    # (the augmenting-path kernels take any size from 1 up)
+        _bad(c[fam], fam, "work_group_size",
+             [(t, v) for t, v in BAD_WG if fam != "maximum_matching_apfb" or t != "three"])
+    add("params/maximum_matching_apfb/work_group_size=three", "params",
+        lambda: c["maximum_matching_apfb"](work_group_size=3), ok(cardinality_of(R())))
     for fam in ("b_matching", "stable_marriage"):
         _bad(c[fam], fam, "batch_rounds", NOT_INT + NEG + [("zero", 0)])
     _bad(c["maximum_matching_apfb"], "maximum_matching_apfb", "ks_rounds", NOT_INT + NEG[:1])
@@ -64,8 +67,12 @@ def param_cases():
     _bad(c["maximum_matching_apfb"], "maximum_matching_apfb", "heavy_degree", NOT_INT[:6])
     _bad(c["maximum_matching_apfb"], "maximum_matching_apfb", "heavy_groups", NOT_INT[:6])
     for p in ("max_level", "subrounds", "bin_limit", "one_group_edges"):
-        low = [("zero", 0), ("neg", -1)] if p != "one_group_edges" else [("neg", -1)]
+        # (bin_limit=0: every level is above it, so every level uses t_bin)
+        low = [("neg", -1)] if p in ("one_group_edges", "bin_limit") else \
+            [("zero", 0), ("neg", -1)]
         _bad(c["louvain"], "louvain", p, NOT_INT[:8] + low)
+    add("params/louvain/bin_limit=zero", "params", lambda: c["louvain"](bin_limit=0),
+        ok(louvain_of(K())))
     _bad(c["louvain"], "louvain", "seed", NOT_INT[:10] + [("neg", -1), ("2p64", 2**64),
                                                          ("i64neg", np.int64(-5))])
     for fam in ("louvain", "modularity"):
@@ -834,6 +841,15 @@ def other_cases():
     _device_cases()
 
 
+def _seeded_ok(fn):
+    """The check of a generator's answer for a seed of 2**63 (numpy's seeds go to 2**64-1)."""
+    if fn == "easy_instance":
+        def check(inst):
+            return None if pm().stable_marriage(inst).verified else "not verified"
+        return check
+    return _shape_is((3, 4) if fn == "permuted" else (16, 16))
+
+
 def _generator_cases():
     from pyclmatch import generators as g
     bad = [("neg", -1), ("float", 1.5), ("str", "8"), ("bool", True), ("none", None),
@@ -854,6 +870,10 @@ def _generator_cases():
                           ("easy_instance", "seed", lambda v: pm().easy_instance(3, seed=v))):
         for tag, v in bad:
             if arg == "seed" and tag == "none":
+                continue
+            if arg == "seed" and tag == "u64":   # (a valid numpy seed: 0 to 2**64-1)
+                add(f"other/generators/{fn}/{arg}={tag}", "other", lambda f=make, v=v: f(v),
+                    ok(_seeded_ok(fn)))
                 continue
             add(f"other/generators/{fn}/{arg}={tag}", "other", lambda f=make, v=v: f(v),
                 err(arg))

@@ -43,6 +43,8 @@ CALLS = {
     "generators.delaunay": lambda **k: generators.delaunay(**{"logn": 3, **k}),
     "generators.grid": lambda **k: generators.grid(**{"side": 3, **k}),
     "generators.permuted": lambda **k: generators.permuted(G, **k),
+    "structural_rank": lambda **k: pyclmatch.structural_rank(G, device=DEV, **k),
+    "block_triangular_form": lambda **k: pyclmatch.block_triangular_form(G, device=DEV, **k),
 }
 
 BAD_INT = ["8", 1.5, True, np.bool_(True), [8], float("nan"), np.uint64(2**64 - 1), 2**64]
@@ -61,8 +63,10 @@ def _cases():
         c += [(f, "work_group_size", v) for v in BAD_WG]
         c += [(f, "verify", v) for v in BAD_VERIFY]
         c += [(f, "progress", v) for v in BAD_PROGRESS]
-        c += [(f, "algorithm", v) for v in ("nope", 3)]
+        c += [(f, "algorithm", v) for v in ("nope", 3, None, ["apfb"], b"apfb")]
         c.append((f, "no_such_parameter", 1))
+    for f in ("structural_rank", "block_triangular_form"):
+        c += [(f, "algorithm", v) for v in ("nope", 3, None, ["apfb"])]
     for f in ("weighted_matching", "b_matching", "stable_marriage", "louvain"):
         c.append((f, "work_group_size", 48))          # (a power of two there)
     c += [("louvain", "work_group_size", 16)]         # (>= 32 there)
@@ -93,6 +97,8 @@ def _cases():
     c += [("prepare_graph", p, v) for p in ("symmetrize", "drop_invalid") for v in (1, "x")]
     c += [("prepare_graph", "colour", 1)]
     c += [("stable_marriage", "batch_rounds", v) for v in BAD_INT + [0, -3, 10**9]]
+    for p in ("n_men", "n_women"):     # (2.0 too: an integer parameter takes no float)
+        c += [("stable_marriage", p, v) for v in BAD_INT + [2.0, -1, 2**31, 1, 3]]
     lv = [("resolution", [float("nan"), float("inf"), -1, "1", True, 1j, None]),
           ("threshold", ["x", -1, float("nan"), (1,), ("relative", "a", 1), True, [1, -1]]),
           ("max_level", [0, 1.5, True, "2"]), ("seed", BAD_SEED),
@@ -167,10 +173,121 @@ def test_messages_show_the_value_as_written():
         pyclmatch.weighted_matching(W, device=DEV, colour=1)
 
 
-def test_device_of_a_wrong_type_is_a_device_error():
-    for bad in (3.5, [1], b"cpu"):
-        with pytest.raises(pyclmatch.DeviceError, match="device must be None, a string"):
-            pyclmatch.maximum_matching(G, algorithm="apfb", device=bad)
+DEVICE_CALLS = {
+    "maximum_matching": lambda d: pyclmatch.maximum_matching(G, device=d),
+    "maximum_matching/apfb": lambda d: pyclmatch.maximum_matching(G, algorithm="apfb",
+                                                                  device=d),
+    "maximum_bipartite_matching": lambda d: pyclmatch.maximum_bipartite_matching(G, device=d),
+    "dulmage_mendelsohn": lambda d: pyclmatch.dulmage_mendelsohn(G, device=d),
+    "structural_rank": lambda d: pyclmatch.structural_rank(G, device=d),
+    "block_triangular_form": lambda d: pyclmatch.block_triangular_form(G, device=d),
+    "weighted_matching": lambda d: pyclmatch.weighted_matching(W, device=d),
+    "b_matching": lambda d: pyclmatch.b_matching(W, 1, device=d),
+    "stable_marriage": lambda d: pyclmatch.stable_marriage(MEN, WOMEN, device=d),
+    "louvain": lambda d: pyclmatch.louvain(K, device=d),
+    "get_device": lambda d: pyclmatch.get_device(d),
+}
+
+
+@pytest.mark.parametrize("call", sorted(DEVICE_CALLS))
+def test_device_of_a_wrong_type_is_an_input_error_and_a_device_error(call):
+    """A device= that cannot name a device: DeviceSpecError, both an InputError naming
+    ``device`` (get_device's parameter is ``spec``; one name for the rule) and a
+    DeviceError; a name that matches no device stays a plain DeviceError."""
+    for bad in (3.5, [1], b"cpu", True, {}, 99):
+        with pytest.raises(pyclmatch.DeviceSpecError,
+                           match=r"^device=.* is not allowed: it must be None, a string") as e:
+            DEVICE_CALLS[call](bad)
+        assert isinstance(e.value, InputError) and isinstance(e.value, pyclmatch.DeviceError)
+        assert e.value.argument == "device"
+    with pytest.raises(pyclmatch.DeviceError) as e:
+        pyclmatch.get_device("no-such-device-xyz")
+    assert not isinstance(e.value, InputError)
+    assert "DeviceSpecError" in pyclmatch.__all__
+
+
+def test_parameters_before_the_graph_and_the_graph_named():
+    """block_triangular_form checks its parameters before the graph (a 3 x 4 matrix with a
+    bad algorithm names algorithm), then names A; structural_rank and verify_matching name
+    their parameter graph."""
+    R = sp.csr_matrix(np.ones((3, 4)))
+    for bad in ("nope", None, ["apfb"], 3):
+        with pytest.raises(InputError) as e:
+            pyclmatch.block_triangular_form(R, algorithm=bad, device=DEV)
+        assert e.value.argument == "algorithm"
+    with pytest.raises(InputError) as e:
+        pyclmatch.block_triangular_form(R, init="nope", device=DEV)
+    assert e.value.argument == "init"
+    with pytest.raises(InputError, match="square") as e:
+        pyclmatch.block_triangular_form(R, device=DEV)
+    assert e.value.argument == "A"
+    with pytest.raises(InputError, match="structurally singular") as e:
+        pyclmatch.block_triangular_form(sp.csr_matrix([[1, 1], [0, 0]]), device=DEV)
+    assert e.value.argument == "A"
+    for bad in (None, "abc", 3, np.ones(4), np.ones((2, 2, 2)), [[1, 2], [3]],
+                np.array([[0, np.inf], [1, 0]])):
+        with pytest.raises(InputError) as e:
+            pyclmatch.structural_rank(bad, device=DEV)
+        assert e.value.argument == "graph", str(e.value)
+        with pytest.raises(InputError) as e:
+            pyclmatch.verify_matching(bad, [0], [0])
+        assert e.value.argument == "graph", str(e.value)
+    with pytest.raises(InputError) as e:     # (a parameter keeps its own name)
+        pyclmatch.structural_rank(G, device=DEV, shape=(5, 5))
+    assert e.value.argument == "shape"
+
+
+def test_verify_matching_malformed_match_arrays():
+    """A match array of the wrong form is an InputError naming it; a wrong matching of the
+    right form stays a VerificationError."""
+    R = sp.csr_matrix([[1, 1, 0, 0], [1, 0, 0, 0], [0, 1, 1, 0]])
+    for rm, cm, name in (([0], [-1] * 4, "row_match"), ([1, 0, 2], "abc", "col_match"),
+                         ([1, 0, 2], [[1, 0, 2, -1]], "col_match"),
+                         (["a", "b", "c"], [1, 0, 2, -1], "row_match"),
+                         ([1.5, 0, 2], [1, 0, 2, -1], "row_match"),
+                         ([1, 0, 2], None, "col_match")):
+        with pytest.raises(InputError) as e:
+            pyclmatch.verify_matching(R, rm, cm)
+        assert e.value.argument == name, str(e.value)
+    with pytest.raises(pyclmatch.VerificationError):
+        pyclmatch.verify_matching(R, [9, 0, 2], [1, 0, 2, -1])
+    with pytest.raises(pyclmatch.VerificationError):
+        pyclmatch.verify_matching(R, [1, 0, 2], [1, 0, -1, -1])
+    assert pyclmatch.verify_matching(R, [1, 0, 2], [1, 0, 2, -1]) is True
+    assert pyclmatch.verify_matching(R, np.array([1, 0, 2], np.uint64),
+                                     (1.0, 0.0, 2.0, -1.0)) is True
+
+
+def test_dense_non_finite_values_are_refused():
+    for v in (np.nan, np.inf, -np.inf):
+        for call in ("maximum_matching", "dulmage_mendelsohn", "block_triangular_form"):
+            with pytest.raises(InputError, match="dense matrix contains") as e:
+                getattr(pyclmatch, call)(np.array([[0, v], [v, 0]]), device=DEV)
+            assert e.value.argument == "A"
+
+
+def test_permuted_takes_sparse_matrices_only():
+    A = sp.random(5, 4, density=0.5, format="coo", random_state=0)
+    want = generators.permuted(A.tocsr()).toarray()
+    for fmt in ("coo", "csc", "lil", "dok", "bsr", "dia"):
+        np.testing.assert_array_equal(generators.permuted(A.asformat(fmt)).toarray(), want)
+    for bad in ("abc", None, np.eye(3), [[1, 0]], 3):
+        with pytest.raises(InputError) as e:
+            generators.permuted(bad)
+        assert e.value.argument == "A"
+
+
+@pytest.mark.parametrize("call", ["easy_instance", "hard_instance", "generators.uniform",
+                                  "generators.kron", "generators.delaunay", "generators.grid",
+                                  "generators.permuted"])
+def test_seeds_take_the_whole_uint64_range(call):
+    """numpy's seeds go from 0 to 2**64-1: np.uint64(2**63) is a seed like any other."""
+    a = CALLS[call](seed=np.uint64(2**63))
+    b = CALLS[call](seed=2**63)
+    if isinstance(a, pyclmatch.MarriageInstance):
+        assert np.array_equal(a.mlist, b.mlist) and pyclmatch.stable_marriage(a).verified
+    else:
+        assert (a != b).nnz == 0
 
 
 # ------------------------------------------------------------------------ the checkers
@@ -220,6 +337,25 @@ def test_integer_array(values):
         assert exc.argument == "ids" and want is None
     else:
         assert want is not None and np.array_equal(got, want)
+
+
+def test_blame_renames_the_inner_graph_argument():
+    with pytest.raises(InputError) as e:
+        with args.blame("graph", instead="A"):
+            raise InputError("x", argument="A")
+    assert e.value.argument == "graph"
+    for inner in ("shape", "algorithm"):       # (other arguments keep their names)
+        with pytest.raises(InputError) as e:
+            with args.blame("graph", instead="A"):
+                raise InputError("x", argument=inner)
+        assert e.value.argument == inner
+
+    @args.blame("G", instead="A")
+    def f():
+        raise InputError("x")
+    with pytest.raises(InputError) as e:
+        f()
+    assert e.value.argument == "G"
 
 
 def test_shown_keeps_uint64_unsigned():

@@ -78,5 +78,6 @@ def test_bad_device_spec():
         pyclmatch.get_device("no-such-device-xyz")
     with pytest.raises(DeviceError, match="platform:device"):
         pyclmatch.get_device("7:9")
-    with pytest.raises(DeviceError):
+    with pytest.raises(DeviceError) as e:     # (a DeviceSpecError: an InputError too)
         pyclmatch.get_device(3.5)
+    assert isinstance(e.value, InputError) and e.value.argument == "device"

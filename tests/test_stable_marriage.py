@@ -2,6 +2,7 @@
 Gale-Shapley (the man-optimal solution is unique), stability checks, generators, Lemma 3.1."""
 import hashlib
 import os
+import re
 
 import numpy as np
 import pytest
@@ -93,6 +94,59 @@ def test_inconsistent_lists_rejected():
         stable_marriage([[0]], [[0]], algorithm="irving", device=DEV)
     with pytest.raises(InputError, match="missing"):
         stable_marriage([[0]], device=DEV)
+
+
+GOOD = [[0, 1], [1, 0]]
+BAD_LISTS = [("abc", "is not allowed"), (3, "is not allowed"), ({0: [0]}, "is not allowed"),
+             ([[0.5, 1], [0]], "non-integer"), ([[-1], [0]], "out of range"),
+             ([[np.uint64(2**63)], [0]], "9223372036854775808, out of range"),
+             ([[0, 0], [1, 0]], "twice"), ([[5], [0]], "out of range"),
+             ([[[0]], [[1]]], "tie"), ([[float("nan")], [0]], "non-integer"),
+             ([[float("inf")], [0]], "non-integer"), ([[True], [False]], "non-integer"),
+             ([[2**70], [0]], "1180591620717411303424, out of range"),
+             ([[1e300], [0]], "out of range"), ([0, 1], "must be a list of ids"),
+             ([None, [0]], "must be a list of ids"), ([[0, "a"], [1]], "non-integer"),
+             ((np.array([0, 1, 2], np.uint64), np.array([0, 2**63], np.uint64)),
+              "9223372036854775808, out of range"),
+             ((np.array([0, 1, 2]), np.array([0.0, 1.0])), "integer array")]
+
+
+@pytest.mark.parametrize("side", ["men_prefs", "women_prefs"])
+@pytest.mark.parametrize("bad, words", BAD_LISTS, ids=lambda x: None)
+def test_bad_lists_name_their_argument(side, bad, words):
+    """Every problem of one side's lists is an InputError naming that side's argument, its
+    values shown as written (a uint64 unsigned)."""
+    men, women = (bad, GOOD) if side == "men_prefs" else (GOOD, bad)
+    with pytest.raises(InputError, match=re.escape(words)) as e:
+        stable_marriage(men, women, device=DEV)
+    assert e.value.argument == side, str(e.value)
+
+
+def test_unreciprocated_and_sizes_name_their_argument():
+    with pytest.raises(InputError, match="man 0 lists woman 0 but she") as e:
+        stable_marriage([[0]], [[]], device=DEV)
+    assert e.value.argument == "men_prefs"
+    with pytest.raises(InputError, match="woman 0 lists man 0 but he") as e:
+        stable_marriage([[]], [[0]], device=DEV)
+    assert e.value.argument == "women_prefs"
+    for kw, name in ((dict(n_men=1), "n_men"), (dict(n_women=3), "n_women"),
+                     (dict(n_men=2.0), "n_men"), (dict(n_women=2**31), "n_women"),
+                     (dict(n_men="2"), "n_men"), (dict(n_women=-1), "n_women")):
+        with pytest.raises(InputError) as e:
+            stable_marriage(GOOD, GOOD, device=DEV, **kw)
+        assert e.value.argument == name, str(e.value)
+        with pytest.raises(InputError) as e:
+            MarriageInstance(GOOD, GOOD, **kw)
+        assert e.value.argument == name, str(e.value)
+    assert stable_marriage(GOOD, GOOD, n_men=np.int64(2), n_women=2, device=DEV).size == 2
+    inst = easy_instance(4)
+    with pytest.raises(InputError, match="contradicts the instance") as e:
+        stable_marriage(inst, n_women=3, device=DEV)
+    assert e.value.argument == "n_women"
+    assert stable_marriage(inst, n_men=4, device=DEV).verified
+    with pytest.raises(InputError) as e:
+        stable_marriage(inst, GOOD, device=DEV)
+    assert e.value.argument == "women_prefs"
 
 
 def test_empty_and_unmatched():

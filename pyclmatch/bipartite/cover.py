@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..engine import args
 from ..engine.compressed import check_compressed_host
 from ..engine.graphs import as_bipartite
 from ..errors import VerificationError
@@ -65,9 +66,10 @@ def verify_matching(graph, row_match, col_match, cover=None):
     Raises
     ------
     VerificationError
-        Naming the first problem found.
+        Naming the first problem found (a wrong matching or cover).
     InputError
-        A malformed matrix.
+        A malformed matrix (``argument == "graph"``), or a match array that is not ``n_rows``
+        (``row_match``) or ``n_cols`` (``col_match``) integers.
 
     Examples
     --------
@@ -81,15 +83,13 @@ def verify_matching(graph, row_match, col_match, cover=None):
     ...
     pyclmatch.errors.VerificationError: the König cover has 1 vertices but the matching has 2 edges
     """
-    if not hasattr(graph, "major"):     # (a scipy matrix or anything as_bipartite takes)
-        graph = as_bipartite(graph)
-    nr, nc = graph.shape
-    n_major, n_minor = graph.major
-    check_compressed_host(graph.indptr, graph.indices, n_minor)
-    rm, cm = np.asarray(row_match), np.asarray(col_match)
-    if rm.shape != (nr,) or cm.shape != (nc,):
-        raise VerificationError(f"match arrays have shapes {rm.shape}, {cm.shape}; "
-                                f"expected ({nr},), ({nc},)")
+    with args.blame("graph", instead="A"):
+        if not hasattr(graph, "major"):     # (a scipy matrix or anything as_bipartite takes)
+            graph = as_bipartite(graph)
+        nr, nc = graph.shape
+        n_major, n_minor = graph.major
+        check_compressed_host(graph.indptr, graph.indices, n_minor)
+    rm, cm = _match_array("row_match", row_match, nr), _match_array("col_match", col_match, nc)
     csr = graph.fmt == "csr"
     major, minor = (rm, cm) if csr else (cm, rm)
     if cover is None:
@@ -111,3 +111,13 @@ def konig_cover(graph, row_match, col_match, visited_cols):
     cols = np.flatnonzero((col_match >= 0) & ~visited_cols)
     rows = col_match[(col_match >= 0) & visited_cols]
     return KonigCover(rows=np.sort(rows).astype(np.int32), cols=cols.astype(np.int32))
+
+
+def _match_array(name, value, n):
+    """A match array of :func:`verify_matching`: ``n`` integers (any values: those out of
+    range are a wrong matching, found by the check), else an :class:`InputError` naming
+    ``name``. An integer array of the right shape is taken as it is (no copy)."""
+    if isinstance(value, np.ndarray) and value.shape == (n,) and value.dtype.kind in "iu" \
+            and value.dtype != np.uint64:
+        return value
+    return args.integer_array(name, value, size=n)

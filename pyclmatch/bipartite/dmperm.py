@@ -690,16 +690,22 @@ def block_triangular_form(A, **kwargs):
     >>> bool(np.all(np.tril(B, -1) == 0)), bool(np.all(np.diag(B) != 0))
     (True, True)
     """
+    kw = dict(kwargs)        # the parameters first (as dulmage_mendelsohn checks them)
+    kw.pop("device", None)
+    check_arguments("block_triangular_form", kw.pop("algorithm", "auto"),
+                    kw.pop("init", "karp-sipser"), kw.pop("verify", True),
+                    kw.pop("progress", None), kw)
     graph = as_bipartite(A, shape=kwargs.pop("shape", None))
     nr, nc = graph.shape
     if nr != nc:
         raise InputError(f"block_triangular_form needs a square matrix, got {nr} x {nc}; use "
-                         f"dulmage_mendelsohn for rectangular ones")
+                         f"dulmage_mendelsohn for rectangular ones", argument="A")
     dm = dulmage_mendelsohn(graph, **kwargs)
     if dm.structural_rank != nr:
         raise InputError(f"the matrix is structurally singular (structural rank "
                          f"{dm.structural_rank} < {nr}): it has no block triangular form with "
-                         f"square blocks; use dulmage_mendelsohn for its coarse decomposition")
+                         f"square blocks; use dulmage_mendelsohn for its coarse decomposition",
+                         argument="A")
     return BlockTriangularForm(dm.p, dm.q, dm.r, dm)
 
 
@@ -716,7 +722,8 @@ def structural_rank(graph, **kwargs):
     >>> pyclmatch.structural_rank(A, device="cpu")
     2
     """
-    return int(maximum_matching(graph, **kwargs).cardinality)
+    with args.blame("graph", instead="A"):
+        return int(maximum_matching(graph, **kwargs).cardinality)
 
 
 # --------------------------------------------------------------------------- host decomposition

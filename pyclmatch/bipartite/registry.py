@@ -112,17 +112,18 @@ def accepted_names():
 
 
 def canonical_name(algorithm):
-    """The registered name (or ``"auto"``) that ``algorithm`` stands for; raises
-    :class:`~pyclmatch.errors.InputError` listing every accepted name when there is none.
+    """The registered name (or ``"auto"``) that ``algorithm`` (a string) stands for; raises
+    :class:`~pyclmatch.errors.InputError` listing every accepted name when there is none
+    (a value that is not a string, None included, is refused the same way).
 
     Examples
     --------
     >>> from pyclmatch.bipartite.registry import canonical_name
-    >>> canonical_name("APFB"), canonical_name(None)
+    >>> canonical_name("APFB"), canonical_name(" auto")
     ('apfb-gpubfs-wr-mt', 'auto')
     """
-    name = algorithm.strip().lower() if isinstance(algorithm, str) else algorithm
-    name = "auto" if name is None else ALIASES.get(name, name)
+    name = ALIASES.get(algorithm.strip().lower(), algorithm.strip().lower()) \
+        if isinstance(algorithm, str) else None
     if name != "auto" and name not in _ALGORITHMS:
         args.refuse("algorithm", algorithm, "one of " + ", ".join(map(repr, accepted_names())))
     return name

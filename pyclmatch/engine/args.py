@@ -467,7 +467,9 @@ def no_unknown(name, params, accepted):
 class blame:
     """Context manager: an :class:`InputError` raised inside that names no argument is given
     ``argument`` (the graph intake's checks are about the graph argument, whichever helper
-    raises them). Usable as a decorator ``@blame("G")`` too.
+    raises them). ``instead``: an argument name of the functions called inside that is
+    renamed ``argument`` too (a public function whose graph parameter is ``graph`` calling
+    one whose graph parameter is ``A``). Usable as a decorator ``@blame("G")`` too.
 
     Examples
     --------
@@ -478,23 +480,31 @@ class blame:
     ... except ValueError as exc:
     ...     print(exc.argument)
     G
+    >>> try:
+    ...     with blame("graph", instead="A"):
+    ...         raise InputError("the matrix must be 2-D", argument="A")
+    ... except ValueError as exc:
+    ...     print(exc.argument)
+    graph
     """
 
-    def __init__(self, argument):
-        self.argument = argument
+    def __init__(self, argument, *, instead=None):
+        self.argument, self.instead = argument, instead
 
     def __enter__(self):
         return self
 
     def __exit__(self, kind, exc, tb):
-        if isinstance(exc, InputError) and exc.argument is None:
+        if isinstance(exc, InputError) and (exc.argument is None or
+                                            (self.instead is not None
+                                             and exc.argument == self.instead)):
             exc.argument = self.argument
         return False
 
     def __call__(self, func):
         @functools.wraps(func)
         def wrapped(*a, **kw):
-            with blame(self.argument):
+            with blame(self.argument, instead=self.instead):
                 return func(*a, **kw)
         return wrapped
 

@@ -47,8 +47,8 @@ from pyopencl.scan import GenericDebugScanKernel, GenericScanKernel
 from pyopencl.tools import ImmediateAllocator, MemoryPool
 
 from .._typing import DeviceSpec
-from ..errors import DeviceError
-from . import catalog, limits
+from ..errors import DeviceError, DeviceSpecError
+from . import args as _args, catalog, limits
 from .calls import device_call, device_lock, hold as _hold  # noqa: F401 (re-exported)
 from .programs import build_program, quiet_build
 from .scan_intervals import install as _bound_scan_intervals
@@ -745,8 +745,9 @@ def _resolve(spec):
     if spec is None:
         spec = os.environ.get("PYCLMATCH_DEVICE", "").strip() or "auto"
     if not isinstance(spec, str):
-        raise DeviceError(f"device must be None, a string, a pyopencl Device or Context, "
-                          f"not {type(spec).__name__}")
+        raise DeviceSpecError(f"device={_args.shown(spec)} is not allowed: it must be None, a "
+                              f"string, a pyopencl Device or Context, or a DeviceHandle",
+                              argument="device")
     devs = list_devices()
     if not devs:
         raise DeviceError("no OpenCL device found. " + _no_device_hint())

@@ -175,8 +175,11 @@ def _as_bipartite(A, shape, fits):
                          f"matrix")
     if arr.ndim != 2:
         raise InputError(f"the matrix must be 2-D, got {arr.ndim}-D input of shape {arr.shape}")
-    if arr.dtype.kind == "f" and np.isnan(arr).any():
-        raise InputError("the dense matrix contains NaN; use 0 for no edge")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        bad = arr[~np.isfinite(arr)][0]
+        raise InputError(f"the dense matrix contains "
+                         f"{'NaN' if np.isnan(bad) else args.shown(bad)}; its nonzeros are the "
+                         f"edges: use 0 for no edge and a finite number for an edge")
     nr, nc = _check_shape(arr.shape, "A")
     fits(nr, nc, int(np.count_nonzero(arr)), {}, 4)
     r, c = np.nonzero(arr)

@@ -444,7 +444,7 @@ def weighted_matching(G: GraphInput, *, algorithm: str = "suitor", device: Devic
 def _suitor_driver(algorithm, params):
     """``(driver class, label, graph options, driver options, checked params)`` of
     :func:`weighted_matching`'s ``algorithm`` and ``params``."""
-    name = args.choice("algorithm", "suitor" if algorithm is None else algorithm, ALGORITHMS)
+    name = args.choice("algorithm", algorithm, ALGORITHMS)
     cls = LocallyDominantMatcher if name == "ld" else SuitorMatcher
     gp, ap, params = _split_params(params, cls.params,
                                    f"weighted_matching(algorithm={name!r})")
@@ -544,8 +544,7 @@ def b_matching(G: GraphInput, b: int | ArrayLike, *, algorithm: str = "b-suitor"
     ([[0, 1], [1, 2], [2, 3]], [1, 2, 2, 1], 9.0)
     """
     t_start = time.perf_counter()
-    args.choice("algorithm", "b-suitor" if algorithm is None else algorithm,
-                ("b-suitor", "bsuitor"))
+    args.choice("algorithm", algorithm, ("b-suitor", "bsuitor"))
     verify = args.verify("verify", verify)
     progress = args.progress("progress", progress)
     gp, ap, params = _split_params(params, BSuitorMatcher.params, "b_matching")

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+import itertools
+import numbers
 import time
 
 import numpy as np
@@ -52,63 +54,137 @@ ALGORITHM_KERNELS = {"mcvitie-wilson": "mcvitie_wilson", "gale-shapley": "gale_s
 _DEVICE_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
+#: the argument holding each side's lists (what an error about them names)
+PREFS_ARGUMENT = {"man": "men_prefs", "woman": "women_prefs"}
+_PREFS_ALLOWED = "a list of lists of ids, or a CSR pair (indptr, indices) of integer arrays"
+
+
 def _as_csr_lists(prefs, side, n_other):
     """Preference lists (list of lists, or a CSR pair (indptr, indices)) -> (indptr, indices).
 
     A CSR pair of int32 or int64 arrays is kept as it is (no copy, never modified); only O(1)
     checks run here. Whether the offsets are monotone and the ids in range is checked on the
-    device by :func:`stable_marriage` (or on the host by :meth:`MarriageInstance.validate`)."""
+    device by :func:`stable_marriage` (or on the host by :meth:`MarriageInstance.validate`).
+    Errors name the side's argument (:data:`PREFS_ARGUMENT`)."""
+    name = PREFS_ARGUMENT[side]
     if isinstance(prefs, tuple) and len(prefs) == 2 and np.ndim(prefs[0]) == 1 \
             and np.ndim(prefs[1]) == 1 and not isinstance(prefs[0], (list,)):
-        indptr = np.asarray(prefs[0])
-        indices = np.asarray(prefs[1])
-        if indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu":
-            raise InputError(f"{side}'s CSR lists must be integer arrays")
-        if indptr.dtype not in _DEVICE_DTYPES:
-            indptr = indptr.astype(np.int64)
-        if indices.dtype not in _DEVICE_DTYPES:
-            indices = indices.astype(np.int64)
+        indptr = _csr_array(name, "indptr", prefs[0])
+        indices = _csr_array(name, "indices", prefs[1])
         if indptr.size == 0 or indptr[0] != 0 or indptr[-1] != indices.size:
-            raise InputError(f"{side}'s CSR indptr is malformed")
+            raise InputError(f"{side}'s CSR indptr is malformed", argument=name)
     else:
-        try:
-            lists = list(prefs)
-        except TypeError:
-            raise InputError(f"{side}'s preferences must be a list of lists of ids or a CSR "
-                             f"pair (indptr, indices)") from None
-        lens = np.zeros(len(lists) + 1, np.int64)
-        parts = []
-        for i, lst in enumerate(lists):
-            try:
-                a = np.asarray(lst)
-            except ValueError:
-                a = None
-            if a is None or a.dtype == object or a.ndim != 1 and a.size:
-                raise InputError(f"{side} {i} has a tie (a group of equally ranked ids) or a "
-                                 f"non-integer entry: ties are not supported (strict "
-                                 f"preference lists only)")
-            a = a.ravel()
-            if a.size and a.dtype.kind not in "iu":
-                if a.dtype.kind == "f" and np.all(a == np.round(a)):
-                    a = a.astype(np.int64)
-                else:
-                    raise InputError(f"{side} {i}'s list holds non-integer ids")
-            lens[i + 1] = a.size
-            parts.append(a.astype(np.int64))
-        indptr = np.cumsum(lens)
-        indices = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        if isinstance(prefs, (str, bytes, dict, set, frozenset)) \
+                or not hasattr(prefs, "__iter__"):
+            args.refuse(name, prefs, _PREFS_ALLOWED)
+        lists = list(prefs)
+        indptr, indices = _flat_lists(lists)
+        if indices is None:     # (not all flat integer lists: each one checked, named)
+            lens = np.zeros(len(lists) + 1, np.int64)
+            parts = []
+            for i, lst in enumerate(lists):
+                a = _one_list(lst, side, i, name, n_other)
+                lens[i + 1] = a.size
+                parts.append(a)
+            indptr = np.cumsum(lens)
+            indices = np.concatenate(parts) if parts else np.zeros(0, np.int64)
     if indices.size > INDEX_MAX:
-        raise InputError("more than 2**31-1 preference entries")
+        raise InputError("more than 2**31-1 preference entries", argument=name)
     return indptr, indices
+
+
+def _flat_lists(lists):
+    """``(indptr, indices)`` of lists (lists, tuples or 1-D arrays) that all hold integer
+    ids within int64, in one conversion; ``(None, None)`` for anything else (the caller
+    then checks each list, :func:`_one_list`, to name the first problem)."""
+    if not all(type(x) in (list, tuple, np.ndarray) for x in lists):
+        return None, None
+    try:
+        a = np.array(list(itertools.chain.from_iterable(lists)))
+    except (ValueError, TypeError, OverflowError):
+        return None, None
+    if a.ndim != 1 or a.dtype.kind not in "iu" or a.dtype == np.uint64 and a.size \
+            and a.max() > np.uint64(np.iinfo(np.int64).max):
+        return (None, None) if a.size else (_offsets(lists), np.zeros(0, np.int64))
+    return _offsets(lists), a.astype(np.int64, copy=False)
+
+
+def _offsets(lists):
+    lens = np.zeros(len(lists) + 1, np.int64)
+    lens[1:] = np.fromiter(map(len, lists), np.int64, len(lists))
+    return np.cumsum(lens)
+
+
+def _csr_array(name, part, value):
+    """One array of a CSR pair: int32 and int64 kept as they are, other integer dtypes
+    converted to int64 (a ``uint64`` past int64 refused, shown unsigned)."""
+    a = np.asarray(value)
+    if a.dtype.kind not in "iu":
+        raise InputError(f"the CSR {part} of {name} must be an integer array, got dtype "
+                         f"{a.dtype}", argument=name)
+    if a.dtype in _DEVICE_DTYPES:
+        return a
+    if a.dtype == np.uint64 and a.size and a.max() > np.uint64(np.iinfo(np.int64).max):
+        raise InputError(f"the CSR {part} of {name} holds {args.shown(a.max())}, out of "
+                         f"range", argument=name)
+    return a.astype(np.int64)
+
+
+def _one_list(lst, side, i, name, n_other):
+    """The list of ``side`` ``i`` as an int64 array: refused (naming ``name``) when it is not
+    a flat sequence of integer ids (a nested list is a tie), or holds an id past int64 (the
+    ranges are checked with the other side's size ``n_other`` later, on the device or the
+    host)."""
+    out_of_range = f"out of range: ids are 0 to {n_other - 1}"
+    if isinstance(lst, (str, bytes, dict, set, frozenset)) or not hasattr(lst, "__len__"):
+        raise InputError(f"{side} {i}'s list is {args.shown(lst)}: each {side}'s preferences "
+                         f"must be a list of ids ({name} must be {_PREFS_ALLOWED})",
+                         argument=name)
+    try:
+        a = np.asarray(lst)
+    except (ValueError, TypeError):
+        a = None
+    if a is None or a.ndim != 1 and a.size or a.dtype == object and any(
+            isinstance(x, (list, tuple, np.ndarray)) for x in a.ravel()):
+        raise InputError(f"{side} {i} has a tie (a group of equally ranked ids) or a "
+                         f"non-integer entry: ties are not supported (strict preference "
+                         f"lists only)", argument=name)
+    a = a.ravel()
+    if not a.size:
+        return np.zeros(0, np.int64)
+    if a.dtype.kind == "f":
+        ok = np.isfinite(a) & (a == np.round(a))
+        if ok.all() and (np.abs(a) < 2.0**63).all():
+            return a.astype(np.int64)
+        if ok.all():
+            bad = a[np.abs(a) >= 2.0**63][0]
+            raise InputError(f"{side} {i}'s list holds id {args.shown(bad)}, {out_of_range}",
+                             argument=name)
+    if a.dtype.kind in "iu":
+        if a.dtype == np.uint64 and (a > np.uint64(np.iinfo(np.int64).max)).any():
+            bad = a[a > np.uint64(np.iinfo(np.int64).max)][0]
+            raise InputError(f"{side} {i}'s list holds id {args.shown(bad)}, {out_of_range}",
+                             argument=name)
+        return a.astype(np.int64)
+    if a.dtype == object and all(isinstance(x, numbers.Integral) and not isinstance(x, bool)
+                                 for x in a):       # (Python ints past int64)
+        bad = next(x for x in a if not -2**63 <= int(x) < 2**63)
+        raise InputError(f"{side} {i}'s list holds id {args.shown(bad)}, {out_of_range}",
+                         argument=name)
+    raise InputError(f"{side} {i}'s list holds non-integer ids ({args.shown(lst)}): ids are "
+                     f"integers", argument=name)
 
 
 def _check_lists_host(indptr, indices, side, n_other):
     """The O(entries) checks of one side's lists on the host: monotone offsets, ids in range."""
+    name = PREFS_ARGUMENT[side]
     if (np.diff(indptr) < 0).any():
-        raise InputError(f"{side}'s CSR indptr is malformed")
+        raise InputError(f"{side}'s CSR indptr is malformed", argument=name)
     if indices.size and (indices.min() < 0 or indices.max() >= n_other):
         bad = indices[(indices < 0) | (indices >= n_other)][0]
-        raise InputError(f"{side}'s lists hold id {int(bad)}, out of range for {n_other}")
+        other = "women" if side == "man" else "men"
+        raise InputError(f"{side}'s lists hold id {int(bad)}, out of range for {n_other} "
+                         f"{other}: ids are 0 to {n_other - 1}", argument=name)
 
 
 def _check_duplicates(A, side):
@@ -123,7 +199,7 @@ def _check_duplicates(A, side):
         k = int(np.flatnonzero(same)[0])
         row = int(np.searchsorted(A.indptr, k, side="right") - 1)
         raise InputError(f"{side} {row} lists {int(A.indices[k])} twice (ties and repeated "
-                         f"entries are not supported)")
+                         f"entries are not supported)", argument=PREFS_ARGUMENT[side])
 
 
 class MarriageInstance(PinnedStaging):
@@ -152,17 +228,19 @@ class MarriageInstance(PinnedStaging):
     _staged_fields = ("mptr", "mlist", "wptr", "wlist")
 
     def __init__(self, men_prefs, women_prefs, n_men=None, n_women=None):
+        n_men, n_women = _sizes(n_men, n_women)
         if n_men is None:
-            n_men = _count(men_prefs)
+            n_men = _count(men_prefs, "men_prefs")
         if n_women is None:
-            n_women = _count(women_prefs)
-        self.n_men, self.n_women = int(n_men), int(n_women)
-        if self.n_men > INDEX_MAX or self.n_women > INDEX_MAX:
-            raise InputError("more than 2**31-1 men or women")
+            n_women = _count(women_prefs, "women_prefs")
+        self.n_men, self.n_women = n_men, n_women
         self.mptr, self.mlist = _as_csr_lists(men_prefs, "man", self.n_women)
         self.wptr, self.wlist = _as_csr_lists(women_prefs, "woman", self.n_men)
-        if self.mptr.size != self.n_men + 1 or self.wptr.size != self.n_women + 1:
-            raise InputError("the number of lists does not match n_men / n_women")
+        for arg, n, ptr, what in (("n_men", n_men, self.mptr, "men_prefs"),
+                                  ("n_women", n_women, self.wptr, "women_prefs")):
+            if ptr.size != n + 1:
+                raise InputError(f"{arg}={n} contradicts {what}, which holds {ptr.size - 1} "
+                                 f"lists (leave {arg} out)", argument=arg)
         self._cross_refs = None
 
     @classmethod
@@ -217,10 +295,12 @@ class MarriageInstance(PinnedStaging):
             d = np.setdiff1d(ka, kb)
             if d.size:
                 raise InputError(f"the lists are inconsistent: man {int(d[0] // nw)} lists "
-                                 f"woman {int(d[0] % nw)} but she does not list him")
+                                 f"woman {int(d[0] % nw)} but she does not list him",
+                                 argument="men_prefs")
             d = np.setdiff1d(kb, ka)
             raise InputError(f"the lists are inconsistent: woman {int(d[0] % nw)} lists man "
-                             f"{int(d[0] // nw)} but he does not list her")
+                             f"{int(d[0] // nw)} but he does not list her",
+                             argument="women_prefs")
         e = A.data.astype(np.int64)
         f = BT.data.astype(np.int64)
         rank_w = np.empty(L, np.int32)
@@ -238,11 +318,27 @@ class MarriageInstance(PinnedStaging):
                 f"{self.entries} acceptable pairs>")
 
 
-def _count(prefs):
+def _sizes(n_men, n_women):
+    """``n_men``, ``n_women`` checked: None (the number of lists) or an integer from 0 to
+    2**31-1."""
+    return (args.integer("n_men", n_men, low=0, high=INDEX_MAX, none=True),
+            args.integer("n_women", n_women, low=0, high=INDEX_MAX, none=True))
+
+
+def _count(prefs, name):
+    """The number of lists of one side (its argument ``name``), at most 2**31-1."""
     if isinstance(prefs, tuple) and len(prefs) == 2 and np.ndim(prefs[0]) == 1 \
             and not isinstance(prefs[0], list):
-        return len(prefs[0]) - 1
-    return len(prefs)
+        n = len(prefs[0]) - 1
+    elif isinstance(prefs, (str, bytes, dict, set, frozenset)) or not hasattr(prefs,
+                                                                               "__len__"):
+        args.refuse(name, prefs, _PREFS_ALLOWED)
+    else:
+        n = len(prefs)
+    if n > INDEX_MAX:
+        raise InputError(f"{name} holds {n} lists: at most 2**31-1 men or women are "
+                         f"supported", argument=name)
+    return n
 
 
 @dataclass
@@ -616,13 +712,13 @@ def stable_marriage(men_prefs: Any, women_prefs: Any = None, *,
     [1, 0]
     """
     t_start = time.perf_counter()
-    name = args.choice("algorithm", "mcvitie-wilson" if algorithm is None else algorithm,
-                       ALGORITHMS)
+    name = args.choice("algorithm", algorithm, ALGORITHMS)
     verify = args.verify("verify", verify)
     progress = args.progress("progress", progress)
     batch_rounds = args.batch("batch_rounds", batch_rounds)
     work_group_size = args.work_group_size("work_group_size", work_group_size,
                                            power_of_two=True)
+    n_men, n_women = _sizes(n_men, n_women)
     inst = _instance(men_prefs, women_prefs, n_men, n_women)
     t_prepare = time.perf_counter() - t_start
     handle = get_device(device)
@@ -667,10 +763,16 @@ def _instance(men_prefs, women_prefs, n_men, n_women):
     """The :class:`MarriageInstance` of :func:`stable_marriage`'s arguments."""
     if isinstance(men_prefs, MarriageInstance):
         if women_prefs is not None:
-            raise InputError("pass either a MarriageInstance or both preference lists")
+            raise InputError("pass either a MarriageInstance or both preference lists",
+                             argument="women_prefs")
+        for arg, n, have in (("n_men", n_men, men_prefs.n_men),
+                             ("n_women", n_women, men_prefs.n_women)):
+            if n is not None and n != have:
+                raise InputError(f"{arg}={n} contradicts the instance, which has {have} "
+                                 f"(leave {arg} out)", argument=arg)
         return men_prefs
     if women_prefs is None:
-        raise InputError("women_prefs is missing")
+        raise InputError("women_prefs is missing", argument="women_prefs")
     return MarriageInstance(men_prefs, women_prefs, n_men, n_women)
 
 
