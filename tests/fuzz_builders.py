@@ -1188,6 +1188,9 @@ def _symmetric_property(fm):
     S = _summed(M)
     n = S.shape[0]
     bad = not np.all(np.isfinite(S.data)) or np.any(S.data < 0)
+    T = sp.coo_matrix(S)
+    off = T.data[T.row != T.col]       # (weighted matching drops the diagonal unchecked)
+    bad_weighted = not np.all(np.isfinite(off)) or np.any(off <= 0)
     scaled = S / abs(S).max() if S.nnz and abs(S).max() > 0 else S
     calls = [("weighted_matching", {"G"}, lambda: pm().weighted_matching(M),
               matched_weight(S, rel=1e-6)),
@@ -1199,9 +1202,10 @@ def _symmetric_property(fm):
     for name, args, call, check in calls:
         if n == 0 and name == "modularity":
             continue
-        why = _answer_or_refusal(call, (lambda r: "answered") if bad else check,
-                                 args if bad or scaled.sum() == 0 and name != "weighted_matching"
-                                 else set())
+        refuse = bad_weighted if name == "weighted_matching" else bad
+        why = _answer_or_refusal(call, (lambda r: "answered") if refuse else check,
+                                 args if refuse or scaled.sum() == 0 and
+                                 name != "weighted_matching" else set())
         if why:
             return f"{name}: {why}"
     return None

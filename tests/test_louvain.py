@@ -463,17 +463,19 @@ def test_verification_rejects_corrupted_answers(mode, device):
 
 
 def test_louvain_verify_modes_and_a_corrupted_run(monkeypatch, device):
-    """``verify=True`` checks on the device, ``"host"`` on the host, ``False`` not at all; a
-    run whose membership is corrupted after the algorithm (on the host and on the device)
-    is rejected by both checks; ``timings["total"]`` is the whole call."""
+    """``verify="device"`` checks on the device (as ``True`` does but for small graphs on a
+    CPU device), ``"host"`` on the host, ``False`` not at all; a run whose membership is
+    corrupted after the algorithm (on the host and on the device) is rejected by every
+    check; ``timings["total"]`` is the whole call."""
     drv = importlib.import_module("pyclmatch.community.louvain")
     G = nx.karate_club_graph()
-    runs = {v: louvain(G, verify=v, device=device) for v in (True, "host", False)}
+    runs = {v: louvain(G, verify=v, device=device) for v in ("device", "host", False)}
     for v, r in runs.items():
         assert r.modularity == pytest.approx(nx_q(G, r), abs=1e-9)
         assert r.timings["total"] >= r.timings.get("verify", 0.0)
         assert ("verify" in r.timings) == (v is not False)
-    assert runs[True].timings["kernel:verify"] > 0
+    assert runs["device"].timings["kernel:verify"] > 0
+    assert ("kernel:verify" in louvain(G, device=device).timings) == (not device.is_cpu)
     assert runs[False].modularity == runs[False].device_modularity
     with pytest.raises(InputError, match="verify"):
         louvain(G, verify="gpu")
@@ -487,7 +489,7 @@ def test_louvain_verify_modes_and_a_corrupted_run(monkeypatch, device):
             self.kept[1][0:1].fill(int(memb[0]))
         return memb, q, levels, stats
     monkeypatch.setattr(drv.DeviceLouvain, "run", corrupted)
-    for v in (True, "host"):
+    for v in (True, "device", "host"):
         with pytest.raises(VerificationError):
             louvain(G, verify=v, device=device)
     louvain(G, verify=False, device=device)
