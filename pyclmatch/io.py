@@ -16,6 +16,7 @@ import codecs
 import gzip
 import io as _io
 import lzma
+import zlib
 import os
 import stat
 
@@ -230,7 +231,7 @@ def _decompress(raw, name):
                     limits.check(None, "read_graph", f"{name} (compressed {len(raw):,} bytes)",
                                  host={"decompressed text (so far)": 2 * size})
                 parts.append(chunk)
-    except (OSError, EOFError, ValueError, lzma.LZMAError) as e:
+    except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as e:
         raise _bad(f"{name}: cannot decompress the file: {e}") from e
     return b"".join(parts), base
 

@@ -314,6 +314,9 @@ def _weight_range_cases():
     # prepare_graph, which sums nothing, takes the graph)
     add("semantics/louvain/sum_overflows_1e308", "semantics",
         lambda: m().louvain(big()), err("G", words=("overflow",)))
+    add("semantics/louvain/self_loop_1e308", "semantics",   # (a self-loop counts twice in 2m)
+        lambda: m().louvain(sp.csr_matrix(np.diag([1e308, 7.0, 0.0]))),
+        err("G", words=("overflow",)))
     add("semantics/weighted_matching/sum_overflows_1e308", "semantics",
         lambda: m().weighted_matching(big()), ok(attr("weight", 1e308)))
     add("semantics/weighted_matching/matched_sum_overflows", "semantics",

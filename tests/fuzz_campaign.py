@@ -162,7 +162,12 @@ def _checked_modularity(G, mem, **kw):
     if sp.issparse(G) and not kw:
         A = sp.csr_matrix(G, dtype=float)
         A.sum_duplicates()
-        A = A / abs(A).max()
+        A.eliminate_zeros()
+        if not A.nnz:          # (no edges: Q = 0, the convention pyclmatch documents)
+            if q != 0.0:
+                raise Questionable(f"modularity {q} of an edgeless graph, want 0.0")
+            return q
+        A.data = np.ldexp(A.data, -np.frexp(abs(A.data).max())[1])   # (exact, no overflow)
         groups = collections.defaultdict(set)
         for v, c in enumerate(np.asarray(mem).tolist()):
             groups[c].add(v)

@@ -75,7 +75,7 @@ def test_bad_input_is_one_error_line_and_status_2(argv, words, tmp_path, capsys)
 
 @pytest.mark.parametrize("argv, message", [
     (["bench", "--repeat", "0"],
-     "bench: argument --repeat: 0 is not allowed: it must be an integer >= 1 "
+     "bench: argument --repeat: 0 is not allowed: it must be an integer between 1 and 1000 "
      "(see pyclmatch bench --help)"),
     (["bench", "--repeat", "-1"], "bench: argument --repeat: -1 is not allowed"),
     (["bench", "--repeat", "x"], "bench: argument --repeat: 'x' is not an integer"),

@@ -4,8 +4,8 @@ import functools
 import sys
 
 
-def cli_integer(low):
-    """An argparse ``type``: the option's text as an integer >= ``low``, checked by
+def cli_integer(low, high=None):
+    """An argparse ``type``: the option's text as an integer in ``[low, high]``, checked by
     :func:`pyclmatch.engine.args.integer` (argparse reports a refusal as ``error: argument
     --x: ...`` with exit status 2).
 
@@ -21,7 +21,7 @@ def cli_integer(low):
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
         try:
-            return args.integer("value", value, low=low)
+            return args.integer("value", value, low=low, high=high)
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc).replace("value=", "", 1)) from None
     convert.__name__ = "integer"
@@ -116,7 +116,7 @@ def add_bench_commands(sub):
     b.add_argument("--devices", default="auto", help="'all', 'auto' or comma-separated specs")
     b.add_argument("--baselines", action="store_true",
                    help="add scipy/networkx/igraph/NetworKit where installed")
-    b.add_argument("--repeat", type=cli_integer(1), default=3)
+    b.add_argument("--repeat", type=cli_integer(1, 1000), default=3)   # (args.REPEAT_MAX)
     b.add_argument("--out", default=None, help="folder for results.jsonl, meta.json, summary.md")
     b.add_argument("--plots", action="store_true", help="also render the plots (matplotlib)")
     b.add_argument("--memory-limit", type=cli_integer(1), default=None,

@@ -17,11 +17,11 @@ import os
 import platform as _platform
 import sys
 
-import numpy as np
 from distributed import Client, as_completed, get_worker
 
 from . import families as _families
-from .harness import (Progress, SCHEMA_VERSION, check_baselines, device_meta, run_baselines,
+from .harness import (Progress, SCHEMA_VERSION, check_baselines, check_bench_arguments,
+                      device_meta, run_baselines,
                       run_combination, suite_graph, suite_names, write_summary)
 from ..distributed import (NoDeviceHere, _device_lock, bound_workers, host_devices,
                            local_cluster, worker_handle)
@@ -72,42 +72,6 @@ def _kind(devices):
     return devices.strip().lower()
 
 
-def _checked(address, suite, algorithms, baselines, repeat, out, rcp, graphs, progress,
-             memory_limit, command):
-    """The arguments of :func:`run_bench_dask` but ``devices``, checked before a client
-    connects: ``(combos, repeat, rcp, memory_limit)``."""
-    if not isinstance(address, str) or not address.strip():
-        args.refuse("address", address, "'local' or a scheduler's address "
-                    "('tcp://host:8786')")
-    if not isinstance(suite, (str, os.PathLike)):
-        args.refuse("suite", suite, "'small', 'medium', 'large', 'reference' or a folder of "
-                    ".mtx files")
-    if not isinstance(algorithms, str) or not algorithms.strip(" ,"):
-        args.refuse("algorithms", algorithms, "'all' or comma-separated families or "
-                    "family:algorithm names")
-    with args.blame("algorithms"):
-        specs = _families.all_algorithms() if algorithms == "all" else algorithms.split(",")
-        combos = [c for s in specs if s.strip() for c in _families.family_of(s.strip())]
-    args.boolean("baselines", baselines)
-    args.boolean("progress", progress)
-    repeat = args.integer("repeat", repeat, low=1, high=args.INT32_MAX)
-    for name, value in (("out", out), ("command", command)):
-        if value is not None and not isinstance(value, (str, os.PathLike) if name == "out"
-                                                else str):
-            args.refuse(name, value, "None or a " + ("path" if name == "out" else "string"))
-    if isinstance(rcp, str):
-        rcp = args.choice("rcp", rcp, ("both",))
-    elif isinstance(rcp, (bool, np.bool_)):
-        rcp = bool(rcp)
-    else:
-        args.refuse("rcp", rcp, "False, True or 'both'")
-    if graphs is not None and (not isinstance(graphs, (list, tuple)) or not all(
-            isinstance(g, str) for g in graphs)):
-        args.refuse("graphs", graphs, "None or a list of graph names")
-    memory_limit = args.integer("memory_limit", memory_limit, low=1, none=True)
-    return combos, repeat, rcp, memory_limit
-
-
 def run_bench_dask(address, suite="small", algorithms="bipartite", devices="auto",
                    baselines=False, repeat=3, out=None, rcp=False, graphs=None, progress=True,
                    memory_limit=None, command=None):
@@ -134,9 +98,12 @@ def run_bench_dask(address, suite="small", algorithms="bipartite", devices="auto
     >>> meta, records = run_bench_dask("local", devices="cpu", graphs=["grid"],
     ...                                repeat=1, progress=False)   # doctest: +SKIP
     """
-    combos, repeat, rcp, memory_limit = _checked(address, suite, algorithms, baselines,
-                                                 repeat, out, rcp, graphs, progress,
-                                                 memory_limit, command)
+    if not isinstance(address, str) or not address.strip():
+        args.refuse("address", address, "'local' or a scheduler's address "
+                    "('tcp://host:8786')")
+    combos, repeat, rcp, memory_limit = check_bench_arguments(
+        suite, algorithms, baselines, repeat, out, rcp, graphs, progress, memory_limit,
+        command)
     kind = _kind(devices)
     glist = suite_names(os.fspath(suite), rcp=rcp, graphs=graphs)
     client, cluster, kind = _connect(address, kind)

@@ -23,6 +23,7 @@ import pyopencl as cl
 from . import families as _families
 from .. import generators
 from .._progress import Progress
+from ..engine import args
 from ..engine.devices import describe_devices, get_device, usable_devices
 from ..errors import InputError, PyclmatchError
 from ..io import read_graph
@@ -238,6 +239,48 @@ def check_baselines(baseline_records, records):
     return baseline_records
 
 
+def check_bench_arguments(suite, algorithms, baselines, repeat, out, rcp, graphs, progress,
+                          memory_limit, command):
+    """The arguments of :func:`run_bench` (and of the Dask runner) but ``devices``, checked
+    before any work: ``(combos, repeat, rcp, memory_limit)``. ``repeat`` is at most
+    :data:`pyclmatch.engine.args.REPEAT_MAX`.
+
+    Examples
+    --------
+    >>> combos, repeat, rcp, limit = check_bench_arguments(
+    ...     "small", "bipartite:ppf", False, 2, None, "both", None, False, None, None)
+    >>> [alg for _, alg in combos], repeat, rcp
+    (['ppf'], 2, 'both')
+    """
+    if not isinstance(suite, (str, os.PathLike)):
+        args.refuse("suite", suite, "'small', 'medium', 'large', 'reference' or a folder of "
+                    ".mtx files")
+    if not isinstance(algorithms, str) or not algorithms.strip(" ,"):
+        args.refuse("algorithms", algorithms, "'all' or comma-separated families or "
+                    "family:algorithm names")
+    with args.blame("algorithms"):
+        specs = _families.all_algorithms() if algorithms == "all" else algorithms.split(",")
+        combos = [c for s in specs if s.strip() for c in _families.family_of(s.strip())]
+    args.boolean("baselines", baselines)
+    args.boolean("progress", progress)
+    repeat = args.integer("repeat", repeat, low=1, high=args.REPEAT_MAX)
+    for name, value in (("out", out), ("command", command)):
+        if value is not None and not isinstance(value, (str, os.PathLike) if name == "out"
+                                                else str):
+            args.refuse(name, value, "None or a " + ("path" if name == "out" else "string"))
+    if isinstance(rcp, str):
+        rcp = args.choice("rcp", rcp, ("both",))
+    elif isinstance(rcp, (bool, np.bool_)):
+        rcp = bool(rcp)
+    else:
+        args.refuse("rcp", rcp, "False, True or 'both'")
+    if graphs is not None and (not isinstance(graphs, (list, tuple)) or not all(
+            isinstance(g, str) for g in graphs)):
+        args.refuse("graphs", graphs, "None or a list of graph names")
+    memory_limit = args.integer("memory_limit", memory_limit, low=1, none=True)
+    return combos, repeat, rcp, memory_limit
+
+
 def run_bench(suite="small", algorithms="bipartite", devices="auto", baselines=False,
               repeat=3, out=None, rcp=False, graphs=None, progress=True, memory_limit=None,
               command=None):
@@ -246,10 +289,9 @@ def run_bench(suite="small", algorithms="bipartite", devices="auto", baselines=F
     ``algorithms``: comma-separated ``family:alg``, bare algorithm names, family names or
     ``all``.  ``memory_limit`` (bytes) overrides the device's global memory in the estimate.
     """
-    specs = _families.all_algorithms() if algorithms == "all" else algorithms.split(",")
-    combos = [c for s in specs if s.strip() for c in _families.family_of(s.strip())]
-    if repeat < 1:
-        raise InputError("repeat must be >= 1")
+    combos, repeat, rcp, memory_limit = check_bench_arguments(
+        suite, algorithms, baselines, repeat, out, rcp, graphs, progress, memory_limit,
+        command)
     handles = select_devices(devices)
     meta = {"schema": SCHEMA_VERSION,
             "command": command or " ".join(["pyclmatch"] + sys.argv[1:]),

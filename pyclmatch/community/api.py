@@ -51,7 +51,7 @@ from ..hostpar import permute_csr, pmap
 from ..interop import (foreign_graph, is_edge_tuple, membership_sets, mirrored_csr,
                        undirected_pairs, vertex_clustering)
 from .dtypes import raw_weights
-from .louvain import (ASYMMETRIC, BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, BAD_SCALE,
+from .louvain import (ASYMMETRIC, OVERFLOW, BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, BAD_SCALE,
                       DeviceLouvain, InputProblem)
 from .modularity import InputGraph, device_modularity
 from .hashing import PAPER_MOVE_BUCKETS
@@ -271,6 +271,8 @@ def _repair(A, bits):
     A = _canonical(A)                  # (duplicates summed before the weights are checked)
     if bits & (BAD_NAN | BAD_INF | BAD_NEG):
         _check_values_host(A)          # (raises unless the merge repaired them: [3, -1] is 2)
+        if bits & BAD_INF:             # (finite values: a self-loop, counted twice, overflowed)
+            raise InputError(OVERFLOW)
     if A.nnz and not A.data.all():
         A = A.copy()
         A.eliminate_zeros()
@@ -354,8 +356,7 @@ def _modularity_csr(A, memb, resolution):
     with np.errstate(over="ignore"):
         total = w.sum() + diag.sum()
     if not np.isfinite(total):
-        raise InputError("the sum of the edge weights (2m, each edge counted from both "
-                         "ends) overflows float64: scale the weights down")
+        raise InputError(OVERFLOW)
     if nnz:       # (scaled by a power of two, exactly: Q does not change, no sum underflows)
         exp = np.frexp(np.abs(w).max())[1]
         w, diag = np.ldexp(w, -exp), np.ldexp(diag, -exp)

@@ -57,6 +57,9 @@ NFLAGS = 32
 #: the one-group level kernel's output (doubles): SMALL_HEAD values, then SMALL_TRACE
 #: modularities and SMALL_TRACE move counts (iterations past SMALL_TRACE are not traced)
 SMALL_HEAD, SMALL_TRACE = 8, 256
+#: the refusal of a graph whose weight total overflows float64
+OVERFLOW = ("the sum of the edge weights (2m, each edge counted from both ends) overflows "
+            "float64: scale the weights down")
 ASYMMETRIC = ("the adjacency matrix is not symmetric: communities need an undirected graph "
               "(symmetrize it, e.g. A + A.T, read a file with read_graph(path, "
               "symmetrize=True), or pass a networkx Graph)")
@@ -473,9 +476,7 @@ class DeviceLouvain(KernelFamily):
             raise InputProblem(bits)
         m2_in = self._f64(SLOT_M2)
         if not np.isfinite(m2_in):
-            raise InputError("the sum of the edge weights (2m, each edge counted from both "
-                             "ends) overflows float64: scale the weights down",
-                             argument="G")
+            raise InputError(OVERFLOW, argument="G")
         if 0 < m2_in < SMALLEST_TOTAL:
             self._drop(*_GRAPH_ARRAYS, "raw", "k64")    # (the caller scales and runs again)
             raise InputProblem(BAD_SCALE)

@@ -269,6 +269,8 @@ def count(name, value):
 
 #: the most launches a batch parameter may enqueue between two read-backs
 BATCH_MAX = 4096
+#: the most timed repetitions a benchmark run takes (``pyclmatch bench --repeat``)
+REPEAT_MAX = 1000
 
 
 def batch(name, value):
