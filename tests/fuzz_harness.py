@@ -58,11 +58,8 @@ def child_main(module, idfile):
     sys.stdout = sys.stderr
     cases = importlib.import_module(module).case_table()
     with open(idfile) as f:
-        ids = f.read().split("\n")
+        ids = json.load(f)                 # (ids as they are: any character, any spaces)
     for cid in ids:
-        cid = cid.strip()
-        if not cid:
-            continue
         out.write(json.dumps({"start": cid}) + "\n")
         out.flush()
         t0 = time.perf_counter()
@@ -79,7 +76,7 @@ def _spawn(module, ids):
     env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, HERE, env.get("PYTHONPATH")) if p)
     errfile = tempfile.TemporaryFile("w+")
     idfile = tempfile.NamedTemporaryFile("w", suffix=".ids", delete=False)
-    idfile.write("\n".join(ids))
+    json.dump(list(ids), idfile)
     idfile.close()
     proc = subprocess.Popen([sys.executable, os.path.join(HERE, "fuzz_harness.py"), module,
                              idfile.name], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -66,6 +66,11 @@ REL_BIN, REL_FINAL, REL_FLOOR = 2e-2, 1e-2, 1e-4
 FIXED_POINT_TOTAL = 2 ** 31 - 1
 
 
+#: the largest resolution taken (the gains' products stay finite below it; far smaller
+#: values already make every vertex its own community)
+RESOLUTION_MAX = 1e300
+
+
 @dataclass
 class LouvainResult:
     """Result of :func:`louvain`.
@@ -315,7 +320,7 @@ def modularity(A: GraphInput, membership: ArrayLike, resolution: float = 1.0,
         The community of each vertex (of each node, in the graph's node order): ``n``
         non-negative integers (integral floats accepted; fractions, NaN, strings refused).
     resolution : float
-        The resolution gamma.
+        The resolution gamma, in ``[0, 1e300]`` (:data:`RESOLUTION_MAX`).
     weight : str or None
         The edge attribute (graphs) or column (DataFrame) holding the weights.
 
@@ -333,7 +338,7 @@ def modularity(A: GraphInput, membership: ArrayLike, resolution: float = 1.0,
     >>> pyclmatch.modularity(G, [0] * 10)
     0.0
     """
-    resolution = args.number("resolution", resolution, low=0)
+    resolution = args.number("resolution", resolution, low=0, high=RESOLUTION_MAX)
     A = _as_symmetric_csr(A, weight=weight, name="A")[0]
     memb = args.integer_array("membership", membership, low=0, size=A.shape[0],
                               what="community ids")
@@ -472,7 +477,8 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
     weight : str or None
         The edge attribute or DataFrame column holding the weights (``None``: 1 per edge).
     resolution : float
-        The resolution gamma of modularity (networkx's ``resolution``).
+        The resolution gamma of modularity (networkx's ``resolution``), in ``[0, 1e300]``
+        (:data:`RESOLUTION_MAX`).
     threshold : None, "paper", float, (t_bin, t_final) or ("relative", f_bin, f_final)
         When a modularity optimization phase stops, and when the method does. ``None``
         (default): relative to the phase's own progress: a phase stops after two iterations
@@ -658,7 +664,7 @@ def _fits(handle, seed, n, nnz, host):
 #: any work; ``work_group_size`` is checked against the device once it is known (a power of
 #: two >= 32: the kernels' tree reductions halve the group)
 LOUVAIN_ARGS = {
-    "resolution": functools.partial(args.number, low=0),
+    "resolution": functools.partial(args.number, low=0, high=RESOLUTION_MAX),
     "threshold": lambda name, value: _stop_rule(value),
     "max_level": functools.partial(args.integer, low=1, none=True),
     "seed": args.seed,
