@@ -172,7 +172,9 @@ def _accepted_param_cases(c):
     for i, (fam, kw, check) in enumerate(rows):
         (k, v), = kw.items() if kw else (("none", None),)
         add(f"params/{fam}/ok/{k}={type(v).__name__}:{v}", "params",
-            lambda f=c[fam], kw=kw: f(**_cpu_buckets(kw)), ok(check))
+            lambda f=c[fam], kw=kw: f(**_cpu_buckets(kw)),
+            # (the CPU's buckets need more local memory than a GPU's work-group has)
+            either(check, err("move_buckets")) if k == "move_buckets" else ok(check))
     add("params/read_graph/ok/bytes_path", "params",
         lambda: m().read_graph(os.fsencode(os.path.join(BAD, "ok_general.mtx"))),
         ok(matrix([[0, 1.5, 0], [0, 0, -2.0], [4.0, 0, 0]])))

@@ -83,7 +83,8 @@ def test_host_answered_call_opens_no_device(tmp_path):
             " len(devices._handles), len(devices._probe_results)]))")
     env = dict(os.environ, PYCLMATCH_TUNING=str(tmp_path / "tuning.json"),
                PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    env.pop("PYCLMATCH_DEVICE", None)
+    env["PYCLMATCH_DEVICE"] = "cpu"    # (a CPU's profile answers rajat01 on the host; a GPU's
+                                        # may send it to the GPU, whose call needs pyopencl)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -121,7 +122,8 @@ def _rajat01_on_host(tuning_file):
             "print(json.dumps([res.device, res.algorithm, res.cardinality]))")
     env = dict(os.environ, PYCLMATCH_TUNING=str(tuning_file),
                PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    env.pop("PYCLMATCH_DEVICE", None)
+    env["PYCLMATCH_DEVICE"] = "cpu"    # (a CPU's profile answers rajat01 on the host; a GPU's
+                                        # may send it to the GPU, whose call needs pyopencl)
     probe = (f"{code}\nimport sys\n"
              f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
@@ -154,8 +156,8 @@ def test_cli_match_answers_on_the_host_without_pyopencl(tmp_path):
     tuning = str(tmp_path / "tuning.json")
     run = ("import sys\nfrom pyclmatch.cli import main\n"
            f"sys.argv = ['pyclmatch', 'match', {RAJAT01!r}, '--json']\nmain()")
-    _loaded(run, PYCLMATCH_TUNING=tuning, PYCLMATCH_DEVICE=None)
-    assert _loaded(run, PYCLMATCH_TUNING=tuning, PYCLMATCH_DEVICE=None) == []
+    _loaded(run, PYCLMATCH_TUNING=tuning, PYCLMATCH_DEVICE="cpu")
+    assert _loaded(run, PYCLMATCH_TUNING=tuning, PYCLMATCH_DEVICE="cpu") == []
 
 
 

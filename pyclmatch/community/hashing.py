@@ -84,3 +84,17 @@ def bucket_specs(buckets, wg):
         local = table_size(hi) if hi is not None else 0
         out.append((int(lo), None if hi is None else int(hi), int(t), int(local)))
     return tuple(out)
+
+
+def local_bytes(specs, wg, weight_bytes=8):
+    """Local memory of the largest kernel of the resolved buckets ``specs``
+    (:func:`bucket_specs`) at work-group size ``wg``: the hash tables of its vertices (a key
+    and a weight per slot) and its reduction arrays (a score and a community per work-item).
+
+    Examples
+    --------
+    >>> local_bytes(bucket_specs(PAPER_MOVE_BUCKETS, 128), 128)
+    7632
+    """
+    tables = [(wg // t) * L * (4 + weight_bytes) for _, _, t, L in specs if L]
+    return max(tables, default=0) + wg * 12

@@ -26,7 +26,7 @@ from ..engine.family import KernelFamily
 from ..engine.probe import survives
 from ..errors import InputError
 from .dtypes import DEFAULT_WG, RAW_OF, default_row_lanes
-from .hashing import (CPU_MOVE_BUCKETS, PAPER_MERGE_BUCKETS, PAPER_MOVE_BUCKETS,
+from .hashing import (CPU_MOVE_BUCKETS, local_bytes, PAPER_MERGE_BUCKETS, PAPER_MOVE_BUCKETS,
                       bucket_specs, table_size)
 from .modularity import InputGraph
 
@@ -151,6 +151,19 @@ def _as_int32(a, what):
     return a.astype(np.int32, copy=False)
 
 
+def _check_local(handle, name, buckets, sizes):
+    """Refuse the caller's ``buckets`` (argument ``name``) whose local hash tables do not fit
+    ``handle``'s local memory at one of the work-group ``sizes`` (the build would fail)."""
+    for wg in sorted(sizes):
+        need = local_bytes(bucket_specs(buckets, wg), wg)
+        if need > handle.local_mem:
+            raise InputError(
+                f"{name}: its local hash tables need {need:,} bytes of local memory per "
+                f"work-group of {wg}, and this device has {handle.local_mem:,}: give its "
+                f"buckets more work-items per vertex (fewer vertices share a work-group) or "
+                f"lower bounds", argument=name)
+
+
 def _bounds(buckets):
     """Upper degree bounds for ``bucket_ends`` (the first is 0: degree-0 vertices and empty
     communities go nowhere) and, per bucket, its parts ``(start index, end index, largest
@@ -225,6 +238,9 @@ class DeviceLouvain(KernelFamily):
             ONE_GROUP_WG["cpu" if handle.is_cpu else "gpu"] or wg, handle.max_work_group_size)
         self._merge_buckets = merge_buckets or PAPER_MERGE_BUCKETS
         self.merge = bucket_specs(self._merge_buckets, wg)
+        for name, given in (("move_buckets", move_buckets), ("merge_buckets", merge_buckets)):
+            if given:        # (the defaults fit every device's local memory)
+                _check_local(handle, name, given, {wg, self.og_wg})
         super().__init__(handle, index_t="int", offset_t="int", mode="ct", wg=wg,
                          move_buckets=self.move, merge_buckets=self.merge,
                          row_lanes=default_row_lanes(handle), giant_batch=GIANT_BATCH)

@@ -414,6 +414,8 @@ def integer_array(name, value, *, low=None, high=None, size=None, what="integers
     if a.ndim != 1 or (size is not None and a.size != size):
         want = f"a 1-D array of {size} {what}" if size is not None else f"a 1-D array of {what}"
         raise InputError(f"{name} has shape {a.shape}: it must be {want}", argument=name)
+    if a.dtype.kind == "O":        # (Python ints past int64, or ints held as objects)
+        a = _object_integers(name, a, allowed)
     if a.dtype.kind == "b" or a.dtype.kind not in "iuf":
         refuse(name, value, f"a 1-D array of {allowed}")
     if a.dtype.kind == "f":
@@ -435,6 +437,18 @@ def integer_array(name, value, *, low=None, high=None, size=None, what="integers
             bad |= a > high
         _first_bad(name, a, bad, allowed)
     return a
+
+
+def _object_integers(name, a, allowed):
+    """An object array of integers as int64, refused at the first element that is no integer
+    (or a bool) or lies outside int64."""
+    lo, hi = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    for i, x in enumerate(a.tolist()):
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral) \
+                or not lo <= x <= hi:
+            raise InputError(f"{name} holds {shown(x)} at position {i}: it must hold "
+                             f"{allowed}", argument=name)
+    return a.astype(np.int64)
 
 
 def _first_bad(name, a, bad, allowed):
