@@ -83,8 +83,8 @@ def test_host_answered_call_opens_no_device(tmp_path):
             " len(devices._handles), len(devices._probe_results)]))")
     env = dict(os.environ, PYCLMATCH_TUNING=str(tmp_path / "tuning.json"),
                PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    env["PYCLMATCH_DEVICE"] = "cpu"    # (a CPU's profile answers rajat01 on the host; a GPU's
-                                        # may send it to the GPU, whose call needs pyopencl)
+    env["PYCLMATCH_DEVICE"] = "cpu"    # (the CPU device, told to answer on the host:
+                                        # _host_profile)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -122,8 +122,8 @@ def _rajat01_on_host(tuning_file):
             "print(json.dumps([res.device, res.algorithm, res.cardinality]))")
     env = dict(os.environ, PYCLMATCH_TUNING=str(tuning_file),
                PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    env["PYCLMATCH_DEVICE"] = "cpu"    # (a CPU's profile answers rajat01 on the host; a GPU's
-                                        # may send it to the GPU, whose call needs pyopencl)
+    env["PYCLMATCH_DEVICE"] = "cpu"    # (the CPU device, told to answer on the host:
+                                        # _host_profile)
     probe = (f"{code}\nimport sys\n"
              f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
@@ -133,7 +133,16 @@ def _rajat01_on_host(tuning_file):
     return json.loads(lines[-2]), json.loads(lines[-1])
 
 
-def test_host_answer_loads_no_pyopencl_once_devices_are_cached(tmp_path):
+def _host_profile(monkeypatch, tuning_file):
+    """A tuning file whose entry makes the CPU device answer every graph on the host (a
+    16-core CPU's or a GPU's own profile may send rajat01 to the device or race it)."""
+    import pyclmatch
+    from pyclmatch.engine import tuning
+    monkeypatch.setenv("PYCLMATCH_TUNING", str(tuning_file))
+    tuning.store(pyclmatch.get_device("cpu"), "auto", {"host_edges": 10 ** 9, "race_edges": 0})
+
+
+def test_host_answer_loads_no_pyopencl_once_devices_are_cached(tmp_path, monkeypatch):
     """The first process enumerates the devices (pyopencl) and writes the device cache next
     to its tuning file; the next answers rajat01 on the host without pyopencl or mako, and
     with scipy's cardinality."""
@@ -143,6 +152,7 @@ def test_host_answer_loads_no_pyopencl_once_devices_are_cached(tmp_path):
     expected = int((csgraph.maximum_bipartite_matching(A.tocsr(), perm_type="column")
                     >= 0).sum())
     tuning_file = tmp_path / "tuning.json"
+    _host_profile(monkeypatch, tuning_file)
     first, loaded = _rajat01_on_host(tuning_file)
     assert first == ["host", "host-hk", expected] and "pyopencl" in loaded
     assert (tmp_path / "tuning-devices.json").is_file()
@@ -150,10 +160,11 @@ def test_host_answer_loads_no_pyopencl_once_devices_are_cached(tmp_path):
     assert second == ["host", "host-hk", expected] and loaded == []
 
 
-def test_cli_match_answers_on_the_host_without_pyopencl(tmp_path):
+def test_cli_match_answers_on_the_host_without_pyopencl(tmp_path, monkeypatch):
     """``pyclmatch match rajat01`` once the device cache is written: the host family, no
     pyopencl."""
     tuning = str(tmp_path / "tuning.json")
+    _host_profile(monkeypatch, tuning)
     run = ("import sys\nfrom pyclmatch.cli import main\n"
            f"sys.argv = ['pyclmatch', 'match', {RAJAT01!r}, '--json']\nmain()")
     _loaded(run, PYCLMATCH_TUNING=tuning, PYCLMATCH_DEVICE="cpu")

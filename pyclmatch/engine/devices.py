@@ -422,8 +422,10 @@ class DeviceHandle:
     UPLOAD_STAGE_MIN = 1 << 22
     #: bytes per chunk of a staged transfer (copied by one thread, sent by one DMA)
     STAGE_CHUNK = 1 << 23
-    #: the largest page-locked stage: larger transfers go in windows of this size
-    STAGE_MAX = 1 << 30
+    #: the largest page-locked stage: larger transfers go in windows of this size (the two
+    #: stages are page-locked at a process's first large upload, at a cost that grows with
+    #: their size; at this size the windows still keep the copy engine busy)
+    STAGE_MAX = 1 << 28
 
     def to_device(self, host, *, read_only=True, pinned=False):
         """A device array holding ``host``: the one way inputs go up.
