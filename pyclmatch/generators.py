@@ -299,12 +299,7 @@ def suite(names=None, rcp=False, *, small=False, size=None):
     small = args.boolean("small", small)
     size = None if size is None else args.choice("size", size, tuple(SUITES))
     table = SUITES[size] if size else (SMALL_SUITE if small else SUITE)
-    if isinstance(rcp, str):
-        rcp = args.choice("rcp", rcp, ("both",))
-    elif isinstance(rcp, (bool, np.bool_)):
-        rcp = bool(rcp)
-    else:
-        args.refuse("rcp", rcp, "False, True or 'both'")
+    rcp = checked_rcp(rcp)
     if names is None:
         names = list(table)
     elif isinstance(names, str):
@@ -327,3 +322,19 @@ def _suite_graphs(table, names, rcp):
             yield nm, A
         if rcp:
             yield nm + "-rcp", permuted(A)
+
+
+def checked_rcp(rcp):
+    """:func:`suite`'s ``rcp`` checked (:mod:`pyclmatch.engine.args`): ``False``, ``True`` or
+    ``"both"``, else an :class:`~pyclmatch.errors.InputError` naming ``rcp``.
+
+    Examples
+    --------
+    >>> checked_rcp("BOTH"), checked_rcp(False)
+    ('both', False)
+    """
+    if isinstance(rcp, str):
+        return args.choice("rcp", rcp, ("both",))
+    if isinstance(rcp, (bool, np.bool_)):
+        return bool(rcp)
+    args.refuse("rcp", rcp, "False, True or 'both'")

@@ -268,12 +268,7 @@ def check_bench_arguments(suite, algorithms, baselines, repeat, out, rcp, graphs
         if value is not None and not isinstance(value, (str, os.PathLike) if name == "out"
                                                 else str):
             args.refuse(name, value, "None or a " + ("path" if name == "out" else "string"))
-    if isinstance(rcp, str):
-        rcp = args.choice("rcp", rcp, ("both",))
-    elif isinstance(rcp, (bool, np.bool_)):
-        rcp = bool(rcp)
-    else:
-        args.refuse("rcp", rcp, "False, True or 'both'")
+    rcp = generators.checked_rcp(rcp)
     if graphs is not None and (not isinstance(graphs, (list, tuple)) or not all(
             isinstance(g, str) for g in graphs)):
         args.refuse("graphs", graphs, "None or a list of graph names")
