@@ -133,6 +133,7 @@ def foreign_graph(G, weight="weight", fits=None):
             hash(weight)
         except TypeError:
             args.refuse("weight", weight, "None or an edge attribute's name (a hashable key)")
+    refuse_masked(G)
     if is_backend_graph(G):
         if fits is not None:
             fits(G.n, G.nnz, {})
@@ -704,10 +705,29 @@ def _columns(df, source, target):
     return df[source].to_numpy(), df[target].to_numpy()
 
 
+def refuse_masked(G):
+    """Refuse a numpy masked array (its mask would be dropped silently by the conversion to
+    a matrix): the caller says which entries are edges with ``G.filled(0)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> try:
+    ...     refuse_masked(np.ma.array(np.eye(2), mask=np.eye(2)))
+    ... except ValueError as exc:
+    ...     print(str(exc)[:40])
+    a masked array: its mask is not a graph
+    """
+    if np.ma.isMaskedArray(G):
+        raise InputError("a masked array: its mask is not a graph's; pass G.filled(0) (masked "
+                         "entries as no edge) or G.data (every entry as given)")
+
+
 def bipartite_edges(A):
     """For the bipartite family: a pandas edge list becomes the edge arrays ``(rows, cols)``
     (column ``source`` = row ids, ``target`` = column ids: non-negative integers; the shape is
     one more than the largest id of each side); any other input is returned as it is."""
+    refuse_masked(A)
     if not is_dataframe(A):
         return A
     src, dst = _columns(A, "source", "target")

@@ -316,6 +316,13 @@ def _weight_range_cases():
     # prepare_graph, which sums nothing, takes the graph)
     add("semantics/louvain/sum_overflows_1e308", "semantics",
         lambda: m().louvain(big()), err("G", words=("overflow",)))
+    masked = lambda: np.ma.array(P3().toarray(), mask=P3().toarray() > 2)
+    for fam, arg in (("maximum_matching", "A"), ("weighted_matching", "G"), ("louvain", "G")):
+        add(f"semantics/{fam}/masked_array", "semantics",     # (the mask would be dropped)
+            lambda c=GRAPH_FUNCS[fam][1]: c(masked()), err(arg, words=("masked",)))
+    add("semantics/modularity/list_of_sets", "semantics",
+        lambda: m().modularity(K(), [set(range(17)), set(range(17, 34))]),
+        err("membership", words=("list of sets",)))
     add("semantics/louvain/self_loop_1e308", "semantics",   # (a self-loop counts twice in 2m)
         lambda: m().louvain(sp.csr_matrix(np.diag([1e308, 7.0, 0.0]))),
         err("G", words=("overflow",)))

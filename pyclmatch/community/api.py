@@ -339,6 +339,12 @@ def modularity(A: GraphInput, membership: ArrayLike, resolution: float = 1.0,
     0.0
     """
     resolution = args.number("resolution", resolution, low=0, high=RESOLUTION_MAX)
+    if isinstance(membership, (list, tuple)) and membership and \
+            all(isinstance(c, (set, frozenset)) for c in membership):
+        raise InputError("membership is a list of sets (networkx's communities): give one "
+                         "community id per vertex (membership[v] = c for v in the c-th "
+                         "set), or call networkx's modularity with backend='pyclmatch'",
+                         argument="membership")
     A = _as_symmetric_csr(A, weight=weight, name="A")[0]
     memb = args.integer_array("membership", membership, low=0, size=A.shape[0],
                               what="community ids")
