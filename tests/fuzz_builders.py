@@ -316,6 +316,17 @@ def _weight_range_cases():
     # prepare_graph, which sums nothing, takes the graph)
     add("semantics/louvain/sum_overflows_1e308", "semantics",
         lambda: m().louvain(big()), err("G", words=("overflow",)))
+    def bad_index():       # (scipy's compiled routines write past their arrays on it)
+        A = sp.csr_matrix(np.eye(3))
+        A.indices[2] = 10 ** 6
+        return A
+    for fam in ("maximum_matching", "dulmage_mendelsohn", "structural_rank"):
+        add(f"semantics/{fam}/csr_index_past_end_host", "semantics",
+            lambda c=GRAPH_FUNCS[fam][1]: c(bad_index()),
+            err(GRAPH_FUNCS[fam][0], words=("out of range",)))
+    add("semantics/dulmage_mendelsohn/csr_index_past_end_host_hk", "semantics",
+        lambda: m().dulmage_mendelsohn(bad_index(), algorithm="host-hk"),
+        err("A", words=("out of range",)))
     masked = lambda: np.ma.array(P3().toarray(), mask=P3().toarray() > 2)
     for fam, arg in (("maximum_matching", "A"), ("weighted_matching", "G"), ("louvain", "G")):
         add(f"semantics/{fam}/masked_array", "semantics",     # (the mask would be dropped)

@@ -124,8 +124,9 @@ def _open(A, shape, algorithm, device):
     name sends the graph to the host family (:func:`~.choice.host_choice`), else None. The
     host family needs no OpenCL device: none is opened (nor a program built) for it, nor
     pyopencl loaded."""
-    auto = canonical_name(algorithm) == "auto" and (device is None or isinstance(device, str))
-    if str(algorithm).lower() != HOST_FAMILY and not auto:
+    name = canonical_name(algorithm)
+    auto = name == "auto" and (device is None or isinstance(device, str))
+    if name != HOST_FAMILY and not auto:
         handle = _device(device)
         return (handle, as_bipartite(A, shape=shape, fits=functools.partial(check_fits, handle)),
                 None)
@@ -148,7 +149,8 @@ def _match_on_host(graph, name, verify, choice, t_call):
     structure checks on the host (scipy's compiled routines trust the arrays), then
     :func:`~pyclmatch.bipartite.result.host_result`."""
     t0 = time.perf_counter()
-    check_compressed_host(graph.indptr, graph.indices, graph.major[1])
+    with args.blame("A"):
+        check_compressed_host(graph.indptr, graph.indices, graph.major[1])
     timings = {"upload": time.perf_counter() - t0}   # (the intake: checks only)
     return host_result(graph, name, host_family.solve(graph), verify, choice, t_call, timings,
                         {"launches": 0, "readbacks": 0, "copies": 0})

@@ -11,6 +11,7 @@ import numpy as np
 import pyopencl.array as cla
 from pyopencl.reduction import ReductionKernel
 
+from ..engine import args
 from ..engine.compressed import check_compressed_host
 from ..engine.graphs import DeviceBipartite
 from ..engine.scheduler import Scheduler
@@ -33,7 +34,7 @@ def device_matching(handle, graph, name, factory, init, params, verify, choice, 
     sched = Scheduler(handle, progress=progress, label=f"maximum_matching[{name}]")
     race = None
     if choice and choice.get("race"):   # the host's Hopcroft-Karp in the race worker
-        with sched.step("upload"):
+        with sched.step("upload"), args.blame("A"):
             check_compressed_host(graph.indptr, graph.indices, graph.major[1])
         race = HostRace(graph, check=bool(verify), gpu=not handle.is_cpu)
     return _raced_call(handle, graph, name, factory, init, params, verify, choice, sched,

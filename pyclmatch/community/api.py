@@ -613,7 +613,8 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
     A, nodes, sym_checked = _as_symmetric_csr(
         G, check_symmetric=False, check_values=False, weight=weight,
         fits=functools.partial(_fits, handle, seed))
-    if verify is True and handle.is_cpu and A.nnz <= HOST_CHECK_ENTRIES:
+    if mode == "device" and not isinstance(verify, str) and handle.is_cpu and \
+            A.nnz <= HOST_CHECK_ENTRIES:           # (True, not "device": the place is ours)
         mode = "host"     # (a small graph on a CPU: numpy's check, no kernel to build)
     A_in, perm = A, None
     if seed is not None:
