@@ -170,7 +170,6 @@ def plot_dmperm(csr, d, path, max_points=2_000_000):
         from matplotlib.patches import Rectangle
     except ImportError:
         raise PyclmatchError("--plot needs matplotlib (pip install matplotlib)") from None
-    import numpy as np
     B = csr[d.p][:, d.q].tocoo()
     keep = slice(None) if B.nnz <= max_points else \
         np.random.default_rng(0).choice(B.nnz, max_points, replace=False)

@@ -715,8 +715,8 @@ def refuse_masked(G):
     >>> try:
     ...     refuse_masked(np.ma.array(np.eye(2), mask=np.eye(2)))
     ... except ValueError as exc:
-    ...     print(str(exc)[:40])
-    a masked array: its mask is not a graph
+    ...     print(str(exc).split(";")[0])
+    a masked array: its mask is not a graph's
     """
     if np.ma.isMaskedArray(G):
         raise InputError("a masked array: its mask is not a graph's; pass G.filled(0) (masked "

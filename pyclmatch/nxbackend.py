@@ -1065,7 +1065,6 @@ def maximal_matching(G, *, device=None) -> set:
     [(0, 1), (2, 3)]
     """
     g = _as_pycl(G, None)
-    A = g.csr(None)
     off = g.rows != g.indices
     if not off.any():
         return set()

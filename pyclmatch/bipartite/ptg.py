@@ -182,7 +182,7 @@ class TreeGraftingMatcher(Launcher):
     def enqueue_levels(self, batch):
         """``batch`` BFS levels, each a top-down and a bottom-up launch of which the device
         runs one (LEVEL_GUARD), then one read-back of their counts; returns the counts."""
-        sched, dg = self.sched, self.dg
+        sched = self.sched
         sched.fill("ptg-bfs", self.flags[F_BATCH:F_BATCH + 2 * batch], 0)
         f0, u0, alpha = np.int32(self.frontier), np.int32(self.unvisited), np.float32(self.alpha)
         for i in range(batch):

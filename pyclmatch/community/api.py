@@ -288,11 +288,17 @@ def _repair(A, bits):
 
 def scaled_weights(A):
     """``A`` (a copy) with its weights as float64 multiplied by the power of two that brings
-    the largest to [0.5, 1): exact (tiny weights lose no bits), and modularity does not
-    change when every weight is scaled by one constant."""
-    data = A.data.astype(np.float64)
-    exp = np.frexp(np.abs(data).max())[1] if data.size else 0
-    return sp.csr_matrix((np.ldexp(data, -exp), A.indices, A.indptr), shape=A.shape)
+    the largest to [0.5, 1) (:func:`_unit_scale`)."""
+    data, = _unit_scale(A.data.astype(np.float64))
+    return sp.csr_matrix((data, A.indices, A.indptr), shape=A.shape)
+
+
+def _unit_scale(w, *more):
+    """``w`` and ``more`` multiplied by the power of two that brings ``w``'s largest magnitude
+    to [0.5, 1): exact (tiny weights lose no bits), and modularity does not change when every
+    weight is scaled by one constant."""
+    exp = np.frexp(np.abs(w).max())[1] if w.size else 0
+    return tuple(np.ldexp(x, -exp) for x in (w,) + more)
 
 
 def _check_symmetric_host(A):
@@ -369,8 +375,7 @@ def _modularity_csr(A, memb, resolution):
     if not np.isfinite(total):
         raise InputError(OVERFLOW)
     if nnz:       # (scaled by a power of two, exactly: Q does not change, no sum underflows)
-        exp = np.frexp(np.abs(w).max())[1]
-        w, diag = np.ldexp(w, -exp), np.ldexp(diag, -exp)
+        w, diag = _unit_scale(w, diag)
     deg = np.diff(A.indptr)
     k = np.add.reduceat(w, A.indptr[:-1]) if n else np.zeros(0)
     k[deg == 0] = 0.0                            # (reduceat gives the next entry there)
