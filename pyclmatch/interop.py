@@ -594,15 +594,6 @@ def is_edge_tuple(G, sizes):
         np.ndim(G[0]) == 1
 
 
-def _edge_ids(name, a):
-    from .engine import args
-    try:
-        return args.integer_array(name, a, low=0, what="vertex ids (non-negative integers)")
-    except InputError as exc:
-        exc.argument = "G"                   # (the edge arrays are G's)
-        raise
-
-
 def undirected_pairs(u, v, w=None, n=None, fits=None):
     """The undirected edges of edge arrays ``(u, v, w)``, as ``(n, a, b, w)`` with ``a <=
     b``, each pair once, sorted by ``(a, b)``: ids non-negative integers below ``n``
@@ -612,7 +603,7 @@ def undirected_pairs(u, v, w=None, n=None, fits=None):
     COO matrix's duplicates); a self-loop ``(a, a)`` is kept once. Errors name ``G`` (``n``
     when it contradicts the ids). ``fits(n, m)``, when given, is called with the sizes
     before the conversion allocates anything proportional to ``n``."""
-    u, v = _edge_ids("u", u), _edge_ids("v", v)
+    u, v = args.vertex_ids("u", u, "G"), args.vertex_ids("v", v, "G")
     w = np.ones(u.size, np.int64) if w is None else np.asarray(w)
     if w.ndim != 1:
         raise InputError(f"the weights w (the edge tuple's third array) must be 1-D, got "

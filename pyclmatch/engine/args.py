@@ -439,6 +439,23 @@ def integer_array(name, value, *, low=None, high=None, size=None, what="integers
     return a
 
 
+def vertex_ids(name, value, graph):
+    """The vertex ids of edge array ``name`` as int64 (:func:`integer_array`: non-negative
+    integers, a uint64 id past int64 shown unsigned); a refusal names ``graph``, the
+    argument the edge arrays belong to.
+
+    Examples
+    --------
+    >>> try:
+    ...     vertex_ids("rows", [0, -1], "A")
+    ... except ValueError as exc:
+    ...     print(exc.argument, "|", exc)
+    A | rows holds -1 at position 1: it must hold vertex ids (non-negative integers) between 0 and 9223372036854775807
+    """
+    with blame(graph, instead=name):
+        return integer_array(name, value, low=0, what="vertex ids (non-negative integers)")
+
+
 def _object_integers(name, a, allowed):
     """An object array of integers as int64, refused at the first element that is no integer
     (or a bool) or lies outside int64."""

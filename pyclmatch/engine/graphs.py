@@ -16,16 +16,6 @@ from .indices import (INDEX_MAX, FORCE_OFFSET64_ENV, force_offset64,  # noqa: F4
 from .compressed import NOT_CANONICAL, UNSORTED, checked_csr, raise_structure_problem
 
 
-def _check_int_array(name, a):
-    """The vertex ids of edge array ``name`` as int64 (non-negative integers; a uint64 id
-    past int64 is shown unsigned); errors name ``A``, whose arrays they are."""
-    try:
-        return args.integer_array(name, a, low=0, what="vertex ids (non-negative integers)")
-    except InputError as exc:
-        exc.argument = "A"
-        raise
-
-
 def structural_csr(rows, cols, shape):
     """CSR pattern (int32 indices, int8 ones) of the edges ``(rows[i], cols[i])``."""
     A = sp.csr_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=shape)
@@ -131,8 +121,8 @@ def _as_bipartite(A, shape, fits):
         A = bipartite_edges(A)
     if isinstance(A, tuple) and len(A) in (2, 3) and not sp.issparse(A[0]) \
             and np.ndim(A[0]) == 1:
-        rows = _check_int_array("rows", A[0])
-        cols = _check_int_array("cols", A[1])
+        rows = args.vertex_ids("rows", A[0], "A")
+        cols = args.vertex_ids("cols", A[1], "A")
         where = "shape"
         if len(A) == 3:
             if shape is not None:
@@ -189,11 +179,8 @@ def _as_bipartite(A, shape, fits):
 def _check_shape(shape, argument):
     """``shape`` as a pair of ints of at most 2**31-1 (:func:`args.shape`); a refusal names
     ``argument`` (``"shape"``, or ``"A"`` for the edge tuple's shape or a matrix's)."""
-    try:
+    with args.blame(argument, instead="shape"):
         return args.shape("shape", shape, high=INDEX_MAX)
-    except InputError as exc:
-        exc.argument = argument
-        raise
 
 
 class DeviceBipartite:
