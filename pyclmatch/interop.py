@@ -128,11 +128,7 @@ def foreign_graph(G, weight="weight", fits=None):
     >>> foreign_graph([(0, 1)]) is None
     True
     """
-    if weight is not None:
-        try:
-            hash(weight)
-        except TypeError:
-            args.refuse("weight", weight, "None or an edge attribute's name (a hashable key)")
+    args.attribute("weight", weight)
     refuse_masked(G)
     if is_backend_graph(G):
         if fits is not None:

@@ -526,15 +526,6 @@ def _seed_int(seed) -> int | None:
     raise InputError(f"seed must be an int, None or a random state, not {type(seed).__name__}")
 
 
-def _weight_arg(weight):
-    """networkx's ``weight``: None or an edge attribute's name (any hashable key)."""
-    try:
-        hash(weight)
-    except TypeError:
-        args.refuse("weight", weight, "None or an edge attribute's name (a hashable key)")
-    return weight
-
-
 def _real_arg(name, value):
     """A real number as networkx takes it (infinities and bools included: networkx computes
     with them); NaN (every comparison with it false, every sum with it NaN: no answer means
@@ -551,7 +542,7 @@ def _iterable_arg(name, value, what):
 
 
 def _as_pycl(G, weight) -> PyclGraph:
-    _weight_arg(weight)
+    args.attribute("weight", weight)
     if isinstance(G, PyclGraph):
         return G
     return from_networkx(G, weight)

@@ -439,6 +439,21 @@ def integer_array(name, value, *, low=None, high=None, size=None, what="integers
     return a
 
 
+def attribute(name, value):
+    """An edge attribute's name (networkx's ``weight``): None or any hashable key.
+
+    Examples
+    --------
+    >>> attribute("weight", "w"), attribute("weight", None)
+    ('w', None)
+    """
+    try:
+        hash(value)
+    except TypeError:
+        refuse(name, value, "None or an edge attribute's name (a hashable key)")
+    return value
+
+
 def vertex_ids(name, value, graph):
     """The vertex ids of edge array ``name`` as int64 (:func:`integer_array`: non-negative
     integers, a uint64 id past int64 shown unsigned); a refusal names ``graph``, the
