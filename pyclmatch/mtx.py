@@ -20,7 +20,10 @@ boundaries, a line break exactly after every entry's last token, the bytes other
 placed in each token's grammar, and integers converted eight digits at a time (SWAR on uint64
 words). Plain real values are computed exactly from their digits and exponent (see
 ``_decimals``); the rest (nan, inf, over 19 digits, a rounding too close to call) go through
-Python's ``float`` after the checks. Every error names the file and the line.
+Python's ``float`` after the checks. Every error names the file and the line. An entry section
+of ``PARALLEL_BYTES`` or more without comment lines is parsed in parts split at line breaks,
+one a thread (numpy releases the GIL); where any part fails, the whole section is parsed again
+in one pass, which reports the first error.
 """
 import os
 import sys
@@ -187,7 +190,9 @@ class Body:
     """The entry lines after the size line: tokens (``starts``/``ends`` into ``b``), each
     entry ``ncol`` tokens on one line (checked), and the class of every byte (``cls``, see
     ``_CLASS``). Comment lines are blanked first (kept as empty lines, so line numbers stay
-    true).
+    true). A ``part`` ``(end, classes)`` is the lines up to offset ``end`` of a body without
+    comment lines whose byte classes ``classes`` were checked; ``entries`` None takes as many
+    entries as the lines hold.
 
     Examples
     --------
