@@ -20,9 +20,14 @@ boundaries, a line break exactly after every entry's last token, the bytes other
 placed in each token's grammar, and integers converted eight digits at a time (SWAR on uint64
 words). Plain real values are computed exactly from their digits and exponent (see
 ``_decimals``); the rest (nan, inf, over 19 digits, a rounding too close to call) go through
-Python's ``float`` after the checks. Every error names the file and the line.
+Python's ``float`` after the checks. Every error names the file and the line. An entry section
+of ``PARALLEL_BYTES`` or more without comment lines is parsed in parts split at line breaks,
+one a thread (numpy releases the GIL); where any part fails, the whole section is parsed again
+in one pass, which reports the first error.
 """
+import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,6 +42,10 @@ _BANNER = ("'%%MatrixMarket matrix coordinate|array real|integer|complex|pattern
            "general|symmetric|skew-symmetric|hermitian'")
 _MAX_ID = np.iinfo(np.int32).max           # rows / columns of a matrix pyclmatch takes
 _LONGEST = 400                             # characters in one token
+#: entry sections of this many bytes or more are parsed in parts, one a thread (at most
+#: ``_PARTS``), where the host has more than one core
+PARALLEL_BYTES = 8 << 20
+_PARTS = 8
 
 #: the class of each byte on an entry line: 0 a digit, 1 a blank (space, tab, line feed,
 #: carriage return), 2 any other printable ASCII character but ``_`` (which Python's float
@@ -181,7 +190,9 @@ class Body:
     """The entry lines after the size line: tokens (``starts``/``ends`` into ``b``), each
     entry ``ncol`` tokens on one line (checked), and the class of every byte (``cls``, see
     ``_CLASS``). Comment lines are blanked first (kept as empty lines, so line numbers stay
-    true).
+    true). A ``part`` ``(end, classes)`` is the lines up to offset ``end`` of a body without
+    comment lines whose byte classes ``classes`` were checked; ``entries`` None takes as many
+    entries as the lines hold.
 
     Examples
     --------
@@ -190,18 +201,25 @@ class Body:
     ([0, 2, 4, 9, 11, 13], [1, 3, 8, 10, 12, 14])
     """
 
-    def __init__(self, data, pos, lineno, ncol, entries, name):
-        if data.find(b"%", pos) >= 0:
+    def __init__(self, data, pos, lineno, ncol, entries, name, part=None):
+        if part is None and data.find(b"%", pos) >= 0:
             data, pos = b"\n".join(b"" if ln.lstrip().startswith(b"%") else ln
                                    for ln in data[pos:].split(b"\n")), 0
         if pos < 8:                             # (8 bytes before the body: see _words)
             data, pos = b"0" * 8 + data[pos:], 8
         self.name, self.first, self.src, self.off, self.ncol = name, lineno + 1, data, pos, ncol
-        self.b = np.frombuffer(data, np.uint8, offset=pos)
+        end = len(data) if part is None else part[0]
+        self.b = np.frombuffer(data, np.uint8, end - pos, offset=pos)
         self._nl = self._w = self._sp = None
-        self.cls = self._classes()
+        if part is None:
+            self.cls = self._classes()
+        else:                                   # (a part of a body whose bytes were checked)
+            self._odd = part[1].find(b"\x02", pos, end) >= 0
+            self.cls = np.frombuffer(part[1], np.uint8, end - pos, offset=pos)
         simple = self._simple_tokens(entries)
         self.starts, self.ends = self._tokens() if simple is None else simple
+        if entries is None:                     # (a part: the entries it holds)
+            entries = self.starts.size // ncol
         long = np.flatnonzero(self.ends - self.starts > _LONGEST)
         if long.size:
             raise bad(name, f"line {self.line_at(self.starts[long[0]])}: a token of "
@@ -229,13 +247,15 @@ class Body:
     def _simple_tokens(self, entries):
         """``(starts, ends)`` of the tokens when every gap is one byte (a space or tab within
         an entry, a line feed after it; the last may be missing), which makes the body
-        regular; else None (the general scan decides)."""
+        regular; else None (the general scan decides). ``entries`` None: as many as the
+        tokens make."""
         data, ncol, n = self.src, self.ncol, self.b.size
         for _ in range(4):                     # (a final line feed, a few trailing blanks)
             n -= n > 0 and self.b[n - 1] in (9, 10, 32)
-        if not n or not entries or self.cls[0] == 1 or self.b[n - 1] in (9, 10, 32):
+        if not n or entries == 0 or self.cls[0] == 1 or self.b[n - 1] in (9, 10, 32):
             return None
         seps = np.flatnonzero(self.cls[:n] == 1)
+        entries = (seps.size + 1) // ncol if entries is None else entries
         if seps.size != entries * ncol - 1 or np.diff(seps).min(initial=2) < 2:
             return None
         gaps = np.append(self.b[seps], np.uint8(10)).reshape(entries, ncol)
@@ -495,8 +515,23 @@ def read(data, name):
     layout, field, symmetry = banner(data, name)
     rows, cols, entries, pos, lineno = size_line(data, name, layout, field, symmetry)
     nval = {"pattern": 0, "complex": 2}.get(field, 1)
-    coordinate = layout == "coordinate"
-    body = Body(data, pos, lineno, nval + (2 if coordinate else 0), entries, name)
+    kind = (layout == "coordinate", field, symmetry, rows, cols)
+    ncol = nval + (2 if kind[0] else 0)
+    got = _in_parts(data, pos, ncol, entries, kind, name)
+    i, j, vals = _entries(Body(data, pos, lineno, ncol, entries, name), kind) if got is None \
+        else got
+    if not kind[0]:
+        i, j = _array_positions(rows, cols, symmetry)
+        keep = np.flatnonzero(vals)            # (a dense array's zeros are not entries)
+        i, j, vals = i[keep], j[keep], vals[keep]
+    return _assemble(i, j, vals, rows, cols, symmetry)
+
+
+def _entries(body, kind):
+    """``(i, j, vals)`` of the entry lines of ``body`` (``i``, ``j`` None for an ``array``
+    file, ``vals`` None for a ``pattern`` one), checked. ``kind``: ``(coordinate, field,
+    symmetry, rows, cols)``."""
+    coordinate, field, symmetry, rows, cols = kind
     first = 2 if coordinate else 0
     if field == "integer":
         vals = integers(body, first)
@@ -506,15 +541,40 @@ def read(data, name):
             vals = vals + 1j * reals(body, first + 1)
     else:
         vals = None
-    if coordinate:
-        i = indices(body, 0, rows, "row")
-        j = indices(body, 1, cols, "column")
-        _check_triangle(body, i, j, vals, symmetry)
-    else:
-        i, j = _array_positions(rows, cols, symmetry)
-        keep = np.flatnonzero(vals)            # (a dense array's zeros are not entries)
-        i, j, vals = i[keep], j[keep], vals[keep]
-    return _assemble(i, j, vals, rows, cols, symmetry)
+    if not coordinate:
+        return None, None, vals
+    i = indices(body, 0, rows, "row")
+    j = indices(body, 1, cols, "column")
+    _check_triangle(body, i, j, vals, symmetry)
+    return i, j, vals
+
+
+def _in_parts(data, pos, ncol, entries, kind, name):
+    """``_entries`` of a large body without comment lines, parsed in parts (split at line
+    breaks, one a thread; numpy releases the GIL): their results joined, or None where the
+    body is small, holds a comment or its parts fail any check (the one pass over the whole
+    body then reports the first error)."""
+    size, workers = len(data) - pos, min(os.cpu_count() or 1, _PARTS)
+    if size < PARALLEL_BYTES or workers < 2 or pos < 8 or data.find(b"%", pos) >= 0:
+        return None
+    cls = data.translate(_CLASS)
+    if cls.find(b"\x03", pos) >= 0 or data.count(b"\r", pos) != data.count(b"\r\n", pos):
+        return None
+    cuts = [pos] + [data.find(b"\n", pos + size * k // workers) + 1
+                    for k in range(1, workers)] + [len(data)]
+    if any(a >= b for a, b in zip(cuts, cuts[1:])):
+        return None
+    try:
+        with ThreadPoolExecutor(workers) as pool:
+            got = list(pool.map(lambda a, b: _entries(Body(data, a, 0, ncol, None, name,
+                                                           (b, cls)), kind),
+                                cuts[:-1], cuts[1:]))
+    except InputError:
+        return None
+    if sum((k[2] if k[0] is None else k[0]).size for k in got) != entries:
+        return None
+    return tuple(None if got[0][c] is None else np.concatenate([k[c] for k in got])
+                 for c in range(3))
 
 
 def _check_triangle(body, i, j, vals, symmetry):

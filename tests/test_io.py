@@ -11,6 +11,7 @@ import pytest
 import scipy.io
 import scipy.sparse as sp
 
+from pyclmatch import mtx
 from pyclmatch.errors import InputError
 from pyclmatch.io import read_graph
 
@@ -637,17 +638,8 @@ def test_random_valid_mtx_equals_scipy(tmp_path_factory, file):
     _same_as_scipy(read_graph(p), raw, pattern)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_mm_files(), st.data())
-def test_mutated_mtx_same_matrix_or_input_error(tmp_path_factory, file, data):
-    """Token deletions and insertions and byte flips of a valid file: read_graph (which never
-    hands bytes to a third-party parser, so this runs in-process) raises InputError naming the
-    path, or returns what scipy.io.mmread reads from the mutated file (the original matrix when
-    the mutation is harmless; scipy is asked only about files without control bytes)."""
-    raw, _ = file
-    p = tmp_path_factory.mktemp("mm") / "m.mtx"
-    p.write_bytes(raw)
-    A = read_graph(p)
+def _mutated(raw, data):
+    """``raw`` after 1 to 3 token deletions and insertions and byte flips."""
     b = bytearray(raw)
     for _ in range(data.draw(st.integers(1, 3), "mutations")):
         at = data.draw(st.integers(0, max(len(b) - 1, 0)), "at")
@@ -661,6 +653,21 @@ def test_mutated_mtx_same_matrix_or_input_error(tmp_path_factory, file, data):
             tok = data.draw(st.sampled_from([b" 1", b" -2.5e3", b" x", b"\n", b" 7 7", b"\x00",
                                              b"%", b" nan", b"\t"]), "token")
             b[at:at] = tok
+    return b
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_mm_files(), st.data())
+def test_mutated_mtx_same_matrix_or_input_error(tmp_path_factory, file, data):
+    """Token deletions and insertions and byte flips of a valid file: read_graph (which never
+    hands bytes to a third-party parser, so this runs in-process) raises InputError naming the
+    path, or returns what scipy.io.mmread reads from the mutated file (the original matrix when
+    the mutation is harmless; scipy is asked only about files without control bytes)."""
+    raw, _ = file
+    p = tmp_path_factory.mktemp("mm") / "m.mtx"
+    p.write_bytes(raw)
+    A = read_graph(p)
+    b = _mutated(raw, data)
     p.write_bytes(bytes(b))
     try:
         B = read_graph(p)
@@ -673,6 +680,73 @@ def test_mutated_mtx_same_matrix_or_input_error(tmp_path_factory, file, data):
         assert (B != A).nnz == 0
     elif not any(c < 9 or 13 < c < 32 for c in mutated):
         _same_as_scipy(B, mutated, b"pattern" in mutated.split(b"\n", 1)[0].lower())
+
+
+# -- entry sections parsed in parts (mtx.PARALLEL_BYTES): the outcome of the one pass --------
+
+def _outcome(raw):
+    """pyclmatch.mtx.read's CSR (its arrays) or its InputError (message and argument)."""
+    try:
+        A = mtx.read(bytes(raw), "f.mtx")
+    except InputError as e:
+        return "InputError", str(e), e.argument
+    return A.shape, A.dtype.str, A.indptr.tolist(), A.indices.tolist(), A.data.tobytes()
+
+
+def _both_ways(raw, parts):
+    """The outcomes of ``raw`` read in one pass and in ``parts`` parts (every body split)."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(mtx, "PARALLEL_BYTES", 1 << 62)
+        one = _outcome(raw)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(mtx, "PARALLEL_BYTES", 0)
+        m.setattr(mtx.os, "cpu_count", lambda: parts)
+        return one, _outcome(raw)
+
+
+MTX_CASES = sorted(BAD.rglob("*.mtx")) + VALID_MTX
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_mtx_in_parts_same_outcome_on_every_file(parts):
+    assert len(MTX_CASES) > 20
+    for path in MTX_CASES:
+        raw = path.read_bytes()
+        raw = gzip.decompress(raw) if path.suffix == ".gz" else raw
+        one, split = _both_ways(raw, parts)
+        assert one == split, path.name
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_mm_files(), st.data(), st.integers(2, 4))
+def test_mtx_in_parts_same_outcome_on_mutated_files(file, data, parts):
+    banner, size, body = file[0].split(b"\n", 2)
+    if b"coordinate" in banner:                  # (the entries 1 to 4 times over)
+        copies = data.draw(st.integers(1, 4), "copies")
+        n, m, k = size.split()
+        size, body = b"%s %s %d" % (n, m, int(k) * copies), body * copies
+    raw = b"\n".join([banner, size, body])
+    raw = _mutated(raw, data) if data.draw(st.booleans(), "mutate") else raw
+    one, split = _both_ways(raw, parts)
+    assert one == split
+
+
+def test_mtx_in_parts_is_taken(monkeypatch):
+    """A body without comments is read in parts (and one with an error is not: its one pass
+    names the first bad line)."""
+    lines = "".join(f"{k % 7 + 1} {k % 5 + 1} {k}.5e-1\n" for k in range(200))
+    raw = f"%%MatrixMarket matrix coordinate real general\n7 5 200\n{lines}".encode()
+    monkeypatch.setattr(mtx, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(mtx.os, "cpu_count", lambda: 2)
+    kind, pos = (True, "real", "general", 7, 5), raw.index(b"\n", 50) + 1
+    i, j, v = mtx._in_parts(raw, pos, 3, 200, kind, "f.mtx")
+    assert i.tolist() == [k % 7 for k in range(200)] and j.tolist() == [k % 5 for k in range(200)]
+    assert v.tolist() == [float(f"{k}.5e-1") for k in range(200)]
+    bad = raw.replace(b"4 5 199.5e-1", b"4 5 199.5e-1x")
+    assert bad != raw
+    assert mtx._in_parts(bad, pos, 3, 200, kind, "f.mtx") is None
+    with pytest.raises(InputError, match=r"f\.mtx: line 202: '199\.5e-1x' is not a real"):
+        mtx.read(bad, "f.mtx")
 
 
 # -- real values: computed exactly (the vectorised decimals equal Python's float) -------------
