@@ -44,7 +44,7 @@ from numpy.typing import ArrayLike
 from .._typing import DeviceSpec, GraphInput, Progress
 from ..engine import args, limits
 from ..engine.devices import get_device, device_call
-from ..engine.intake import check_compressed_host, check_no_entries, checked_csr
+from ..engine.compressed import check_compressed_host, check_no_entries, checked_csr
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from ..hostpar import permute_csr, pmap

@@ -15,7 +15,7 @@ from .._typing import DeviceSpec, GraphInput, Progress
 from .._record import RunRecord
 from ..engine import args, limits
 from ..engine.devices import get_device, device_call
-from ..engine.intake import check_no_entries
+from ..engine.compressed import check_no_entries
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
 from .blocking import DeviceCertificate

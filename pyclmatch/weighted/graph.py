@@ -24,8 +24,8 @@ import scipy.sparse as sp
 
 from ..engine.devices import PinnedStaging
 from ..engine import args, limits
-from ..engine.intake import (canonical_copy, check_compressed_host, compressed_parts,
-                             fp64_supported)
+from ..engine.compressed import canonical_copy, check_compressed_host, compressed_parts
+from ..engine.intake import fp64_supported
 from ..errors import InputError
 from ..interop import foreign_graph, is_edge_tuple, mirrored_csr, undirected_pairs
 

@@ -24,7 +24,8 @@ from ..engine.args import blame
 from ..engine.family import KernelFamily
 from ..errors import InputError
 from ..engine.indices import offset_type, require_offset64
-from ..engine.intake import DeviceSymmetric, NOT_CANONICAL, raise_structure_problem
+from ..engine.compressed import NOT_CANONICAL, raise_structure_problem
+from ..engine.intake import DeviceSymmetric
 from .graph import asymmetry_error, inexact_error, invalid_weights, weight_error
 
 TEMPLATE = "suitor.cl.mako"
