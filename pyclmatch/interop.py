@@ -585,7 +585,14 @@ def is_edge_tuple(G, sizes):
     """Whether ``G`` is a tuple of edge arrays: a ``tuple`` (never a list: a list of rows is
     a dense matrix) of ``len(G)`` in ``sizes`` whose first item is 1-D and not sparse. The
     one rule of every family: ``(rows, cols[, shape])`` for the bipartite family, ``(u, v,
-    w[, n])`` for the weighted ones, ``(u, v[, w[, n]])`` for Louvain."""
+    w[, n])`` for the weighted ones, ``(u, v[, w[, n]])`` for Louvain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> is_edge_tuple((np.array([0]), np.array([1])), (2, 3)), is_edge_tuple([[0, 1]], (2,))
+    (True, False)
+    """
     return isinstance(G, tuple) and len(G) in sizes and not sp.issparse(G[0]) and \
         np.ndim(G[0]) == 1
 
@@ -598,7 +605,15 @@ def undirected_pairs(u, v, w=None, n=None, fits=None):
     same weight; entries repeated in the same direction are summed first (as scipy sums a
     COO matrix's duplicates); a self-loop ``(a, a)`` is kept once. Errors name ``G`` (``n``
     when it contradicts the ids). ``fits(n, m)``, when given, is called with the sizes
-    before the conversion allocates anything proportional to ``n``."""
+    before the conversion allocates anything proportional to ``n``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> n, a, b, w = undirected_pairs(np.array([1, 0, 1]), np.array([0, 1, 2]))
+    >>> n, a.tolist(), b.tolist(), w.tolist()
+    (3, [0, 1], [1, 2], [1, 1])
+    """
     u, v = args.vertex_ids("u", u, "G"), args.vertex_ids("v", v, "G")
     w = np.ones(u.size, np.int64) if w is None else np.asarray(w)
     if w.ndim != 1:
@@ -643,7 +658,14 @@ def undirected_pairs(u, v, w=None, n=None, fits=None):
 
 def mirrored_csr(n, a, b, w):
     """The symmetric CSR of the pairs of :func:`undirected_pairs` (a self-loop once, on the
-    diagonal)."""
+    diagonal).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mirrored_csr(2, np.array([0]), np.array([1]), np.array([5.0])).toarray().tolist()
+    [[0.0, 5.0], [5.0, 0.0]]
+    """
     off = a != b
     A = sp.csr_matrix((np.concatenate([w, w[off]]),
                        (np.concatenate([a, b[off]]), np.concatenate([b, a[off]]))),

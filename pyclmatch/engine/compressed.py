@@ -15,7 +15,15 @@ def compressed_parts(A):
     """``(fmt, indptr, indices, data)`` of a scipy sparse matrix or array without copying
     a CSR or CSC (``fmt`` is ``"csr"`` or ``"csc"``); other formats become a CSR through
     scipy's compiled conversion (:func:`checked_csr`; duplicates are kept: the device finds
-    them)."""
+    them).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> fmt, indptr, indices, data = compressed_parts(sp.csr_matrix([[0, 1], [1, 1]]))
+    >>> fmt, indptr.tolist(), indices.tolist()
+    ('csr', [0, 1, 3], [1, 0, 1])
+    """
     fmt = A.format
     if fmt not in ("csr", "csc"):
         A = checked_csr(A)
@@ -27,7 +35,17 @@ def check_compressed_host(indptr, indices, n_minor, what="the sparse matrix"):
     """The structure checks of the device intake, on the host (O(n + nnz), no copy): for
     host paths that hand the user's compressed arrays to scipy's compiled routines, which
     trust them (a decreasing indptr or an index out of range makes them write outside their
-    arrays). Raises the intake's :class:`InputError`."""
+    arrays). Raises the intake's :class:`InputError`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> try:
+    ...     check_compressed_host(np.array([0, 1]), np.array([5]), 2)
+    ... except ValueError as exc:
+    ...     print(str(exc).split(" (")[0])
+    the sparse matrix holds an index out of range of its shape
+    """
     nnz = int(indices.size)
     if indptr.size == 0 or indptr[0] != 0 or indptr[-1] != nnz:
         raise InputError(f"{what}'s indptr must run from 0 to the number of stored entries "
@@ -43,7 +61,14 @@ def checked_csr(A, what="the sparse matrix"):
     conversion leaves out: a CSR is returned as it is; a CSC is checked as compressed arrays
     (:func:`check_compressed_host`); any other format's coordinates (COO's ``row``/``col``,
     which the caller may have changed after scipy's check at construction) must lie in the
-    shape."""
+    shape.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> checked_csr(sp.coo_matrix([[0, 1], [1, 0]])).format
+    'csr'
+    """
     if A.format == "csr":
         return A
     if A.format == "csc":
@@ -61,14 +86,29 @@ def canonical_copy(A):
     """A canonical copy of the CSR/CSC ``A`` with its values (sorted indices, duplicates
     summed, as scipy does); ``A`` itself is never modified. The repair of weighted input the
     device found unsorted or with repeated entries (structural input is repaired on the
-    device: :func:`canonical_lists`)."""
+    device: :func:`canonical_lists`).
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> A = sp.csr_matrix((np.array([3.0, -1.0]), np.array([0, 0]), np.array([0, 2])),
+    ...                   shape=(1, 1))
+    >>> canonical_copy(A).toarray().tolist()
+    [[2.0]]
+    """
     B = A.copy()
     B.sum_duplicates()
     return B
 
 
 def raise_structure_problem(bits, what="the matrix"):
-    """The documented :class:`InputError` for the flags that no canonical copy repairs."""
+    """The documented :class:`InputError` for the flags that no canonical copy repairs.
+
+    Examples
+    --------
+    >>> raise_structure_problem(0) is None
+    True
+    """
     if bits & BAD_PTR:
         raise InputError(f"{what}'s indptr decreases: it is not a valid compressed matrix")
     if bits & BAD_RANGE:
@@ -78,6 +118,13 @@ def raise_structure_problem(bits, what="the matrix"):
 
 def check_no_entries(indptr, what="the sparse matrix"):
     """The structure check of a matrix without entries, which no device pass sees (the
-    families answer it on the host): its indptr must be all zeros. O(n), no copy."""
+    families answer it on the host): its indptr must be all zeros. O(n), no copy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_no_entries(np.zeros(4, np.int32)) is None
+    True
+    """
     if indptr.size and np.any(indptr):
         raise InputError(f"{what}'s indptr decreases: it is not a valid compressed matrix")

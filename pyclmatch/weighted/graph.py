@@ -505,7 +505,13 @@ def _from_sparse(coo, symmetrize, drop_invalid, nodes, dtype=np.float64):
 def b_values(b, n):
     """``b`` as the user gave it, checked: an int64 array of length ``n`` (an integer
     broadcasts) of non-negative integers; bools, fractions, NaN and values past int64 are
-    refused (:class:`InputError` naming ``b``, a uint64 shown unsigned)."""
+    refused (:class:`InputError` naming ``b``, a uint64 shown unsigned).
+
+    Examples
+    --------
+    >>> b_values(2, 3).tolist(), b_values([1, 0, 4], 3).tolist()
+    ([2, 2, 2], [1, 0, 4])
+    """
     if isinstance(b, np.ndarray) and b.ndim == 0:
         b = b[()]
     if np.ndim(b) == 0 and not isinstance(b, np.ndarray):
@@ -526,7 +532,14 @@ def as_b(b, n, degree=None):
     """``b`` (:func:`b_values`) capped at each vertex's degree, as int32: a vertex takes at
     most as many matched edges as it has, so a larger b changes nothing, and the suitor
     lists stay proportional to the edges. ``degree``: an upper bound of each vertex's degree
-    (default ``n - 1``, the most a simple graph allows)."""
+    (default ``n - 1``, the most a simple graph allows).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> as_b(10 ** 9, 3, np.array([1, 2, 1])).tolist()
+    [1, 2, 1]
+    """
     bb = b_values(b, n)
     cap = max(n - 1, 0) if degree is None else np.asarray(degree, np.int64)
     return np.minimum(bb, cap).astype(np.int32)
@@ -536,7 +549,14 @@ def degree_bound(g):
     """An upper bound of each vertex's degree in the graph of ``g`` (a :class:`SparseInput`
     or a :class:`WeightedGraph`), O(n) from its offsets: the stored entries of each list
     (diagonal and duplicates included), plus those of each column when an asymmetric input
-    may be symmetrized (an O(nnz) count, then only)."""
+    may be symmetrized (an O(nnz) count, then only).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> degree_bound(as_weighted_graph(sp.csr_matrix([[0, 1.0], [1.0, 0]]))).tolist()
+    [1, 1]
+    """
     deg = np.diff(np.asarray(g.indptr, np.int64))
     if isinstance(g, SparseInput) and g.symmetrize and g.nnz:
         # (the indices are checked later, on the device: clipped here)
