@@ -220,7 +220,7 @@ class Body:
         self.starts, self.ends = self._tokens() if simple is None else simple
         if entries is None:                     # (a part: the entries it holds)
             entries = self.starts.size // ncol
-        long = np.flatnonzero(self.ends - self.starts > _LONGEST)
+        long = np.flatnonzero(np.subtract(self.ends, self.starts) > _LONGEST)
         if long.size:
             raise bad(name, f"line {self.line_at(self.starts[long[0]])}: a token of "
                             f"{self.ends[long[0]] - self.starts[long[0]]:,} characters")
@@ -248,21 +248,38 @@ class Body:
         """``(starts, ends)`` of the tokens when every gap is one byte (a space or tab within
         an entry, a line feed after it; the last may be missing), which makes the body
         regular; else None (the general scan decides). ``entries`` None: as many as the
-        tokens make."""
-        data, ncol, n = self.src, self.ncol, self.b.size
+        tokens make. The offsets of the bytes other than digits and blanks come from the
+        same scan, each with its token (a token's number is the count of gaps before it)."""
+        ncol, n, cls = self.ncol, self.b.size, self.cls
         for _ in range(4):                     # (a final line feed, a few trailing blanks)
             n -= n > 0 and self.b[n - 1] in (9, 10, 32)
-        if not n or entries == 0 or self.cls[0] == 1 or self.b[n - 1] in (9, 10, 32):
+        if not n or entries == 0 or cls[0] == 1 or self.b[n - 1] in (9, 10, 32):
             return None
-        seps = np.flatnonzero(self.cls[:n] == 1)
+        if self._odd:                          # (digits, blanks and other bytes)
+            nz = np.flatnonzero(cls[:n] != 0)
+            blank = cls[nz] == 1
+            gap = np.flatnonzero(blank)
+            seps = nz[gap]
+        else:                                  # (digits and blanks only)
+            seps = np.flatnonzero(cls[:n] == 1)
         entries = (seps.size + 1) // ncol if entries is None else entries
-        if seps.size != entries * ncol - 1 or np.diff(seps).min(initial=2) < 2:
+        if seps.size != entries * ncol - 1:
             return None
-        gaps = np.append(self.b[seps], np.uint8(10)).reshape(entries, ncol)
-        inner = gaps[:, :-1]
-        if not ((gaps[:, -1] == 10).all() and ((inner == 32) | (inner == 9)).all()):
+        starts, ends = np.empty(seps.size + 1, np.intp), np.empty(seps.size + 1, np.intp)
+        starts[0], ends[-1] = 0, n
+        np.add(seps, 1, out=starts[1:])
+        ends[:-1] = seps
+        if seps.size and (np.subtract(ends[1:], starts[1:]).min() < 1 or ends[0] < 1):
+            return None                        # (two blanks in a row)
+        gaps = self.b[seps]
+        if not ((gaps[ncol - 1::ncol] == 10).all()
+                and np.count_nonzero(gaps == 10) == entries - 1):
             return None
-        return np.concatenate(([0], seps + 1)), np.append(seps, n)
+        if self._odd:                          # (a special's token: the gaps before it)
+            other = np.flatnonzero(~blank)
+            other_tok = other - np.arange(other.size)
+            self._sp = (nz[other], other_tok)
+        return starts, ends
 
     def _tokens(self):
         """``(starts, ends)`` of the tokens: the runs of bytes that are not blanks."""
@@ -333,8 +350,11 @@ class Body:
         the entry and the column of the token each lies in."""
         if self._sp is None:
             at = np.flatnonzero(self.cls >= 2) if self._odd else np.zeros(0, np.intp)
-            tok = np.searchsorted(self.starts, at, "right") - 1
-            self._sp = (at,) + np.divmod(tok, self.ncol)
+            self._sp = (at, np.searchsorted(self.starts, at, "right") - 1)
+        if len(self._sp) == 2:
+            at, tok = self._sp
+            k = tok // self.ncol
+            self._sp = (at, k, tok - k * self.ncol)
         return self._sp
 
     def clean(self, j, signed=False):
