@@ -55,7 +55,7 @@ _CLASS = bytes(0 if 48 <= c <= 57 else 1 if c in b" \t\n\r" else 2 if 32 < c < 1
 _KEEP = np.array([0] + [~0 << (8 * (8 - k)) & (2**64 - 1) for k in range(1, 9)], np.uint64)
 _ZEROS = _KEEP & np.uint64(0x3030303030303030)   # ('0' in each kept byte)
 _POW8 = [np.uint64(10 ** (8 * k)) for k in range(3)] + [np.uint64(0)]
-_SLOT = np.full(256, 4, np.int64)                   # (see Body.slots)
+_SLOT = np.full(256, 4, np.int64)                   # (see _decimals)
 _SLOT[[43, 45, 46, 69, 101]] = [0, 0, 1, 2, 2]
 _POW10 = np.array([10 ** k for k in range(20)], np.uint64)
 #: real values are computed exactly (``m * 10**q``, one rounding, then a check that the
@@ -357,32 +357,26 @@ class Body:
             self._sp = (at, k, tok - k * self.ncol)
         return self._sp
 
+    def column(self, j):
+        """``(at, k)``: the offsets of the bytes other than digits and blanks in the tokens
+        of column ``j``, and the entry of each (in order)."""
+        at, k, col = self.specials()
+        pick = col == j
+        if pick.all():
+            return at, k
+        pick = np.flatnonzero(pick)
+        return at[pick], k[pick]
+
     def clean(self, j, signed=False):
         """Per entry: whether its token ``j`` holds digits only (after one leading ``+`` or
         ``-`` if ``signed``; the digits may be none)."""
-        at, k, col = self.specials()
-        pick = col == j
-        if signed:
-            c = self.b[at]
-            pick &= ~(((c == 43) | (c == 45)) & (at == self.starts[j::self.ncol][k]))
+        at, k = self.column(j)
         ok = np.ones(self.starts.size // self.ncol, bool)
-        ok[k[pick]] = False
+        if signed and at.size:
+            c = self.b[at]
+            k = k[~(((c == 43) | (c == 45)) & (at == self.starts[j::self.ncol][k]))]
+        ok[k] = False
         return ok
-
-    def slots(self, j):
-        """``(at, k, slot)`` of the bytes of column ``j`` other than digits (``k`` the entry):
-        ``slot`` 0 a sign leading the token, 1 a point, 2 an exponent letter ``e``/``E``, 3 a
-        sign after it, 4 anything else."""
-        at, k, col = self.specials()
-        if not (col == j).all():
-            pick = np.flatnonzero(col == j)
-            at, k = at[pick], k[pick]
-        slot = _SLOT[self.b[at]]
-        sign = np.flatnonzero(slot == 0)
-        first = at[sign] == self.starts[j::self.ncol][k[sign]]
-        after_e = _SLOT[self.b[at[sign] - 1]] == 2
-        slot[sign] = np.where(first, 0, np.where(after_e, 3, 4))
-        return at, k, slot
 
     def digits(self, s, e, big=False):
         """The values (int64) of the runs of digits ``[s, e)`` (body offsets; the runs hold
@@ -465,33 +459,53 @@ def _decimals(body, j):
     correctly rounded operation on exact operands, then the rounding to float64, which is
     correct unless the wide result lies exactly halfway between two float64 numbers.
     """
-    s, e = body.starts[j::body.ncol], body.ends[j::body.ncol]
-    n, (at, k, slot) = s.size, body.slots(j)
-    count = np.bincount(k * 5 + slot, minlength=5 * n).reshape(n, 5)
-    pos = np.zeros((n, 5), np.intp)
-    pos.reshape(-1)[k * 5 + slot] = at
-    lead, hasp, hase, esign = (count[:, c] > 0 for c in range(4))
-    odd = (count[:, 4] > 0) | (count[:, 1] > 1) | (count[:, 2] > 1)
-    ppos, epos = pos[:, 1], pos[:, 2]
-    odd |= hasp & hase & (ppos > epos)
-    m0 = s + lead
+    s, e, b = body.starts[j::body.ncol], body.ends[j::body.ncol], body.b
+    n, (at, k) = s.size, body.column(j)
+    slot = _SLOT[b[at]]                      # (0 a sign, 1 a point, 2 e/E, 4 anything else)
+    odd = np.zeros(n, bool)
+    sign = np.flatnonzero(slot == 0)         # (a sign leads the token or follows e/E)
+    sign = sign[(at[sign] != s[k[sign]]) & (_SLOT[b[at[sign] - 1]] != 2)]
+    odd[k[sign]] = True
+    odd[k[slot == 4]] = True
+    hasp, ppos = _one_each(at, k, slot == 1, odd)
+    hase, epos = _one_each(at, k, slot == 2, odd)
+    neg = b[s] == 45
+    m0 = s + (neg | (b[s] == 43))
     mend = np.where(hase, epos, e)
     dot = np.where(hasp, ppos, mend)
-    ilen, flen = dot - m0, mend - dot - hasp
-    x0 = np.where(hase, epos + 1 + esign, e)
-    odd |= (ilen + flen < 1) | (hase & ((e - x0 < 1) | (e - x0 > 4)))
+    flen = mend - dot - hasp
+    odd |= (mend - m0 - hasp < 1) | (hasp & hase & (ppos > epos))
     (m, mbig), (f, fbig) = body.digits(m0, dot, big=True), body.digits(dot + hasp, mend, big=True)
     m, f, flen = m.view(np.uint64), f.view(np.uint64), np.clip(flen, 0, 24)
     odd |= mbig | fbig | (m >= _POW10[19 - np.minimum(flen, 19)])   # (m * 10**flen + f
     m *= _POW10[np.minimum(flen, 19)]                                 # below 10**19)
     m += f
-    q = np.zeros(n, np.int64)
+    q = -flen
     some = np.flatnonzero(hase)
-    q[some] = body.digits(x0[some], e[some])
-    np.negative(q, out=q, where=esign & (body.b[pos[:, 3]] == 45))
-    q -= flen
+    if some.size:
+        x0, es = epos[some] + 1, e[some]
+        c = b[np.minimum(x0, b.size - 1)]
+        esign = (c == 43) | (c == 45)
+        x0 += esign
+        odd[some[(es - x0 < 1) | (es - x0 > 4)]] = True
+        x = body.digits(x0, es)
+        np.negative(x, out=x, where=c == 45)
+        q[some] += x
     odd |= ((np.abs(q) >= _TENS.size) & (m != 0)) | (m > _EXACT)
-    return _scaled(m, q, odd, body.b[s] == 45), odd
+    return _scaled(m, q, odd, neg), odd
+
+
+def _one_each(at, k, pick, odd):
+    """``(has, pos)`` per entry: whether its token holds a picked byte (``at``, ``k`` the
+    offsets and entries of a column's other bytes) and the offset of the last; ``odd`` set
+    where it holds more than one."""
+    kk = k[pick]
+    has, pos = np.zeros(odd.size, bool), np.zeros(odd.size, np.intp)
+    has[kk] = True
+    pos[kk] = at[pick]
+    dup = np.flatnonzero(kk[1:] == kk[:-1])
+    odd[kk[dup]] = True
+    return has, pos
 
 
 def _scaled(m, q, odd, neg):
