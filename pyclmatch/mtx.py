@@ -52,8 +52,9 @@ _PARTS = 8
 #: takes), 3 a byte no entry line may hold
 _CLASS = bytes(0 if 48 <= c <= 57 else 1 if c in b" \t\n\r" else 2 if 32 < c < 127 and c != 95
                else 3 for c in range(256))
-_KEEP = np.array([0] + [~0 << (8 * (8 - k)) & (2**64 - 1) for k in range(1, 9)], np.uint64)
-_ZEROS = _KEEP & np.uint64(0x3030303030303030)   # ('0' in each kept byte)
+#: the low four bits (a digit's value) of the last ``k`` bytes of a little-endian word
+_KEEP = np.array([0] + [~0 << (8 * (8 - k)) & 0x0F0F0F0F0F0F0F0F for k in range(1, 9)],
+                 np.uint64)
 _POW8 = [np.uint64(10 ** (8 * k)) for k in range(3)] + [np.uint64(0)]
 _SLOT = np.full(256, 4, np.int64)                   # (see _decimals)
 _SLOT[[43, 45, 46, 69, 101]] = [0, 0, 1, 2, 2]
@@ -96,8 +97,7 @@ def _swar(w, k):
     >>> int(_swar(w.copy(), np.array([7]))[0])
     1234567
     """
-    w &= _KEEP[k]
-    w -= _ZEROS[k]
+    w &= _KEEP[k]                            # (a digit's byte less 0x30: its low bits)
     t = np.empty_like(w)
     for mul, shift, mask in ((10, 8, 0x00FF00FF00FF00FF), (100, 16, 0x0000FFFF0000FFFF),
                              (10000, 32, 0xFFFFFFFF)):
@@ -385,14 +385,14 @@ class Body:
         n = e - s
         words = self._words()
         v = _swar(words[e], np.clip(n, 0, 8))
-        over = n > 24
+        over = n > 24 if big else None
         for chunk in range(1, min(3, -(-int(n.max(initial=0)) // 8))):   # (8 digits at a
             live = np.flatnonzero(n > 8 * chunk)                          # time, from the right)
             if 2 * live.size > s.size:
                 live = slice(None)
             d = _swar(words[np.maximum(e[live] - 8 * chunk, 0)],
                       np.clip(n[live] - 8 * chunk, 0, 8))
-            if chunk == 2:
+            if chunk == 2 and big:
                 over[live] |= d >= 1000
             d *= _POW8[chunk]
             v[live] += d
@@ -418,15 +418,15 @@ def indices(body, j, high, what):
         body.refuse(int(np.argmin(ok)) * body.ncol + j, f"a {what} index (a positive integer)")
     s, e = body.starts[j::body.ncol], body.ends[j::body.ncol]
     v = body.digits(s, e)
-    v[e - s > 10] = high + 1                 # (past 10 digits: out of bounds)
-    out = np.flatnonzero((v < 1) | (v > high))
+    if s.size and (e - s).max() > 10:
+        v[e - s > 10] = high + 1             # (past 10 digits: out of bounds)
+    v -= 1
+    out = np.flatnonzero(v.view(np.uint64) >= high)   # (0 and past high wrap to big)
     if out.size:
         raise bad(body.name, f"line {body.entry_line(out[0])}: {what} index "
                              f"{body.text(out[0] * body.ncol + j)} is out of bounds "
                              f"1..{high:,}")
-    v -= 1
     return v
-
 
 def integers(body, j):
     """Column ``j``: signed decimal integers within int64."""
@@ -466,7 +466,9 @@ def _decimals(body, j):
     sign = np.flatnonzero(slot == 0)         # (a sign leads the token or follows e/E)
     sign = sign[(at[sign] != s[k[sign]]) & (_SLOT[b[at[sign] - 1]] != 2)]
     odd[k[sign]] = True
-    odd[k[slot == 4]] = True
+    other = slot == 4
+    if other.any():
+        odd[k[other]] = True
     hasp, ppos = _one_each(at, k, slot == 1, odd)
     hase, epos = _one_each(at, k, slot == 2, odd)
     neg = b[s] == 45
@@ -499,6 +501,7 @@ def _one_each(at, k, pick, odd):
     """``(has, pos)`` per entry: whether its token holds a picked byte (``at``, ``k`` the
     offsets and entries of a column's other bytes) and the offset of the last; ``odd`` set
     where it holds more than one."""
+    pick = np.flatnonzero(pick)
     kk = k[pick]
     has, pos = np.zeros(odd.size, bool), np.zeros(odd.size, np.intp)
     has[kk] = True
