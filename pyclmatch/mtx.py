@@ -89,7 +89,9 @@ _TENS = _tens()
 def _swar(w, k):
     """Eight bytes at a time (``w``, little-endian words ending at a run of digits' last byte;
     ``k`` of them belong to the run): the decimal value of the last ``k`` bytes (the bytes
-    before them count as leading zeros).
+    before them count as leading zeros). Each step multiplies by ``10**d << s | 1`` and
+    shifts right by ``s``: every lane of ``2 s`` bits gets its first half times ``10**d`` plus
+    its second (digit pairs, then fours, then all eight).
 
     Examples
     --------
@@ -98,13 +100,13 @@ def _swar(w, k):
     1234567
     """
     w &= _KEEP[k]                            # (a digit's byte less 0x30: its low bits)
-    t = np.empty_like(w)
-    for mul, shift, mask in ((10, 8, 0x00FF00FF00FF00FF), (100, 16, 0x0000FFFF0000FFFF),
-                             (10000, 32, 0xFFFFFFFF)):
-        np.right_shift(w, np.uint64(shift), out=t)
+    for mul, shift, mask in ((10 << 8 | 1, 8, 0x00FF00FF00FF00FF),
+                             (100 << 16 | 1, 16, 0x0000FFFF0000FFFF),
+                             (10000 << 32 | 1, 32, None)):
         w *= np.uint64(mul)
-        w += t
-        w &= np.uint64(mask)
+        w >>= np.uint64(shift)
+        if mask is not None:
+            w &= np.uint64(mask)
     return w
 
 
