@@ -597,7 +597,8 @@ def _in_parts(data, pos, ncol, entries, kind, name):
     if size < PARALLEL_BYTES or workers < 2 or pos < 8 or data.find(b"%", pos) >= 0:
         return None
     cls = data.translate(_CLASS)
-    if cls.find(b"\x03", pos) >= 0 or data.count(b"\r", pos) != data.count(b"\r\n", pos):
+    if cls.find(b"\x03", pos) >= 0 or (data.find(b"\r", pos) >= 0 and
+                                        data.count(b"\r", pos) != data.count(b"\r\n", pos)):
         return None
     cuts = [pos] + [data.find(b"\n", pos + size * k // workers) + 1
                     for k in range(1, workers)] + [len(data)]
