@@ -414,7 +414,8 @@ class Body:
 
 
 def indices(body, j, high, what):
-    """Column ``j``: 1-based indices in ``1..high``, returned 0-based (int64)."""
+    """Column ``j``: 1-based indices in ``1..high``, returned 0-based (int32, which the CSR
+    takes without a copy)."""
     ok = body.clean(j)
     if not ok.all():
         body.refuse(int(np.argmin(ok)) * body.ncol + j, f"a {what} index (a positive integer)")
@@ -428,7 +429,7 @@ def indices(body, j, high, what):
         raise bad(body.name, f"line {body.entry_line(out[0])}: {what} index "
                              f"{body.text(out[0] * body.ncol + j)} is out of bounds "
                              f"1..{high:,}")
-    return v
+    return v.astype(np.int32)
 
 def integers(body, j):
     """Column ``j``: signed decimal integers within int64."""
