@@ -52,10 +52,11 @@ _PARTS = 8
 #: takes), 3 a byte no entry line may hold
 _CLASS = bytes(0 if 48 <= c <= 57 else 1 if c in b" \t\n\r" else 2 if 32 < c < 127 and c != 95
                else 3 for c in range(256))
-_KEEP = np.array([0] + [~0 << (8 * (8 - k)) & (2**64 - 1) for k in range(1, 9)], np.uint64)
-_ZEROS = _KEEP & np.uint64(0x3030303030303030)   # ('0' in each kept byte)
+#: the low four bits (a digit's value) of the last ``k`` bytes of a little-endian word
+_KEEP = np.array([0] + [~0 << (8 * (8 - k)) & 0x0F0F0F0F0F0F0F0F for k in range(1, 9)],
+                 np.uint64)
 _POW8 = [np.uint64(10 ** (8 * k)) for k in range(3)] + [np.uint64(0)]
-_SLOT = np.full(256, 4, np.int64)                   # (see Body.slots)
+_SLOT = np.full(256, 4, np.int64)                   # (see _decimals)
 _SLOT[[43, 45, 46, 69, 101]] = [0, 0, 1, 2, 2]
 _POW10 = np.array([10 ** k for k in range(20)], np.uint64)
 #: real values are computed exactly (``m * 10**q``, one rounding, then a check that the
@@ -88,7 +89,9 @@ _TENS = _tens()
 def _swar(w, k):
     """Eight bytes at a time (``w``, little-endian words ending at a run of digits' last byte;
     ``k`` of them belong to the run): the decimal value of the last ``k`` bytes (the bytes
-    before them count as leading zeros).
+    before them count as leading zeros). Each step multiplies by ``10**d << s | 1`` and
+    shifts right by ``s``: every lane of ``2 s`` bits gets its first half times ``10**d`` plus
+    its second (digit pairs, then fours, then all eight).
 
     Examples
     --------
@@ -96,15 +99,14 @@ def _swar(w, k):
     >>> int(_swar(w.copy(), np.array([7]))[0])
     1234567
     """
-    w &= _KEEP[k]
-    w -= _ZEROS[k]
-    t = np.empty_like(w)
-    for mul, shift, mask in ((10, 8, 0x00FF00FF00FF00FF), (100, 16, 0x0000FFFF0000FFFF),
-                             (10000, 32, 0xFFFFFFFF)):
-        np.right_shift(w, np.uint64(shift), out=t)
+    w &= _KEEP[k]                            # (a digit's byte less 0x30: its low bits)
+    for mul, shift, mask in ((10 << 8 | 1, 8, 0x00FF00FF00FF00FF),
+                             (100 << 16 | 1, 16, 0x0000FFFF0000FFFF),
+                             (10000 << 32 | 1, 32, None)):
         w *= np.uint64(mul)
-        w += t
-        w &= np.uint64(mask)
+        w >>= np.uint64(shift)
+        if mask is not None:
+            w &= np.uint64(mask)
     return w
 
 
@@ -220,7 +222,7 @@ class Body:
         self.starts, self.ends = self._tokens() if simple is None else simple
         if entries is None:                     # (a part: the entries it holds)
             entries = self.starts.size // ncol
-        long = np.flatnonzero(self.ends - self.starts > _LONGEST)
+        long = np.flatnonzero(np.subtract(self.ends, self.starts) > _LONGEST)
         if long.size:
             raise bad(name, f"line {self.line_at(self.starts[long[0]])}: a token of "
                             f"{self.ends[long[0]] - self.starts[long[0]]:,} characters")
@@ -248,21 +250,38 @@ class Body:
         """``(starts, ends)`` of the tokens when every gap is one byte (a space or tab within
         an entry, a line feed after it; the last may be missing), which makes the body
         regular; else None (the general scan decides). ``entries`` None: as many as the
-        tokens make."""
-        data, ncol, n = self.src, self.ncol, self.b.size
+        tokens make. The offsets of the bytes other than digits and blanks come from the
+        same scan, each with its token (a token's number is the count of gaps before it)."""
+        ncol, n, cls = self.ncol, self.b.size, self.cls
         for _ in range(4):                     # (a final line feed, a few trailing blanks)
             n -= n > 0 and self.b[n - 1] in (9, 10, 32)
-        if not n or entries == 0 or self.cls[0] == 1 or self.b[n - 1] in (9, 10, 32):
+        if not n or entries == 0 or cls[0] == 1 or self.b[n - 1] in (9, 10, 32):
             return None
-        seps = np.flatnonzero(self.cls[:n] == 1)
+        if self._odd:                          # (digits, blanks and other bytes)
+            nz = np.flatnonzero(cls[:n] != 0)
+            blank = cls[nz] == 1
+            gap = np.flatnonzero(blank)
+            seps = nz[gap]
+        else:                                  # (digits and blanks only)
+            seps = np.flatnonzero(cls[:n] == 1)
         entries = (seps.size + 1) // ncol if entries is None else entries
-        if seps.size != entries * ncol - 1 or np.diff(seps).min(initial=2) < 2:
+        if seps.size != entries * ncol - 1:
             return None
-        gaps = np.append(self.b[seps], np.uint8(10)).reshape(entries, ncol)
-        inner = gaps[:, :-1]
-        if not ((gaps[:, -1] == 10).all() and ((inner == 32) | (inner == 9)).all()):
+        starts, ends = np.empty(seps.size + 1, np.intp), np.empty(seps.size + 1, np.intp)
+        starts[0], ends[-1] = 0, n
+        np.add(seps, 1, out=starts[1:])
+        ends[:-1] = seps
+        if seps.size and (np.subtract(ends[1:], starts[1:]).min() < 1 or ends[0] < 1):
+            return None                        # (two blanks in a row)
+        gaps = self.b[seps]
+        if not ((gaps[ncol - 1::ncol] == 10).all()
+                and np.count_nonzero(gaps == 10) == entries - 1):
             return None
-        return np.concatenate(([0], seps + 1)), np.append(seps, n)
+        if self._odd:                          # (a special's token: the gaps before it)
+            other = np.flatnonzero(~blank)
+            other_tok = other - np.arange(other.size)
+            self._sp = (nz[other], other_tok)
+        return starts, ends
 
     def _tokens(self):
         """``(starts, ends)`` of the tokens: the runs of bytes that are not blanks."""
@@ -333,36 +352,33 @@ class Body:
         the entry and the column of the token each lies in."""
         if self._sp is None:
             at = np.flatnonzero(self.cls >= 2) if self._odd else np.zeros(0, np.intp)
-            tok = np.searchsorted(self.starts, at, "right") - 1
-            self._sp = (at,) + np.divmod(tok, self.ncol)
+            self._sp = (at, np.searchsorted(self.starts, at, "right") - 1)
+        if len(self._sp) == 2:
+            at, tok = self._sp
+            k = tok // self.ncol
+            self._sp = (at, k, tok - k * self.ncol)
         return self._sp
+
+    def column(self, j):
+        """``(at, k)``: the offsets of the bytes other than digits and blanks in the tokens
+        of column ``j``, and the entry of each (in order)."""
+        at, k, col = self.specials()
+        pick = col == j
+        if pick.all():
+            return at, k
+        pick = np.flatnonzero(pick)
+        return at[pick], k[pick]
 
     def clean(self, j, signed=False):
         """Per entry: whether its token ``j`` holds digits only (after one leading ``+`` or
         ``-`` if ``signed``; the digits may be none)."""
-        at, k, col = self.specials()
-        pick = col == j
-        if signed:
-            c = self.b[at]
-            pick &= ~(((c == 43) | (c == 45)) & (at == self.starts[j::self.ncol][k]))
+        at, k = self.column(j)
         ok = np.ones(self.starts.size // self.ncol, bool)
-        ok[k[pick]] = False
+        if signed and at.size:
+            c = self.b[at]
+            k = k[~(((c == 43) | (c == 45)) & (at == self.starts[j::self.ncol][k]))]
+        ok[k] = False
         return ok
-
-    def slots(self, j):
-        """``(at, k, slot)`` of the bytes of column ``j`` other than digits (``k`` the entry):
-        ``slot`` 0 a sign leading the token, 1 a point, 2 an exponent letter ``e``/``E``, 3 a
-        sign after it, 4 anything else."""
-        at, k, col = self.specials()
-        if not (col == j).all():
-            pick = np.flatnonzero(col == j)
-            at, k = at[pick], k[pick]
-        slot = _SLOT[self.b[at]]
-        sign = np.flatnonzero(slot == 0)
-        first = at[sign] == self.starts[j::self.ncol][k[sign]]
-        after_e = _SLOT[self.b[at[sign] - 1]] == 2
-        slot[sign] = np.where(first, 0, np.where(after_e, 3, 4))
-        return at, k, slot
 
     def digits(self, s, e, big=False):
         """The values (int64) of the runs of digits ``[s, e)`` (body offsets; the runs hold
@@ -371,14 +387,14 @@ class Body:
         n = e - s
         words = self._words()
         v = _swar(words[e], np.clip(n, 0, 8))
-        over = n > 24
+        over = n > 24 if big else None
         for chunk in range(1, min(3, -(-int(n.max(initial=0)) // 8))):   # (8 digits at a
             live = np.flatnonzero(n > 8 * chunk)                          # time, from the right)
             if 2 * live.size > s.size:
                 live = slice(None)
             d = _swar(words[np.maximum(e[live] - 8 * chunk, 0)],
                       np.clip(n[live] - 8 * chunk, 0, 8))
-            if chunk == 2:
+            if chunk == 2 and big:
                 over[live] |= d >= 1000
             d *= _POW8[chunk]
             v[live] += d
@@ -398,21 +414,22 @@ class Body:
 
 
 def indices(body, j, high, what):
-    """Column ``j``: 1-based indices in ``1..high``, returned 0-based (int64)."""
+    """Column ``j``: 1-based indices in ``1..high``, returned 0-based (int32, which the CSR
+    takes without a copy)."""
     ok = body.clean(j)
     if not ok.all():
         body.refuse(int(np.argmin(ok)) * body.ncol + j, f"a {what} index (a positive integer)")
     s, e = body.starts[j::body.ncol], body.ends[j::body.ncol]
     v = body.digits(s, e)
-    v[e - s > 10] = high + 1                 # (past 10 digits: out of bounds)
-    out = np.flatnonzero((v < 1) | (v > high))
+    if s.size and (e - s).max() > 10:
+        v[e - s > 10] = high + 1             # (past 10 digits: out of bounds)
+    v -= 1
+    out = np.flatnonzero(v.view(np.uint64) >= high)   # (0 and past high wrap to big)
     if out.size:
         raise bad(body.name, f"line {body.entry_line(out[0])}: {what} index "
                              f"{body.text(out[0] * body.ncol + j)} is out of bounds "
                              f"1..{high:,}")
-    v -= 1
-    return v
-
+    return v.astype(np.int32)
 
 def integers(body, j):
     """Column ``j``: signed decimal integers within int64."""
@@ -445,33 +462,56 @@ def _decimals(body, j):
     correctly rounded operation on exact operands, then the rounding to float64, which is
     correct unless the wide result lies exactly halfway between two float64 numbers.
     """
-    s, e = body.starts[j::body.ncol], body.ends[j::body.ncol]
-    n, (at, k, slot) = s.size, body.slots(j)
-    count = np.bincount(k * 5 + slot, minlength=5 * n).reshape(n, 5)
-    pos = np.zeros((n, 5), np.intp)
-    pos.reshape(-1)[k * 5 + slot] = at
-    lead, hasp, hase, esign = (count[:, c] > 0 for c in range(4))
-    odd = (count[:, 4] > 0) | (count[:, 1] > 1) | (count[:, 2] > 1)
-    ppos, epos = pos[:, 1], pos[:, 2]
-    odd |= hasp & hase & (ppos > epos)
-    m0 = s + lead
+    s, e, b = body.starts[j::body.ncol], body.ends[j::body.ncol], body.b
+    n, (at, k) = s.size, body.column(j)
+    slot = _SLOT[b[at]]                      # (0 a sign, 1 a point, 2 e/E, 4 anything else)
+    odd = np.zeros(n, bool)
+    sign = np.flatnonzero(slot == 0)         # (a sign leads the token or follows e/E)
+    sign = sign[(at[sign] != s[k[sign]]) & (_SLOT[b[at[sign] - 1]] != 2)]
+    odd[k[sign]] = True
+    other = slot == 4
+    if other.any():
+        odd[k[other]] = True
+    hasp, ppos = _one_each(at, k, slot == 1, odd)
+    hase, epos = _one_each(at, k, slot == 2, odd)
+    neg = b[s] == 45
+    m0 = s + (neg | (b[s] == 43))
     mend = np.where(hase, epos, e)
     dot = np.where(hasp, ppos, mend)
-    ilen, flen = dot - m0, mend - dot - hasp
-    x0 = np.where(hase, epos + 1 + esign, e)
-    odd |= (ilen + flen < 1) | (hase & ((e - x0 < 1) | (e - x0 > 4)))
+    flen = mend - dot - hasp
+    odd |= (mend - m0 - hasp < 1) | (hasp & hase & (ppos > epos))
     (m, mbig), (f, fbig) = body.digits(m0, dot, big=True), body.digits(dot + hasp, mend, big=True)
     m, f, flen = m.view(np.uint64), f.view(np.uint64), np.clip(flen, 0, 24)
     odd |= mbig | fbig | (m >= _POW10[19 - np.minimum(flen, 19)])   # (m * 10**flen + f
     m *= _POW10[np.minimum(flen, 19)]                                 # below 10**19)
     m += f
-    q = np.zeros(n, np.int64)
+    q = -flen
     some = np.flatnonzero(hase)
-    q[some] = body.digits(x0[some], e[some])
-    np.negative(q, out=q, where=esign & (body.b[pos[:, 3]] == 45))
-    q -= flen
+    if some.size:
+        x0, es = epos[some] + 1, e[some]
+        c = b[np.minimum(x0, b.size - 1)]
+        esign = (c == 43) | (c == 45)
+        x0 += esign
+        odd[some[(es - x0 < 1) | (es - x0 > 4)]] = True
+        x = body.digits(x0, es)
+        np.negative(x, out=x, where=c == 45)
+        q[some] += x
     odd |= ((np.abs(q) >= _TENS.size) & (m != 0)) | (m > _EXACT)
-    return _scaled(m, q, odd, body.b[s] == 45), odd
+    return _scaled(m, q, odd, neg), odd
+
+
+def _one_each(at, k, pick, odd):
+    """``(has, pos)`` per entry: whether its token holds a picked byte (``at``, ``k`` the
+    offsets and entries of a column's other bytes) and the offset of the last; ``odd`` set
+    where it holds more than one."""
+    pick = np.flatnonzero(pick)
+    kk = k[pick]
+    has, pos = np.zeros(odd.size, bool), np.zeros(odd.size, np.intp)
+    has[kk] = True
+    pos[kk] = at[pick]
+    dup = np.flatnonzero(kk[1:] == kk[:-1])
+    odd[kk[dup]] = True
+    return has, pos
 
 
 def _scaled(m, q, odd, neg):
@@ -558,7 +598,8 @@ def _in_parts(data, pos, ncol, entries, kind, name):
     if size < PARALLEL_BYTES or workers < 2 or pos < 8 or data.find(b"%", pos) >= 0:
         return None
     cls = data.translate(_CLASS)
-    if cls.find(b"\x03", pos) >= 0 or data.count(b"\r", pos) != data.count(b"\r\n", pos):
+    if cls.find(b"\x03", pos) >= 0 or (data.find(b"\r", pos) >= 0 and
+                                        data.count(b"\r", pos) != data.count(b"\r\n", pos)):
         return None
     cuts = [pos] + [data.find(b"\n", pos + size * k // workers) + 1
                     for k in range(1, workers)] + [len(data)]

@@ -749,6 +749,23 @@ def test_mtx_in_parts_is_taken(monkeypatch):
         mtx.read(bad, "f.mtx")
 
 
+def test_mtx_in_parts_line_ends(monkeypatch):
+    """Lines ending in ``\\r\\n`` are read in parts (as 0-based int32 indices); a carriage
+    return without a line feed after it leaves the body to the one pass, which refuses it."""
+    lines = "".join(f"{k % 7 + 1} {k % 5 + 1} {k}\r\n" for k in range(200))
+    raw = f"%%MatrixMarket matrix coordinate integer general\r\n7 5 200\r\n{lines}".encode()
+    monkeypatch.setattr(mtx, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(mtx.os, "cpu_count", lambda: 2)
+    kind, pos = (True, "integer", "general", 7, 5), raw.index(b"200\r\n") + 5
+    i, j, v = mtx._in_parts(raw, pos, 3, 200, kind, "f.mtx")
+    assert i.dtype == j.dtype == np.int32
+    assert i.tolist() == [k % 7 for k in range(200)] and v.tolist() == list(range(200))
+    bad = raw.replace(b"4 5 199\r\n", b"4 5 199\r")
+    assert bad != raw and mtx._in_parts(bad, pos, 3, 200, kind, "f.mtx") is None
+    with pytest.raises(InputError, match=r"f\.mtx: line 202: unexpected byte b'\\r'"):
+        mtx.read(bad, "f.mtx")
+
+
 # -- real values: computed exactly (the vectorised decimals equal Python's float) -------------
 
 def _read_column(tmp_path, tokens, field="real"):
