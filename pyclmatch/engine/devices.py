@@ -73,6 +73,8 @@ def _type_name(dev):
 
 _PROBE_SRC = "__kernel void pyclmatch_probe(__global int *a) { a[get_global_id(0)] += 1; }"
 _probe_results = {}
+#: the context each successful probe made, until the device's first handle takes it over
+_probe_contexts = {}
 
 
 def compiler_problem(dev):
@@ -91,6 +93,7 @@ def compiler_problem(dev):
             with quiet_build(f"{dev.name.strip()}: compiler probe"):
                 cl.Program(ctx, _PROBE_SRC).build()
             _probe_results[key] = None
+            _probe_contexts[key] = ctx    # (the device's handle takes it: one context less)
         except cl.Error as exc:
             _probe_results[key] = _compiler_hint(dev, str(exc))
     return _probe_results[key]
@@ -715,7 +718,7 @@ def _handle_for(dev, context=None, index=None):
         if h is None:
             if index is None:
                 index = next(((p, d) for p, d, x in list_devices() if x == dev), None)
-            h = DeviceHandle(dev, context, index)
+            h = DeviceHandle(dev, context or _probe_contexts.pop(dev.int_ptr, None), index)
             _handles[key] = h
         return h
 
