@@ -63,6 +63,27 @@ def test_stack_too_small_falls_back(device):
                                          stack_bytes=64, work_items=4, work_group_size=4)
     check(A, res, cover_phases=None)
     assert res.counters["stack_overflows"] >= 1
+    assert res.counters["finished_by"] == "apfb-gpubfs-wr-ct"
+
+
+def test_default_stack_cap_does_not_warn(device, monkeypatch):
+    """With the default stack cap (as ``auto`` calls PPF) an overflow is no warning the user
+    could act on: the counters say who finished the matching."""
+    import warnings
+    from pyclmatch.bipartite import ppf
+    init = ppf.PothenFanMatcher.__init__
+
+    def small_default(self, *a, **kw):
+        init(self, *a, **kw)
+        self.stack_bytes = 64                 # (the default cap, made tiny)
+    monkeypatch.setattr(ppf.PothenFanMatcher, "__init__", small_default)
+    A = long_paths(400, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = pyclmatch.maximum_matching(A, algorithm="ppf", init="cheap", device=device,
+                                         work_items=4, work_group_size=4)
+    check(A, res, cover_phases=None)
+    assert res.counters["finished_by"] == "apfb-gpubfs-wr-ct"
 
 
 def test_repeated_runs_never_wrong(device):

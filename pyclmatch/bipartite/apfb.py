@@ -14,14 +14,11 @@ import pyopencl.array as cla
 from ..errors import IterationLimitError
 from .choice import device_profile
 from .geometry import Launcher
-from .registry import AUGMENTING_VARIANTS, DRIVERS, parse_variant, register_algorithm
+from .registry import (AUGMENTING_VARIANTS, CERTIFICATE_VARIANT, DRIVERS,  # noqa: F401
+                       parse_variant, register_algorithm)
 
 #: the BFS level of the unmatched columns (matched ones start at L0 - 1, unvisited)
 L0 = 2
-#: the variant that computes the König cover for families whose result carries none: one
-#: alternating BFS from the unmatched columns (it augments further only if the matching was
-#: not maximum, which ``counters["cover_phases"]`` then reports)
-CERTIFICATE_VARIANT = "apfb-gpubfs-wr-ct"
 
 
 def default_one_group_edges(handle):

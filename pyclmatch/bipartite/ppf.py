@@ -21,7 +21,7 @@ import numpy as np
 import pyopencl.array as cla
 
 from ..engine.family import KernelFamily
-from .registry import register_algorithm
+from .registry import CERTIFICATE_VARIANT, register_algorithm
 
 
 class PothenFanMatcher(KernelFamily):
@@ -41,6 +41,7 @@ class PothenFanMatcher(KernelFamily):
         self.work_items = int(work_items or (handle.compute_units * 4 * self.wg if handle.is_cpu
                                              else 256 * self.wg))
         self.stack_bytes = int(stack_bytes or 256 * 2**20)
+        self.stack_given = stack_bytes is not None      # (a stack cap the caller chose)
 
     @staticmethod
     def device_bytes(graph, name):
@@ -61,11 +62,14 @@ class PothenFanMatcher(KernelFamily):
         nr = int(self.dg.graph.n_rows)
         sched.launch("complete", self.kernel("complete_matching"), min(nr, self.T), self.wg,
                      rmatch.data, cmatch.data, np.int32(nr))           # Algorithm 1 line 22
-        if overflow:
-            warnings.warn(f"ppf: a DFS needed more than {self.depth_cap} stack levels per "
-                          f"work-item ({self.T} work-items, stack_bytes={self.stack_bytes}); "
-                          f"the matching is finished by the alternating BFS of "
-                          f"apfb-gpubfs-wr-ct instead", RuntimeWarning)
+        if overflow:     # (the answer is the same: counters["finished_by"] says so; only a
+            self.stats["finished_by"] = CERTIFICATE_VARIANT    # cap the caller set warns)
+            if self.stack_given:
+                warnings.warn(f"ppf: a DFS needed more than {self.depth_cap} stack levels per "
+                              f"work-item ({self.T} work-items, stack_bytes="
+                              f"{self.stack_bytes}); the matching is finished by the "
+                              f"alternating BFS of {CERTIFICATE_VARIANT} instead",
+                              RuntimeWarning)
             return None, self.stats
         return self.cover(final_failed), self.stats
 

@@ -35,6 +35,10 @@ AUGMENTING_VARIANTS = tuple(f"{d}-{b}-{m}" for d in DRIVERS for b in BFS_KERNELS
 INITS = ("karp-sipser", "cheap", "none")
 #: short names: the best variant of each driver
 ALIASES = {"apfb": "apfb-gpubfs-wr-mt", "apsb": "apsb-gpubfs-wr-mt"}
+#: the variant that computes the König cover for families whose result carries none: one
+#: alternating BFS from the unmatched columns (it augments further only if the matching was
+#: not maximum, which ``counters["cover_phases"]`` then reports)
+CERTIFICATE_VARIANT = "apfb-gpubfs-wr-ct"
 
 #: the push-relabel variants (paper 003) and their relabel strategies
 GPR_VARIANTS = {"gpr": "shr", "gpr-shr": "shr", "gpr-noshr": "noshr", "gpr-first": "first"}
