@@ -247,11 +247,7 @@ def _detect_format(data, base, name, format):
         return "mtx"
     ext = os.path.splitext(base)[1]
     if ext in _EXT_FORMAT:
-        fmt = _EXT_FORMAT[ext]
-        if fmt == "mtx":
-            raise _bad(f"{name}: not a Matrix Market file (the first line is not a "
-                             f"'%%MatrixMarket' banner)")
-        return fmt
+        return _EXT_FORMAT[ext]     # (a .mtx without the banner: _read_mtx refuses it)
     raise _bad(f"{name}: cannot tell the file format from the extension {ext!r}: the "
                f"extensions read are .mtx/.mm (Matrix Market), .graph/.metis/.chaco (METIS), "
                f".txt/.edges/.tsv/.el/.edgelist/.snap (SNAP edge lists) and .npz (scipy), each "
@@ -347,14 +343,8 @@ def _line_no(tok, i):
 def _assemble(rows, cols, weights, shape):
     """CSR from (rows, cols[, weights]); a position listed twice is merged: pattern graphs keep
     one, weighted graphs the sum of the weights (as Matrix Market files and scipy merge them)."""
-    rows = np.asarray(rows, np.int64)
-    cols = np.asarray(cols, np.int64)
-    data = np.ones(rows.size, np.int8) if weights is None else np.asarray(weights)
-    A = sp.csr_matrix((data, (rows, cols)), shape=shape)
-    A.sum_duplicates()
-    if weights is None:
-        A.data[:] = 1
-    return A
+    return mtx.entries_csr(np.asarray(rows, np.int64), np.asarray(cols, np.int64),
+                           None if weights is None else np.asarray(weights), shape)
 
 
 def _symmetrized(A):

@@ -659,8 +659,23 @@ def _assemble(i, j, vals, rows, cols, symmetry):
             mirror = {"symmetric": vals[off], "skew-symmetric": -vals[off],
                       "hermitian": np.conj(vals[off])}[symmetry]
             vals = np.concatenate([vals, mirror])
+    return entries_csr(i, j, vals, (rows, cols))
+
+
+def entries_csr(i, j, vals, shape):
+    """CSR of the entries ``(i[k], j[k], vals[k])`` (``vals`` None: a pattern); a position
+    listed twice is one entry: a pattern's 1, else the sum of the values (the rule of every
+    file format read).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> entries_csr(np.array([0, 0]), np.array([1, 1]), np.array([2.0, 3.0]), (2, 2)).toarray()
+    array([[0., 5.],
+           [0., 0.]])
+    """
     data = np.ones(i.size, np.int8) if vals is None else vals
-    A = sp.csr_matrix((data, (i, j)), shape=(rows, cols))
+    A = sp.csr_matrix((data, (i, j)), shape=shape)
     A.sum_duplicates()
     if vals is None:
         A.data[:] = 1
