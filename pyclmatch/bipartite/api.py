@@ -109,7 +109,7 @@ def maximum_matching(A: GraphInput, *, algorithm: str = "auto", init: str = "kar
     init, verify, progress, params = check_arguments("maximum_matching", algorithm, init,
                                                      verify, progress, params)
     handle, graph, choice = _open(A, params.pop("shape", None), algorithm, device)
-    name, factory, params, choice = resolve_call(handle, graph, algorithm, init, params,
+    name, factory, params, choice = resolve_call(handle, graph, algorithm, params,
                                                  choice=choice)
     if getattr(factory, "host", False):
         return _match_on_host(graph, name, verify, choice, t_call)
@@ -179,14 +179,13 @@ def check_arguments(func, algorithm, init, verify, progress, params):
     return init, verify, progress, args.options(label, params, specs)
 
 
-def resolve_call(handle, graph, algorithm, init, params, device_only=False, choice=None):
+def resolve_call(handle, graph, algorithm, params, device_only=False, choice=None):
     """The algorithm's name and factory, the parameters (tuned defaults added) and ``auto``'s
-    choice record (None for a named algorithm) for a call of :func:`maximum_matching`;
-    raises :class:`InputError` on unknown names. ``device_only``: ``auto`` chooses among the
+    choice record (None for a named algorithm) for a call of :func:`maximum_matching`, whose
+    arguments :func:`check_arguments` checked. ``device_only``: ``auto`` chooses among the
     device families, and the host family is refused. ``choice``: ``auto``'s record made
     already (:func:`~.choice.host_choice`)."""
     params = dict(params)
-    init = args.choice("init", init, INITS)
     if handle is not None and params.get("work_group_size") is not None:
         params["work_group_size"] = args.work_group_size(   # (the device's bound, before
             "work_group_size", params["work_group_size"], handle.max_work_group_size)  # work)
@@ -208,10 +207,9 @@ def resolve_call(handle, graph, algorithm, init, params, device_only=False, choi
         for k, v in tuned.items():
             if k in factory.params and k not in params:
                 params[k] = v
-    accepted = set(factory.params) | set(INIT_PARAMS)
     if choice is not None:   # (auto: what the chosen family does not take is not used)
+        accepted = set(factory.params) | set(INIT_PARAMS)
         params = {k: v for k, v in params.items() if k in accepted}
-    args.no_unknown(f"algorithm {name!r}", params, accepted)
     return name, factory, params, choice
 
 

@@ -610,7 +610,7 @@ def dulmage_mendelsohn(A, *, device=None, algorithm="auto", init="karp-sipser", 
     handle, graph, _ = _open(A, params.pop("shape", None), algorithm, device)
     if handle is None or _host_wins(handle, graph, algorithm):
         return host_decomposition(graph, verify, t_call)
-    name, factory, params, _ = resolve_call(handle, graph, algorithm, init, params,
+    name, factory, params, _ = resolve_call(handle, graph, algorithm, params,
                                             device_only=True)
     nr, nc = graph.shape
     if graph.nnz == 0:
