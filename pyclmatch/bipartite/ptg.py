@@ -158,8 +158,7 @@ class TreeGraftingMatcher(Launcher):
                     f"levels on {self.handle.label}; stopped instead of hanging (please "
                     f"report this graph)")
             if batch == 1:       # one level: the host's rule, no device guard
-                td = self.frontier * self.alpha < self.unvisited
-                (self.top_down if td else self.bottom_up)()
+                (self.top_down if self._top_down_next() else self.bottom_up)()
                 self.level += 1
                 counts = self.sched.read("ptg-bfs", self.host[:2], self.flags.data)
             else:
@@ -168,8 +167,8 @@ class TreeGraftingMatcher(Launcher):
                 if not self.frontier:
                     break
                 if batch > 1:    # (the stats: the device's choice, replayed)
-                    td = self.frontier * self.alpha < self.unvisited
-                    self.stats["top_down_levels" if td else "bottom_up_levels"] += 1
+                    self.stats["top_down_levels" if self._top_down_next()
+                               else "bottom_up_levels"] += 1
                 nxt, leaves = int(counts[2 * i]), int(counts[2 * i + 1])
                 self.frontier = nxt
                 self.unvisited -= nxt + leaves
@@ -178,6 +177,11 @@ class TreeGraftingMatcher(Launcher):
                 self.stats["bfs_levels"] += 1
             batch = min(2 * batch, self.batch_levels)
         return found > 0
+
+    def _top_down_next(self):
+        """The alpha rule (as the device's LEVEL_GUARD applies it): the next level grows
+        top-down while ``|frontier| < |unvisited rows| / alpha``, else bottom-up."""
+        return self.frontier * self.alpha < self.unvisited
 
     def enqueue_levels(self, batch):
         """``batch`` BFS levels, each a top-down and a bottom-up launch of which the device
