@@ -814,7 +814,7 @@ def easy_instance(n: int, seed: int = 0) -> MarriageInstance:
     pmap(lengths, spans(n))
     del eps
     L = int(k.sum())
-    if L > INDEX_MAX or n > INDEX_MAX:
+    if L > INDEX_MAX:                 # (n itself is at most INDEX_MAX: args.integer)
         raise InputError(f"easy_instance({n}) would hold {L} preference entries; at most "
                          f"2**31-1 are supported", argument="n")
     mptr = np.zeros(n + 1, np.int32)
