@@ -206,7 +206,7 @@ def test_every_family_counts_launches_and_readbacks(device):
 def test_staged_upload_windows(monkeypatch):
     """The GPU upload path (page-locked stages taken in turn) forced on this device: arrays
     larger than ``STAGE_MAX`` go up in windows through bounded stages, chunks split across
-    host threads, and arrive whole; downloads above ``STAGE_MAX`` are read unstaged."""
+    host threads, and arrive whole; downloads above ``DOWNLOAD_STAGE_MAX`` are read unstaged."""
     from pyclmatch.engine.devices import DeviceHandle
     h = pyclmatch.get_device(os.environ.get("PYCLMATCH_TEST_DEVICE") or None)
     monkeypatch.setattr(DeviceHandle, "is_cpu", property(lambda self: False))
@@ -214,6 +214,7 @@ def test_staged_upload_windows(monkeypatch):
     monkeypatch.setattr(DeviceHandle, "DOWNLOAD_STAGE_MIN", 0)
     monkeypatch.setattr(DeviceHandle, "STAGE_CHUNK", 1000)
     monkeypatch.setattr(DeviceHandle, "STAGE_MAX", 4096)
+    monkeypatch.setattr(DeviceHandle, "DOWNLOAD_STAGE_MAX", 8192)
     h.queue.finish()
     for turn in (0, 1):                     # (stages grown by earlier calls go)
         h._memo.pop(("engine", "upload stage", turn), None)

@@ -326,6 +326,32 @@ def test_deterministic_same_answer_every_run_and_geometry():
         louvain(A, deterministic=True, move_buckets=((1, None, None),))
 
 
+def test_builds_ahead_meet_the_run(monkeypatch):
+    """The background builds of a per-bucket run (DeviceHandle.ahead, GPU devices only) race
+    the run's own first builds on a fresh handle: each program and helper is built once and
+    the answer is the one built without them."""
+    from pyclmatch.engine import devices
+    G = nx.stochastic_block_model([40] * 10, (np.full((10, 10), 0.01)
+                                              + 0.3 * np.eye(10)).tolist(), seed=7)
+    A = nx.to_scipy_sparse_array(G, format="csr")
+    ref = louvain(A, deterministic=True, one_group_edges=0,
+                  device=os.environ.get("PYCLMATCH_TEST_DEVICE") or None)
+    started = []
+
+    def ahead(self, *builds):       # (as on a GPU: CPU devices build nothing ahead)
+        started.append(devices.start_ahead(self.label, builds))
+        return started[-1]
+    monkeypatch.setattr(devices.DeviceHandle, "ahead", ahead)
+    fresh = devices.DeviceHandle(devices.get_device(
+        os.environ.get("PYCLMATCH_TEST_DEVICE") or None).device)
+    r = louvain(A, deterministic=True, one_group_edges=0, device=fresh)
+    assert len(started) == 1 and not started[0].is_alive()
+    assert np.array_equal(r.membership, ref.membership)
+    assert r.device_modularity == ref.device_modularity
+    assert {k for k in fresh._memo if k[0] == "louvain"} >= {
+        ("louvain", "sum_d"), ("louvain", "sort"), ("louvain", "scan"), ("louvain", "imax")}
+
+
 def test_deterministic_quality():
     G = nx.les_miserables_graph()
     r = louvain(G, deterministic=True)

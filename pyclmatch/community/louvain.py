@@ -439,12 +439,37 @@ class DeviceLouvain(KernelFamily):
         self.it_bound = int(max_iterations or 100_000)
         self.og_bounds = (one_group_default(self.handle) if one_group_edges is None
                           else (int(one_group_edges), int(one_group_edges)))
-        self.upload(indptr, indices, data)
-        self.check_input(scales)
-        self.level, self.q_level, self.levels, self.moves_seen = 0, None, [], 0
-        while self.next_level():
-            pass
-        return self.finish()
+        n, nnz = indptr.size - 1, indices.size
+        ahead = self.handle.ahead(*self.builds_ahead()) if (
+            nnz > self.og_bounds[0] or n > self.og_bounds[1]) else None
+        try:
+            self.upload(indptr, indices, data)
+            self.check_input(scales)
+            self.level, self.q_level, self.levels, self.moves_seen = 0, None, [], 0
+            while self.next_level():
+                pass
+            return self.finish()
+        finally:
+            if ahead is not None:
+                ahead.join()
+
+    def builds_ahead(self):
+        """What a run whose first level takes the per-bucket path builds after its upload, in
+        the order it needs them: built in the background while the graph goes up
+        (:meth:`~pyclmatch.engine.devices.DeviceHandle.ahead`; on GPUs a process's first
+        radix sort alone takes a good part of a second to build)."""
+        og, helper = self.og_wg, self.helper
+        one_group = dict(wg=og, move_buckets=bucket_specs(self._move_buckets, og),
+                         merge_buckets=bucket_specs(self._merge_buckets, og))
+        return (lambda: helper("sum_d"),
+                lambda: self.build_group("init_communities"),
+                lambda: helper("sort"),
+                lambda: self.build_group("modularity_partial"),
+                lambda: self.build_group("community_sizes"),
+                lambda: helper("scan_flag").prebuild(),
+                lambda: helper("scan").prebuild(),
+                lambda: helper("imax"),
+                lambda: self.build_group("optimize_level_one_group", **one_group))
 
     def upload(self, indptr, indices, data):
         """The input graph to the device as the user gave it, with the run's flags buffer, the

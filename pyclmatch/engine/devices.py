@@ -50,7 +50,7 @@ from .._typing import DeviceSpec
 from ..errors import DeviceError, DeviceSpecError
 from . import args as _args, catalog, limits
 from .calls import device_call, device_lock, hold as _hold  # noqa: F401 (re-exported)
-from .programs import build_program, quiet_build
+from .programs import build_program, log, quiet_build
 from .scan_intervals import install as _bound_scan_intervals
 from .units import fmt_bytes as _fmt_bytes  # noqa: F401 (the name other modules import)
 
@@ -233,6 +233,8 @@ class DeviceHandle:
         #: (:mod:`pyclmatch.bipartite.race`), or None
         self.race_backlog = None
         self._memo = {}
+        # (taken in this order when nested, never the other way round: _shared, _lock, then
+        # the process-wide lock of quiet builds, programs._quiet_lock)
         self._lock = threading.RLock()          # builds and memoized objects
         self._stage_lock = threading.Lock()     # the page-locked transfer stages
         self._shared = threading.RLock()        # calls of shared pyopencl kernel objects
@@ -323,6 +325,30 @@ class DeviceHandle:
                         obj = Serialized(factory(), self._shared, f"{self.label}: {key}")
                     self._memo[key] = obj
         return obj
+
+    def ahead(self, *builds):
+        """Run ``builds`` (callables that build what a call will need later: a driver's kernel
+        groups, pyopencl's helpers) one after another in a background thread, so that a
+        call's first builds overlap its uploads and first launches instead of waiting for
+        them; returns the thread, which the call joins before it returns. The builds meet the
+        call's own through the handle's locks (:meth:`program`, :meth:`memoize`): a kernel
+        the call needs first is built once, by whichever thread comes first.
+
+        On CPU devices nothing runs ahead and None is returned: the builds would take the
+        cores the call computes on (each is built at its first use instead). A build that
+        fails is dropped here; the call meets the error at its first use, where it is
+        reported.
+
+        Examples
+        --------
+        >>> import pyclmatch
+        >>> h = pyclmatch.get_device("cpu")
+        >>> h.ahead(lambda: None) is None       # (a CPU device builds at first use)
+        True
+        """
+        if self.is_cpu or not builds:
+            return None
+        return start_ahead(self.label, builds)
 
     @property
     def pool(self):
@@ -427,8 +453,9 @@ class DeviceHandle:
     STAGE_CHUNK = 1 << 23
     #: the largest page-locked stage: larger transfers go in windows of this size (the two
     #: stages are page-locked at a process's first large upload, at a cost that grows with
-    #: their size; at this size the windows still keep the copy engine busy)
-    STAGE_MAX = 1 << 28
+    #: their size, so a process's first upload of a large graph waits for it; at this size
+    #: the windows still keep the copy engine nearly as busy as larger ones)
+    STAGE_MAX = 1 << 26
 
     def to_device(self, host, *, read_only=True, pinned=False):
         """A device array holding ``host``: the one way inputs go up.
@@ -473,6 +500,9 @@ class DeviceHandle:
 
     #: downloads smaller than this go straight into pageable memory (pinning pays off above)
     DOWNLOAD_STAGE_MIN = 1 << 22
+    #: downloads larger than this go straight into pageable memory (one stage of this size
+    #: at most is kept page-locked)
+    DOWNLOAD_STAGE_MAX = 1 << 28
 
     def download(self, arr, dtype=None, *, staged=None):
         """Blocking read of the device array ``arr`` into a new numpy array (converted to
@@ -490,7 +520,8 @@ class DeviceHandle:
         self.readbacks += 1
         if staged is None:
             staged = not self.is_cpu and arr.nbytes >= self.DOWNLOAD_STAGE_MIN
-        if not staged or not arr.flags.forc or arr.nbytes == 0 or arr.nbytes > self.STAGE_MAX:
+        if not staged or not arr.flags.forc or arr.nbytes == 0 or \
+                arr.nbytes > self.DOWNLOAD_STAGE_MAX:
             host = arr.get()
             return host if host.dtype == dtype else host.astype(dtype)
         with self._stage_lock:
@@ -656,6 +687,20 @@ class Serialized:
         return f"<serialized {self._obj!r}>"
 
 
+def start_ahead(label, builds):
+    """The thread of :meth:`DeviceHandle.ahead` (on any device), started: it runs ``builds``
+    in turn; one that raises is logged at DEBUG and skipped."""
+    def work():
+        for build in builds:
+            try:
+                build()
+            except Exception as exc:    # (met again, and reported, at the first use)
+                log.debug("%s: a build ahead failed: %s", label, exc)
+    thread = threading.Thread(target=work, name="pyclmatch-ahead", daemon=True)
+    thread.start()
+    return thread
+
+
 class _SizedScan:
     """The scan of :meth:`DeviceHandle.scan`: pyopencl's sequential or parallel kernel per
     call, by size, each built at its first call."""
@@ -674,6 +719,12 @@ class _SizedScan:
                 knl = cls(self.handle.context, self.dtype, **self.kwargs)
             self._kernels[sequential] = knl
         return knl
+
+    def prebuild(self):
+        """Build the parallel kernel now, holding the lock its calls hold (the handle's lock of
+        shared kernel objects): a build ahead of the first call (:meth:`DeviceHandle.ahead`)."""
+        with self.handle._shared:
+            self.kernel(False)
 
     def __call__(self, *args, size=None, **kwargs):
         n = size if size is not None else next(

@@ -94,6 +94,14 @@ class KernelFamily:
         of one call go back to the pool when dropped, and the next call reuses them."""
         return cla.empty(self.handle.queue, shape, dtype, allocator=self.handle.pool)
 
+    def build_group(self, name, **values):
+        """Build the program holding kernel ``name`` (its group, :data:`GROUPS`) for this
+        specialization (``values`` override some of it) without fetching the kernel for the
+        driver: a build ahead of the first launch (:meth:`DeviceHandle.ahead`), from any
+        thread."""
+        vals = dict(self.values, **values)
+        self.handle.kernel(self.TEMPLATE, name, kernels=self.kernel_group(name, vals), **vals)
+
     def build(self, *names):
         """Build (fetch) the kernels ``names`` ahead of the first launch, so that a call's
         timings separate the build from the run."""
