@@ -32,7 +32,6 @@ import time
 import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
-from pyopencl.algorithm import RadixSort
 from pyopencl.reduction import ReductionKernel
 import scipy.sparse as sp
 from scipy.sparse.csgraph import (breadth_first_order, connected_components,
@@ -41,6 +40,7 @@ from scipy.sparse.csgraph import (breadth_first_order, connected_components,
 from ..engine import args
 from ..engine.compressed import check_compressed_host
 from ..engine.devices import get_device, device_call
+from ..engine.sorting import radix_sort
 from ..engine.family import KernelFamily
 from ..engine.graphs import as_bipartite
 from ..engine.scheduler import Scheduler
@@ -516,8 +516,8 @@ def _pivot_kernel(handle, index_t, offset_t):
 
 
 def _radix_sort(handle):
-    return handle.memoize(("dmperm", "radix sort u64 -> int32"), lambda: RadixSort(
-        handle.context, "__global ulong *keys, __global int *ids", key_expr="keys[i]",
+    return handle.memoize(("dmperm", "radix sort u64 -> int32"), lambda: radix_sort(
+        handle.context, arguments="__global ulong *keys, __global int *ids", key_expr="keys[i]",
         sort_arg_names=["keys", "ids"], key_dtype=np.uint64, bits_at_a_time=4))
 
 

@@ -18,12 +18,12 @@ import time
 import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
-from pyopencl.algorithm import RadixSort
 from pyopencl.reduction import ReductionKernel
 
 from ..engine import tuning
 from ..engine.family import KernelFamily
 from ..engine.probe import survives
+from ..engine.sorting import radix_sort
 from ..errors import InputError
 from .dtypes import DEFAULT_WG, RAW_OF, default_row_lanes
 from .hashing import (CPU_MOVE_BUCKETS, local_bytes, PAPER_MERGE_BUCKETS, PAPER_MOVE_BUCKETS,
@@ -304,8 +304,9 @@ class DeviceLouvain(KernelFamily):
                      "int total_at, int n")
         wt = "float" if self.wtype == "float" else "int"
         factories = {
-            "sort": lambda: RadixSort(ctx, "int *ids, int *keys", key_expr="keys[i]",
-                                      sort_arg_names=["ids", "keys"], key_dtype=np.int32),
+            "sort": lambda: radix_sort(ctx, arguments="int *ids, int *keys",
+                                       key_expr="keys[i]", sort_arg_names=["ids", "keys"],
+                                       key_dtype=np.int32),
             "scan": lambda: h.scan(
                 ("louvain", "scan"), np.int32, arguments=scan_args, input_expr="x[i]",
                 scan_expr="a+b", neutral="0", output_statement="out[i] = prev_item; "
@@ -440,10 +441,11 @@ class DeviceLouvain(KernelFamily):
         self.og_bounds = (one_group_default(self.handle) if one_group_edges is None
                           else (int(one_group_edges), int(one_group_edges)))
         n, nnz = indptr.size - 1, indices.size
-        ahead = self.handle.ahead(*self.builds_ahead()) if (
-            nnz > self.og_bounds[0] or n > self.og_bounds[1]) else None
+        ahead = None
         try:
             self.upload(indptr, indices, data)
+            if nnz > self.og_bounds[0] or n > self.og_bounds[1]:
+                ahead = self.handle.ahead(*self.builds_ahead())
             self.check_input(scales)
             self.level, self.q_level, self.levels, self.moves_seen = 0, None, [], 0
             while self.next_level():
@@ -455,9 +457,10 @@ class DeviceLouvain(KernelFamily):
 
     def builds_ahead(self):
         """What a run whose first level takes the per-bucket path builds after its upload, in
-        the order it needs them: built in the background while the graph goes up
-        (:meth:`~pyclmatch.engine.devices.DeviceHandle.ahead`; on GPUs a process's first
-        radix sort alone takes a good part of a second to build)."""
+        the order it needs them: built in the background while the first level's kernels run
+        (:meth:`~pyclmatch.engine.devices.DeviceHandle.ahead`). They start once the graph is
+        up: the upload's host threads hand each chunk on through the interpreter, which a
+        build's Python part would hold."""
         og, helper = self.og_wg, self.helper
         one_group = dict(wg=og, move_buckets=bucket_specs(self._move_buckets, og),
                          merge_buckets=bucket_specs(self._merge_buckets, og))

@@ -18,13 +18,13 @@ weight type the family compares, float32 or float64.
 import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
-from pyopencl.algorithm import RadixSort
 
 from ..errors import InputError
 from .compressed import (BAD_PTR, BAD_RANGE, UNSORTED, DUPLICATE,  # noqa: F401 (re-exported)
                          NOT_CANONICAL, canonical_copy, check_compressed_host, check_no_entries,
                          checked_csr, compressed_parts, raise_structure_problem)
 from .indices import INDEX_MAX, offset_type, require_offset64
+from .sorting import radix_sort
 
 TEMPLATE = "intake.cl.mako"
 
@@ -418,8 +418,8 @@ def canonical_lists(dc, sched, host_ptr, phase="upload"):
     sched.launch(phase, handle.kernel(TEMPLATE, "intake_keys", **values), grid, wg,
                  np.int32(n), odt.type(nnz), dc.ptr.data, dc.ind.data, np.int32(minor_bits),
                  keys.data)
-    sort = handle.memoize(("engine", "radix sort uint64", odt.str), lambda: RadixSort(
-        handle.context, "ulong *keys", key_expr="keys[i]", sort_arg_names=["keys"],
+    sort = handle.memoize(("engine", "radix sort uint64", odt.str), lambda: radix_sort(
+        handle.context, arguments="ulong *keys", key_expr="keys[i]", sort_arg_names=["keys"],
         key_dtype=np.uint64, bits_at_a_time=SORT_BITS, index_dtype=odt))
     window = sort_window_entries(handle, odt)
     if nnz <= window:
