@@ -72,7 +72,8 @@ def test_each_threshold_has_data_on_both_sides(kind):
     if kind == "cpu":
         keys += [("one_group_edges", "edges"), ("expander_dispersion", "dispersion")]
     else:
-        keys += [("race_edges", "edges")]
+        keys += [("race_edges", "edges"), ("graft_edges", "edges"),
+                 ("graft_dispersion", "dispersion")]
     for key, feature in keys:
         vals = [f[feature] for f in rows if f[feature] is not None]
         assert min(vals) <= prof[key] < max(vals), key

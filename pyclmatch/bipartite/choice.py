@@ -11,7 +11,9 @@ power-law graphs) and ``shape``. The rule (:func:`rule`), per profile of :data:`
    before a device call's fixed cost of uploads, launches and read-backs;
 2. ``edges <= one_group_edges``: ``small_family``, APFB whole in one work-group (one launch);
 3. CPU devices, mesh-like graphs (``dispersion <= mesh_dispersion``), ``edges < ppf_edges``
-   or a dispersion in PPF's band: ``"ppf"`` (parallel Pothen-Fan);
+   or a dispersion in PPF's band: ``"ppf"`` (parallel Pothen-Fan); but on many-core CPUs
+   large random-like graphs (``edges >= graft_edges``, ``dispersion <= graft_dispersion``):
+   ``graft_family`` (``"ptg"``, tree grafting);
 4. otherwise ``large_family`` (APFB with GPUBFS-WR).
 
 Graphs of at most ``race_edges`` edges sent to a device family also race the host family in
@@ -45,9 +47,12 @@ PROFILES = {
 
 # CPU devices of at least MANY_CORES compute units: the "cpu" profile but that the race costs
 # the device one core of many (host family alone only up to 2**15 edges, raced up to 2**18),
-# and PPF's dispersion band reaches down to uniform random graphs
+# and PPF's dispersion band reaches down to uniform random graphs, but for the large ones,
+# which tree grafting takes (PPF's depth-first searches wander through a random graph's many
+# short alternating paths; the grafted BFS forest does not)
 PROFILES["cpu-many"] = dict(PROFILES["cpu"], host_edges=1 << 15, race_edges=1 << 18,
-                            expander_dispersion=0.0)
+                            expander_dispersion=0.0, graft_edges=1 << 22,
+                            graft_dispersion=2.0, graft_family="ptg")
 
 
 def _degrees(graph):
@@ -121,6 +126,11 @@ def rule(feat, prof, device_type, tuned_algorithm=None):
                                             f"on a CPU device")
         lo, hi = prof.get("expander_dispersion"), prof.get("powerlaw_dispersion")
         d = feat.get("dispersion")
+        ge, gd = prof.get("graft_edges"), prof.get("graft_dispersion")
+        if ge is not None and d is not None and e >= ge and d <= gd:
+            return prof["graft_family"], 3, (f"{e} edges >= graft_edges {ge} and degree "
+                                             f"dispersion {d} <= {gd} (a large random-like "
+                                             f"graph) on a many-core CPU device")
         if lo is not None and hi is not None and d is not None and lo < d <= hi:
             return prof["mesh_family"], 3, (f"degree dispersion {d} in ({lo}, {hi}]: "
                                             f"PPF's band on this device (above it "
