@@ -624,9 +624,7 @@ class DeviceLouvain(KernelFamily):
     def optimise_level(self):
         """Algorithm 1 on the level's graph: every vertex its own community, the degree
         partition, then iterations until the stop rule holds."""
-        n = self.n
-        self._launch("init", "init_communities", self._vgrid(n), self.wg, np.int32(n),
-                     self.C.data, self.kq.data, self.ac.data, self.csize.data)
+        self.init_partition()
         self.partition()
         self.q_old = self._host_modularity() if self.q_level is None else self.q_level
         self.q_start = self.q_old
@@ -639,6 +637,12 @@ class DeviceLouvain(KernelFamily):
         while self.iterate():
             pass
         self.end_phase()
+
+    def init_partition(self):
+        """Alg. 1 line 3: every vertex its own community (C, a_c and the sizes)."""
+        n = self.n
+        self._launch("init", "init_communities", self._vgrid(n), self.wg, np.int32(n),
+                     self.C.data, self.kq.data, self.ac.data, self.csize.data)
 
     def partition(self):
         """Alg. 1 lines 4-5: the vertices sorted by degree and the bucket ends, once per level

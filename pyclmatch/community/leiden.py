@@ -1,0 +1,237 @@
+"""The Leiden algorithm on the device (Traag, Waltman, van Eck, "From Louvain to Leiden:
+guaranteeing well-connected communities", Sci. Rep. 9, 5233 (2019); supplementary Algorithms
+A.1-A.2).
+
+:class:`DeviceLeiden` is :class:`~pyclmatch.community.louvain.DeviceLouvain` with a
+refinement phase between local moving and aggregation. A level (:meth:`DeviceLeiden.next_level`)
+reads as Algorithm A.1's loop body:
+
+* :meth:`~DeviceLouvain.optimise_level`: MoveNodes (line 3), Louvain's degree-bucketed,
+  hashed local moving, started from the level's starting partition P (singletons at level 0);
+* :meth:`~DeviceLeiden.refine`: RefinePartition (line 5, Algorithm A.2), in parallel rounds
+  of ``kernels/leiden.cl.mako``: only singletons of the refined partition R move, into refined
+  communities of their own community of P that they have an edge to, are well connected and
+  do not move in the same round, so every refined community is connected;
+* :meth:`~DeviceLeiden.aggregate_refined`: AggregateGraph (line 6) on R (Louvain's
+  Algorithm 3 kernels with R as the partition), with P as the starting partition of the
+  aggregate graph's vertices; the method ends when P = R (line 2's ``done``: every community
+  of P is one aggregate vertex, a refined community, connected), when R merged nothing, or at
+  ``max_level``.
+
+The answer is P mapped to the input's vertices.
+"""
+import time
+
+import numpy as np
+import pyopencl as cl
+
+from ..engine.family import KernelFamily
+from .louvain import DeviceLouvain
+
+#: refinement rounds per level at most (a round: one pass over the edges, one over the
+#: vertices; rounds stop earlier when no singleton moved and none is left waiting)
+MAX_ROUNDS = 64
+_U32 = 0xFFFFFFFF
+
+
+class LeidenKernels(KernelFamily):
+    """The kernels of ``kernels/leiden.cl.mako`` for one specialization of the Louvain
+    driver (its index types, work-group size and weight type)."""
+
+    TEMPLATE = "leiden.cl.mako"
+
+
+def _round_key(seed, level, rnd):
+    """The hash key of refinement round ``rnd`` of ``level`` (which vertices move in it)."""
+    x = (int(seed) * 0x9E3779B1 + level * 0x85EBCA77 + rnd * 0xC2B2AE3D + 0x27D4EB2F) & _U32
+    return np.uint32(x ^ (x >> 15))
+
+
+class DeviceLeiden(DeviceLouvain):
+    """Leiden's kernels of one device (Louvain's, plus the refinement).
+
+    Parameters
+    ----------
+    handle, wtype, work_group_size, move_buckets, merge_buckets
+        As for :class:`~pyclmatch.community.louvain.DeviceLouvain`.
+    theta : float
+        The randomness of the refinement (Algorithm A.2 line 16): 0 = greedy (the largest
+        gain, ties to the lowest id); > 0 = a refined community drawn with probability
+        proportional to exp(gain / theta), the gain in the input's weight units.
+    seed : int
+        The seed of the rounds' hashed movers and of theta's draws.
+
+    Examples
+    --------
+    >>> import pyclmatch
+    >>> from pyclmatch.community.leiden import DeviceLeiden
+    >>> dl = DeviceLeiden(pyclmatch.get_device("cpu"), "int", work_group_size=32)
+    >>> dl.wg, dl.theta, dl.lk.TEMPLATE
+    (32, 0.0, 'leiden.cl.mako')
+    """
+
+    def __init__(self, handle, wtype="float", theta=0.0, seed=0, **tuning):
+        super().__init__(handle, wtype, **tuning)
+        self.theta, self.seed = float(theta), int(seed or 0)
+
+    def _specialize(self, wtype):
+        super()._specialize(wtype)
+        self.lk = LeidenKernels(self.handle, **self.values)
+
+    def _llaunch(self, phase, name, global_size, *args):
+        return self.sched.launch(phase, self.lk.kernel(name), global_size, self.wg, *args)
+
+    def run(self, *args, **kwargs):
+        """:meth:`DeviceLouvain.run` with Leiden's levels (every level on the per-bucket
+        path); ``stats`` adds ``communities`` and ``refined_communities`` (per level) and
+        ``refine_rounds``; ``self.refined_levels`` holds the refined partitions per level
+        with ``return_levels``."""
+        self.start, self.refined_levels = None, []
+        kwargs["one_group_edges"] = 0
+        return super().run(*args, **kwargs)
+
+    # -- a level --------------------------------------------------------------------------
+    def next_level(self):
+        """Algorithm A.1 lines 3-6: local moving, refinement, aggregation on the refined
+        partition. Returns whether the method goes on."""
+        self.sched.tick("leiden levels", 64 + self.n0)
+        t_level = time.perf_counter()
+        self.begin_level()
+        self.optimise_level()
+        self.refine()
+        go_on = self.aggregate_refined()
+        self.sched.wall[f"level{self.level - 1}"] += time.perf_counter() - t_level
+        return go_on
+
+    def init_partition(self):
+        """The level's starting partition: singletons at level 0, else P of the previous
+        level on the aggregate vertices (A.1 line 6), with its a_c and sizes."""
+        if self.start is None:
+            return super().init_partition()
+        n = self.n
+        cl.enqueue_copy(self.handle.queue, self.C.data, self.start.data, byte_count=4 * n)
+        self._zero("init", self.ac)
+        self._zero("init", self.csize)
+        self._launch("init", "accumulate_communities", self._vgrid(n), self.wg, np.int32(n),
+                     self.C.data, self.kq.data, self.ac.data, self.csize.data)
+        self.start = None
+
+    def refine(self):
+        """RefinePartition (Algorithm A.2) of P = C: R from singletons, rounds of
+        ``refine_edges``, ``refine_choose``, ``refine_apply`` until no singleton moved and
+        none waits for a round in which it may (at most :data:`MAX_ROUNDS`)."""
+        n, nnz, q = self.n, self.nnz, self.handle.queue
+        with self.sched.step("refine"):
+            self.R, self.aR, self.rsize = (self.empty(n, np.int32) for _ in range(3))
+            tsz, self.tpos = self.empty(n, np.int32), self.empty(n + 1, np.int32)
+            rflags = self.empty(4, np.int32)
+            self._zero("refine", rflags)
+            self._llaunch("refine", "refine_init", self._vgrid(n), np.int32(n),
+                          self.vertices.data, self.csize.data, self.kq.data, self.R.data,
+                          self.aR.data, self.rsize.data, tsz.data, rflags.data)
+            self.scan(tsz, self.tpos, rflags, np.int32(3), np.int32(n), queue=q)
+            host = np.zeros(4, np.int32)
+            self.sched.read("refine", host, rflags.data)
+            self.n_P, total = int(host[2]), int(host[3])
+            keys, vals = self.empty(max(total, 1), np.int32), self.empty(max(total, 1),
+                                                                          self.wdt)
+            self.sched.fill("refine", keys, -1)
+            self._zero("refine", vals)
+            moved = self._refine_rounds(tsz, keys, vals, rflags, host)
+        self.n_R = n - moved
+        self.stats.setdefault("communities", []).append(self.n_P)
+        self.stats.setdefault("refined_communities", []).append(self.n_R)
+
+    def _refine_rounds(self, tsz, keys, vals, rflags, host):
+        """The rounds of :meth:`refine`; returns the vertices moved in all."""
+        n, nnz = self.n, self.nnz
+        extR, prop = self.empty(n, self.wdt), self.empty(n, np.int32)
+        scale = self.stats.get("weight_scale", 1.0)
+        inv_theta = 1.0 / (self.theta * self.m2f * scale) if self.theta > 0 else 0.0
+        moved, rounds = 0, 0
+        egrid = max(self.wg, min(self.grid, -(-max(nnz, 1) // self.wg) * self.wg))
+        vgrid = self._vgrid(n)
+        for rnd in range(MAX_ROUNDS):
+            key = _round_key(self.seed, self.level, rnd)
+            self._zero("refine", rflags)
+            self._zero("refine", extR)
+            self._llaunch("refine", "refine_edges", egrid, np.int32(nnz), self.src.data,
+                          self.edges.data, self.w.data, self.C.data, self.R.data,
+                          self.rsize.data, extR.data, self.tpos.data, tsz.data, keys.data,
+                          vals.data)
+            self._llaunch("refine", "refine_choose", vgrid, np.int32(n), self.C.data,
+                          self.R.data, self.rsize.data, self.k.data, self.kq.data,
+                          self.ac.data, self.aR.data, extR.data, self.tpos.data, tsz.data,
+                          keys.data, vals.data, np.float64(self.ac_unit), np.float64(self.m2f),
+                          np.float64(self.res), np.float64(inv_theta), key, prop.data,
+                          rflags.data)
+            self._llaunch("refine", "refine_apply", vgrid, np.int32(n), prop.data,
+                          self.R.data, self.kq.data, self.aR.data, self.rsize.data,
+                          rflags.data)
+            self.sched.read("refine", host, rflags.data)
+            rounds += 1
+            moved += int(host[0])
+            if not host[0] and not host[1]:
+                break
+        self.stats.setdefault("refine_rounds", []).append(rounds)
+        return moved
+
+    def aggregate_refined(self):
+        """A.1 lines 2 and 6: stop when P = R (every community of P one refined community),
+        when R merged nothing or at ``max_level``, with the membership mapped through P;
+        otherwise aggregate on R with P as the next level's starting partition. Returns
+        whether the method goes on."""
+        stop = ("converged" if self.n_R == self.n_P else "no-merge" if self.n_R == self.n
+                else "max_level" if self.max_level is not None and
+                self.level + 1 >= self.max_level else None)
+        if stop:
+            self.stats["stopped"] = stop
+            if self.return_levels:
+                self.refined_levels.append(self._host_levels(self.R))
+            self.number_communities()             # the membership mapped through P
+            if self.return_levels:
+                self.levels.append(self.handle.download(self.memb, np.int64))
+            self.level += 1
+            self.stats["levels"] = self.level
+            self._drop("R", "aR", "rsize", "tpos")
+            return False
+        P = self.C
+        self.C, self.ac, self.csize = self.R, self.aR, self.rsize
+        self.number_communities()                 # the membership mapped through R
+        start = self._start_partition(P)
+        if self.return_levels:
+            refined = self.handle.download(self.memb, np.int64)
+            self.refined_levels.append(refined)
+            self.levels.append(_renumbered(self.handle.download(start, np.int64)[refined]))
+        self.level += 1
+        self.stats["levels"] = self.level
+        self._drop("R", "aR", "rsize", "tpos")
+        self.order_communities()
+        self.merge_communities()
+        self.compact_edges()
+        self.start = start
+        return True
+
+    def _start_partition(self, P):
+        """P on the aggregate graph's vertices (the refined communities' new ids): each
+        community of P labelled by the smallest new id among its refined communities."""
+        n = self.n
+        rep = self.empty(n, np.int32)
+        self.sched.fill("aggregate", rep, np.iinfo(np.int32).max)
+        start = self.empty(max(self.n_R, 1), np.int32)
+        self._llaunch("aggregate", "start_representatives", self._vgrid(n), np.int32(n),
+                      self.R.data, P.data, self.newID.data, rep.data)
+        self._llaunch("aggregate", "start_partition", self._vgrid(n), np.int32(n),
+                      self.R.data, P.data, self.newID.data, rep.data, start.data)
+        return start
+
+    def _host_levels(self, part):
+        """The input's vertices labelled by ``part`` (a partition of the level's vertices),
+        numbered 0..k-1 (``return_levels``)."""
+        memb = self.handle.download(self.memb, np.int64)
+        return _renumbered(self.handle.download(part, np.int64)[memb])
+
+
+def _renumbered(labels):
+    """``labels`` numbered 0..k-1 in the order of their values."""
+    return np.unique(labels, return_inverse=True)[1].reshape(-1).astype(np.int64)
