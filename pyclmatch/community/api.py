@@ -926,18 +926,21 @@ class LeidenResult(LouvainResult):
     components: Any = None
     quality: str = "modularity"
     theta: float = 0.0
+    iterations: Any = 2
 
 
 #: the checkers of the arguments :func:`leiden` adds to :data:`LOUVAIN_ARGS`
 LEIDEN_ARGS = {
     "quality": functools.partial(args.choice, options=("modularity",)),
     "theta": functools.partial(args.number, low=0, high=1e300),
+    "iterations": functools.partial(args.integer, low=1, high=1000, none=True),
 }
 
 
 @device_call
 def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weight",
-           quality: str = "modularity", theta: float = 0.0, threshold: Any = None,
+           quality: str = "modularity", theta: float = 0.0, iterations: int | None = 2,
+           threshold: Any = None,
            max_level: int | None = None, seed: int | None = None,
            deterministic: bool = False, device: DeviceSpec = None,
            return_levels: bool = False, verify: bool | str = True,
@@ -1015,7 +1018,8 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
         progress=progress, work_group_size=work_group_size, move_buckets=move_buckets,
         merge_buckets=merge_buckets, bin_limit=bin_limit, subrounds=subrounds, moves=moves,
         one_group_edges=0))
-    extra = {k: LEIDEN_ARGS[k](k, v) for k, v in (("quality", quality), ("theta", theta))}
+    extra = {k: LEIDEN_ARGS[k](k, v) for k, v in (("quality", quality), ("theta", theta),
+                                                  ("iterations", iterations))}
     call, A, sym_checked = _start_call(G, a, device, weight, verify, t_start, "leiden")
     driver = functools.partial(DeviceLeiden, theta=extra["theta"], seed=a["seed"] or 0)
     ran = _run(call, A, _driver_args(a), dict(_run_args(a, sym_checked), keep_input=True),
@@ -1023,7 +1027,8 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
     if ran is None:
         return _no_edges(LeidenResult, call, A, a["return_levels"], _disconnected=0,
                          components=A.shape[0], refined_levels=[], **extra)
-    dl, A_run, (memb, q_dev, levels, stats) = ran
+    dl, A_run, (memb, q_dev, levels, stats) = _iterate(
+        call, ran, dict(_run_args(a, sym_checked), keep_input=True), extra["iterations"])
     refined = dl.refined_levels
     graph, memb_dev = dl.kept
     comps = None
@@ -1040,6 +1045,32 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
                         _disconnected=None if comps is None else comps.disconnected,
                         refined_levels=refined,
                         components=None if comps is None else comps.components, **extra)
+
+
+def _iterate(call, ran, run_args, iterations):
+    """Further iterations of the Leiden algorithm (A.1 from level 0), each started from the
+    previous answer, while modularity grows by more than 1e-9 (|Q| + 1), at most
+    ``iterations`` in all (``None``: until it stops growing). Returns the last ``ran``
+    (``(driver, A, (membership, q, levels, stats))``) with ``stats["leiden_iterations"]``
+    and ``stats["iteration_modularity"]``."""
+    dl, A, out = ran
+    qs = [out[1]]
+    data = raw_weights(A.data)
+    it = 1
+    while iterations is None or it < iterations:
+        call.sched.tick("leiden iterations", 1000)
+        kept, dl.kept, refined = dl.kept, None, dl.refined_levels
+        nxt = dl.run(A.indptr, A.indices, data, call.sched, _scales(call.deterministic, A),
+                     start=out[0], **run_args)
+        it += 1
+        qs.append(nxt[1])
+        if nxt[1] <= out[1] + 1e-9 * (abs(out[1]) + 1):
+            dl.kept, dl.refined_levels = kept, refined   # (no gain: the previous answer)
+            break
+        out = nxt
+    out[3]["leiden_iterations"] = it
+    out[3]["iteration_modularity"] = qs
+    return dl, A, out
 
 
 def _split_disconnected(call, dl, A, graph, memb, memb_dev, q_dev):

@@ -85,10 +85,18 @@ class DeviceLeiden(DeviceLouvain):
         """:meth:`DeviceLouvain.run` with Leiden's levels (every level on the per-bucket
         path); ``stats`` adds ``communities`` and ``refined_communities`` (per level) and
         ``refine_rounds``; ``self.refined_levels`` holds the refined partitions per level
-        with ``return_levels``."""
+        with ``return_levels``. ``start``: the starting partition of level 0 (host labels
+        in 0..n-1, one per vertex; default singletons), for a further iteration of the
+        algorithm from an earlier answer."""
+        start = kwargs.pop("start", None)
         self.start, self.refined_levels = None, []
+        self.start_host = None if start is None else np.asarray(start, np.int32)
+        self.start_held = None
         kwargs["one_group_edges"] = 0
-        return super().run(*args, **kwargs)
+        try:
+            return super().run(*args, **kwargs)
+        finally:
+            self.start = self.start_host = self.start_held = None
 
     # -- a level --------------------------------------------------------------------------
     def next_level(self):
@@ -106,6 +114,10 @@ class DeviceLeiden(DeviceLouvain):
     def init_partition(self):
         """The level's starting partition: singletons at level 0, else P of the previous
         level on the aggregate vertices (A.1 line 6), with its a_c and sizes."""
+        if self.start is None and self.start_host is not None:     # (a later iteration)
+            # (the upload may wrap the host array on a CPU device: both stay referenced
+            # until the run ends, after the copy below has run)
+            self.start = self.start_held = self.handle.to_device(self.start_host)
         if self.start is None:
             return super().init_partition()
         n = self.n
