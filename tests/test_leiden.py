@@ -1,0 +1,225 @@
+"""The Leiden algorithm on the device and the connectivity certificate: every community
+connected (against scipy's connected_components per community), modularity recomputed on the
+host, quality against Louvain's, reproducibility, levels, the certificate's refusals, bad
+input."""
+import os
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+nx = pytest.importorskip("networkx")
+from hypothesis import given, settings, strategies as st, HealthCheck
+
+import pyclmatch
+from pyclmatch.community import api
+from pyclmatch.community.api import leiden, louvain, modularity, LeidenResult
+from pyclmatch.community.connectivity import device_components
+from pyclmatch.community.modularity import InputGraph
+from pyclmatch.engine.scheduler import Scheduler
+from pyclmatch.errors import InputError, VerificationError
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = next((d for d in (os.path.join(os.environ.get("PYCLMATCH_SHARED", "/nonexistent"),
+                                      "data", "graphs"),
+                         os.path.join(_HERE, "..", "..", "shared", "data", "graphs"),
+                         os.path.join(_HERE, "..", "shared", "data", "graphs"),
+                         "/work/shared/data/graphs") if os.path.isdir(d)), None)
+
+
+def shared_graph(name):
+    """A shared graph's pattern, symmetrized, unit weights, no self-loops."""
+    if DATA is None:
+        pytest.skip("the shared graphs (shared/data/graphs) are not here")
+    A = pyclmatch.read_graph(os.path.join(DATA, name), symmetrize=True).tocsr()
+    A = (abs(A) + abs(A).T).tocsr()
+    A.data[:] = 1
+    A.setdiag(0)
+    A.eliminate_zeros()
+    return A
+
+
+def disconnected_reference(A, memb):
+    """Communities of ``memb`` whose induced subgraph of ``A`` is not connected (scipy)."""
+    A = sp.csr_matrix(A)
+    bad = 0
+    for c in range(int(memb.max()) + 1 if memb.size else 0):
+        idx = np.flatnonzero(memb == c)
+        if connected_components(A[idx][:, idx], directed=False)[0] > 1:
+            bad += 1
+    return bad
+
+
+def check_answer(A, res, resolution=1.0):
+    """Every community connected, labels 0..k-1, modularity = the host's."""
+    memb = res.membership
+    k = res.n_communities
+    assert sorted(set(memb.tolist())) == list(range(k))
+    assert disconnected_reference(A, memb) == 0
+    assert res.disconnected == 0 and res.components == k
+    assert res.modularity == pytest.approx(modularity(A, memb, resolution), abs=1e-6)
+
+
+# ------------------------------------------------------------------ small graphs
+def test_barbell_and_karate():
+    res = leiden(nx.barbell_graph(5, 0), deterministic=True)
+    assert res.membership.tolist() == [0] * 5 + [1] * 5
+    assert isinstance(res, LeidenResult) and res.disconnected == 0 and res.components == 2
+    G = nx.karate_club_graph()
+    res = leiden(G, weight=None, deterministic=True)
+    A = nx.to_scipy_sparse_array(G, weight=None, format="csr")
+    check_answer(A, res)
+    assert res.modularity == pytest.approx(nx.community.modularity(G, res.communities,
+                                                                   weight=None))
+    assert res.modularity >= louvain(G, weight=None, deterministic=True).modularity - 1e-9
+    assert res.modularity > 0.41
+
+
+def test_weighted_resolution_and_labels():
+    G = nx.relabel_nodes(nx.les_miserables_graph(), str)
+    res = leiden(G, resolution=1.5, deterministic=True)
+    assert res.nodes == list(G.nodes)
+    A = nx.to_scipy_sparse_array(G, format="csr")
+    check_answer(A, res, 1.5)
+    assert res.modularity == pytest.approx(
+        nx.community.modularity(G, res.communities, resolution=1.5))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(n=st.integers(2, 80), p=st.floats(0.02, 0.3), seed=st.integers(0, 10 ** 6),
+       weighted=st.booleans(), det=st.booleans(), theta=st.sampled_from([0.0, 0.01, 1.0]))
+def test_random_graphs_connected_and_verified(n, p, seed, weighted, det, theta):
+    G = nx.gnp_random_graph(n, p, seed=seed)
+    rng = np.random.default_rng(seed)
+    for u, v in G.edges:
+        G[u][v]["weight"] = float(rng.integers(1, 9)) / 4 if weighted else 1.0
+    A = nx.to_scipy_sparse_array(G, format="csr")
+    res = leiden(A, deterministic=det, theta=theta, seed=seed % 7)
+    if A.nnz == 0:
+        assert res.membership.tolist() == list(range(n))
+        return
+    check_answer(A, res)
+
+
+def test_deterministic_reproducible_and_seeded_theta():
+    G = nx.les_miserables_graph()
+    runs = [leiden(G, deterministic=True) for _ in range(2)]
+    assert np.array_equal(runs[0].membership, runs[1].membership)
+    assert runs[0].modularity == runs[1].modularity
+    a, b = (leiden(G, deterministic=True, theta=0.05, seed=3) for _ in range(2))
+    assert np.array_equal(a.membership, b.membership)
+
+
+def test_levels_refine_and_max_level():
+    G = nx.connected_caveman_graph(6, 7)
+    A = nx.to_scipy_sparse_array(G, format="csr")
+    res = leiden(A, deterministic=True, return_levels=True, iterations=1)
+    assert len(res.levels) == len(res.refined_levels) == res.counters["levels"]
+    assert np.array_equal(res.levels[-1], res.membership)
+    for coarse, fine in zip(res.levels, res.refined_levels):
+        # each refined community lies inside one community, and is connected
+        pairs = set(zip(fine.tolist(), coarse.tolist()))
+        assert len(pairs) == len(set(fine.tolist()))
+        assert disconnected_reference(A, fine) == 0
+    one = leiden(A, deterministic=True, max_level=1, iterations=1)
+    check_answer(A, one)
+    assert one.counters["levels"] == 1
+
+
+def test_verify_modes_and_edgeless():
+    G = nx.karate_club_graph()
+    for mode in (True, "device", "host"):
+        assert leiden(G, deterministic=True, verify=mode).disconnected == 0
+    r = leiden(G, deterministic=True, verify=False)
+    assert r.components is None and r.n_communities > 1
+    r = leiden(sp.csr_matrix((4, 4)))
+    assert r.membership.tolist() == [0, 1, 2, 3] and r.disconnected == 0
+
+
+# ------------------------------------------------------------------ the certificate
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(n=st.integers(1, 60), p=st.floats(0.0, 0.3), k=st.integers(1, 6),
+       seed=st.integers(0, 10 ** 6))
+def test_device_components_match_scipy(n, p, k, seed):
+    G = nx.gnp_random_graph(n, p, seed=seed)
+    A = nx.to_scipy_sparse_array(G, nodelist=range(n), format="csr")
+    memb = np.random.default_rng(seed).integers(0, k, n)
+    memb = np.unique(memb, return_inverse=True)[1].reshape(-1)
+    k = int(memb.max()) + 1
+    h = pyclmatch.get_device(None)
+    comps = device_components(h, Scheduler(h), InputGraph.upload(h, A),
+                              h.to_device(memb.astype(np.int32)), k)
+    want = 0
+    for c in range(k):
+        idx = np.flatnonzero(memb == c)
+        want += connected_components(A[idx][:, idx], directed=False)[0]
+    assert comps.components == want
+    assert comps.disconnected == disconnected_reference(A, memb)
+    # two vertices share a label iff they are connected inside their community
+    for c in range(k):
+        idx = np.flatnonzero(memb == c)
+        _, lab = connected_components(A[idx][:, idx], directed=False)
+        assert len(set(zip(lab.tolist(), comps.labels[idx].tolist()))) == lab.max() + 1
+        assert len(set(comps.labels[idx].tolist())) == lab.max() + 1
+
+
+def test_certificate_refuses_a_disconnected_converged_answer(monkeypatch):
+    """A converged run whose answer holds a disconnected community is refused; a run that
+    stopped early has it split into its components."""
+    G = nx.path_graph(6)
+    A = nx.to_scipy_sparse_array(G, format="csr")
+    real = api._split_disconnected
+
+    def corrupt(call, dl, A_run, graph, memb, memb_dev, q_dev):
+        memb = np.array([0, 1, 1, 0, 2, 2])        # {0, 3} is not connected
+        return real(call, dl, A_run, graph, memb, call.handle.to_device(
+            memb.astype(np.int32)), modularity(A_run, memb))
+    monkeypatch.setattr(api, "_split_disconnected", corrupt)
+    with pytest.raises(VerificationError, match="not connected"):
+        leiden(A, deterministic=True)
+    monkeypatch.setattr(api, "_split_disconnected", real)
+
+
+def test_louvain_disconnected_and_leiden_on_a_shared_graph():
+    """PGPgiantcompo: Louvain's default answer holds a disconnected community, Leiden's
+    none, at a higher modularity."""
+    A = shared_graph("PGPgiantcompo.graph")
+    lv = louvain(A, deterministic=True)
+    assert lv.disconnected == disconnected_reference(A, lv.membership) >= 1
+    ld = leiden(A, deterministic=True)
+    check_answer(A, ld)
+    assert ld.modularity >= lv.modularity - 1e-3
+
+
+@pytest.mark.parametrize("name", ["bcsstk13.mtx", "rajat01.mtx", "facebook_combined.txt"])
+def test_quality_at_least_louvain_on_shared_graphs(name):
+    A = shared_graph(name)
+    ld = leiden(A, deterministic=True)
+    check_answer(A, ld)
+    assert ld.modularity >= louvain(A, deterministic=True).modularity - 2e-3
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("kwargs, argument", [
+    (dict(quality="surprise"), "quality"), (dict(theta=-1.0), "theta"),
+    (dict(theta=float("nan")), "theta"), (dict(iterations=0), "iterations"),
+    (dict(resolution=-1), "resolution"), (dict(max_level=0), "max_level"),
+    (dict(seed="x"), "seed"), (dict(verify="maybe"), "verify"),
+    (dict(work_group_size=48), "work_group_size")])
+def test_bad_arguments(kwargs, argument):
+    with pytest.raises(InputError) as err:
+        leiden(nx.karate_club_graph(), **kwargs)
+    assert err.value.argument == argument
+
+
+def test_bad_graphs():
+    with pytest.raises(InputError, match="directed") as err:
+        leiden(nx.DiGraph([(0, 1)]))
+    assert err.value.argument == "G"
+    with pytest.raises(InputError, match="symmetric") as err:
+        leiden(sp.csr_matrix(np.array([[0, 1.0], [0, 0]])))
+    assert err.value.argument == "G"
+    with pytest.raises(InputError, match="negative") as err:
+        leiden(sp.csr_matrix(np.array([[0, -1.0], [-1.0, 0]])))
+    assert err.value.argument == "G"
