@@ -909,7 +909,9 @@ class LeidenResult(LouvainResult):
     ``modularity``, ``levels``, ``timings``, ``counters``, ...), ``refined_levels[l]`` the
     refined partition of level ``l`` on the input's vertices (``return_levels=True``),
     ``components`` the connected components of the communities counted by the certificate
-    (equal to ``n_communities``; None with ``verify=False``), ``quality`` and ``theta``.
+    (equal to ``n_communities``; None with ``verify=False``), ``quality``, ``theta``,
+    ``iterations`` and ``quality_value`` (the optimized quality: the modularity, or CPM's H
+    with ``quality="cpm"``).
 
     Examples
     --------
@@ -927,11 +929,12 @@ class LeidenResult(LouvainResult):
     quality: str = "modularity"
     theta: float = 0.0
     iterations: Any = 2
+    quality_value: float = 0.0
 
 
 #: the checkers of the arguments :func:`leiden` adds to :data:`LOUVAIN_ARGS`
 LEIDEN_ARGS = {
-    "quality": functools.partial(args.choice, options=("modularity",)),
+    "quality": functools.partial(args.choice, options=("modularity", "cpm")),
     "theta": functools.partial(args.number, low=0, high=1e300),
     "iterations": functools.partial(args.integer, low=1, high=1000, none=True),
 }
@@ -967,8 +970,13 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
     G, weight, resolution, threshold, max_level, deterministic, device, progress
         As for :func:`louvain` (``threshold`` ends each local moving phase; the levels end
         when P = R, when the refinement merges nothing or at ``max_level``).
-    quality : "modularity"
-        The quality function (modularity with ``resolution``).
+    quality : "modularity" or "cpm"
+        The quality function: modularity with ``resolution`` (Eq. 1 of :func:`louvain`), or
+        the constant Potts model ``H = sum_c [e_c - resolution n_c (n_c - 1) / 2]`` (e_c the
+        weight inside community c, each edge once; n_c its size), which has no resolution
+        limit (``resolution`` is then a density, e.g. 0.05). With ``"cpm"`` the result's
+        ``quality_value`` is H (checked against a float64 recomputation on the host with
+        ``verify``) and ``modularity`` is Eq. (1) at resolution 1 of the answer.
     theta : float
         Randomness of the refinement (the paper's theta, igraph's ``beta``): 0 (default)
         joins the sub-community of largest gain (ties to the lowest id); ``theta > 0`` draws
@@ -1010,6 +1018,13 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
     >>> res = pyclmatch.leiden(nx.barbell_graph(5, 0), deterministic=True)
     >>> res.membership, round(res.modularity, 3), res.disconnected
     (array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1]), 0.452, 0)
+
+    The constant Potts model at density 0.5 keeps the two 5-cliques (H = 2 (10 - 5) = 10):
+
+    >>> res = pyclmatch.leiden(nx.barbell_graph(5, 0), quality="cpm", resolution=0.5,
+    ...                        deterministic=True)
+    >>> res.n_communities, res.quality_value
+    (2, 10.0)
     """
     t_start = time.perf_counter()
     a = _checked_arguments(dict(
@@ -1021,22 +1036,44 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
     extra = {k: LEIDEN_ARGS[k](k, v) for k, v in (("quality", quality), ("theta", theta),
                                                   ("iterations", iterations))}
     call, A, sym_checked = _start_call(G, a, device, weight, verify, t_start, "leiden")
-    driver = functools.partial(DeviceLeiden, theta=extra["theta"], seed=a["seed"] or 0)
+    driver = functools.partial(DeviceLeiden, theta=extra["theta"], seed=a["seed"] or 0,
+                               cpm=extra["quality"] == "cpm")
     ran = _run(call, A, _driver_args(a), dict(_run_args(a, sym_checked), keep_input=True),
                driver=driver)
     if ran is None:
         return _no_edges(LeidenResult, call, A, a["return_levels"], _disconnected=0,
-                         components=A.shape[0], refined_levels=[], **extra)
-    dl, A_run, (memb, q_dev, levels, stats) = _iterate(
-        call, ran, dict(_run_args(a, sym_checked), keep_input=True), extra["iterations"])
+                         components=A.shape[0], refined_levels=[], quality_value=0.0,
+                         **extra)
+    ran = _iterate(call, ran, dict(_run_args(a, sym_checked), keep_input=True),
+                   extra["iterations"])
+    return _leiden_answer(call, ran, extra)
+
+
+def _leiden_answer(call, ran, extra):
+    """The last iteration's answer certified (:func:`_split_disconnected`, the modularity
+    check of :func:`_answer`, for CPM :func:`_check_cpm`), as a :class:`LeidenResult`."""
+    dl, A_run, (memb, q_dev, levels, stats) = ran
+    cpm = extra["quality"] == "cpm"
+    if cpm:       # (the driver's value: scale**2 (e_in - gamma sum n_c**2), see DeviceLeiden)
+        h_dev = (q_dev / stats["weight_scale"] ** 2 + call.resolution * A_run.shape[0]) / 2
     refined = dl.refined_levels
     graph, memb_dev = dl.kept
     comps = None
     if call.mode is not None or stats.get("stopped") != "converged":
         comps, memb, memb_dev, q_dev = _split_disconnected(call, dl, A_run, graph, memb,
                                                            memb_dev, q_dev)
+        if cpm and call.counters.get("split_communities"):
+            h_dev = _cpm_csr(A_run, memb, call.resolution)
+    if cpm:
+        h = _check_cpm(call, A_run, memb, h_dev, stats["weights"] == "int" and
+                       stats["weight_scale"] == 1.0)
     dl.kept = (graph, memb_dev)
+    gamma = call.resolution
+    if cpm:      # (the modularity of a CPM answer: Eq. 1 at resolution 1)
+        call.resolution = 1.0
+        q_dev = _modularity_csr(A_run, memb, 1.0)
     res = _answer(call, dl, A_run, (memb, q_dev, levels, stats))
+    res.resolution = call.resolution = gamma
     if call.perm is not None and refined:
         inv = np.argsort(call.perm)
         refined = [lv[inv] for lv in refined]
@@ -1044,7 +1081,33 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
                            if f != "_disconnected"},
                         _disconnected=None if comps is None else comps.disconnected,
                         refined_levels=refined,
-                        components=None if comps is None else comps.components, **extra)
+                        components=None if comps is None else comps.components,
+                        quality_value=h if cpm else res.modularity, **extra)
+
+
+def _cpm_csr(A, memb, resolution):
+    """The constant Potts model's quality ``sum_c [e_c - resolution n_c (n_c - 1) / 2]`` of
+    a partition of a symmetric CSR matrix: e_c the weight inside community c, each edge
+    once (a self-loop once), n_c its size; float64 on the host."""
+    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    same = memb[rows] == memb[A.indices]
+    w = A.data.astype(np.float64)
+    inside = w[same].sum() + w[rows == A.indices].sum()       # (loops: once, not twice)
+    sizes = np.bincount(memb).astype(np.float64)
+    return float(inside / 2 - resolution * (sizes * (sizes - 1)).sum() / 2)
+
+
+def _check_cpm(call, A, memb, h_dev, exact):
+    """The CPM value ``h_dev`` of the device checked against :func:`_cpm_csr` (``verify``
+    on: within 1e-9 of the total weight where the device's sums were ``exact``, else
+    1e-4); returns the host's."""
+    h = _cpm_csr(A, memb, call.resolution)
+    if call.mode is not None:
+        total = float(np.abs(A.data).sum()) + abs(h)
+        if abs(h - h_dev) > (1e-9 if exact else 1e-4) * max(total, 1.0):
+            raise VerificationError(f"the device's CPM quality {h_dev!r} differs from the "
+                                    f"host recomputation {h!r} for the returned partition")
+    return h
 
 
 def _iterate(call, ran, run_args, iterations):

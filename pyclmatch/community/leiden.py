@@ -60,6 +60,8 @@ class DeviceLeiden(DeviceLouvain):
         proportional to exp(gain / theta), the gain in the input's weight units.
     seed : int
         The seed of the rounds' hashed movers and of theta's draws.
+    cpm : bool
+        Optimize the constant Potts model (:meth:`convert_weights`) instead of modularity.
 
     Examples
     --------
@@ -70,9 +72,26 @@ class DeviceLeiden(DeviceLouvain):
     (32, 0.0, 'leiden.cl.mako')
     """
 
-    def __init__(self, handle, wtype="float", theta=0.0, seed=0, **tuning):
+    def __init__(self, handle, wtype="float", theta=0.0, seed=0, cpm=False, **tuning):
         super().__init__(handle, wtype, **tuning)
-        self.theta, self.seed = float(theta), int(seed or 0)
+        self.theta, self.seed, self.cpm = float(theta), int(seed or 0), bool(cpm)
+
+    def convert_weights(self, rt, m2_in, scale, ac_scale):
+        """Louvain's conversion; for the constant Potts model (``cpm``) every vertex then
+        weighs 1 (k_i = 1, a_c = the community's size, exact in a_c's units) and 2m is taken
+        as ``1 / scale``, so that Louvain's score 2m w(i, c) - gamma k_i a_c is the CPM gain
+        w(i, c) - gamma n_i n_c in the input's weight units (and the driver's "modularity"
+        is ``scale**2 (e_in - gamma sum_c n_c**2)``, e_in counting both directions)."""
+        super().convert_weights(rt, m2_in, scale, ac_scale)
+        if self.cpm:
+            self.sched.fill("input", self.k, 1, self.wdt)
+            self.sched.fill("input", self.kq, 1)
+            self.ac_unit, self.m2f = 1.0, 1.0 / scale
+
+    def level0_checks(self):
+        super().level0_checks()
+        if self.cpm:       # (the fixed-point total is no 2m for CPM)
+            self.m2f = 1.0 / self.stats["weight_scale"]
 
     def _specialize(self, wtype):
         super()._specialize(wtype)
