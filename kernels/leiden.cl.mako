@@ -46,10 +46,13 @@ inline uint mix32(uint x)
     return x;
 }
 
-/* Whether vertex v moves in the round of round_key (its hashed bit). */
-inline int mover(index_t v, uint round_key)
+/* Whether vertex v moves in round r: with nvisit > 0 rounds of one visit each (the visiting
+   order of MergeNodesSubset, line 11, by buckets of hashed ids), when v's bucket is r; with
+   nvisit = 0 (rounds until nothing moves), when its hashed bit of the round is 1. */
+inline int mover(index_t v, uint key, uint nvisit, uint r)
 {
-    return (int)(mix32((uint)v ^ round_key) & 1u);
+    const uint h = mix32((uint)v ^ key);
+    return nvisit ? (int)(h % nvisit == r) : (int)(h & 1u);
 }
 
 /* A Gumbel(0, 1) variate from the hash of (v, T, round): argmax of dH / theta + G over the
@@ -112,7 +115,8 @@ __kernel void refine_choose(index_t n, __global const index_t *C, __global const
                             __global const int *tpos, __global const int *tsz,
                             __global int *keys, __global weight_t *vals, double ac_unit,
                             double m2, double resolution, double inv_theta, uint round_key,
-                            __global index_t *prop, __global int *rflags)
+                            uint nvisit, uint rnd, __global index_t *prop,
+                            __global int *rflags)
 {
     int pending = 0;
     FOR_EACH_VERTEX(v, n) {
@@ -122,7 +126,7 @@ __kernel void refine_choose(index_t n, __global const index_t *C, __global const
         const double KS = (double)ac[C[v]] * ac_unit;
         /* line 12: v well connected to S */
         const int well = m2 * (double)extR[v] >= resolution * kv * (KS - kvq);
-        const int moves = mover(v, round_key);
+        const int moves = mover(v, round_key, nvisit, rnd);
         __global int *hk = keys + tpos[v];
         __global weight_t *hv = vals + tpos[v];
         double best = 0.0;
@@ -138,7 +142,7 @@ __kernel void refine_choose(index_t n, __global const index_t *C, __global const
             if (m2 * (double)extR[t] < resolution * KT * (KS - KT)) continue;    /* line 14 */
             const double score = m2 * wt - resolution * kv * KT;
             if (score < 0.0) continue;                                           /* line 15 */
-            if (!moves || (rsize[t] == 1 && mover(t, round_key))) {
+            if (!moves || (rsize[t] == 1 && mover(t, round_key, nvisit, rnd))) {
                 waiting = 1;
                 continue;
             }

@@ -62,6 +62,11 @@ class DeviceLeiden(DeviceLouvain):
         The seed of the rounds' hashed movers and of theta's draws.
     cpm : bool
         Optimize the constant Potts model (:meth:`convert_weights`) instead of modularity.
+    visits : int
+        0 (default): refinement rounds until no singleton moved and none waits; ``v > 0``:
+        exactly ``v`` rounds, each vertex a mover in one of them (its hashed bucket), as
+        MergeNodesSubset visits each vertex once (about equal modularity on the shared
+        graphs, no clear winner).
 
     Examples
     --------
@@ -72,9 +77,11 @@ class DeviceLeiden(DeviceLouvain):
     (32, 0.0, 'leiden.cl.mako')
     """
 
-    def __init__(self, handle, wtype="float", theta=0.0, seed=0, cpm=False, **tuning):
+    def __init__(self, handle, wtype="float", theta=0.0, seed=0, cpm=False, visits=0,
+                 **tuning):
         super().__init__(handle, wtype, **tuning)
         self.theta, self.seed, self.cpm = float(theta), int(seed or 0), bool(cpm)
+        self.visits = int(visits)
 
     def convert_weights(self, rt, m2_in, scale, ac_scale):
         """Louvain's conversion; for the constant Potts model (``cpm``) every vertex then
@@ -182,8 +189,9 @@ class DeviceLeiden(DeviceLouvain):
         moved, rounds = 0, 0
         egrid = max(self.wg, min(self.grid, -(-max(nnz, 1) // self.wg) * self.wg))
         vgrid = self._vgrid(n)
-        for rnd in range(MAX_ROUNDS):
-            key = _round_key(self.seed, self.level, rnd)
+        nvisit = self.visits
+        for rnd in range(nvisit or MAX_ROUNDS):
+            key = _round_key(self.seed, self.level, 0 if nvisit else rnd)
             self._zero("refine", rflags)
             self._zero("refine", extR)
             self._llaunch("refine", "refine_edges", egrid, np.int32(nnz), self.src.data,
@@ -194,15 +202,15 @@ class DeviceLeiden(DeviceLouvain):
                           self.R.data, self.rsize.data, self.k.data, self.kq.data,
                           self.ac.data, self.aR.data, extR.data, self.tpos.data, tsz.data,
                           keys.data, vals.data, np.float64(self.ac_unit), np.float64(self.m2f),
-                          np.float64(self.res), np.float64(inv_theta), key, prop.data,
-                          rflags.data)
+                          np.float64(self.res), np.float64(inv_theta), key,
+                          np.uint32(nvisit), np.uint32(rnd), prop.data, rflags.data)
             self._llaunch("refine", "refine_apply", vgrid, np.int32(n), prop.data,
                           self.R.data, self.kq.data, self.aR.data, self.rsize.data,
                           rflags.data)
             self.sched.read("refine", host, rflags.data)
             rounds += 1
             moved += int(host[0])
-            if not host[0] and not host[1]:
+            if not nvisit and not host[0] and not host[1]:
                 break
         self.stats.setdefault("refine_rounds", []).append(rounds)
         return moved
