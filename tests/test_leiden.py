@@ -253,3 +253,26 @@ def test_cpm_karate_matches_igraph_at_low_density():
                       deterministic=True).quality_value >= 0.99 * best
         assert max(leiden(A, quality="cpm", resolution=gamma, theta=0.01, seed=s)
                    .quality_value for s in range(5)) == pytest.approx(best)
+
+
+# ------------------------------------------------------------------ command line
+def test_cli_communities(tmp_path, capsys):
+    import json
+    import scipy.io
+    from pyclmatch.cli import main
+    A = nx.to_scipy_sparse_array(nx.karate_club_graph(), weight=None, format="coo")
+    path = tmp_path / "karate.mtx"
+    scipy.io.mmwrite(str(path), sp.triu(A).tocoo())
+    out = tmp_path / "memb.txt"
+    assert main(["communities", str(path), "--deterministic", "--json",
+                 "--membership", str(out)]) == 0
+    info = json.loads(capsys.readouterr().out)
+    want = leiden(A.tocsr(), deterministic=True)
+    assert info["method"] == "leiden" and info["disconnected"] == 0
+    assert info["communities"] == want.n_communities
+    assert info["modularity"] == pytest.approx(want.modularity)
+    assert np.array_equal(np.loadtxt(out, dtype=int), want.membership)
+    assert main(["communities", str(path), "--method", "louvain", "--deterministic"]) == 0
+    assert "louvain" in capsys.readouterr().out
+    assert main(["communities", str(path), "--method", "louvain", "--quality", "cpm"]) == 2
+    assert main(["communities", str(path), "--resolution", "-1"]) == 2
