@@ -276,3 +276,27 @@ def test_cli_communities(tmp_path, capsys):
     assert "louvain" in capsys.readouterr().out
     assert main(["communities", str(path), "--method", "louvain", "--quality", "cpm"]) == 2
     assert main(["communities", str(path), "--resolution", "-1"]) == 2
+
+
+# ------------------------------------------------------------------ networkx backend
+def test_networkx_backend_leiden():
+    from pyclmatch import nxbackend as B
+    G = nx.connected_caveman_graph(5, 6)
+    A = nx.to_scipy_sparse_array(G, format="csr")
+    parts = list(B.leiden_partitions(G, seed=3))
+    assert parts and all(nx.community.is_partition(G, p) for p in parts)
+    for level, want in enumerate(parts, 1):
+        assert B.leiden_communities(G, max_level=level, seed=3) == want
+    for p in parts:
+        memb = np.empty(A.shape[0], int)
+        for c, nodes in enumerate(p):
+            memb[list(nodes)] = c
+        assert disconnected_reference(A, memb) == 0
+    assert B.can_run("leiden_communities", (nx.DiGraph(),), {}) != True   # noqa: E712
+    assert B.should_run("leiden_communities", (nx.path_graph(3),), {}) is True
+    with pytest.raises(InputError) as err:
+        B.leiden_communities(G, max_level=0)
+    assert err.value.argument == "max_level"
+    if "pyclmatch" in nx.utils.backends.backends:
+        got = nx.community.leiden_communities(G, seed=3, backend="pyclmatch")
+        assert got == parts[-1]

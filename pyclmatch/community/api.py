@@ -960,7 +960,8 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
     only if it has an edge to it, both are well connected to the community (``E(v, S - v) >=
     gamma k_v (K_S - k_v) / 2m``, the same for the sub-community) and the gain is >= 0; the
     aggregate graph's vertices are the refined communities, starting in P. Levels repeat
-    until P = R (every community is one refined community, hence connected). On the device:
+    until local moving leaves every vertex of a level alone (every community is then one
+    refined community of the level before, hence connected). On the device:
     local moving is :func:`louvain`'s degree-bucketed hashed move phase, the refinement runs
     in parallel rounds (only singletons move, only into sub-communities that do not move in
     the same round, so refined communities stay connected), aggregation is Louvain's.
@@ -969,7 +970,8 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
     ----------
     G, weight, resolution, threshold, max_level, deterministic, device, progress
         As for :func:`louvain` (``threshold`` ends each local moving phase; the levels end
-        when P = R, when the refinement merges nothing or at ``max_level``).
+        when local moving moves nothing, when the refinement merges nothing or at
+        ``max_level``).
     quality : "modularity" or "cpm"
         The quality function: modularity with ``resolution`` (Eq. 1 of :func:`louvain`), or
         the constant Potts model ``H = sum_c [e_c - resolution n_c (n_c - 1) / 2]`` (e_c the
@@ -1002,7 +1004,8 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
         :func:`louvain`'s fields, ``refined_levels``, ``components`` and ``disconnected``
         (0, certified); ``counters`` adds ``communities`` and ``refined_communities`` per
         level, ``refine_rounds`` and ``split_communities`` (communities split into their
-        components when the levels stopped before P = R).
+        components when the levels stopped early: ``max_level``, or a refinement that
+        merged nothing) and ``stopped`` (``"converged"``, ``"no-merge"``, ``"max_level"``).
 
     Raises
     ------
@@ -1139,7 +1142,7 @@ def _iterate(call, ran, run_args, iterations):
 def _split_disconnected(call, dl, A, graph, memb, memb_dev, q_dev):
     """The connectivity certificate of Leiden's answer (run order): its
     :class:`~pyclmatch.community.connectivity.Components`, and when the levels stopped
-    before P = R (``max_level``, or a refinement that merged nothing) the disconnected
+    early (``max_level``, or a refinement that merged nothing) the disconnected
     communities split into their components (which raises modularity: e_c stays, the sum of
     squares drops), their modularity recomputed on the host. Raises
     :class:`VerificationError` for a disconnected community of a converged run. Returns

@@ -14,9 +14,9 @@ reads as Algorithm A.1's loop body:
   do not move in the same round, so every refined community is connected;
 * :meth:`~DeviceLeiden.aggregate_refined`: AggregateGraph (line 6) on R (Louvain's
   Algorithm 3 kernels with R as the partition), with P as the starting partition of the
-  aggregate graph's vertices; the method ends when P = R (line 2's ``done``: every community
-  of P is one aggregate vertex, a refined community, connected), when R merged nothing, or at
-  ``max_level``.
+  aggregate graph's vertices; the method ends when local moving leaves every vertex alone
+  (line 2's ``done``: every community of P is one aggregate vertex, a refined community,
+  connected), when R merged nothing, or at ``max_level``.
 
 The answer is P mapped to the input's vertices.
 """
@@ -216,11 +216,12 @@ class DeviceLeiden(DeviceLouvain):
         return moved
 
     def aggregate_refined(self):
-        """A.1 lines 2 and 6: stop when P = R (every community of P one refined community),
-        when R merged nothing or at ``max_level``, with the membership mapped through P;
-        otherwise aggregate on R with P as the next level's starting partition. Returns
-        whether the method goes on."""
-        stop = ("converged" if self.n_R == self.n_P else "no-merge" if self.n_R == self.n
+        """A.1 lines 2 and 6: stop when local moving left every vertex alone (``done``: each
+        community of P is one vertex of this level's graph, a refined community of the
+        level before, hence connected), when R merged nothing or at ``max_level``, with the
+        membership mapped through P; otherwise aggregate on R with P as the next level's
+        starting partition. Returns whether the method goes on."""
+        stop = ("converged" if self.n_P == self.n else "no-merge" if self.n_R == self.n
                 else "max_level" if self.max_level is not None and
                 self.level + 1 >= self.max_level else None)
         if stop:
