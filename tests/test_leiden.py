@@ -41,13 +41,22 @@ def shared_graph(name):
 
 
 def disconnected_reference(A, memb):
-    """Communities of ``memb`` whose induced subgraph of ``A`` is not connected (scipy)."""
+    """Communities of ``memb`` whose induced subgraph of ``A`` is not connected (scipy: the
+    components of the graph without the edges between communities, counted per community;
+    per-community subgraphs below a few hundred communities, as a second opinion)."""
     A = sp.csr_matrix(A)
-    bad = 0
-    for c in range(int(memb.max()) + 1 if memb.size else 0):
-        idx = np.flatnonzero(memb == c)
-        if connected_components(A[idx][:, idx], directed=False)[0] > 1:
-            bad += 1
+    memb = np.asarray(memb)
+    k = int(memb.max()) + 1 if memb.size else 0
+    C = A.tocoo()
+    keep = memb[C.row] == memb[C.col]
+    B = sp.csr_matrix((np.ones(int(keep.sum())), (C.row[keep], C.col[keep])), shape=A.shape)
+    _, lab = connected_components(B, directed=False)
+    pieces = np.unique(np.stack([memb, lab]), axis=1)[0]
+    bad = int((np.bincount(pieces, minlength=k) > 1).sum())
+    if k <= 300:
+        slow = sum(connected_components(A[idx][:, idx], directed=False)[0] > 1
+                   for idx in (np.flatnonzero(memb == c) for c in range(k)))
+        assert slow == bad
     return bad
 
 
@@ -300,3 +309,48 @@ def test_networkx_backend_leiden():
     if "pyclmatch" in nx.utils.backends.backends:
         got = nx.community.leiden_communities(G, seed=3, backend="pyclmatch")
         assert got == parts[-1]
+
+
+# ------------------------------------------------------------------ heavier cases
+def _suite_pattern(make):
+    A = sp.csr_matrix(make(), dtype=np.float64)
+    A = ((A + A.T) > 0).astype(np.float64).tocsr()
+    A.setdiag(0)
+    A.eliminate_zeros()
+    return A
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["kron-17", "delaunay-17"])
+def test_medium_suite_connected_and_at_least_louvain(name):
+    from pyclmatch.generators import MEDIUM_SUITE
+    A = _suite_pattern(MEDIUM_SUITE[name])
+    ld = leiden(A, deterministic=True)
+    assert ld.disconnected == 0 and ld.components == ld.n_communities
+    assert disconnected_reference(A, ld.membership) == 0
+    assert ld.modularity >= louvain(A, deterministic=True).modularity - 2e-3
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("det", [False, True])
+def test_gpu_leiden(det):
+    """On the GPU: the shared graphs and the medium suite connected and verified, Leiden at
+    least Louvain's modularity, deterministic runs equal on the GPU and the CPU."""
+    from pyclmatch.generators import MEDIUM_SUITE
+    graphs = [_suite_pattern(make) for make in MEDIUM_SUITE.values()]
+    if DATA is not None:
+        graphs += [shared_graph(n) for n in ("PGPgiantcompo.graph", "astro-ph.graph",
+                                             "delaunay_n16.mtx")]
+    for A in graphs:
+        res = leiden(A, device="gpu", deterministic=det)
+        assert res.disconnected == 0 and disconnected_reference(A, res.membership) == 0
+        assert res.modularity == pytest.approx(modularity(A, res.membership), abs=1e-6)
+        assert res.modularity >= louvain(A, device="gpu", deterministic=det).modularity - 2e-3
+        if det:
+            again = leiden(A, device="gpu", deterministic=True)
+            assert np.array_equal(res.membership, again.membership)
+            try:
+                cpu = leiden(A, device="cpu", deterministic=True)
+            except pyclmatch.DeviceError:
+                continue
+            assert np.array_equal(res.membership, cpu.membership)

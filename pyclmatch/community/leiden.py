@@ -26,6 +26,7 @@ import numpy as np
 import pyopencl as cl
 
 from ..engine.family import KernelFamily
+from ..errors import InputError
 from .louvain import DeviceLouvain
 
 #: refinement rounds per level at most (a round: one pass over the edges, one over the
@@ -114,6 +115,11 @@ class DeviceLeiden(DeviceLouvain):
         with ``return_levels``. ``start``: the starting partition of level 0 (host labels
         in 0..n-1, one per vertex; default singletons), for a further iteration of the
         algorithm from an earlier answer."""
+        indptr, indices = args[0], args[1]
+        if 2 * indices.size + 3 * (indptr.size - 1) > np.iinfo(np.int32).max:
+            # (the refinement's hash tables, int32 offsets: 1.5 d + a few slots a vertex)
+            raise InputError("the graph is too large for leiden's refinement tables (at most "
+                             "about 1e9 stored entries)", argument="G")
         start = kwargs.pop("start", None)
         self.start, self.refined_levels = None, []
         self.start_host = None if start is None else np.asarray(start, np.int32)
