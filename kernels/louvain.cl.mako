@@ -629,7 +629,8 @@ void optimize_level_one_group(index_t n, offset_t nnz, __global const offset_t *
                               __global int *g_keys, __global weight_t *g_vals, int g_cap,
                               uint nsub, uint max_subrounds, int paper_moves, int relative,
                               double thr, double floor_q, double q_in, int have_q, int it_bound,
-                              __global const int *flags, __global double *out)
+                              int given_start, __global const int *flags,
+                              __global double *out)
 {
     const int lid = get_local_id(0);
     __local int l_keys[${LOCAL_NEED}];
@@ -649,9 +650,11 @@ void optimize_level_one_group(index_t n, offset_t nnz, __global const offset_t *
     for (int x = lid; x < NCLS; x += WG) cls_cur[x] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (index_t i = lid; i < n; i += WG) {
-        C[i] = i;
-        ac[i] = kq[i];
-        csize[i] = 1;
+        if (!given_start) {      /* (given_start: C, ac and csize hold a partition already) */
+            C[i] = i;
+            ac[i] = kq[i];
+            csize[i] = 1;
+        }
         const int b = move_bucket(vertices[i + 1] - vertices[i]);
         if (b >= 0) atomic_inc(&cls_cur[b * 32 + (int)bitrev(subround_hash(i) & 31u, 5)]);
     }

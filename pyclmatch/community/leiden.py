@@ -7,7 +7,8 @@ refinement phase between local moving and aggregation. A level (:meth:`DeviceLei
 reads as Algorithm A.1's loop body:
 
 * :meth:`~DeviceLouvain.optimise_level`: MoveNodes (line 3), Louvain's degree-bucketed,
-  hashed local moving, started from the level's starting partition P (singletons at level 0);
+  hashed local moving, started from the level's starting partition P (singletons at level 0;
+  a small level in one work-group: :meth:`~DeviceLeiden.optimise_level_small`);
 * :meth:`~DeviceLeiden.refine`: RefinePartition (line 5, Algorithm A.2), in parallel rounds
   of ``kernels/leiden.cl.mako``: only singletons of the refined partition R move, into refined
   communities of their own community of P that they have an edge to, are well connected and
@@ -27,7 +28,7 @@ import pyopencl as cl
 
 from ..engine.family import KernelFamily
 from ..errors import InputError
-from .louvain import DeviceLouvain
+from .louvain import SMALL_HEAD, SMALL_TRACE, DeviceLouvain
 
 #: refinement rounds per level at most (a round: one pass over the edges, one over the
 #: vertices; rounds stop earlier when no singleton moved and none is left waiting)
@@ -109,8 +110,8 @@ class DeviceLeiden(DeviceLouvain):
         return self.sched.launch(phase, self.lk.kernel(name), global_size, self.wg, *args)
 
     def run(self, *args, **kwargs):
-        """:meth:`DeviceLouvain.run` with Leiden's levels (every level on the per-bucket
-        path); ``stats`` adds ``communities`` and ``refined_communities`` (per level) and
+        """:meth:`DeviceLouvain.run` with Leiden's levels (local moving of small levels in one
+        work-group, :meth:`optimise_level_small`); ``stats`` adds ``communities`` and ``refined_communities`` (per level) and
         ``refine_rounds``; ``self.refined_levels`` holds the refined partitions per level
         with ``return_levels``. ``start``: the starting partition of level 0 (host labels
         in 0..n-1, one per vertex; default singletons), for a further iteration of the
@@ -124,7 +125,6 @@ class DeviceLeiden(DeviceLouvain):
         self.start, self.refined_levels = None, []
         self.start_host = None if start is None else np.asarray(start, np.int32)
         self.start_held = None
-        kwargs["one_group_edges"] = 0
         try:
             return super().run(*args, **kwargs)
         finally:
@@ -136,8 +136,10 @@ class DeviceLeiden(DeviceLouvain):
         partition. Returns whether the method goes on."""
         self.sched.tick("leiden levels", 64 + self.n0)
         t_level = time.perf_counter()
-        self.begin_level()
-        self.optimise_level()
+        if self.begin_level():
+            self.optimise_level_small()
+        else:
+            self.optimise_level()
         self.refine()
         go_on = self.aggregate_refined()
         self.sched.wall[f"level{self.level - 1}"] += time.perf_counter() - t_level
@@ -159,6 +161,30 @@ class DeviceLeiden(DeviceLouvain):
         self._launch("init", "accumulate_communities", self._vgrid(n), self.wg, np.int32(n),
                      self.C.data, self.kq.data, self.ac.data, self.csize.data)
         self.start = None
+
+    def optimise_level_small(self):
+        """Local moving of a level of at most ``one_group_edges`` entries in one work-group:
+        Louvain's ``optimize_level_one_group`` (one launch, one read-back) from the level's
+        starting partition (:meth:`init_partition` first, unless it is the singletons)."""
+        if self.level == 0 and not self.exact:     # (the fixed-point total is needed first)
+            self._read("partition")
+            self.level0_checks()
+        self.t_opt = time.perf_counter()
+        self.given_start = int(self.start is not None or self.start_host is not None)
+        if self.given_start:
+            self.init_partition()
+        out, held = self._launch_optimise_one_group()
+        self._zero("move", out[SMALL_HEAD + 2 * SMALL_TRACE:])     # (no aggregation read)
+        self.q_old, self.iters, doubled, trace, moved, _ = self._read_one_group(out)
+        del held
+        self.given_start = 0
+        self.q_start = trace[0]
+        if doubled:
+            self.stats["subround_doublings"] = self.stats.get("subround_doublings", 0) + doubled
+        self.stats["trace"].append(trace)
+        self.stats.setdefault("moved", []).append(moved)
+        self.stats["one_group_levels"] = self.stats.get("one_group_levels", 0) + 1
+        self.end_phase()
 
     def refine(self):
         """RefinePartition (Algorithm A.2) of P = C: R from singletons, rounds of

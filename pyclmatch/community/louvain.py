@@ -256,6 +256,9 @@ class DeviceLouvain(KernelFamily):
         self.grid = (handle.constant_grid(wg) if handle.is_cpu
                      else max(handle.constant_grid(wg), handle.compute_units * 16 * wg))
         self.debug = False    # True: keep every aggregated graph in stats["graphs"] (tests)
+        # the one-group level starts from the partition in C, a_c and the sizes (Leiden's
+        # levels) instead of singletons
+        self.given_start = 0
         self.kept = None      # run(keep_input=True): the level-0 graph and membership
 
     def _specialize(self, wtype):
@@ -1003,7 +1006,7 @@ class DeviceLouvain(KernelFamily):
             np.uint32(self.subrounds[1]), np.int32(self.moves == "paper"),
             np.int32(self.relative), np.float64(self.thr), np.float64(self.floor),
             np.float64(self.q_level if have_q else 0.0), np.int32(have_q),
-            np.int32(self.it_bound), self.flags.data, out.data)
+            np.int32(self.it_bound), np.int32(self.given_start), self.flags.data, out.data)
         return out, [vset, gk, gv]
 
     def _launch_aggregate_one_group(self, out):
