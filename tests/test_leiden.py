@@ -354,3 +354,21 @@ def test_gpu_leiden(det):
             except pyclmatch.DeviceError:
                 continue
             assert np.array_equal(res.membership, cpu.membership)
+
+
+def test_louvain_disconnected_after_repair_and_seed():
+    """``disconnected`` counts on the graph as run: a seed's permutation and an input the
+    device asks the host to repair (explicit zeros: no edge) give the scipy reference's
+    count."""
+    G = nx.connected_caveman_graph(4, 5)
+    A = nx.to_scipy_sparse_array(G, format="csr")
+    B = sp.csr_matrix((A.data.copy(), A.indices.copy(), A.indptr.copy()), shape=A.shape)
+    u, v = 0, int(B.indices[0])
+    B.data[B.indptr[u]:B.indptr[u + 1]][B.indices[B.indptr[u]:B.indptr[u + 1]] == v] = 0
+    B.data[B.indptr[v]:B.indptr[v + 1]][B.indices[B.indptr[v]:B.indptr[v + 1]] == u] = 0
+    ref = B.copy()
+    ref.eliminate_zeros()
+    for M, R, seed in ((A, A, None), (A, A, 5), (B, ref, 2), (B, ref, None)):
+        r = louvain(M, seed=seed, deterministic=True)
+        assert r.disconnected == disconnected_reference(R, r.membership)
+    assert r.counters.get("input_repaired") == 1

@@ -119,7 +119,8 @@ class LouvainResult:
         """How many communities induce a disconnected subgraph (Louvain can return such
         communities; :func:`leiden` cannot). Counted on the device by the connectivity
         certificate (:mod:`pyclmatch.community.connectivity`) at the first access, so that
-        :func:`louvain` itself pays nothing for it.
+        :func:`louvain` itself pays nothing for it (the result keeps a reference to the
+        graph it was computed on for it).
 
         Examples
         --------
@@ -812,7 +813,16 @@ def _answer(call, dl, A, ran):
     counters.update(call.sched.call_counters())
     return LouvainResult(memb, q_checked, q_dev, k, levels, call.resolution,
                          call.deterministic, call.handle.label, call.nodes, timings, counters,
-                         (call.handle, A, call.perm))
+                         _source(call, A))
+
+
+def _source(call, A):
+    """What :attr:`LouvainResult.disconnected` counts on: ``(handle, graph, permutation)``,
+    the input as checked (no copy of it; the answer's order) unless the device asked for a
+    repair (then the repaired graph as run, and the seed's permutation)."""
+    if call.counters.get("input_repaired"):
+        return call.handle, A, call.perm
+    return call.handle, call.A_in, None
 
 
 def _count_disconnected(res):
