@@ -112,7 +112,7 @@ def row_of(name, A, args, handle):
             iterations=res.counters.get("leiden_iterations"),
             refine_rounds=res.counters.get("refine_rounds"),
             kernel_s=common.kernel_sum(res.timings))
-    for it in (2, -1):
+    for it in (2, -1) if A.nnz <= args.igraph_max_edges else ():
         got = run_igraph(A, it, args.igraph_seeds)
         if got is not None:
             t, memb, best = got
@@ -146,6 +146,8 @@ def main(argv=None):
     ap.add_argument("--max-edges", type=float, default=2e7)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--igraph-seeds", type=int, default=3)
+    ap.add_argument("--igraph-max-edges", type=float, default=5e6,
+                    help="skip igraph on graphs of more stored entries (one core: minutes)")
     ap.add_argument("--deterministic", action="store_true")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
