@@ -372,3 +372,15 @@ def test_louvain_disconnected_after_repair_and_seed():
         r = louvain(M, seed=seed, deterministic=True)
         assert r.disconnected == disconnected_reference(R, r.membership)
     assert r.counters.get("input_repaired") == 1
+
+
+def test_results_pickle():
+    import pickle
+    G = nx.karate_club_graph()
+    lv = louvain(G, deterministic=True)
+    back = pickle.loads(pickle.dumps(lv))
+    assert np.array_equal(back.membership, lv.membership) and back.disconnected is None
+    assert lv.disconnected == 0
+    assert pickle.loads(pickle.dumps(lv)).disconnected == 0
+    ld = pickle.loads(pickle.dumps(leiden(G, deterministic=True)))
+    assert ld.disconnected == 0 and ld.components == ld.n_communities

@@ -120,7 +120,8 @@ class LouvainResult:
         communities; :func:`leiden` cannot). Counted on the device by the connectivity
         certificate (:mod:`pyclmatch.community.connectivity`) at the first access, so that
         :func:`louvain` itself pays nothing for it (the result keeps a reference to the
-        graph it was computed on for it).
+        graph it was computed on for it; None for an unpickled result whose count was not
+        taken before).
 
         Examples
         --------
@@ -129,9 +130,14 @@ class LouvainResult:
         >>> pyclmatch.louvain(nx.barbell_graph(5, 0), deterministic=True).disconnected
         0
         """
-        if self._disconnected is None:
+        if self._disconnected is None and self._source is not None:
             self._disconnected = _count_disconnected(self)
         return self._disconnected
+
+    def __getstate__(self):
+        """Pickled without the device handle and the graph (:attr:`disconnected` of an
+        unpickled result is None unless it was counted before)."""
+        return dict(self.__dict__, _source=None)
 
     @property
     def communities(self):
@@ -639,7 +645,7 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
                dict(_run_args(a, sym_checked), keep_input=call.mode == "device",
                     one_group_edges=a["one_group_edges"]))
     if ran is None:       # no edges (or only zero weights): every vertex alone, Q = 0
-        return _no_edges(LouvainResult, call, A, a["return_levels"])
+        return _no_edges(LouvainResult, call, A, a["return_levels"], _disconnected=0)
     return _answer(call, *ran)
 
 
@@ -827,9 +833,7 @@ def _source(call, A):
 
 def _count_disconnected(res):
     """:attr:`LouvainResult.disconnected`: the communities of ``res`` that are not connected
-    in the graph it was computed on (0 without a graph)."""
-    if res._source is None:
-        return 0
+    in the graph it was computed on."""
     handle, A, perm = res._source
     if A.nnz == 0:
         return 0
