@@ -54,7 +54,7 @@ from .dtypes import raw_weights
 from .louvain import (ASYMMETRIC, OVERFLOW, BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, BAD_SCALE,
                       DeviceLouvain, InputProblem)
 from .connectivity import device_components
-from .leiden import DeviceLeiden
+from .leiden import DeviceLeiden, _renumbered
 from .modularity import InputGraph, device_modularity
 from .hashing import PAPER_MOVE_BUCKETS
 
@@ -1171,7 +1171,7 @@ def _split_disconnected(call, dl, A, graph, memb, memb_dev, q_dev):
                                 f"connected")
     if comps.disconnected:
         call.counters["split_communities"] = comps.disconnected
-        memb = np.unique(comps.labels, return_inverse=True)[1].reshape(-1).astype(np.int64)
+        memb = _renumbered(comps.labels)
         memb_dev = cla.to_device(call.handle.queue, memb.astype(np.int32))
         q_dev = _modularity_csr(A, memb, call.resolution)
         comps = device_components(call.handle, call.sched, graph, memb_dev,

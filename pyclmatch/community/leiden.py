@@ -111,9 +111,10 @@ class DeviceLeiden(DeviceLouvain):
 
     def run(self, *args, **kwargs):
         """:meth:`DeviceLouvain.run` with Leiden's levels (local moving of small levels in one
-        work-group, :meth:`optimise_level_small`); ``stats`` adds ``communities`` and ``refined_communities`` (per level) and
-        ``refine_rounds``; ``self.refined_levels`` holds the refined partitions per level
-        with ``return_levels``. ``start``: the starting partition of level 0 (host labels
+        work-group, :meth:`optimise_level_small`); ``stats`` adds ``communities`` and
+        ``refined_communities`` (per level), ``refine_rounds`` and ``stopped``;
+        ``self.refined_levels`` holds the refined partitions per level with
+        ``return_levels``. ``start``: the starting partition of level 0 (host labels
         in 0..n-1, one per vertex; default singletons), for a further iteration of the
         algorithm from an earlier answer."""
         indptr, indices = args[0], args[1]
@@ -166,25 +167,14 @@ class DeviceLeiden(DeviceLouvain):
         """Local moving of a level of at most ``one_group_edges`` entries in one work-group:
         Louvain's ``optimize_level_one_group`` (one launch, one read-back) from the level's
         starting partition (:meth:`init_partition` first, unless it is the singletons)."""
-        if self.level == 0 and not self.exact:     # (the fixed-point total is needed first)
-            self._read("partition")
-            self.level0_checks()
-        self.t_opt = time.perf_counter()
+        self._begin_one_group_phase()
         self.given_start = int(self.start is not None or self.start_host is not None)
         if self.given_start:
             self.init_partition()
         out, held = self._launch_optimise_one_group()
-        self._zero("move", out[SMALL_HEAD + 2 * SMALL_TRACE:])     # (no aggregation read)
-        self.q_old, self.iters, doubled, trace, moved, _ = self._read_one_group(out)
-        del held
         self.given_start = 0
-        self.q_start = trace[0]
-        if doubled:
-            self.stats["subround_doublings"] = self.stats.get("subround_doublings", 0) + doubled
-        self.stats["trace"].append(trace)
-        self.stats.setdefault("moved", []).append(moved)
-        self.stats["one_group_levels"] = self.stats.get("one_group_levels", 0) + 1
-        self.end_phase()
+        self._zero("move", out[SMALL_HEAD + 2 * SMALL_TRACE:])     # (no aggregation read)
+        self._end_one_group_phase(out, held)
 
     def refine(self):
         """RefinePartition (Algorithm A.2) of P = C: R from singletons, rounds of

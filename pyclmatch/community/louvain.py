@@ -961,10 +961,7 @@ class DeviceLouvain(KernelFamily):
         Algorithm 3 in one of ``aggregate_level_one_group``, one read-back for both; the same
         moves, stop rule and arithmetic as :meth:`optimise_level` and :meth:`aggregate`.
         Returns whether the method goes on."""
-        if self.level == 0 and not self.exact:     # the fixed-point total is needed first
-            self._read("partition")
-            self.level0_checks()
-        self.t_opt = time.perf_counter()
+        self._begin_one_group_phase()
         n, nnz = self.n, self.nnz
         # Algorithm 3 in the same read-back: the new graph, sized by the old one
         self.new = dict(vertices=self.empty(n + 1, np.int32),
@@ -973,6 +970,20 @@ class DeviceLouvain(KernelFamily):
                         kq=self.empty(n, np.int32))
         out, held = self._launch_optimise_one_group()
         held += self._launch_aggregate_one_group(out)
+        return self._adopt_one_group_graph(*self._end_one_group_phase(out, held))
+
+    def _begin_one_group_phase(self):
+        """Before a one-group level's launch: the level-0 checks (the fixed-point total is
+        needed first) and the phase's clock."""
+        if self.level == 0 and not self.exact:
+            self._read("partition")
+            self.level0_checks()
+        self.t_opt = time.perf_counter()
+
+    def _end_one_group_phase(self, out, held):
+        """The one read-back of a one-group level (``held``: its temporaries, released after
+        it) and the phase's counters (:meth:`end_phase`); returns the aggregation's numbers
+        of :meth:`_read_one_group`."""
         self.q_old, self.iters, doubled, trace, moved, agg = self._read_one_group(out)
         del held
         self.q_start = trace[0]
@@ -982,7 +993,7 @@ class DeviceLouvain(KernelFamily):
         self.stats.setdefault("moved", []).append(moved)
         self.stats["one_group_levels"] = self.stats.get("one_group_levels", 0) + 1
         self.end_phase()
-        return self._adopt_one_group_graph(*agg)
+        return agg
 
     def _launch_optimise_one_group(self):
         """Enqueue ``optimize_level_one_group``; returns its output buffer and the
