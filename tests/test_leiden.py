@@ -180,13 +180,21 @@ def test_certificate_refuses_a_disconnected_converged_answer(monkeypatch):
     A = nx.to_scipy_sparse_array(G, format="csr")
     real = api._split_disconnected
 
-    def corrupt(call, dl, A_run, graph, memb, memb_dev, q_dev):
+    def corrupt(call, wg, A_run, graph, memb, memb_dev, q_dev, stopped):
         memb = np.array([0, 1, 1, 0, 2, 2])        # {0, 3} is not connected
-        return real(call, dl, A_run, graph, memb, call.handle.to_device(
-            memb.astype(np.int32)), modularity(A_run, memb))
+        return real(call, wg, A_run, graph, memb, call.handle.to_device(
+            memb.astype(np.int32)), modularity(A_run, memb), stopped)
     monkeypatch.setattr(api, "_split_disconnected", corrupt)
     with pytest.raises(VerificationError, match="not connected"):
         leiden(A, deterministic=True)
+
+    def early(call, wg, A_run, graph, memb, memb_dev, q_dev, stopped):
+        return corrupt(call, wg, A_run, graph, memb, memb_dev, q_dev, "max_level")
+    monkeypatch.setattr(api, "_split_disconnected", early)
+    res = leiden(A, deterministic=True)
+    assert res.counters["split_communities"] == 1 and res.n_communities == 4
+    check_answer(A, res)
+    assert res.modularity > modularity(A, [0, 1, 1, 0, 2, 2])
     monkeypatch.setattr(api, "_split_disconnected", real)
 
 

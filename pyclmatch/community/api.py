@@ -1077,8 +1077,8 @@ def _leiden_answer(call, ran, extra):
     graph, memb_dev = dl.kept
     comps = None
     if call.mode is not None or stats.get("stopped") != "converged":
-        comps, memb, memb_dev, q_dev = _split_disconnected(call, dl, A_run, graph, memb,
-                                                           memb_dev, q_dev)
+        comps, memb, memb_dev, q_dev = _split_disconnected(
+            call, dl.wg, A_run, graph, memb, memb_dev, q_dev, stats.get("stopped"))
         if cpm and call.counters.get("split_communities"):
             h_dev = _cpm_csr(A_run, memb, call.resolution)
     if cpm:
@@ -1153,27 +1153,27 @@ def _iterate(call, ran, run_args, iterations):
     return dl, A, out
 
 
-def _split_disconnected(call, dl, A, graph, memb, memb_dev, q_dev):
+def _split_disconnected(call, wg, A, graph, memb, memb_dev, q_dev, stopped):
     """The connectivity certificate of Leiden's answer (run order): its
     :class:`~pyclmatch.community.connectivity.Components`, and when the levels stopped
     early (``max_level``, or a refinement that merged nothing) the disconnected
     communities split into their components (which raises modularity: e_c stays, the sum of
     squares drops), their modularity recomputed on the host. Raises
-    :class:`VerificationError` for a disconnected community of a converged run. Returns
-    ``(components, membership, device membership, q_dev)``."""
+    :class:`VerificationError` for a disconnected community of a run that ``stopped``
+    converged. Returns ``(components, membership, device membership, q_dev)``."""
     k = int(memb.max()) + 1 if memb.size else 0
     with call.sched.step("verify"):
-        comps = device_components(call.handle, call.sched, graph, memb_dev, k, wg=dl.wg)
-    if comps.bad_labels:
-        raise VerificationError("the membership has a label outside 0..k-1")
-    if comps.disconnected and dl.stats.get("stopped") == "converged":
-        raise VerificationError(f"{comps.disconnected} of the {k} communities are not "
-                                f"connected")
-    if comps.disconnected:
-        call.counters["split_communities"] = comps.disconnected
-        memb = _renumbered(comps.labels)
-        memb_dev = cla.to_device(call.handle.queue, memb.astype(np.int32))
-        q_dev = _modularity_csr(A, memb, call.resolution)
-        comps = device_components(call.handle, call.sched, graph, memb_dev,
-                                  int(memb.max()) + 1, wg=dl.wg)
+        comps = device_components(call.handle, call.sched, graph, memb_dev, k, wg=wg)
+        if comps.bad_labels:
+            raise VerificationError("the membership has a label outside 0..k-1")
+        if comps.disconnected and stopped == "converged":
+            raise VerificationError(f"{comps.disconnected} of the {k} communities are not "
+                                    f"connected")
+        if comps.disconnected:
+            call.counters["split_communities"] = comps.disconnected
+            memb = _renumbered(comps.labels)
+            memb_dev = cla.to_device(call.handle.queue, memb.astype(np.int32))
+            q_dev = _modularity_csr(A, memb, call.resolution)
+            comps = device_components(call.handle, call.sched, graph, memb_dev,
+                                      int(memb.max()) + 1, wg=wg)
     return comps, memb, memb_dev, q_dev
