@@ -136,6 +136,15 @@ def test_levels_refine_and_max_level():
     assert one.counters["levels"] == 1
 
 
+def test_one_group_and_per_bucket_paths_agree():
+    """Local moving in one work-group or per bucket: the same deterministic answer."""
+    A = nx.to_scipy_sparse_array(nx.les_miserables_graph(), format="csr")
+    a = leiden(A, deterministic=True)
+    b = leiden(A, deterministic=True, one_group_edges=0)
+    assert a.counters.get("one_group_levels") and not b.counters.get("one_group_levels")
+    assert np.array_equal(a.membership, b.membership) and a.modularity == b.modularity
+
+
 def test_verify_modes_and_edgeless():
     G = nx.karate_club_graph()
     for mode in (True, "device", "host"):

@@ -963,7 +963,8 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
            return_levels: bool = False, verify: bool | str = True,
            progress: Progress = None, work_group_size: int | None = None,
            move_buckets: Any = None, merge_buckets: Any = None, bin_limit: int = BIN_LIMIT,
-           subrounds: int | None = None, moves: str = "up-down") -> LeidenResult:
+           subrounds: int | None = None, moves: str = "up-down",
+           one_group_edges: int | None = None) -> LeidenResult:
     r"""Communities of an undirected graph by the Leiden algorithm, on an OpenCL device,
     with every community certified connected.
 
@@ -1009,8 +1010,10 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
         but False the connectivity certificate on the device: the connected components of
         every community's induced subgraph (:mod:`pyclmatch.community.connectivity`) must be
         one per community.
-    work_group_size, move_buckets, merge_buckets, bin_limit, subrounds, moves
-        Tuning of the local moving phase, as for :func:`louvain`.
+    work_group_size, move_buckets, merge_buckets, bin_limit, subrounds, moves, one_group_edges
+        Tuning of the local moving phase, as for :func:`louvain` (a level of at most
+        ``one_group_edges`` entries moves its vertices in one work-group; its refinement
+        and aggregation run per kernel).
 
     Returns
     -------
@@ -1049,20 +1052,20 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
         deterministic=deterministic, return_levels=return_levels, verify=verify,
         progress=progress, work_group_size=work_group_size, move_buckets=move_buckets,
         merge_buckets=merge_buckets, bin_limit=bin_limit, subrounds=subrounds, moves=moves,
-        one_group_edges=0))
+        one_group_edges=one_group_edges))
     extra = {k: LEIDEN_ARGS[k](k, v) for k, v in (("quality", quality), ("theta", theta),
                                                   ("iterations", iterations))}
     call, A, sym_checked = _start_call(G, a, device, weight, verify, t_start, "leiden")
     driver = functools.partial(DeviceLeiden, theta=extra["theta"], seed=a["seed"] or 0,
                                cpm=extra["quality"] == "cpm")
-    ran = _run(call, A, _driver_args(a), dict(_run_args(a, sym_checked), keep_input=True),
-               driver=driver)
+    run_args = dict(_run_args(a, sym_checked), keep_input=True,
+                    one_group_edges=a["one_group_edges"])
+    ran = _run(call, A, _driver_args(a), run_args, driver=driver)
     if ran is None:
         return _no_edges(LeidenResult, call, A, a["return_levels"], _disconnected=0,
                          components=A.shape[0], refined_levels=[], quality_value=0.0,
                          **extra)
-    ran = _iterate(call, ran, dict(_run_args(a, sym_checked), keep_input=True),
-                   extra["iterations"])
+    ran = _iterate(call, ran, run_args, extra["iterations"])
     return _leiden_answer(call, ran, extra)
 
 
