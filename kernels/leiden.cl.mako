@@ -55,6 +55,14 @@ inline int mover(index_t v, uint key, uint nvisit, uint r)
     return nvisit ? (int)(h % nvisit == r) : (int)(h & 1u);
 }
 
+/* Whether a set of weight K_T (a_c units times ac_unit) and E(T, S - T) = ext edges to the
+   rest of its community S of weight K_S is well connected to S (A.2 lines 12 and 14):
+   E(T, S - T) >= gamma K_T (K_S - K_T) / 2m, here multiplied by 2m. */
+inline int well_connected(double ext, double KT, double KS, double m2, double resolution)
+{
+    return m2 * ext >= resolution * KT * (KS - KT);
+}
+
 /* A Gumbel(0, 1) variate from the hash of (v, T, round): argmax of dH / theta + G over the
    candidates draws T with probability proportional to exp(dH / theta). */
 inline double gumbel(index_t v, index_t t, uint round_key)
@@ -124,7 +132,8 @@ __kernel void refine_choose(index_t n, __global const index_t *C, __global const
         if (R[v] != v || rsize[v] != 1) continue;
         const double kv = (double)k[v], kvq = (double)kq[v] * ac_unit;
         const double KS = (double)ac[C[v]] * ac_unit;
-        /* line 12: v well connected to S */
+        /* line 12: v well connected to S (k_v as the scores take it, K_S - k_v in a_c's
+           units) */
         const int well = m2 * (double)extR[v] >= resolution * kv * (KS - kvq);
         const int moves = mover(v, round_key, nvisit, rnd);
         __global int *hk = keys + tpos[v];
@@ -139,7 +148,7 @@ __kernel void refine_choose(index_t n, __global const index_t *C, __global const
             hv[s] = (weight_t)0;
             if (!well) continue;
             const double KT = (double)aR[t] * ac_unit;
-            if (m2 * (double)extR[t] < resolution * KT * (KS - KT)) continue;    /* line 14 */
+            if (!well_connected((double)extR[t], KT, KS, m2, resolution)) continue;  /* l. 14 */
             const double score = m2 * wt - resolution * kv * KT;
             if (score < 0.0) continue;                                           /* line 15 */
             if (!moves || (rsize[t] == 1 && mover(t, round_key, nvisit, rnd))) {
@@ -175,21 +184,41 @@ __kernel void refine_apply(index_t n, __global const index_t *prop, __global ind
     if (moved) atomic_add(&rflags[0], moved);
 }
 
-/* Aggregation on R, with P as the aggregate graph's starting partition (Algorithm A.1 line 6):
-   rep[S] = the smallest new id of the refined communities of S (rep filled with INT_MAX
-   before), then start[new id of T] = rep[P(T)]: P labelled by aggregate vertices. */
+/* Aggregation on R, with P as the aggregate graph's starting partition (Algorithm A.1 line 6),
+   where a refined community T that is not well connected to its community S of P (extR[T] =
+   E(T, S - T) of the final R, ac = P's a_c) starts alone instead: leaving S then gains
+   quality (the move to an empty community that local moving does not make). rep[S] = the
+   smallest new id of the refined communities of S that stay (rep filled with INT_MAX
+   before), then start[new id of T] = rep[S] or T's own new id; rflags[0] counts the
+   refined communities started alone. */
 __kernel void start_representatives(index_t n, __global const index_t *R,
                                     __global const index_t *C, __global const index_t *newID,
-                                    __global index_t *rep)
+                                    __global const int *ac, __global const int *aR,
+                                    __global const weight_t *extR, double ac_unit, double m2,
+                                    double resolution, __global index_t *rep)
 {
-    FOR_EACH_VERTEX(v, n) atomic_min(&rep[C[v]], newID[R[v]]);
+    FOR_EACH_VERTEX(v, n) {
+        const index_t t = R[v];
+        if (well_connected((double)extR[t], (double)aR[t] * ac_unit,
+                           (double)ac[C[v]] * ac_unit, m2, resolution))
+            atomic_min(&rep[C[v]], newID[t]);
+    }
 }
 
 __kernel void start_partition(index_t n, __global const index_t *R, __global const index_t *C,
-                              __global const index_t *newID, __global const index_t *rep,
-                              __global index_t *start)
+                              __global const index_t *newID, __global const int *ac,
+                              __global const int *aR, __global const weight_t *extR,
+                              double ac_unit, double m2, double resolution,
+                              __global const index_t *rep, __global index_t *start,
+                              __global int *rflags)
 {
+    int alone = 0;
     FOR_EACH_VERTEX(v, n) {
-        if (R[v] == v) start[newID[v]] = rep[C[v]];
+        if (R[v] != v) continue;
+        const int stays = well_connected((double)extR[v], (double)aR[v] * ac_unit,
+                                         (double)ac[C[v]] * ac_unit, m2, resolution);
+        start[newID[v]] = stays ? rep[C[v]] : newID[v];
+        alone += !stays;
     }
+    if (alone) atomic_add(&rflags[0], alone);
 }

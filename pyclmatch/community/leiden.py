@@ -15,7 +15,8 @@ reads as Algorithm A.1's loop body:
   do not move in the same round, so every refined community is connected;
 * :meth:`~DeviceLeiden.aggregate_refined`: AggregateGraph (line 6) on R (Louvain's
   Algorithm 3 kernels with R as the partition), with P as the starting partition of the
-  aggregate graph's vertices; the method ends when local moving leaves every vertex alone
+  aggregate graph's vertices (a refined community not well connected to its community of P
+  starts alone: leaving gains quality, a move local moving does not make); the method ends when local moving leaves every vertex alone
   (line 2's ``done``: every community of P is one aggregate vertex, a refined community,
   connected), when R merged nothing, or at ``max_level``.
 
@@ -112,7 +113,8 @@ class DeviceLeiden(DeviceLouvain):
     def run(self, *args, **kwargs):
         """:meth:`DeviceLouvain.run` with Leiden's levels (local moving of small levels in one
         work-group, :meth:`optimise_level_small`); ``stats`` adds ``communities`` and
-        ``refined_communities`` (per level), ``refine_rounds`` and ``stopped``;
+        ``refined_communities`` (per level), ``refine_rounds``, ``started_alone`` (per
+        level from the second) and ``stopped``;
         ``self.refined_levels`` holds the refined partitions per level with
         ``return_levels``. ``start``: the starting partition of level 0 (host labels
         in 0..n-1, one per vertex; default singletons), for a further iteration of the
@@ -125,11 +127,11 @@ class DeviceLeiden(DeviceLouvain):
         start = kwargs.pop("start", None)
         self.start, self.refined_levels = None, []
         self.start_host = None if start is None else np.asarray(start, np.int32)
-        self.start_held = None
+        self.start_held = self.alone = None
         try:
             return super().run(*args, **kwargs)
         finally:
-            self.start = self.start_host = self.start_held = None
+            self.start = self.start_host = self.start_held = self.alone = None
 
     # -- a level --------------------------------------------------------------------------
     def next_level(self):
@@ -190,9 +192,14 @@ class DeviceLeiden(DeviceLouvain):
                           self.vertices.data, self.csize.data, self.kq.data, self.R.data,
                           self.aR.data, self.rsize.data, tsz.data, rflags.data)
             self.scan(tsz, self.tpos, rflags, np.int32(3), np.int32(n), queue=q)
+            if self.alone is not None:     # (the previous level's count, same read-back)
+                cl.enqueue_copy(q, rflags.data, self.alone.data, byte_count=4, dst_offset=4)
             host = np.zeros(4, np.int32)
             self.sched.read("refine", host, rflags.data)
             self.n_P, total = int(host[2]), int(host[3])
+            if self.alone is not None:
+                self.stats.setdefault("started_alone", []).append(int(host[1]))
+                self.alone = None
             keys, vals = self.empty(max(total, 1), np.int32), self.empty(max(total, 1),
                                                                           self.wdt)
             self.sched.fill("refine", keys, -1)
@@ -205,21 +212,25 @@ class DeviceLeiden(DeviceLouvain):
     def _refine_rounds(self, tsz, keys, vals, rflags, host):
         """The rounds of :meth:`refine`; returns the vertices moved in all."""
         n, nnz = self.n, self.nnz
-        extR, prop = self.empty(n, self.wdt), self.empty(n, np.int32)
+        self.extR = extR = self.empty(n, self.wdt)
+        prop = self.empty(n, np.int32)
         scale = self.stats.get("weight_scale", 1.0)
         inv_theta = 1.0 / (self.theta * self.m2f * scale) if self.theta > 0 else 0.0
         moved, rounds = 0, 0
         egrid = max(self.wg, min(self.grid, -(-max(nnz, 1) // self.wg) * self.wg))
         vgrid = self._vgrid(n)
         nvisit = self.visits
-        for rnd in range(nvisit or MAX_ROUNDS):
-            key = _round_key(self.seed, self.level, 0 if nvisit else rnd)
-            self._zero("refine", rflags)
+        def edges_pass():      # extR of the current R, and the singletons' tables
             self._zero("refine", extR)
             self._llaunch("refine", "refine_edges", egrid, np.int32(nnz), self.src.data,
                           self.edges.data, self.w.data, self.C.data, self.R.data,
                           self.rsize.data, extR.data, self.tpos.data, tsz.data, keys.data,
                           vals.data)
+        clean = False
+        for rnd in range(nvisit or MAX_ROUNDS):
+            key = _round_key(self.seed, self.level, 0 if nvisit else rnd)
+            self._zero("refine", rflags)
+            edges_pass()
             self._llaunch("refine", "refine_choose", vgrid, np.int32(n), self.C.data,
                           self.R.data, self.rsize.data, self.k.data, self.kq.data,
                           self.ac.data, self.aR.data, extR.data, self.tpos.data, tsz.data,
@@ -232,8 +243,11 @@ class DeviceLeiden(DeviceLouvain):
             self.sched.read("refine", host, rflags.data)
             rounds += 1
             moved += int(host[0])
+            clean = not host[0]
             if not nvisit and not host[0] and not host[1]:
                 break
+        if not clean:          # (extR of the final R, for the starting partition)
+            edges_pass()
         self.stats.setdefault("refine_rounds", []).append(rounds)
         return moved
 
@@ -255,36 +269,45 @@ class DeviceLeiden(DeviceLouvain):
                 self.levels.append(self.handle.download(self.memb, np.int64))
             self.level += 1
             self.stats["levels"] = self.level
-            self._drop("R", "aR", "rsize", "tpos")
+            self._drop("R", "aR", "rsize", "tpos", "extR")
             return False
-        P = self.C
+        P, P_ac = self.C, self.ac
         self.C, self.ac, self.csize = self.R, self.aR, self.rsize
         self.number_communities()                 # the membership mapped through R
-        start = self._start_partition(P)
+        start = self._start_partition(P, P_ac)
+        self.q_level = None      # (refined communities started alone: Q is recomputed)
         if self.return_levels:
             refined = self.handle.download(self.memb, np.int64)
             self.refined_levels.append(refined)
             self.levels.append(_renumbered(self.handle.download(start, np.int64)[refined]))
         self.level += 1
         self.stats["levels"] = self.level
-        self._drop("R", "aR", "rsize", "tpos")
+        self._drop("R", "aR", "rsize", "tpos", "extR")
         self.order_communities()
         self.merge_communities()
         self.compact_edges()
         self.start = start
         return True
 
-    def _start_partition(self, P):
+    def _start_partition(self, P, P_ac):
         """P on the aggregate graph's vertices (the refined communities' new ids): each
-        community of P labelled by the smallest new id among its refined communities."""
+        community of P labelled by the smallest new id among its refined communities, a
+        refined community not well connected to its community of P (``P_ac`` its a_c)
+        alone (``start_representatives``, ``start_partition``)."""
         n = self.n
         rep = self.empty(n, np.int32)
         self.sched.fill("aggregate", rep, np.iinfo(np.int32).max)
         start = self.empty(max(self.n_R, 1), np.int32)
+        alone = self.empty(1, np.int32)
+        self._zero("aggregate", alone)
+        well = (P_ac.data, self.aR.data, self.extR.data, np.float64(self.ac_unit),
+                np.float64(self.m2f), np.float64(self.res))
         self._llaunch("aggregate", "start_representatives", self._vgrid(n), np.int32(n),
-                      self.R.data, P.data, self.newID.data, rep.data)
+                      self.R.data, P.data, self.newID.data, *well, rep.data)
         self._llaunch("aggregate", "start_partition", self._vgrid(n), np.int32(n),
-                      self.R.data, P.data, self.newID.data, rep.data, start.data)
+                      self.R.data, P.data, self.newID.data, *well, rep.data, start.data,
+                      alone.data)
+        self.alone = alone        # (read with the next level's refinement sizes)
         return start
 
     def _host_levels(self, part):
