@@ -65,7 +65,8 @@ from .interop import (NetworkxAdjacency, canonical_csr, exact_int32_values,
 
 __all__ = ["PyclGraph", "convert_from_nx", "convert_to_nx", "from_networkx", "can_run",
            "should_run", "get_info", "on_start_tests", "louvain_communities",
-           "louvain_partitions", "leiden_communities", "leiden_partitions", "modularity", "hopcroft_karp_matching", "eppstein_matching",
+           "louvain_partitions", "leiden_communities", "leiden_partitions", "modularity",
+           "hopcroft_karp_matching", "eppstein_matching",
            "to_vertex_cover", "is_matching", "is_maximal_matching", "is_perfect_matching",
            "maximal_matching", "approximate_max_weight_matching"]
 

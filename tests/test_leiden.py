@@ -20,12 +20,7 @@ from pyclmatch.community.modularity import InputGraph
 from pyclmatch.engine.scheduler import Scheduler
 from pyclmatch.errors import InputError, VerificationError
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = next((d for d in (os.path.join(os.environ.get("PYCLMATCH_SHARED", "/nonexistent"),
-                                      "data", "graphs"),
-                         os.path.join(_HERE, "..", "..", "shared", "data", "graphs"),
-                         os.path.join(_HERE, "..", "shared", "data", "graphs"),
-                         "/work/shared/data/graphs") if os.path.isdir(d)), None)
+from test_louvain import DATA       # (the shared graphs' folder, or None)
 
 
 def shared_graph(name):

@@ -10,4 +10,5 @@ re-exported here under the same names.
 from .api import LeidenResult, LouvainResult
 from .hashing import PAPER_MOVE_BUCKETS, PAPER_MERGE_BUCKETS, TABLE_PRIMES
 
-__all__ = ["LeidenResult", "LouvainResult", "PAPER_MOVE_BUCKETS", "PAPER_MERGE_BUCKETS", "TABLE_PRIMES"]
+__all__ = ["LeidenResult", "LouvainResult", "PAPER_MOVE_BUCKETS", "PAPER_MERGE_BUCKETS",
+           "TABLE_PRIMES"]

@@ -633,13 +633,9 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
     >>> pyclmatch.louvain(A, deterministic=True).n_communities
     2
     """
+    given = locals()
     t_start = time.perf_counter()
-    a = _checked_arguments(dict(
-        resolution=resolution, threshold=threshold, max_level=max_level, seed=seed,
-        deterministic=deterministic, return_levels=return_levels, verify=verify,
-        progress=progress, work_group_size=work_group_size, move_buckets=move_buckets,
-        merge_buckets=merge_buckets, bin_limit=bin_limit, subrounds=subrounds, moves=moves,
-        one_group_edges=one_group_edges))
+    a = _checked_arguments({name: given[name] for name in LOUVAIN_ARGS})
     call, A, sym_checked = _start_call(G, a, device, weight, verify, t_start, "louvain")
     ran = _run(call, A, _driver_args(a),
                dict(_run_args(a, sym_checked), keep_input=call.mode == "device",
@@ -746,9 +742,9 @@ LOUVAIN_ARGS = {
 
 
 def _checked_arguments(given):
-    """The arguments of :func:`louvain` but the graph and the device, checked
-    (:data:`LOUVAIN_ARGS`): a dict of the values to use (``threshold`` as the stop rule,
-    ``verify`` as ``"device"``, ``"host"`` or None)."""
+    """The arguments of :func:`louvain` (and the same of :func:`leiden`) but the graph and
+    the device, checked (:data:`LOUVAIN_ARGS`): a dict of the values to use (``threshold``
+    as the stop rule, ``verify`` as ``"device"``, ``"host"`` or None)."""
     a = {k: LOUVAIN_ARGS[k](k, v) for k, v in given.items()}
     mb = a["move_buckets"]
     if a["deterministic"] and mb is not None and \
@@ -761,9 +757,9 @@ def _checked_arguments(given):
 
 
 def _run(call, A, driver_args, run_args, driver=DeviceLouvain):
-    """``driver(...).run`` (:meth:`DeviceLouvain.run`) on ``A``, after the repairs the device's input check asks
-    for (unsorted rows, explicit zeros, bad weights). Returns ``(driver, A as run, (membership,
-    q, levels, stats))``, or None when the graph has no edges."""
+    """``driver(...).run`` (:meth:`DeviceLouvain.run`) on ``A``, after the repairs the device's
+    input check asks for (unsorted rows, explicit zeros, bad weights). Returns ``(driver, A as
+    run, (membership, q, levels, stats))``, or None when the graph has no edges."""
     dl = None
     for _attempt in range(3):
         if A.nnz == 0:
@@ -1046,13 +1042,9 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
     >>> res.n_communities, res.quality_value
     (2, 10.0)
     """
+    given = locals()
     t_start = time.perf_counter()
-    a = _checked_arguments(dict(
-        resolution=resolution, threshold=threshold, max_level=max_level, seed=seed,
-        deterministic=deterministic, return_levels=return_levels, verify=verify,
-        progress=progress, work_group_size=work_group_size, move_buckets=move_buckets,
-        merge_buckets=merge_buckets, bin_limit=bin_limit, subrounds=subrounds, moves=moves,
-        one_group_edges=one_group_edges))
+    a = _checked_arguments({name: given[name] for name in LOUVAIN_ARGS})
     extra = {k: LEIDEN_ARGS[k](k, v) for k, v in (("quality", quality), ("theta", theta),
                                                   ("iterations", iterations))}
     call, A, sym_checked = _start_call(G, a, device, weight, verify, t_start, "leiden")

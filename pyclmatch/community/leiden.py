@@ -13,12 +13,12 @@ reads as Algorithm A.1's loop body:
   of ``kernels/leiden.cl.mako``: only singletons of the refined partition R move, into refined
   communities of their own community of P that they have an edge to, are well connected and
   do not move in the same round, so every refined community is connected;
-* :meth:`~DeviceLeiden.aggregate_refined`: AggregateGraph (line 6) on R (Louvain's
-  Algorithm 3 kernels with R as the partition), with P as the starting partition of the
-  aggregate graph's vertices (a refined community not well connected to its community of P
-  starts alone: leaving gains quality, a move local moving does not make); the method ends when local moving leaves every vertex alone
-  (line 2's ``done``: every community of P is one aggregate vertex, a refined community,
-  connected), when R merged nothing, or at ``max_level``.
+* :meth:`~DeviceLeiden.aggregate_refined`: AggregateGraph (line 6) on R (Louvain's Algorithm 3
+  kernels with R as the partition), with P as the starting partition of the aggregate graph's
+  vertices (a refined community not well connected to its community of P starts alone: leaving
+  gains quality, a move local moving does not make); the method ends when local moving leaves
+  every vertex alone (line 2's ``done``: every community of P is one aggregate vertex, a
+  refined community, connected), when R merged nothing, or at ``max_level``.
 
 The answer is P mapped to the input's vertices.
 """
