@@ -29,6 +29,7 @@ import pyopencl as cl
 
 from ..engine.family import KernelFamily
 from ..errors import InputError
+from .connectivity import DeviceConnectivity
 from .louvain import SMALL_HEAD, SMALL_TRACE, DeviceLouvain
 
 #: refinement rounds per level at most (a round: one pass over the edges, one over the
@@ -106,6 +107,14 @@ class DeviceLeiden(DeviceLouvain):
     def _specialize(self, wtype):
         super()._specialize(wtype)
         self.lk = LeidenKernels(self.handle, **self.values)
+
+    def builds_ahead(self):
+        """Louvain's builds ahead (:meth:`DeviceLouvain.builds_ahead`), then the refinement's
+        program and the connectivity certificate's (a GPU builds them in the background while
+        the first level's kernels run)."""
+        return super().builds_ahead() + (
+            lambda: self.lk.build_group("refine_init"),
+            lambda: DeviceConnectivity(self.handle).build_group("components_init"))
 
     def _llaunch(self, phase, name, global_size, *args):
         return self.sched.launch(phase, self.lk.kernel(name), global_size, self.wg, *args)
