@@ -46,6 +46,7 @@ __getattr__, __dir__ = attach(__name__, {
         "weighted_matching", "b_matching", "stable_marriage", "prepare_graph",
         "easy_instance", "hard_instance", "MarriageInstance")},
     "louvain": ".community.api:louvain", "modularity": ".community.api:modularity",
+    "leiden": ".community.api:leiden",
     **{name: f".interop:{name}" for name in ("matching_dict", "matching_edges",
                                              "community_sets")},
     **{name: f".{name}" for name in ("generators", "interop", "nxbackend", "bipartite",
@@ -59,7 +60,7 @@ __all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "
            "AUGMENTING_VARIANTS", "PyclmatchError", "InputError", "DeviceError",
            "DeviceSpecError", "DeviceMemoryError", "HostMemoryError", "KernelBuildError", "IterationLimitError",
            "VerificationError", "weighted_matching", "b_matching", "stable_marriage",
-           "prepare_graph", "easy_instance", "hard_instance", "MarriageInstance", "louvain",
+           "prepare_graph", "easy_instance", "hard_instance", "MarriageInstance", "louvain", "leiden",
            "modularity", "generators", "dulmage_mendelsohn", "block_triangular_form",
            "structural_rank", "DMDecomposition", "BlockTriangularForm", "interop", "nxbackend",
            "matching_dict", "matching_edges", "community_sets"]

@@ -1,4 +1,4 @@
-"""Command line: ``pyclmatch devices | match | dmperm | bench``."""
+"""Command line: ``pyclmatch devices | match | dmperm | communities | bench``."""
 import argparse
 import json
 import sys
@@ -94,6 +94,38 @@ def cmd_match(args):
     print("timings (s):")
     for k, v in sorted(res.timings.items()):
         print(f"  {k:<22}{v:.6f}")
+    return 0
+
+
+def cmd_communities(args):
+    """``pyclmatch communities FILE``: Leiden or Louvain communities of a graph file
+    (symmetrized: the union of A and A.T), summarised; ``--membership OUT`` writes one
+    community id per line."""
+    import numpy as np
+    from .community.api import leiden, louvain
+    from .io import read_graph
+    A = read_graph(args.file, symmetrize=True)
+    kw = dict(resolution=args.resolution, seed=args.seed, deterministic=args.deterministic,
+              device=args.device, verify=not args.no_verify, progress=args.progress or None)
+    if args.method == "leiden":
+        res = leiden(A, quality=args.quality, **kw)
+    else:
+        if args.quality != "modularity":
+            raise PyclmatchError("--quality cpm needs --method leiden")
+        res = louvain(A, **kw)
+    if args.membership:
+        np.savetxt(args.membership, res.membership, fmt="%d")
+    info = dict(file=args.file, method=args.method, vertices=int(A.shape[0]),
+                entries=int(A.nnz), communities=res.n_communities, modularity=res.modularity,
+                disconnected=res.disconnected, levels=res.counters.get("levels"),
+                device=res.device, total_s=res.timings.get("total"))
+    if args.method == "leiden":
+        info.update(quality=args.quality, quality_value=res.quality_value)
+    if args.json:
+        print(json.dumps(info, indent=2, default=str))
+        return 0
+    for key, value in info.items():
+        print(f"{key + ':':<22}{value}")
     return 0
 
 
@@ -203,8 +235,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser():
-    """The ``pyclmatch`` argument parser: ``devices``, ``match``, ``dmperm``, ``bench``,
-    ``report``; each subcommand sets ``func``, the function that runs it.
+    """The ``pyclmatch`` argument parser: ``devices``, ``match``, ``dmperm``,
+    ``communities``, ``bench``, ``report``; each subcommand sets ``func``, the function that
+    runs it.
 
     Examples
     --------
@@ -250,6 +283,22 @@ def build_parser():
     dm.add_argument("--no-verify", action="store_true")
     dm.add_argument("--progress", action="store_true")
     dm.set_defaults(func=cmd_dmperm)
+    c = sub.add_parser("communities", help="Leiden or Louvain communities of a graph file")
+    c.add_argument("file", help="Matrix Market (.mtx, .mtx.gz), METIS .graph or edge list "
+                                "(symmetrized)")
+    c.add_argument("--method", choices=("leiden", "louvain"), default="leiden")
+    c.add_argument("--quality", choices=("modularity", "cpm"), default="modularity",
+                   help="leiden's quality function")
+    c.add_argument("--resolution", type=float, default=1.0)
+    c.add_argument("--seed", type=int, default=None)
+    c.add_argument("--deterministic", action="store_true")
+    c.add_argument("--device", default=None,
+                   help="auto, gpu, cpu, P:D or a name substring (default $PYCLMATCH_DEVICE)")
+    c.add_argument("--membership", metavar="OUT", help="write one community id per line")
+    c.add_argument("--json", action="store_true")
+    c.add_argument("--no-verify", action="store_true")
+    c.add_argument("--progress", action="store_true")
+    c.set_defaults(func=cmd_communities)
     add_bench_commands(sub)
     return p
 

@@ -19,6 +19,9 @@ one ``set`` per community after a radix sort of the membership.
 
 Implemented, with networkx's signatures and return types:
 
+* ``community.leiden_communities``, ``community.leiden_partitions`` (pyclmatch's
+  :func:`~pyclmatch.leiden`, one deterministic iteration; networkx has no implementation of
+  its own, so they run here whatever the graph's size);
 * ``community.louvain_communities``, ``community.louvain_partitions`` (pyclmatch's
   :func:`~pyclmatch.louvain`, levels cut by networkx's ``threshold`` rule: a level is kept
   while it gains more than ``threshold`` modularity over the previous one) and
@@ -62,7 +65,8 @@ from .interop import (NetworkxAdjacency, canonical_csr, exact_int32_values,
 
 __all__ = ["PyclGraph", "convert_from_nx", "convert_to_nx", "from_networkx", "can_run",
            "should_run", "get_info", "on_start_tests", "louvain_communities",
-           "louvain_partitions", "modularity", "hopcroft_karp_matching", "eppstein_matching",
+           "louvain_partitions", "leiden_communities", "leiden_partitions", "modularity",
+           "hopcroft_karp_matching", "eppstein_matching",
            "to_vertex_cover", "is_matching", "is_maximal_matching", "is_perfect_matching",
            "maximal_matching", "approximate_max_weight_matching"]
 
@@ -74,6 +78,7 @@ BACKEND_NAME = "pyclmatch"
 #: finishes before the conversion and one device round trip.
 MIN_EDGES = {
     "louvain_communities": 5_000, "louvain_partitions": 5_000, "modularity": 50_000,
+    "leiden_communities": 0, "leiden_partitions": 0,
     "hopcroft_karp_matching": 20_000, "eppstein_matching": 20_000, "to_vertex_cover": 20_000,
     "is_matching": None, "is_perfect_matching": None, "is_maximal_matching": 1_000_000,
     "maximal_matching": 200_000,
@@ -81,7 +86,8 @@ MIN_EDGES = {
 
 #: the functions that need an undirected graph here (networkx's bipartite and Louvain code
 #: accept directed graphs with other semantics: directed modularity, successors only)
-_UNDIRECTED = {"louvain_communities", "louvain_partitions", "modularity",
+_UNDIRECTED = {"louvain_communities", "louvain_partitions", "leiden_communities",
+               "leiden_partitions", "modularity",
                "hopcroft_karp_matching", "eppstein_matching", "to_vertex_cover",
                "maximal_matching"}
 _NO_MULTIGRAPH = {"maximal_matching"}
@@ -627,15 +633,89 @@ def louvain_communities(G, weight="weight", resolution=1, threshold=0.0000001, m
     >>> sorted(map(sorted, nx.community.louvain_communities(G, backend="pyclmatch", seed=1)))
     [[0, 1, 2], [3, 4, 5]]
     """
+    _max_level_arg(max_level)
+    g, levels = _louvain_levels(G, weight, resolution, threshold, max_level, seed, device)
+    memb = levels[-1] if max_level is None else levels[:max_level][-1]
+    return membership_sets(memb, None, g.label_array)
+
+
+# --------------------------------------------------------------------------- Leiden
+def _connected_labels(A, memb) -> np.ndarray:
+    """``memb`` with every community split into its connected components, numbered by
+    first appearance in node order (scipy's components of the edges inside communities):
+    the canonical form of a Leiden level."""
+    from scipy.sparse.csgraph import connected_components
+    C = A.tocoo()
+    keep = memb[C.row] == memb[C.col]
+    B = sp.csr_matrix((np.ones(int(keep.sum()), np.int8), (C.row[keep], C.col[keep])),
+                      shape=A.shape)
+    return connected_components(B, directed=False)[1]
+
+
+def _leiden_levels(G, weight, resolution, max_level, seed, device):
+    """The partitions after every level of one deterministic pyclmatch Leiden run (one
+    iteration, at most ``max_level`` levels), each in its canonical form
+    (:func:`_connected_labels`), a level equal to the one before left out: a run stopped at
+    level l gives level l of a longer run."""
+    g = _as_pycl(G, weight)
+    A = g.csr(weight)
+    if A.nnz == 0:
+        return g, [np.arange(g.n)]
+    from .community.api import leiden    # (imported on first use)
+    res = leiden(A, resolution=resolution, max_level=max_level, seed=_seed_int(seed),
+                 deterministic=True, return_levels=True, iterations=1, device=device)
+    out = []
+    for memb in res.levels:      # (the last level, where nothing moved, repeats the one before)
+        memb = _connected_labels(A, memb)
+        if not out or not np.array_equal(out[-1], memb):
+            out.append(memb)
+    return g, out
+
+
+def _max_level_arg(max_level):
     if max_level is not None and (isinstance(max_level, (bool, np.bool_)) or
                                   not isinstance(max_level, numbers.Integral)):
         args.refuse("max_level", max_level, "a positive integer or None")
     if max_level is not None and max_level <= 0:     # (networkx's own wording)
         raise InputError(f"max_level argument must be a positive integer or None, not "
                          f"{args.shown(max_level)}", argument="max_level")
-    g, levels = _louvain_levels(G, weight, resolution, threshold, max_level, seed, device)
-    memb = levels[-1] if max_level is None else levels[:max_level][-1]
-    return membership_sets(memb, None, g.label_array)
+
+
+def leiden_partitions(G, weight="weight", resolution=1, seed=None, *,
+                      device=None) -> Iterator[list]:
+    """networkx's ``leiden_partitions`` on an OpenCL device (:func:`pyclmatch.leiden`, one
+    iteration, deterministic): yields the partition (list of sets of nodes) after each
+    level, every community connected.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.barbell_graph(5, 0)        # two 5-cliques joined by the edge 4-5
+    >>> from pyclmatch.nxbackend import leiden_partitions
+    >>> [sorted(map(sorted, p)) for p in leiden_partitions(G, seed=1)]
+    [[[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]]
+    """
+    _real_arg("resolution", resolution)
+    g, levels = _leiden_levels(G, weight, resolution, None, seed, device)
+    return (membership_sets(m, None, g.label_array) for m in levels)
+
+
+def leiden_communities(G, weight="weight", resolution=1, max_level=None, seed=None, *,
+                       device=None) -> list:
+    """networkx's ``leiden_communities`` on an OpenCL device: the partition (list of sets
+    of nodes) of the last level, at most ``max_level`` levels; every community connected.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.barbell_graph(5, 0)
+    >>> sorted(map(sorted, nx.community.leiden_communities(G, backend="pyclmatch", seed=1)))
+    [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]
+    """
+    _max_level_arg(max_level)
+    _real_arg("resolution", resolution)
+    g, levels = _leiden_levels(G, weight, resolution, max_level, seed, device)
+    return membership_sets(levels[-1], None, g.label_array)
 
 
 def _membership(g: PyclGraph, communities) -> np.ndarray:
@@ -1102,6 +1182,9 @@ _DOCS = {
                            "deterministic for a given seed. The partition may differ from "
                            "networkx's for the same seed (another move order).",
     "louvain_partitions": "Levels of one device run, cut by networkx's threshold rule.",
+    "leiden_communities": "Leiden on an OpenCL device (one iteration, deterministic for a "
+                          "given seed); every community certified connected.",
+    "leiden_partitions": "The levels of one device run, every community connected.",
     "modularity": "Eq. (1) vectorised over the converted graph's CSR.",
     "hopcroft_karp_matching": "APFB/APsB, G-PR or Pothen-Fan on the device, verified by a "
                               "König cover.",
@@ -1184,6 +1267,7 @@ TEST_MODULES = (
     "networkx.algorithms.bipartite.tests.test_matching",
     "networkx.algorithms.bipartite.tests.test_covering",
     "networkx.algorithms.community.tests.test_louvain",
+    "networkx.algorithms.community.tests.test_leiden",
     "networkx.algorithms.community.tests.test_quality",
     "networkx.algorithms.tests.test_matching",
     "networkx.algorithms.approximation.tests.test_matching",

@@ -33,6 +33,7 @@ def _calls():
         "weighted_matching": lambda **kw: m().weighted_matching(P3(), **kw),
         "b_matching": lambda **kw: m().b_matching(P3(), 2, **kw),
         "louvain": lambda **kw: m().louvain(K(), **kw),
+        "leiden": lambda **kw: m().leiden(K(), **kw),
         "modularity": lambda **kw: m().modularity(K(), np.zeros(34, int), **kw),
         "stable_marriage": lambda **kw: m().stable_marriage([[0, 1], [1, 0]], [[0, 1], [1, 0]],
                                                             **kw),
@@ -86,6 +87,11 @@ def param_cases():
             ("floats", [1.5, 2.5]), ("empty", []), ("zero", [0]), ("nan", [NAN]),
             ("u64", [np.uint64(2**63)]), ("dict", {1: 2})])
     _bad(c["louvain"], "louvain", "moves", NOT_CHOICE)
+    _bad(c["leiden"], "leiden", "quality", NOT_CHOICE + [("none", None)])
+    _bad(c["leiden"], "leiden", "theta", NOT_REAL[:6] + [("neg", -1.0)])
+    _bad(c["leiden"], "leiden", "iterations", NOT_INT[:8] + [("zero", 0), ("neg", -1)])
+    for p in ("resolution", "seed", "max_level", "verify", "work_group_size"):
+        _bad(c["leiden"], "leiden", p, [("str", "x"), ("list", [1])])
     for fam in ("maximum_matching", "weighted_matching", "b_matching", "louvain",
                 "stable_marriage", "dulmage_mendelsohn"):
         _bad(c[fam], fam, "verify", [("str", "yes"), ("int2", 2), ("float", 1.0),

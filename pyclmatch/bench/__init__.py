@@ -16,7 +16,7 @@ of the measured bandwidth.
 
 ``--suite``: ``small``, ``medium``, ``large``/``reference`` (:mod:`pyclmatch.generators`) or a
 folder of Matrix Market files; ``--rcp yes|both`` adds the random row/column permutations.
-``--algorithms``: ``all``, family names (``bipartite``, ``weighted``, ``louvain``,
+``--algorithms``: ``all``, family names (``bipartite``, ``weighted``, ``louvain``, ``leiden``,
 ``marriage``), ``family:algorithm`` or bare algorithm names, comma-separated.
 ``--devices``: ``all`` (every OpenCL device: a cross-vendor table), ``auto`` or specs.
 ``--baselines``: scipy / networkx / numpy references where installed, same graphs, same

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from .. import bipartite, weighted
 from ..bipartite import maximum_matching
-from ..community.api import louvain
+from ..community.api import leiden, louvain
 from ..engine.graphs import as_bipartite
 from ..errors import InputError
 from ..weighted import (gale_shapley_sequential, greedy_matching, marriage, matching_weight,
@@ -237,6 +237,42 @@ class LouvainFamily:
         return out
 
 
+class LeidenFamily(LouvainFamily):
+    """Leiden (:func:`pyclmatch.leiden`, connectivity certified) on the same input as
+    :class:`LouvainFamily`; quality = modularity, communities and disconnected communities
+    (0); baseline igraph's ``community_leiden(objective_function="modularity")`` where
+    igraph is installed."""
+    name = "leiden"
+    baseline_max_edges = {"igraph-leiden": 5_000_000}
+
+    def algorithms(self):
+        return ["leiden", "leiden-deterministic"]
+
+    def run(self, handle, alg, P):
+        r, rec = verified_call(leiden, P, deterministic=(alg == "leiden-deterministic"),
+                               seed=0, device=handle)
+        return dict(rec, verified=r.disconnected == 0,
+                    quality={"modularity": round(float(r.modularity), 4),
+                             "communities": int(r.n_communities),
+                             "disconnected": int(r.disconnected)})
+
+    def baselines(self):
+        try:
+            import igraph as ig
+        except ImportError:
+            return {}
+
+        def igraph_leiden(P):
+            C = sp.triu(P, 1).tocoo()
+            g = ig.Graph(n=P.shape[0], edges=np.column_stack([C.row, C.col]).tolist())
+            t0 = time.perf_counter()
+            part = g.community_leiden(objective_function="modularity", n_iterations=2)
+            sec = time.perf_counter() - t0
+            return {"seconds": sec, "quality": {"modularity": round(float(part.modularity), 4),
+                                                "communities": len(part)}}
+        return {"igraph-leiden": igraph_leiden}
+
+
 class MarriageFamily:
     """Stable marriage (:func:`pyclmatch.weighted.stable_marriage`) on the SMI instance of
     Lemma 3.1 (Paper IV) built from the suite graph with random weights (seed 0); the
@@ -277,4 +313,5 @@ class MarriageFamily:
 
 register(WeightedFamily())
 register(LouvainFamily())
+register(LeidenFamily())
 register(MarriageFamily())

@@ -7,7 +7,8 @@ driver, ``kernels/louvain.cl.mako``) and :mod:`~pyclmatch.community.modularity` 
 certificate, ``kernels/modularity.cl.mako``) keep their names, so the functions are not
 re-exported here under the same names.
 """
-from .api import LouvainResult
+from .api import LeidenResult, LouvainResult
 from .hashing import PAPER_MOVE_BUCKETS, PAPER_MERGE_BUCKETS, TABLE_PRIMES
 
-__all__ = ["LouvainResult", "PAPER_MOVE_BUCKETS", "PAPER_MERGE_BUCKETS", "TABLE_PRIMES"]
+__all__ = ["LeidenResult", "LouvainResult", "PAPER_MOVE_BUCKETS", "PAPER_MERGE_BUCKETS",
+           "TABLE_PRIMES"]

@@ -53,6 +53,8 @@ from ..interop import (foreign_graph, is_edge_tuple, membership_sets, mirrored_c
 from .dtypes import raw_weights
 from .louvain import (ASYMMETRIC, OVERFLOW, BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, BAD_SCALE,
                       DeviceLouvain, InputProblem)
+from .connectivity import device_components
+from .leiden import DeviceLeiden, _renumbered
 from .modularity import InputGraph, device_modularity
 from .hashing import PAPER_MOVE_BUCKETS
 
@@ -108,6 +110,34 @@ class LouvainResult:
     nodes: list = None
     timings: dict = field(default_factory=dict)
     counters: dict = field(default_factory=dict)
+    #: (device handle, the graph as run, its permutation) for :attr:`disconnected`
+    _source: Any = field(default=None, repr=False, compare=False)
+    _disconnected: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def disconnected(self):
+        """How many communities induce a disconnected subgraph (Louvain can return such
+        communities; :func:`leiden` cannot). Counted on the device by the connectivity
+        certificate (:mod:`pyclmatch.community.connectivity`) at the first access, so that
+        :func:`louvain` itself pays nothing for it (the result keeps a reference to the
+        graph it was computed on for it; None for an unpickled result whose count was not
+        taken before).
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> import pyclmatch
+        >>> pyclmatch.louvain(nx.barbell_graph(5, 0), deterministic=True).disconnected
+        0
+        """
+        if self._disconnected is None and self._source is not None:
+            self._disconnected = _count_disconnected(self)
+        return self._disconnected
+
+    def __getstate__(self):
+        """Pickled without the device handle and the graph (:attr:`disconnected` of an
+        unpickled result is None unless it was counted before)."""
+        return dict(self.__dict__, _source=None)
 
     @property
     def communities(self):
@@ -603,18 +633,27 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
     >>> pyclmatch.louvain(A, deterministic=True).n_communities
     2
     """
+    given = locals()
     t_start = time.perf_counter()
-    a = _checked_arguments(dict(
-        resolution=resolution, threshold=threshold, max_level=max_level, seed=seed,
-        deterministic=deterministic, return_levels=return_levels, verify=verify,
-        progress=progress, work_group_size=work_group_size, move_buckets=move_buckets,
-        merge_buckets=merge_buckets, bin_limit=bin_limit, subrounds=subrounds, moves=moves,
-        one_group_edges=one_group_edges))
+    a = _checked_arguments({name: given[name] for name in LOUVAIN_ARGS})
+    call, A, sym_checked = _start_call(G, a, device, weight, verify, t_start, "louvain")
+    ran = _run(call, A, _driver_args(a),
+               dict(_run_args(a, sym_checked), keep_input=call.mode == "device",
+                    one_group_edges=a["one_group_edges"]))
+    if ran is None:       # no edges (or only zero weights): every vertex alone, Q = 0
+        return _no_edges(LouvainResult, call, A, a["return_levels"], _disconnected=0)
+    return _answer(call, *ran)
+
+
+def _start_call(G, a, device, weight, verify, t_start, label):
+    """The device, the graph as the driver takes it (permuted by ``seed``) and the
+    :class:`_Call` of :func:`louvain` or :func:`leiden` (checked arguments ``a``): returns
+    ``(call, A, symmetry_checked)``."""
     handle = get_device(device)
-    work_group_size = args.work_group_size("work_group_size", a["work_group_size"],
-                                           handle.max_work_group_size, low=32,
-                                           power_of_two=True)
-    mode, seed, res, stop = a["verify"], a["seed"], a["resolution"], a["threshold"]
+    a["work_group_size"] = args.work_group_size("work_group_size", a["work_group_size"],
+                                                handle.max_work_group_size, low=32,
+                                                power_of_two=True)
+    mode, seed = a["verify"], a["seed"]
     A, nodes, sym_checked = _as_symmetric_csr(
         G, check_symmetric=False, check_values=False, weight=weight,
         fits=functools.partial(_fits, handle, seed))
@@ -626,24 +665,34 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
         check_compressed_host(A.indptr, A.indices, A.shape[0])   # (before scipy's indexing)
         perm = np.random.default_rng(seed).permutation(A.shape[0])
         A = permute_csr(A, perm, perm, sort=True)      # A[perm][:, perm], rows sorted
-    call = _Call(handle, mode, res, a["deterministic"], nodes, A_in, perm, t_start,
-                 {"input_vertices": int(A.shape[0])},
-                 Scheduler(handle, progress=a["progress"], label="louvain"))
-    return_levels = a["return_levels"]
-    ran = _run(call, A, dict(work_group_size=work_group_size, move_buckets=a["move_buckets"],
-                             merge_buckets=a["merge_buckets"]),
-               dict(resolution=res, stop=stop, bin_limit=a["bin_limit"], moves=a["moves"],
-                    max_level=a["max_level"], return_levels=return_levels,
-                    subrounds=a["subrounds"], check_symmetric=not sym_checked,
-                    keep_input=mode == "device", one_group_edges=a["one_group_edges"]))
-    if ran is None:       # no edges (or only zero weights): every vertex alone, Q = 0
-        n = A.shape[0]
-        memb = np.arange(n, dtype=np.int64)
-        call.counters["input_edges"] = 0
-        return LouvainResult(memb, 0.0, 0.0, n, [memb.copy()] if return_levels else [],
-                             res, call.deterministic, handle.label, nodes,
-                             {"total": time.perf_counter() - t_start}, call.counters)
-    return _answer(call, *ran)
+    call = _Call(handle, mode, a["resolution"], a["deterministic"], nodes, A_in, perm,
+                 t_start, {"input_vertices": int(A.shape[0])},
+                 Scheduler(handle, progress=a["progress"], label=label))
+    return call, A, sym_checked
+
+
+def _driver_args(a):
+    """The driver's tuning arguments from the checked arguments ``a``."""
+    return dict(work_group_size=a["work_group_size"], move_buckets=a["move_buckets"],
+                merge_buckets=a["merge_buckets"])
+
+
+def _run_args(a, sym_checked):
+    """The arguments of the driver's ``run`` that :func:`louvain` and :func:`leiden` share."""
+    return dict(resolution=a["resolution"], stop=a["threshold"], bin_limit=a["bin_limit"],
+                moves=a["moves"], max_level=a["max_level"], return_levels=a["return_levels"],
+                subrounds=a["subrounds"], check_symmetric=not sym_checked)
+
+
+def _no_edges(result, call, A, return_levels, **extra):
+    """The answer for a graph without edges (or only zero weights): every vertex alone,
+    Q = 0, as a ``result`` (:class:`LouvainResult` or a subclass; ``extra`` its fields)."""
+    n = A.shape[0]
+    memb = np.arange(n, dtype=np.int64)
+    call.counters["input_edges"] = 0
+    return result(memb, 0.0, 0.0, n, [memb.copy()] if return_levels else [],
+                  call.resolution, call.deterministic, call.handle.label, call.nodes,
+                  {"total": time.perf_counter() - call.t_start}, call.counters, **extra)
 
 
 @dataclass
@@ -693,9 +742,9 @@ LOUVAIN_ARGS = {
 
 
 def _checked_arguments(given):
-    """The arguments of :func:`louvain` but the graph and the device, checked
-    (:data:`LOUVAIN_ARGS`): a dict of the values to use (``threshold`` as the stop rule,
-    ``verify`` as ``"device"``, ``"host"`` or None)."""
+    """The arguments of :func:`louvain` (and the same of :func:`leiden`) but the graph and
+    the device, checked (:data:`LOUVAIN_ARGS`): a dict of the values to use (``threshold``
+    as the stop rule, ``verify`` as ``"device"``, ``"host"`` or None)."""
     a = {k: LOUVAIN_ARGS[k](k, v) for k, v in given.items()}
     mb = a["move_buckets"]
     if a["deterministic"] and mb is not None and \
@@ -707,10 +756,10 @@ def _checked_arguments(given):
     return a
 
 
-def _run(call, A, driver_args, run_args):
-    """:meth:`DeviceLouvain.run` on ``A``, after the repairs the device's input check asks
-    for (unsorted rows, explicit zeros, bad weights). Returns ``(driver, A as run, (membership,
-    q, levels, stats))``, or None when the graph has no edges."""
+def _run(call, A, driver_args, run_args, driver=DeviceLouvain):
+    """``driver(...).run`` (:meth:`DeviceLouvain.run`) on ``A``, after the repairs the device's
+    input check asks for (unsorted rows, explicit zeros, bad weights). Returns ``(driver, A as
+    run, (membership, q, levels, stats))``, or None when the graph has no edges."""
     dl = None
     for _attempt in range(3):
         if A.nnz == 0:
@@ -724,7 +773,7 @@ def _run(call, A, driver_args, run_args):
             head = data[:4096]
             guess = call.deterministic or data.dtype.kind in "biu" or \
                 bool(np.array_equal(head, np.rint(head)))
-            dl = DeviceLouvain(call.handle, "int" if guess else "float", **driver_args)
+            dl = driver(call.handle, "int" if guess else "float", **driver_args)
             with call.sched.step("build"):
                 dl.build(raw=data.dtype)
         try:
@@ -765,7 +814,30 @@ def _answer(call, dl, A, ran):
                         "per-bucket" if not small else "per-bucket+one-group")
     counters.update(call.sched.call_counters())
     return LouvainResult(memb, q_checked, q_dev, k, levels, call.resolution,
-                         call.deterministic, call.handle.label, call.nodes, timings, counters)
+                         call.deterministic, call.handle.label, call.nodes, timings, counters,
+                         _source(call, A))
+
+
+def _source(call, A):
+    """What :attr:`LouvainResult.disconnected` counts on: ``(handle, graph, permutation)``,
+    the input as checked (no copy of it; the answer's order) unless the device asked for a
+    repair (then the repaired graph as run, and the seed's permutation)."""
+    if call.counters.get("input_repaired"):
+        return call.handle, A, call.perm
+    return call.handle, call.A_in, None
+
+
+def _count_disconnected(res):
+    """:attr:`LouvainResult.disconnected`: the communities of ``res`` that are not connected
+    in the graph it was computed on."""
+    handle, A, perm = res._source
+    if A.nnz == 0:
+        return 0
+    memb = res.membership if perm is None else res.membership[perm]
+    graph = InputGraph.upload(handle, A)
+    memb_dev = cla.to_device(handle.queue, memb.astype(np.int32))
+    sched = Scheduler(handle, label="connectivity")
+    return device_components(handle, sched, graph, memb_dev, res.n_communities).disconnected
 
 
 def _verify(call, dl, kept, memb, q_dev, m2_in):
@@ -838,3 +910,265 @@ def _check_answer(mode, memb, q_reported, resolution, exact, *, A=None, handle=N
             f"device modularity {q_reported!r} differs from the {mode} recomputation {q!r} "
             f"for the returned partition")
     return q, k
+
+
+# -- Leiden ---------------------------------------------------------------------------------
+@dataclass
+class LeidenResult(LouvainResult):
+    """Result of :func:`leiden`: the fields of :class:`LouvainResult` (``membership``,
+    ``modularity``, ``levels``, ``timings``, ``counters``, ...), ``refined_levels[l]`` the
+    refined partition of level ``l`` on the input's vertices (``return_levels=True``),
+    ``components`` the connected components of the communities counted by the certificate
+    (equal to ``n_communities``; None with ``verify=False``), ``quality``, ``theta``,
+    ``iterations`` and ``quality_value`` (the optimized quality: the modularity, or CPM's H
+    with ``quality="cpm"``).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import pyclmatch
+    >>> res = pyclmatch.leiden(nx.karate_club_graph(), weight=None, deterministic=True,
+    ...                        return_levels=True)
+    >>> res.n_communities, res.disconnected, res.components
+    (4, 0, 4)
+    >>> len(res.refined_levels) == len(res.levels)
+    True
+    """
+    refined_levels: list = field(default_factory=list)
+    components: Any = None
+    quality: str = "modularity"
+    theta: float = 0.0
+    iterations: Any = 2
+    quality_value: float = 0.0
+
+
+#: the checkers of the arguments :func:`leiden` adds to :data:`LOUVAIN_ARGS`
+LEIDEN_ARGS = {
+    "quality": functools.partial(args.choice, options=("modularity", "cpm")),
+    "theta": functools.partial(args.number, low=0, high=1e300),
+    "iterations": functools.partial(args.integer, low=1, high=1000, none=True),
+}
+
+
+@device_call
+def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weight",
+           quality: str = "modularity", theta: float = 0.0, iterations: int | None = 2,
+           threshold: Any = None,
+           max_level: int | None = None, seed: int | None = None,
+           deterministic: bool = False, device: DeviceSpec = None,
+           return_levels: bool = False, verify: bool | str = True,
+           progress: Progress = None, work_group_size: int | None = None,
+           move_buckets: Any = None, merge_buckets: Any = None, bin_limit: int = BIN_LIMIT,
+           subrounds: int | None = None, moves: str = "up-down",
+           one_group_edges: int | None = None) -> LeidenResult:
+    r"""Communities of an undirected graph by the Leiden algorithm, on an OpenCL device,
+    with every community certified connected.
+
+    The Leiden algorithm (Traag, Waltman, van Eck, Sci. Rep. 2019) maximizes modularity
+    (Eq. 1 of :func:`louvain`) like the Louvain method, with a refinement phase between
+    local moving and aggregation: inside each community P, a refined partition R starts from
+    singletons, and a singleton vertex joins a refined sub-community of its own community
+    only if it has an edge to it, both are well connected to the community (``E(v, S - v) >=
+    gamma k_v (K_S - k_v) / 2m``, the same for the sub-community) and the gain is >= 0; the
+    aggregate graph's vertices are the refined communities, starting in P. Levels repeat
+    until local moving leaves every vertex of a level alone (every community is then one
+    refined community of the level before, hence connected). On the device:
+    local moving is :func:`louvain`'s degree-bucketed hashed move phase, the refinement runs
+    in parallel rounds (only singletons move, only into sub-communities that do not move in
+    the same round, so refined communities stay connected), aggregation is Louvain's.
+
+    Parameters
+    ----------
+    G, weight, resolution, threshold, max_level, deterministic, device, progress
+        As for :func:`louvain` (``threshold`` ends each local moving phase; the levels end
+        when local moving moves nothing, when the refinement merges nothing or at
+        ``max_level``).
+    quality : "modularity" or "cpm"
+        The quality function: modularity with ``resolution`` (Eq. 1 of :func:`louvain`), or
+        the constant Potts model ``H = sum_c [e_c - resolution n_c (n_c - 1) / 2]`` (e_c the
+        weight inside community c, each edge once; n_c its size), which has no resolution
+        limit (``resolution`` is then a density, e.g. 0.05). With ``"cpm"`` the result's
+        ``quality_value`` is H (checked against a float64 recomputation on the host with
+        ``verify``) and ``modularity`` is Eq. (1) at resolution 1 of the answer.
+    theta : float
+        Randomness of the refinement (the paper's theta, igraph's ``beta``): 0 (default)
+        joins the sub-community of largest gain (ties to the lowest id); ``theta > 0`` draws
+        it with probability proportional to ``exp(gain / theta)``, the gain in the input's
+        weight units, from hashes of ``seed`` (reproducible).
+    seed : int, optional
+        Relabel the vertices by a random permutation drawn from ``seed`` (as :func:`louvain`)
+        and seed the refinement's rounds and draws; ``None``: the input order, seed 0.
+    return_levels : bool
+        Also return the membership after every level (``levels``) and the refined
+        partitions (``refined_levels``).
+    verify : True, "device", "host" or False
+        The modularity check of :func:`louvain` (``"host"``: in numpy), and in every mode
+        but False the connectivity certificate on the device: the connected components of
+        every community's induced subgraph (:mod:`pyclmatch.community.connectivity`) must be
+        one per community.
+    work_group_size, move_buckets, merge_buckets, bin_limit, subrounds, moves, one_group_edges
+        Tuning of the local moving phase, as for :func:`louvain` (a level of at most
+        ``one_group_edges`` entries moves its vertices in one work-group; its refinement
+        and aggregation run per kernel).
+
+    Returns
+    -------
+    LeidenResult
+        :func:`louvain`'s fields, ``refined_levels``, ``components`` and ``disconnected``
+        (0, certified); ``counters`` adds ``communities`` and ``refined_communities`` per
+        level, ``refine_rounds`` and ``split_communities`` (communities split into their
+        components when the levels stopped early: ``max_level``, or a refinement that
+        merged nothing) and ``stopped`` (``"converged"``, ``"no-merge"``, ``"max_level"``).
+
+    Raises
+    ------
+    InputError
+        As :func:`louvain`.
+    VerificationError
+        A community is not connected, or the modularity check failed.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import pyclmatch
+    >>> res = pyclmatch.leiden(nx.barbell_graph(5, 0), deterministic=True)
+    >>> res.membership, round(res.modularity, 3), res.disconnected
+    (array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1]), 0.452, 0)
+
+    The constant Potts model at density 0.5 keeps the two 5-cliques (H = 2 (10 - 5) = 10):
+
+    >>> res = pyclmatch.leiden(nx.barbell_graph(5, 0), quality="cpm", resolution=0.5,
+    ...                        deterministic=True)
+    >>> res.n_communities, res.quality_value
+    (2, 10.0)
+    """
+    given = locals()
+    t_start = time.perf_counter()
+    a = _checked_arguments({name: given[name] for name in LOUVAIN_ARGS})
+    extra = {k: LEIDEN_ARGS[k](k, v) for k, v in (("quality", quality), ("theta", theta),
+                                                  ("iterations", iterations))}
+    call, A, sym_checked = _start_call(G, a, device, weight, verify, t_start, "leiden")
+    driver = functools.partial(DeviceLeiden, theta=extra["theta"], seed=a["seed"] or 0,
+                               cpm=extra["quality"] == "cpm")
+    run_args = dict(_run_args(a, sym_checked), keep_input=True,
+                    one_group_edges=a["one_group_edges"])
+    ran = _run(call, A, _driver_args(a), run_args, driver=driver)
+    if ran is None:
+        return _no_edges(LeidenResult, call, A, a["return_levels"], _disconnected=0,
+                         components=A.shape[0], refined_levels=[], quality_value=0.0,
+                         **extra)
+    ran = _iterate(call, ran, run_args, extra["iterations"])
+    return _leiden_answer(call, ran, extra)
+
+
+def _leiden_answer(call, ran, extra):
+    """The last iteration's answer certified (:func:`_split_disconnected`, the modularity
+    check of :func:`_answer`, for CPM :func:`_check_cpm`), as a :class:`LeidenResult`."""
+    dl, A_run, (memb, q_dev, levels, stats) = ran
+    cpm = extra["quality"] == "cpm"
+    if cpm:       # (the driver's value: scale**2 (e_in - gamma sum n_c**2), see DeviceLeiden)
+        h_dev = (q_dev / stats["weight_scale"] ** 2 + call.resolution * A_run.shape[0]) / 2
+    refined = dl.refined_levels
+    graph, memb_dev = dl.kept
+    comps = None
+    if call.mode is not None or stats.get("stopped") != "converged":
+        comps, memb, memb_dev, q_dev = _split_disconnected(
+            call, dl.wg, A_run, graph, memb, memb_dev, q_dev, stats.get("stopped"))
+        if cpm and call.counters.get("split_communities"):
+            h_dev = _cpm_csr(A_run, memb, call.resolution)
+    if cpm:
+        h = _check_cpm(call, A_run, memb, h_dev, stats["weights"] == "int" and
+                       stats["weight_scale"] == 1.0)
+    dl.kept = (graph, memb_dev)
+    gamma = call.resolution
+    if cpm:      # (the modularity of a CPM answer: Eq. 1 at resolution 1)
+        call.resolution = 1.0
+        q_dev = _modularity_csr(A_run, memb, 1.0)
+    res = _answer(call, dl, A_run, (memb, q_dev, levels, stats))
+    res.resolution = call.resolution = gamma
+    if call.perm is not None and refined:
+        inv = np.argsort(call.perm)
+        refined = [lv[inv] for lv in refined]
+    return LeidenResult(**{f: getattr(res, f) for f in LouvainResult.__dataclass_fields__
+                           if f != "_disconnected"},
+                        _disconnected=None if comps is None else comps.disconnected,
+                        refined_levels=refined,
+                        components=None if comps is None else comps.components,
+                        quality_value=h if cpm else res.modularity, **extra)
+
+
+def _cpm_csr(A, memb, resolution):
+    """The constant Potts model's quality ``sum_c [e_c - resolution n_c (n_c - 1) / 2]`` of
+    a partition of a symmetric CSR matrix: e_c the weight inside community c, each edge
+    once (a self-loop once), n_c its size; float64 on the host."""
+    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    same = memb[rows] == memb[A.indices]
+    w = A.data.astype(np.float64)
+    inside = w[same].sum() + w[rows == A.indices].sum()       # (loops: once, not twice)
+    sizes = np.bincount(memb).astype(np.float64)
+    return float(inside / 2 - resolution * (sizes * (sizes - 1)).sum() / 2)
+
+
+def _check_cpm(call, A, memb, h_dev, exact):
+    """The CPM value ``h_dev`` of the device checked against :func:`_cpm_csr` (``verify``
+    on: within 1e-9 of the total weight where the device's sums were ``exact``, else
+    1e-4); returns the host's."""
+    h = _cpm_csr(A, memb, call.resolution)
+    if call.mode is not None:
+        total = float(np.abs(A.data).sum()) + abs(h)
+        if abs(h - h_dev) > (1e-9 if exact else 1e-4) * max(total, 1.0):
+            raise VerificationError(f"the device's CPM quality {h_dev!r} differs from the "
+                                    f"host recomputation {h!r} for the returned partition")
+    return h
+
+
+def _iterate(call, ran, run_args, iterations):
+    """Further iterations of the Leiden algorithm (A.1 from level 0), each started from the
+    previous answer, while modularity grows by more than 1e-9 (|Q| + 1), at most
+    ``iterations`` in all (``None``: until it stops growing). Returns the last ``ran``
+    (``(driver, A, (membership, q, levels, stats))``) with ``stats["leiden_iterations"]``
+    and ``stats["iteration_modularity"]``."""
+    dl, A, out = ran
+    qs = [out[1]]
+    data = raw_weights(A.data)
+    it = 1
+    while iterations is None or it < iterations:
+        call.sched.tick("leiden iterations", 1000)
+        kept, dl.kept, refined = dl.kept, None, dl.refined_levels
+        nxt = dl.run(A.indptr, A.indices, data, call.sched, _scales(call.deterministic, A),
+                     start=out[0], **run_args)
+        it += 1
+        qs.append(nxt[1])
+        if nxt[1] <= out[1] + 1e-9 * (abs(out[1]) + 1):
+            dl.kept, dl.refined_levels = kept, refined   # (no gain: the previous answer)
+            break
+        out = nxt
+    out[3]["leiden_iterations"] = it
+    out[3]["iteration_modularity"] = qs
+    return dl, A, out
+
+
+def _split_disconnected(call, wg, A, graph, memb, memb_dev, q_dev, stopped):
+    """The connectivity certificate of Leiden's answer (run order): its
+    :class:`~pyclmatch.community.connectivity.Components`, and when the levels stopped
+    early (``max_level``, or a refinement that merged nothing) the disconnected
+    communities split into their components (which raises modularity: e_c stays, the sum of
+    squares drops), their modularity recomputed on the host. Raises
+    :class:`VerificationError` for a disconnected community of a run that ``stopped``
+    converged. Returns ``(components, membership, device membership, q_dev)``."""
+    k = int(memb.max()) + 1 if memb.size else 0
+    with call.sched.step("verify"):
+        comps = device_components(call.handle, call.sched, graph, memb_dev, k, wg=wg)
+        if comps.bad_labels:
+            raise VerificationError("the membership has a label outside 0..k-1")
+        if comps.disconnected and stopped == "converged":
+            raise VerificationError(f"{comps.disconnected} of the {k} communities are not "
+                                    f"connected")
+        if comps.disconnected:
+            call.counters["split_communities"] = comps.disconnected
+            memb = _renumbered(comps.labels)
+            memb_dev = cla.to_device(call.handle.queue, memb.astype(np.int32))
+            q_dev = _modularity_csr(A, memb, call.resolution)
+            comps = device_components(call.handle, call.sched, graph, memb_dev,
+                                      int(memb.max()) + 1, wg=wg)
+    return comps, memb, memb_dev, q_dev

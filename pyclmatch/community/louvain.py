@@ -256,6 +256,9 @@ class DeviceLouvain(KernelFamily):
         self.grid = (handle.constant_grid(wg) if handle.is_cpu
                      else max(handle.constant_grid(wg), handle.compute_units * 16 * wg))
         self.debug = False    # True: keep every aggregated graph in stats["graphs"] (tests)
+        # the one-group level starts from the partition in C, a_c and the sizes (Leiden's
+        # levels) instead of singletons
+        self.given_start = 0
         self.kept = None      # run(keep_input=True): the level-0 graph and membership
 
     def _specialize(self, wtype):
@@ -624,9 +627,7 @@ class DeviceLouvain(KernelFamily):
     def optimise_level(self):
         """Algorithm 1 on the level's graph: every vertex its own community, the degree
         partition, then iterations until the stop rule holds."""
-        n = self.n
-        self._launch("init", "init_communities", self._vgrid(n), self.wg, np.int32(n),
-                     self.C.data, self.kq.data, self.ac.data, self.csize.data)
+        self.init_partition()
         self.partition()
         self.q_old = self._host_modularity() if self.q_level is None else self.q_level
         self.q_start = self.q_old
@@ -639,6 +640,12 @@ class DeviceLouvain(KernelFamily):
         while self.iterate():
             pass
         self.end_phase()
+
+    def init_partition(self):
+        """Alg. 1 line 3: every vertex its own community (C, a_c and the sizes)."""
+        n = self.n
+        self._launch("init", "init_communities", self._vgrid(n), self.wg, np.int32(n),
+                     self.C.data, self.kq.data, self.ac.data, self.csize.data)
 
     def partition(self):
         """Alg. 1 lines 4-5: the vertices sorted by degree and the bucket ends, once per level
@@ -954,10 +961,7 @@ class DeviceLouvain(KernelFamily):
         Algorithm 3 in one of ``aggregate_level_one_group``, one read-back for both; the same
         moves, stop rule and arithmetic as :meth:`optimise_level` and :meth:`aggregate`.
         Returns whether the method goes on."""
-        if self.level == 0 and not self.exact:     # the fixed-point total is needed first
-            self._read("partition")
-            self.level0_checks()
-        self.t_opt = time.perf_counter()
+        self._begin_one_group_phase()
         n, nnz = self.n, self.nnz
         # Algorithm 3 in the same read-back: the new graph, sized by the old one
         self.new = dict(vertices=self.empty(n + 1, np.int32),
@@ -966,6 +970,20 @@ class DeviceLouvain(KernelFamily):
                         kq=self.empty(n, np.int32))
         out, held = self._launch_optimise_one_group()
         held += self._launch_aggregate_one_group(out)
+        return self._adopt_one_group_graph(*self._end_one_group_phase(out, held))
+
+    def _begin_one_group_phase(self):
+        """Before a one-group level's launch: the level-0 checks (the fixed-point total is
+        needed first) and the phase's clock."""
+        if self.level == 0 and not self.exact:
+            self._read("partition")
+            self.level0_checks()
+        self.t_opt = time.perf_counter()
+
+    def _end_one_group_phase(self, out, held):
+        """The one read-back of a one-group level (``held``: its temporaries, released after
+        it) and the phase's counters (:meth:`end_phase`); returns the aggregation's numbers
+        of :meth:`_read_one_group`."""
         self.q_old, self.iters, doubled, trace, moved, agg = self._read_one_group(out)
         del held
         self.q_start = trace[0]
@@ -975,7 +993,7 @@ class DeviceLouvain(KernelFamily):
         self.stats.setdefault("moved", []).append(moved)
         self.stats["one_group_levels"] = self.stats.get("one_group_levels", 0) + 1
         self.end_phase()
-        return self._adopt_one_group_graph(*agg)
+        return agg
 
     def _launch_optimise_one_group(self):
         """Enqueue ``optimize_level_one_group``; returns its output buffer and the
@@ -999,7 +1017,7 @@ class DeviceLouvain(KernelFamily):
             np.uint32(self.subrounds[1]), np.int32(self.moves == "paper"),
             np.int32(self.relative), np.float64(self.thr), np.float64(self.floor),
             np.float64(self.q_level if have_q else 0.0), np.int32(have_q),
-            np.int32(self.it_bound), self.flags.data, out.data)
+            np.int32(self.it_bound), np.int32(self.given_start), self.flags.data, out.data)
         return out, [vset, gk, gv]
 
     def _launch_aggregate_one_group(self, out):

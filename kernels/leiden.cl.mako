@@ -1,0 +1,224 @@
+<%doc>
+  The refinement phase of the Leiden algorithm (Traag, Waltman, van Eck, "From Louvain to
+  Leiden: guaranteeing well-connected communities", Sci. Rep. 9, 5233 (2019), supplementary
+  Algorithm A.2: RefinePartition and MergeNodesSubset), in parallel rounds, and the starting
+  partition of the aggregate graph. Local moving and aggregation are Louvain's kernels
+  (louvain.cl.mako); the shared pieces (weight_t, hash tables, the argmax order) come from
+  community.cl.mako. Template values: those of louvain.cl.mako (index_t, offset_t, mode, wg,
+  wtype).
+
+  Arithmetic as in louvain.cl.mako: weights and k_i in weight_t, community totals in a_c's
+  31-bit fixed point (ac, aR; kq = k_i in its units, a_c = ac * ac_unit), scores in double
+  multiplied by 2m: score(v -> T) = 2m w(v, T) - gamma k_v K_T is 2m times the quality gain
+  dH = w(v, T) - gamma k_v K_T / 2m of MergeNodesSubset (in the kernels' weight units).
+
+  Refined partition R inside the partition P (= C, the result of local moving): R starts as
+  singletons. In a round, a vertex v is a "mover" when its hashed bit of the round is 1. A
+  mover that is still a singleton of R and well connected to its community S = P(v)
+  (A.2 line 12: E(v, S - v) >= gamma k_v (K_S - k_v) / 2m) may join a refined community T of
+  S that it has an edge to, is well connected to S (line 14: E(T, S - T) >= gamma K_T (K_S -
+  K_T) / 2m) and is not itself moving this round (T has more than one vertex, or its one
+  vertex is not a mover), among those with dH >= 0 (line 15): greedily the largest dH (ties to
+  the lowest id), or with randomness theta by the Gumbel-max trick (the probability of T is
+  proportional to exp(dH / theta), line 16). Only singletons move and only into communities
+  that do not move, so every refined community stays connected: a vertex joins a community it
+  has an edge to, and nothing leaves a community that received a vertex.
+</%doc>
+<%include file="common.cl.mako"/>
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#pragma OPENCL FP_CONTRACT OFF
+
+#define EMPTY (-1)
+#define WG ${wg}
+
+<%include file="community.cl.mako"/>
+
+/* 32-bit finalizer (a bijection of uint): the hashed bits of vertices and rounds. */
+inline uint mix32(uint x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
+/* Whether vertex v moves in round r: with nvisit > 0 rounds of one visit each (the visiting
+   order of MergeNodesSubset, line 11, by buckets of hashed ids), when v's bucket is r; with
+   nvisit = 0 (rounds until nothing moves), when its hashed bit of the round is 1. */
+inline int mover(index_t v, uint key, uint nvisit, uint r)
+{
+    const uint h = mix32((uint)v ^ key);
+    return nvisit ? (int)(h % nvisit == r) : (int)(h & 1u);
+}
+
+/* Whether a set of weight K_T (a_c units times ac_unit) and E(T, S - T) = ext edges to the
+   rest of its community S of weight K_S is well connected to S (A.2 lines 12 and 14):
+   E(T, S - T) >= gamma K_T (K_S - K_T) / 2m, here multiplied by 2m. */
+inline int well_connected(double ext, double KT, double KS, double m2, double resolution)
+{
+    return m2 * ext >= resolution * KT * (KS - KT);
+}
+
+/* A Gumbel(0, 1) variate from the hash of (v, T, round): argmax of dH / theta + G over the
+   candidates draws T with probability proportional to exp(dH / theta). */
+inline double gumbel(index_t v, index_t t, uint round_key)
+{
+    const uint h = mix32(mix32((uint)v ^ round_key) ^ ((uint)t * 0x9e3779b9u));
+    const double u = ((double)h + 0.5) / 4294967296.0;
+    return -log(-log(u));
+}
+
+/* RefinePartition line 1 (R = singletons), the hash-table sizes of MergeNodesSubset's
+   candidates per vertex, and the number of non-empty communities of P (rflags[2]). */
+__kernel void refine_init(index_t n, __global const offset_t *vertices,
+                          __global const index_t *csize, __global const int *kq,
+                          __global index_t *R, __global int *aR, __global index_t *rsize,
+                          __global int *tsz, __global int *rflags)
+{
+    int communities = 0;
+    FOR_EACH_VERTEX(v, n) {
+        R[v] = v;
+        aR[v] = kq[v];
+        rsize[v] = 1;
+        tsz[v] = table_size((int)(vertices[v + 1] - vertices[v]));
+        communities += csize[v] > 0;
+    }
+    if (communities) atomic_add(&rflags[2], communities);
+}
+
+/* One pass over the edges of a round (the sums MergeNodesSubset needs): extR[T] = E(T, S - T)
+   for every refined community T (edges inside S = P(T), out of T; extR zero-filled before),
+   and for every singleton v of R the weights w(v, T) to the refined communities T of its
+   community (v's hash table: keys[tpos[v] ..], tsz[v] slots). */
+__kernel void refine_edges(offset_t nnz, __global const index_t *src,
+                           __global const index_t *edges, __global const weight_t *w,
+                           __global const index_t *C, __global const index_t *R,
+                           __global const index_t *rsize, __global weight_t *extR,
+                           __global const int *tpos, __global const int *tsz,
+                           __global int *keys, __global weight_t *vals)
+{
+    for (offset_t e = get_global_id(0); e < nnz; e += get_global_size(0)) {
+        const index_t v = src[e], u = edges[e];
+        if (u == v || C[u] != C[v]) continue;
+        const index_t rv = R[v], ru = R[u];
+        if (ru == rv) continue;
+        atomic_add_w__global(&extR[rv], w[e]);
+        if (rv == v && rsize[v] == 1)
+            hash_add__global(keys + tpos[v], vals + tpos[v], tsz[v], ru, w[e]);
+    }
+}
+
+/* MergeNodesSubset lines 11-17 for the singletons of R: the target of each mover (prop, EMPTY
+   for none), every table cleared for the next round. rflags[1] counts the singletons left
+   with an admissible target (well connected, dH >= 0) that they could not take this round
+   (they or the target were movers): the host runs rounds until none is left and none moved. */
+__kernel void refine_choose(index_t n, __global const index_t *C, __global const index_t *R,
+                            __global const index_t *rsize, __global const weight_t *k,
+                            __global const int *kq, __global const int *ac,
+                            __global const int *aR, __global const weight_t *extR,
+                            __global const int *tpos, __global const int *tsz,
+                            __global int *keys, __global weight_t *vals, double ac_unit,
+                            double m2, double resolution, double inv_theta, uint round_key,
+                            uint nvisit, uint rnd, __global index_t *prop,
+                            __global int *rflags)
+{
+    int pending = 0;
+    FOR_EACH_VERTEX(v, n) {
+        prop[v] = EMPTY;
+        if (R[v] != v || rsize[v] != 1) continue;
+        const double kv = (double)k[v], kvq = (double)kq[v] * ac_unit;
+        const double KS = (double)ac[C[v]] * ac_unit;
+        /* line 12: v well connected to S (k_v as the scores take it, K_S - k_v in a_c's
+           units) */
+        const int well = m2 * (double)extR[v] >= resolution * kv * (KS - kvq);
+        const int moves = mover(v, round_key, nvisit, rnd);
+        __global int *hk = keys + tpos[v];
+        __global weight_t *hv = vals + tpos[v];
+        double best = 0.0;
+        int bestc = EMPTY, waiting = 0;
+        for (int s = 0; s < tsz[v]; ++s) {
+            const int t = hk[s];
+            if (t == EMPTY) continue;
+            const double wt = (double)hv[s];
+            hk[s] = EMPTY;
+            hv[s] = (weight_t)0;
+            if (!well) continue;
+            const double KT = (double)aR[t] * ac_unit;
+            if (!well_connected((double)extR[t], KT, KS, m2, resolution)) continue;  /* l. 14 */
+            const double score = m2 * wt - resolution * kv * KT;
+            if (score < 0.0) continue;                                           /* line 15 */
+            if (!moves || (rsize[t] == 1 && mover(t, round_key, nvisit, rnd))) {
+                waiting = 1;
+                continue;
+            }
+            const double key = inv_theta > 0.0 ? score * inv_theta + gumbel(v, t, round_key)
+                                               : score;
+            if (better(key, t, best, bestc)) { best = key; bestc = t; }
+        }
+        prop[v] = bestc;
+        pending += bestc == EMPTY && waiting;
+    }
+    if (pending) atomic_add(&rflags[1], pending);
+}
+
+/* MergeNodesSubset line 17 (R(v) = T) with K_T, the sizes and the moves counted (rflags[0]). */
+__kernel void refine_apply(index_t n, __global const index_t *prop, __global index_t *R,
+                           __global const int *kq, __global int *aR, __global index_t *rsize,
+                           __global int *rflags)
+{
+    int moved = 0;
+    FOR_EACH_VERTEX(v, n) {
+        const index_t t = prop[v];
+        if (t == EMPTY) continue;
+        R[v] = t;
+        atomic_add(&aR[t], kq[v]);
+        atomic_sub(&aR[v], kq[v]);
+        atomic_inc(&rsize[t]);
+        atomic_dec(&rsize[v]);
+        ++moved;
+    }
+    if (moved) atomic_add(&rflags[0], moved);
+}
+
+/* Aggregation on R, with P as the aggregate graph's starting partition (Algorithm A.1 line 6),
+   where a refined community T that is not well connected to its community S of P (extR[T] =
+   E(T, S - T) of the final R, ac = P's a_c) starts alone instead: leaving S then gains
+   quality (the move to an empty community that local moving does not make). rep[S] = the
+   smallest new id of the refined communities of S that stay (rep filled with INT_MAX
+   before), then start[new id of T] = rep[S] or T's own new id; rflags[0] counts the
+   refined communities started alone. */
+__kernel void start_representatives(index_t n, __global const index_t *R,
+                                    __global const index_t *C, __global const index_t *newID,
+                                    __global const int *ac, __global const int *aR,
+                                    __global const weight_t *extR, double ac_unit, double m2,
+                                    double resolution, __global index_t *rep)
+{
+    FOR_EACH_VERTEX(v, n) {
+        const index_t t = R[v];
+        if (well_connected((double)extR[t], (double)aR[t] * ac_unit,
+                           (double)ac[C[v]] * ac_unit, m2, resolution))
+            atomic_min(&rep[C[v]], newID[t]);
+    }
+}
+
+__kernel void start_partition(index_t n, __global const index_t *R, __global const index_t *C,
+                              __global const index_t *newID, __global const int *ac,
+                              __global const int *aR, __global const weight_t *extR,
+                              double ac_unit, double m2, double resolution,
+                              __global const index_t *rep, __global index_t *start,
+                              __global int *rflags)
+{
+    int alone = 0;
+    FOR_EACH_VERTEX(v, n) {
+        if (R[v] != v) continue;
+        const int stays = well_connected((double)extR[v], (double)aR[v] * ac_unit,
+                                         (double)ac[C[v]] * ac_unit, m2, resolution);
+        start[newID[v]] = stays ? rep[C[v]] : newID[v];
+        alone += !stays;
+    }
+    if (alone) atomic_add(&rflags[0], alone);
+}

@@ -1,0 +1,96 @@
+"""The connectivity certificate of a partition, on the device (``kernels/connectivity.cl.mako``).
+
+Every community of a Leiden answer must induce a connected subgraph (Traag, Waltman, van Eck,
+Sci. Rep. 2019); a Louvain answer may hold communities that do not
+(:attr:`~pyclmatch.community.api.LouvainResult.disconnected`). The components of every
+community's induced subgraph are found on the input graph as uploaded (every stored entry an
+edge) by hooking and pointer jumping over the edges inside communities, then counted per
+community, by kernels that share nothing with the algorithms. One read-back per hooking pass
+(its "changed" flag), one for the counts.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import pyopencl.array as cla
+
+from ..engine.family import KernelFamily
+from .dtypes import DEFAULT_WG
+
+
+@dataclass
+class Components:
+    """What the device found: ``components`` (connected components of the communities'
+    induced subgraphs, all together), ``disconnected`` (communities of more than one
+    component), ``labels`` (host array, a root vertex per vertex: two vertices have the same
+    label iff they are connected inside their community), ``bad_labels`` (a label outside
+    ``0..k-1``) and ``passes`` (hooking passes)."""
+    components: int
+    disconnected: int
+    labels: np.ndarray
+    bad_labels: bool
+    passes: int
+
+
+class DeviceConnectivity(KernelFamily):
+    """The connectivity kernels of one device.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> import pyclmatch
+    >>> from pyclmatch.community.connectivity import DeviceConnectivity
+    >>> from pyclmatch.community.modularity import InputGraph
+    >>> from pyclmatch.engine.scheduler import Scheduler
+    >>> h = pyclmatch.get_device("cpu")
+    >>> A = nx.to_scipy_sparse_array(nx.path_graph(4), format="csr")
+    >>> memb = h.to_device(np.array([0, 1, 1, 0], np.int32))    # {0, 3} is not connected
+    >>> c = DeviceConnectivity(h).count(Scheduler(h), InputGraph.upload(h, A), memb, 2)
+    >>> c.components, c.disconnected, c.labels.tolist()
+    (3, 1, [0, 1, 1, 3])
+    """
+
+    TEMPLATE = "connectivity.cl.mako"
+
+    def __init__(self, handle, wg=None):
+        wg = int(wg or min(DEFAULT_WG.get(handle.type, 128), handle.max_work_group_size))
+        super().__init__(handle, index_t="int", offset_t="int", mode="ct")
+        self.wg = wg
+        self.grid = max(wg, handle.constant_grid(wg))
+
+    def count(self, sched, graph, memb, k, max_passes=None):
+        """The components of the communities of ``memb`` (an int32 device array of
+        ``graph.n`` labels in ``0..k-1``) in ``graph``
+        (:class:`~pyclmatch.community.modularity.InputGraph`): a :class:`Components`.
+        Launches under phase ``verify``."""
+        n, q, wg = int(graph.n), self.handle.queue, self.wg
+        pool = self.handle.pool
+        grid = max(wg, min(self.grid, -(-max(n, 1) // wg) * wg))
+        L = cla.empty(q, max(n, 1), np.int32, allocator=pool)
+        out = cla.empty(q, 4, np.int32, allocator=pool)
+        host = np.zeros(4, np.int32)
+        sched.launch("verify", self.kernel("components_init"), grid, wg, np.int32(n), L.data)
+        passes = 0
+        while True:
+            sched.tick("connectivity passes", max_passes or 64 + 2 * n)
+            passes += 1
+            sched.fill("verify", out, 0)
+            sched.launch("verify", self.kernel("components_hook"), grid, wg, np.int32(n),
+                         graph.vertices.data, graph.edges.data, memb.data, L.data, out.data)
+            sched.launch("verify", self.kernel("components_jump"), grid, wg, np.int32(n),
+                         L.data)
+            sched.read("verify", host, out.data)
+            if not host[0]:
+                break
+        roots = cla.empty(q, max(int(k), 1), np.int32, allocator=pool)
+        sched.fill("verify", roots, 0)
+        sched.launch("verify", self.kernel("components_count"), grid, wg, np.int32(n),
+                     np.int32(k), memb.data, L.data, roots.data, out.data)
+        sched.read("verify", host, out.data)
+        labels = self.handle.download(L, np.int64)[:n]
+        return Components(int(host[2]), int(host[1]), labels, bool(host[3]), passes)
+
+
+def device_components(handle, sched, graph, memb, k, *, wg=None):
+    """:meth:`DeviceConnectivity.count` on ``handle`` (work-group size ``wg``)."""
+    return DeviceConnectivity(handle, wg).count(sched, graph, memb, k)

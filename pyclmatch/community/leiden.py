@@ -1,0 +1,331 @@
+"""The Leiden algorithm on the device (Traag, Waltman, van Eck, "From Louvain to Leiden:
+guaranteeing well-connected communities", Sci. Rep. 9, 5233 (2019); supplementary Algorithms
+A.1-A.2).
+
+:class:`DeviceLeiden` is :class:`~pyclmatch.community.louvain.DeviceLouvain` with a
+refinement phase between local moving and aggregation. A level (:meth:`DeviceLeiden.next_level`)
+reads as Algorithm A.1's loop body:
+
+* :meth:`~DeviceLouvain.optimise_level`: MoveNodes (line 3), Louvain's degree-bucketed,
+  hashed local moving, started from the level's starting partition P (singletons at level 0;
+  a small level in one work-group: :meth:`~DeviceLeiden.optimise_level_small`);
+* :meth:`~DeviceLeiden.refine`: RefinePartition (line 5, Algorithm A.2), in parallel rounds
+  of ``kernels/leiden.cl.mako``: only singletons of the refined partition R move, into refined
+  communities of their own community of P that they have an edge to, are well connected and
+  do not move in the same round, so every refined community is connected;
+* :meth:`~DeviceLeiden.aggregate_refined`: AggregateGraph (line 6) on R (Louvain's Algorithm 3
+  kernels with R as the partition), with P as the starting partition of the aggregate graph's
+  vertices (a refined community not well connected to its community of P starts alone: leaving
+  gains quality, a move local moving does not make); the method ends when local moving leaves
+  every vertex alone (line 2's ``done``: every community of P is one aggregate vertex, a
+  refined community, connected), when R merged nothing, or at ``max_level``.
+
+The answer is P mapped to the input's vertices.
+"""
+import time
+
+import numpy as np
+import pyopencl as cl
+
+from ..engine.family import KernelFamily
+from ..errors import InputError
+from .connectivity import DeviceConnectivity
+from .louvain import SMALL_HEAD, SMALL_TRACE, DeviceLouvain
+
+#: refinement rounds per level at most (a round: one pass over the edges, one over the
+#: vertices; rounds stop earlier when no singleton moved and none is left waiting)
+MAX_ROUNDS = 64
+_U32 = 0xFFFFFFFF
+
+
+class LeidenKernels(KernelFamily):
+    """The kernels of ``kernels/leiden.cl.mako`` for one specialization of the Louvain
+    driver (its index types, work-group size and weight type)."""
+
+    TEMPLATE = "leiden.cl.mako"
+
+
+def _round_key(seed, level, rnd):
+    """The hash key of refinement round ``rnd`` of ``level`` (which vertices move in it)."""
+    x = (int(seed) * 0x9E3779B1 + level * 0x85EBCA77 + rnd * 0xC2B2AE3D + 0x27D4EB2F) & _U32
+    return np.uint32(x ^ (x >> 15))
+
+
+class DeviceLeiden(DeviceLouvain):
+    """Leiden's kernels of one device (Louvain's, plus the refinement).
+
+    Parameters
+    ----------
+    handle, wtype, work_group_size, move_buckets, merge_buckets
+        As for :class:`~pyclmatch.community.louvain.DeviceLouvain`.
+    theta : float
+        The randomness of the refinement (Algorithm A.2 line 16): 0 = greedy (the largest
+        gain, ties to the lowest id); > 0 = a refined community drawn with probability
+        proportional to exp(gain / theta), the gain in the input's weight units.
+    seed : int
+        The seed of the rounds' hashed movers and of theta's draws.
+    cpm : bool
+        Optimize the constant Potts model (:meth:`convert_weights`) instead of modularity.
+    visits : int
+        0 (default): refinement rounds until no singleton moved and none waits; ``v > 0``:
+        exactly ``v`` rounds, each vertex a mover in one of them (its hashed bucket), as
+        MergeNodesSubset visits each vertex once (about equal modularity on the shared
+        graphs, no clear winner).
+
+    Examples
+    --------
+    >>> import pyclmatch
+    >>> from pyclmatch.community.leiden import DeviceLeiden
+    >>> dl = DeviceLeiden(pyclmatch.get_device("cpu"), "int", work_group_size=32)
+    >>> dl.wg, dl.theta, dl.lk.TEMPLATE
+    (32, 0.0, 'leiden.cl.mako')
+    """
+
+    def __init__(self, handle, wtype="float", theta=0.0, seed=0, cpm=False, visits=0,
+                 **tuning):
+        super().__init__(handle, wtype, **tuning)
+        self.theta, self.seed, self.cpm = float(theta), int(seed or 0), bool(cpm)
+        self.visits = int(visits)
+
+    def convert_weights(self, rt, m2_in, scale, ac_scale):
+        """Louvain's conversion; for the constant Potts model (``cpm``) every vertex then
+        weighs 1 (k_i = 1, a_c = the community's size, exact in a_c's units) and 2m is taken
+        as ``1 / scale``, so that Louvain's score 2m w(i, c) - gamma k_i a_c is the CPM gain
+        w(i, c) - gamma n_i n_c in the input's weight units (and the driver's "modularity"
+        is ``scale**2 (e_in - gamma sum_c n_c**2)``, e_in counting both directions)."""
+        super().convert_weights(rt, m2_in, scale, ac_scale)
+        if self.cpm:
+            self.sched.fill("input", self.k, 1, self.wdt)
+            self.sched.fill("input", self.kq, 1)
+            self.ac_unit, self.m2f = 1.0, 1.0 / scale
+
+    def level0_checks(self):
+        super().level0_checks()
+        if self.cpm:       # (the fixed-point total is no 2m for CPM)
+            self.m2f = 1.0 / self.stats["weight_scale"]
+
+    def _specialize(self, wtype):
+        super()._specialize(wtype)
+        self.lk = LeidenKernels(self.handle, **self.values)
+
+    def builds_ahead(self):
+        """Louvain's builds ahead (:meth:`DeviceLouvain.builds_ahead`), then the refinement's
+        program and the connectivity certificate's (a GPU builds them in the background while
+        the first level's kernels run)."""
+        return super().builds_ahead() + (
+            lambda: self.lk.build_group("refine_init"),
+            lambda: DeviceConnectivity(self.handle).build_group("components_init"))
+
+    def _llaunch(self, phase, name, global_size, *args):
+        return self.sched.launch(phase, self.lk.kernel(name), global_size, self.wg, *args)
+
+    def run(self, *args, **kwargs):
+        """:meth:`DeviceLouvain.run` with Leiden's levels (local moving of small levels in one
+        work-group, :meth:`optimise_level_small`); ``stats`` adds ``communities`` and
+        ``refined_communities`` (per level), ``refine_rounds``, ``started_alone`` (per
+        level from the second) and ``stopped``;
+        ``self.refined_levels`` holds the refined partitions per level with
+        ``return_levels``. ``start``: the starting partition of level 0 (host labels
+        in 0..n-1, one per vertex; default singletons), for a further iteration of the
+        algorithm from an earlier answer."""
+        indptr, indices = args[0], args[1]
+        if 2 * indices.size + 3 * (indptr.size - 1) > np.iinfo(np.int32).max:
+            # (the refinement's hash tables, int32 offsets: 1.5 d + a few slots a vertex)
+            raise InputError("the graph is too large for leiden's refinement tables (at most "
+                             "about 1e9 stored entries)", argument="G")
+        start = kwargs.pop("start", None)
+        self.start, self.refined_levels = None, []
+        self.start_host = None if start is None else np.asarray(start, np.int32)
+        self.start_held = self.alone = None
+        try:
+            return super().run(*args, **kwargs)
+        finally:
+            self.start = self.start_host = self.start_held = self.alone = None
+
+    # -- a level --------------------------------------------------------------------------
+    def next_level(self):
+        """Algorithm A.1 lines 3-6: local moving, refinement, aggregation on the refined
+        partition. Returns whether the method goes on."""
+        self.sched.tick("leiden levels", 64 + self.n0)
+        t_level = time.perf_counter()
+        if self.begin_level():
+            self.optimise_level_small()
+        else:
+            self.optimise_level()
+        self.refine()
+        go_on = self.aggregate_refined()
+        self.sched.wall[f"level{self.level - 1}"] += time.perf_counter() - t_level
+        return go_on
+
+    def init_partition(self):
+        """The level's starting partition: singletons at level 0, else P of the previous
+        level on the aggregate vertices (A.1 line 6), with its a_c and sizes."""
+        if self.start is None and self.start_host is not None:     # (a later iteration)
+            # (the upload may wrap the host array on a CPU device: both stay referenced
+            # until the run ends, after the copy below has run)
+            self.start = self.start_held = self.handle.to_device(self.start_host)
+        if self.start is None:
+            return super().init_partition()
+        n = self.n
+        cl.enqueue_copy(self.handle.queue, self.C.data, self.start.data, byte_count=4 * n)
+        self._zero("init", self.ac)
+        self._zero("init", self.csize)
+        self._launch("init", "accumulate_communities", self._vgrid(n), self.wg, np.int32(n),
+                     self.C.data, self.kq.data, self.ac.data, self.csize.data)
+        self.start = None
+
+    def optimise_level_small(self):
+        """Local moving of a level of at most ``one_group_edges`` entries in one work-group:
+        Louvain's ``optimize_level_one_group`` (one launch, one read-back) from the level's
+        starting partition (:meth:`init_partition` first, unless it is the singletons)."""
+        self._begin_one_group_phase()
+        self.given_start = int(self.start is not None or self.start_host is not None)
+        if self.given_start:
+            self.init_partition()
+        out, held = self._launch_optimise_one_group()
+        self.given_start = 0
+        self._zero("move", out[SMALL_HEAD + 2 * SMALL_TRACE:])     # (no aggregation read)
+        self._end_one_group_phase(out, held)
+
+    def refine(self):
+        """RefinePartition (Algorithm A.2) of P = C: R from singletons, rounds of
+        ``refine_edges``, ``refine_choose``, ``refine_apply`` until no singleton moved and
+        none waits for a round in which it may (at most :data:`MAX_ROUNDS`)."""
+        n, nnz, q = self.n, self.nnz, self.handle.queue
+        with self.sched.step("refine"):
+            self.R, self.aR, self.rsize = (self.empty(n, np.int32) for _ in range(3))
+            tsz, self.tpos = self.empty(n, np.int32), self.empty(n + 1, np.int32)
+            rflags = self.empty(4, np.int32)
+            self._zero("refine", rflags)
+            self._llaunch("refine", "refine_init", self._vgrid(n), np.int32(n),
+                          self.vertices.data, self.csize.data, self.kq.data, self.R.data,
+                          self.aR.data, self.rsize.data, tsz.data, rflags.data)
+            self.scan(tsz, self.tpos, rflags, np.int32(3), np.int32(n), queue=q)
+            if self.alone is not None:     # (the previous level's count, same read-back)
+                cl.enqueue_copy(q, rflags.data, self.alone.data, byte_count=4, dst_offset=4)
+            host = np.zeros(4, np.int32)
+            self.sched.read("refine", host, rflags.data)
+            self.n_P, total = int(host[2]), int(host[3])
+            if self.alone is not None:
+                self.stats.setdefault("started_alone", []).append(int(host[1]))
+                self.alone = None
+            keys, vals = self.empty(max(total, 1), np.int32), self.empty(max(total, 1),
+                                                                          self.wdt)
+            self.sched.fill("refine", keys, -1)
+            self._zero("refine", vals)
+            moved = self._refine_rounds(tsz, keys, vals, rflags, host)
+        self.n_R = n - moved
+        self.stats.setdefault("communities", []).append(self.n_P)
+        self.stats.setdefault("refined_communities", []).append(self.n_R)
+
+    def _refine_rounds(self, tsz, keys, vals, rflags, host):
+        """The rounds of :meth:`refine`; returns the vertices moved in all."""
+        n, nnz = self.n, self.nnz
+        self.extR = extR = self.empty(n, self.wdt)
+        prop = self.empty(n, np.int32)
+        scale = self.stats.get("weight_scale", 1.0)
+        inv_theta = 1.0 / (self.theta * self.m2f * scale) if self.theta > 0 else 0.0
+        moved, rounds = 0, 0
+        egrid = max(self.wg, min(self.grid, -(-max(nnz, 1) // self.wg) * self.wg))
+        vgrid = self._vgrid(n)
+        nvisit = self.visits
+        def edges_pass():      # extR of the current R, and the singletons' tables
+            self._zero("refine", extR)
+            self._llaunch("refine", "refine_edges", egrid, np.int32(nnz), self.src.data,
+                          self.edges.data, self.w.data, self.C.data, self.R.data,
+                          self.rsize.data, extR.data, self.tpos.data, tsz.data, keys.data,
+                          vals.data)
+        clean = False
+        for rnd in range(nvisit or MAX_ROUNDS):
+            key = _round_key(self.seed, self.level, 0 if nvisit else rnd)
+            self._zero("refine", rflags)
+            edges_pass()
+            self._llaunch("refine", "refine_choose", vgrid, np.int32(n), self.C.data,
+                          self.R.data, self.rsize.data, self.k.data, self.kq.data,
+                          self.ac.data, self.aR.data, extR.data, self.tpos.data, tsz.data,
+                          keys.data, vals.data, np.float64(self.ac_unit), np.float64(self.m2f),
+                          np.float64(self.res), np.float64(inv_theta), key,
+                          np.uint32(nvisit), np.uint32(rnd), prop.data, rflags.data)
+            self._llaunch("refine", "refine_apply", vgrid, np.int32(n), prop.data,
+                          self.R.data, self.kq.data, self.aR.data, self.rsize.data,
+                          rflags.data)
+            self.sched.read("refine", host, rflags.data)
+            rounds += 1
+            moved += int(host[0])
+            clean = not host[0]
+            if not nvisit and not host[0] and not host[1]:
+                break
+        if not clean:          # (extR of the final R, for the starting partition)
+            edges_pass()
+        self.stats.setdefault("refine_rounds", []).append(rounds)
+        return moved
+
+    def aggregate_refined(self):
+        """A.1 lines 2 and 6: stop when local moving left every vertex alone (``done``: each
+        community of P is one vertex of this level's graph, a refined community of the
+        level before, hence connected), when R merged nothing or at ``max_level``, with the
+        membership mapped through P; otherwise aggregate on R with P as the next level's
+        starting partition. Returns whether the method goes on."""
+        stop = ("converged" if self.n_P == self.n else "no-merge" if self.n_R == self.n
+                else "max_level" if self.max_level is not None and
+                self.level + 1 >= self.max_level else None)
+        if stop:
+            self.stats["stopped"] = stop
+            if self.return_levels:
+                self.refined_levels.append(self._host_levels(self.R))
+            self.number_communities()             # the membership mapped through P
+            if self.return_levels:
+                self.levels.append(self.handle.download(self.memb, np.int64))
+            self.level += 1
+            self.stats["levels"] = self.level
+            self._drop("R", "aR", "rsize", "tpos", "extR")
+            return False
+        P, P_ac = self.C, self.ac
+        self.C, self.ac, self.csize = self.R, self.aR, self.rsize
+        self.number_communities()                 # the membership mapped through R
+        start = self._start_partition(P, P_ac)
+        self.q_level = None      # (refined communities started alone: Q is recomputed)
+        if self.return_levels:
+            refined = self.handle.download(self.memb, np.int64)
+            self.refined_levels.append(refined)
+            self.levels.append(_renumbered(self.handle.download(start, np.int64)[refined]))
+        self.level += 1
+        self.stats["levels"] = self.level
+        self._drop("R", "aR", "rsize", "tpos", "extR")
+        self.order_communities()
+        self.merge_communities()
+        self.compact_edges()
+        self.start = start
+        return True
+
+    def _start_partition(self, P, P_ac):
+        """P on the aggregate graph's vertices (the refined communities' new ids): each
+        community of P labelled by the smallest new id among its refined communities, a
+        refined community not well connected to its community of P (``P_ac`` its a_c)
+        alone (``start_representatives``, ``start_partition``)."""
+        n = self.n
+        rep = self.empty(n, np.int32)
+        self.sched.fill("aggregate", rep, np.iinfo(np.int32).max)
+        start = self.empty(max(self.n_R, 1), np.int32)
+        alone = self.empty(1, np.int32)
+        self._zero("aggregate", alone)
+        well = (P_ac.data, self.aR.data, self.extR.data, np.float64(self.ac_unit),
+                np.float64(self.m2f), np.float64(self.res))
+        self._llaunch("aggregate", "start_representatives", self._vgrid(n), np.int32(n),
+                      self.R.data, P.data, self.newID.data, *well, rep.data)
+        self._llaunch("aggregate", "start_partition", self._vgrid(n), np.int32(n),
+                      self.R.data, P.data, self.newID.data, *well, rep.data, start.data,
+                      alone.data)
+        self.alone = alone        # (read with the next level's refinement sizes)
+        return start
+
+    def _host_levels(self, part):
+        """The input's vertices labelled by ``part`` (a partition of the level's vertices),
+        numbered 0..k-1 (``return_levels``)."""
+        memb = self.handle.download(self.memb, np.int64)
+        return _renumbered(self.handle.download(part, np.int64)[memb])
+
+
+def _renumbered(labels):
+    """``labels`` numbered 0..k-1 in the order of their values."""
+    return np.unique(labels, return_inverse=True)[1].reshape(-1).astype(np.int64)
