@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Leiden benchmark: pyclmatch's ``leiden`` side by side with its ``louvain`` and igraph's
-``community_leiden(objective_function="modularity")`` (where igraph is installed): modularity,
+"""Leiden benchmark: pyclmatch's ``leiden`` side by side with its ``louvain``, NetworKit's
+``ParallelLeiden`` (all cores) and igraph's ``community_leiden(objective_function=
+"modularity")`` (where they are installed): modularity,
 communities, disconnected communities and time, on the shared graphs (square files,
 symmetrized patterns without self-loops, unit weights) and, with ``--suite``, the reference
 suite of :mod:`pyclmatch.generators` (``small``, ``medium`` or ``large`` = the reference
@@ -97,6 +98,25 @@ def run_igraph(A, iterations, seeds):
     return med(ts), runs[len(runs) // 2][2], runs[-1][0]
 
 
+def run_networkit(A, repeat):
+    """NetworKit's ParallelLeiden (all cores, its defaults: 3 iterations, randomized) on
+    ``A``: (median time of ``run()``, membership of the last run) or None without NetworKit.
+    Its graph build is not timed."""
+    nk = common.networkit()
+    if nk is None:
+        return None
+    U = sp.triu(A, 1).tocoo()
+    G = common.nk_graph(nk, A.shape[0], U.row, U.col)
+    last = []
+
+    def make():
+        algo = nk.community.ParallelLeiden(G)
+        last[:] = [algo]
+        return algo
+    t = common.time_nk(make, repeat)
+    return t, np.asarray(last[0].getPartition().getVector(), dtype=np.int64)
+
+
 def row_of(name, A, args, handle):
     """One graph's measurements: a dict of per-method records."""
     row = {"graph": name, "n": int(A.shape[0]), "edges": int(A.nnz // 2), "methods": {}}
@@ -112,6 +132,12 @@ def row_of(name, A, args, handle):
             iterations=res.counters.get("leiden_iterations"),
             refine_rounds=res.counters.get("refine_rounds"),
             kernel_s=common.kernel_sum(res.timings))
+    got = run_networkit(A, args.repeat) if args.networkit else None
+    if got is not None:
+        t, memb = got
+        row["methods"]["networkit-leiden"] = dict(
+            time_s=t, modularity=pyclmatch.modularity(A, memb),
+            communities=int(np.unique(memb).size), disconnected=disconnected(A, memb))
     for it in (2, -1) if A.nnz <= args.igraph_max_edges else ():
         got = run_igraph(A, it, args.igraph_seeds)
         if got is not None:
@@ -149,6 +175,8 @@ def main(argv=None):
     ap.add_argument("--igraph-max-edges", type=float, default=5e6,
                     help="skip igraph on graphs of more stored entries (one core: minutes)")
     ap.add_argument("--deterministic", action="store_true")
+    ap.add_argument("--no-networkit", dest="networkit", action="store_false",
+                    help="skip NetworKit's ParallelLeiden (run where NetworKit is installed)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     handle = pyclmatch.get_device(args.device)
