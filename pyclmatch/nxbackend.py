@@ -557,7 +557,7 @@ def _as_pycl(G, weight) -> PyclGraph:
 def _singleton_modularity(g: PyclGraph, A, resolution) -> float:
     """Eq. (1) of the partition into single nodes (what networkx's first level is compared
     with), from the degrees alone: a self-loop is inside its community and counts twice in
-    2m and in its node's degree, as in :func:`pyclmatch.community.api._modularity_csr`."""
+    2m and in its node's degree, as in :func:`pyclmatch.community.verify.modularity_csr`."""
     w = np.asarray(A.data, np.float64)
     diag = A.diagonal().astype(np.float64)
     k = np.bincount(g.rows, weights=w, minlength=g.n) + diag
@@ -578,7 +578,8 @@ def _louvain_levels(G, weight, resolution, threshold, max_level, seed, device):
     A = g.csr(weight)
     if A.nnz == 0:
         return g, [np.arange(g.n)]
-    from .community.api import _modularity_csr, louvain   # (imported on first use)
+    from .community.api import louvain
+    from .community.verify import modularity_csr   # (imported on first use)
     res = louvain(A, resolution=resolution, max_level=max_level, seed=_seed_int(seed),
                   deterministic=True, return_levels=True, device=device)
     q_prev = _singleton_modularity(g, A, resolution)
@@ -586,7 +587,7 @@ def _louvain_levels(G, weight, resolution, threshold, max_level, seed, device):
     # recomputed on the host where the driver did not report one per level
     q_levels = res.counters.get("modularity")
     if not isinstance(q_levels, list) or len(q_levels) != len(res.levels):
-        q_levels = [_modularity_csr(A, m.astype(np.int64), resolution) for m in res.levels]
+        q_levels = [modularity_csr(A, m.astype(np.int64), resolution) for m in res.levels]
     out = []
     k_prev = g.n
     for memb, q in zip(res.levels, q_levels):
@@ -760,8 +761,8 @@ def modularity(G, communities, weight="weight", resolution=1, *, device=None) ->
     if A.nnz == 0 or float(np.asarray(A.data, np.float64).sum()) == 0.0:
         raise ZeroDivisionError("modularity of a graph without edge weight (networkx divides "
                                 "by the total weight)")
-    from .community.api import _modularity_csr
-    return float(_modularity_csr(A, memb, resolution))
+    from .community.verify import modularity_csr
+    return float(modularity_csr(A, memb, resolution))
 
 
 # --------------------------------------------------------------------------- bipartite

@@ -50,13 +50,14 @@ from ..errors import InputError, VerificationError
 from ..hostpar import permute_csr, pmap
 from ..interop import (foreign_graph, is_edge_tuple, membership_sets, mirrored_csr,
                        undirected_pairs, vertex_clustering)
-from .dtypes import raw_weights
+from .dtypes import raw_weights, unit_scale
 from .louvain import (ASYMMETRIC, OVERFLOW, BAD_INF, BAD_NAN, BAD_NEG, BAD_RANGE, BAD_SCALE,
                       DeviceLouvain, InputProblem)
 from .connectivity import device_components
 from .leiden import DeviceLeiden, _renumbered
-from .modularity import InputGraph, device_modularity
 from .hashing import PAPER_MOVE_BUCKETS
+from .verify import (HOST_CHECK_ENTRIES, check_cpm, count_disconnected, cpm_csr,
+                     modularity_csr, verify_answer, verify_mode)
 
 #: thresholds of Paper III Section 5: t_bin while the graph has more than BIN_LIMIT vertices,
 #: t_final below (``threshold="paper"``)
@@ -131,7 +132,7 @@ class LouvainResult:
         0
         """
         if self._disconnected is None and self._source is not None:
-            self._disconnected = _count_disconnected(self)
+            self._disconnected = count_disconnected(self)
         return self._disconnected
 
     def __getstate__(self):
@@ -318,17 +319,9 @@ def _repair(A, bits):
 
 def scaled_weights(A):
     """``A`` (a copy) with its weights as float64 multiplied by the power of two that brings
-    the largest to [0.5, 1) (:func:`_unit_scale`)."""
-    data, = _unit_scale(A.data.astype(np.float64))
+    the largest to [0.5, 1) (:func:`unit_scale`)."""
+    data, = unit_scale(A.data.astype(np.float64))
     return sp.csr_matrix((data, A.indices, A.indptr), shape=A.shape)
-
-
-def _unit_scale(w, *more):
-    """``w`` and ``more`` multiplied by the power of two that brings ``w``'s largest magnitude
-    to [0.5, 1): exact (tiny weights lose no bits), and modularity does not change when every
-    weight is scaled by one constant."""
-    exp = np.frexp(np.abs(w).max())[1] if w.size else 0
-    return tuple(np.ldexp(x, -exp) for x in (w,) + more)
 
 
 def _check_symmetric_host(A):
@@ -385,43 +378,7 @@ def modularity(A: GraphInput, membership: ArrayLike, resolution: float = 1.0,
     memb = args.integer_array("membership", membership, low=0, size=A.shape[0],
                               what="community ids")
     with args.blame("A"):
-        return _modularity_csr(A, memb, resolution)
-
-
-def _modularity_csr(A, memb, resolution):
-    """Eq. (1) from a canonical symmetric CSR matrix, O(nnz) with one random gather (the
-    community of every column); a diagonal entry is a self-loop, inside its community and
-    counted twice in 2m and in its vertex's degree."""
-    n = A.shape[0]
-    if memb.shape != (n,):
-        raise InputError(f"membership has shape {memb.shape}: it must have one label per "
-                         f"vertex, shape ({n},)", argument="membership")
-    nnz = A.indptr[-1]
-    w = np.zeros(nnz + 1)                        # (+1: reduceat's index of trailing empty rows)
-    w[:nnz] = A.data[:nnz]
-    diag = A.diagonal().astype(np.float64)
-    with np.errstate(over="ignore"):
-        total = w.sum() + diag.sum()
-    if not np.isfinite(total):
-        raise InputError(OVERFLOW)
-    if nnz:       # (scaled by a power of two, exactly: Q does not change, no sum underflows)
-        w, diag = _unit_scale(w, diag)
-    deg = np.diff(A.indptr)
-    k = np.add.reduceat(w, A.indptr[:-1]) if n else np.zeros(0)
-    k[deg == 0] = 0.0                            # (reduceat gives the next entry there)
-    k += diag
-    w = w[:nnz]
-    m2 = k.sum()
-    if m2 == 0:
-        return 0.0
-    if n and memb.max() >= n:      # (labels renumbered 0..k-1: bincount's array stays O(n))
-        memb = np.unique(memb, return_inverse=True)[1].reshape(-1)
-    # (int32 ids gather faster; labels beyond int32 stay as they are, never wrapped)
-    cm = memb.astype(np.int32) if n and 0 <= memb.min() and memb.max() < 2 ** 31 else memb
-    same = np.repeat(cm, deg) == cm[A.indices[:nnz]]
-    inside = w[same].sum() + diag.sum()
-    a = np.bincount(cm, weights=k) / m2          # (normalized first: no overflow of a_c^2)
-    return float(inside / m2 - resolution * np.dot(a, a))
+        return modularity_csr(A, memb, resolution)
 
 
 def _scales(deterministic, A):
@@ -730,7 +687,7 @@ LOUVAIN_ARGS = {
     "max_level": functools.partial(args.integer, low=1, none=True),
     "seed": args.seed,
     "deterministic": args.boolean, "return_levels": args.boolean,
-    "verify": lambda name, value: _verify_mode(value),
+    "verify": lambda name, value: verify_mode(value),
     "progress": args.progress,
     "work_group_size": functools.partial(args.work_group_size, low=32, power_of_two=True),
     "move_buckets": args.buckets, "merge_buckets": args.buckets,
@@ -802,7 +759,7 @@ def _answer(call, dl, A, ran):
         levels = pmap(lambda lv: lv[inv], levels)      # (one gather per level, all cores)
     m2_in = stats.pop("input_m2")
     kept, dl.kept = dl.kept, None
-    q_checked, k = _verify(call, dl, kept, memb, q_dev, m2_in)
+    q_checked, k = verify_answer(call, dl, kept, memb, q_dev, m2_in)
     if k is None:
         k = int(memb.max()) + 1 if memb.size else 0
     timings = call.sched.timings()
@@ -825,91 +782,6 @@ def _source(call, A):
     if call.counters.get("input_repaired"):
         return call.handle, A, call.perm
     return call.handle, call.A_in, None
-
-
-def _count_disconnected(res):
-    """:attr:`LouvainResult.disconnected`: the communities of ``res`` that are not connected
-    in the graph it was computed on."""
-    handle, A, perm = res._source
-    if A.nnz == 0:
-        return 0
-    memb = res.membership if perm is None else res.membership[perm]
-    graph = InputGraph.upload(handle, A)
-    memb_dev = cla.to_device(handle.queue, memb.astype(np.int32))
-    sched = Scheduler(handle, label="connectivity")
-    return device_components(handle, sched, graph, memb_dev, res.n_communities).disconnected
-
-
-def _verify(call, dl, kept, memb, q_dev, m2_in):
-    """``(modularity, k or None)``: the check of ``verify`` (:func:`_check_answer`) on the
-    device's kept buffers or on the host, or the device's own value without a check."""
-    if call.mode is None:
-        return q_dev, None
-    exact = call.deterministic and call.counters.get("fixed_point_scale") == 1.0
-    with call.sched.step("verify"):
-        if call.mode == "device":
-            graph, memb_dev = kept
-            return _check_answer("device", memb, q_dev, call.resolution, exact,
-                                 handle=call.handle, sched=call.sched, graph=graph,
-                                 memb_dev=memb_dev, wg=dl.wg,
-                                 row_lanes=dl.values["row_lanes"], m2_hint=m2_in)
-        return _check_answer("host", memb, q_dev, call.resolution, exact, A=call.A_in)
-
-
-#: ``verify=True`` checks graphs of at most this many stored entries on the host when the
-#: device is a CPU (:func:`louvain`)
-HOST_CHECK_ENTRIES = 1 << 16
-
-
-def _verify_mode(verify):
-    """``verify`` of :func:`louvain` as ``"device"``, ``"host"`` or None."""
-    verify = args.verify("verify", verify)
-    return "host" if verify == "host" else "device" if verify else None
-
-
-def _check_answer(mode, memb, q_reported, resolution, exact, *, A=None, handle=None,
-                  sched=None, graph=None, memb_dev=None, **device_args):
-    """Verify a Louvain answer: the membership ``memb`` (host array, one label per vertex of
-    the input) must be numbered ``0..k-1`` with no empty community, and Eq. (1) recomputed
-    from the input graph must equal the reported modularity ``q_reported`` within the
-    tolerance (1e-9 when the device's sums were ``exact``, else 1e-4, plus 1e-6 relative).
-    Returns ``(recomputed modularity, k)``; raises :class:`VerificationError` otherwise.
-
-    ``mode="host"``: :func:`_modularity_csr` on the canonical CSR ``A``. ``mode="device"``:
-    :func:`.modularity.device_modularity` on ``graph`` (:class:`.modularity.InputGraph`, the
-    driver's level-0 buffers; uploaded from ``A`` when None) and ``memb_dev`` (the device's int32
-    membership; uploaded from ``memb`` when None), ``device_args`` passed on. The two modes
-    are independent recomputations; tests hand both the same (possibly corrupted) answer."""
-    tol = 1e-9 if exact else 1e-4
-    memb = np.asarray(memb)
-    if mode == "host":
-        k = int(memb.max()) + 1 if memb.size else 0
-        if memb.size and (memb.min() < 0 or (np.bincount(memb, minlength=k) == 0).any()):
-            raise VerificationError("the membership is not numbered 0..k-1")
-        q = _modularity_csr(A, memb.astype(np.int64, copy=False), resolution)
-    elif mode == "device":
-        handle = handle or get_device(None)
-        sched = sched or Scheduler(handle, label="louvain verify")
-        if graph is None:
-            graph = InputGraph.upload(handle, A)
-        if memb.shape != (graph.n,):
-            raise VerificationError(f"membership has shape {memb.shape}, expected "
-                                    f"({graph.n},)")
-        if memb_dev is None:
-            if memb.size and not (-2 ** 31 <= memb.min() and memb.max() < 2 ** 31):
-                raise VerificationError("the membership has a label outside 0..n-1")
-            memb_dev = cla.to_device(handle.queue, memb.astype(np.int32))
-        check = device_modularity(handle, sched, graph, memb_dev, resolution, **device_args)
-        if check.problems:
-            raise VerificationError("; ".join(check.problems))
-        q, k = check.modularity, check.n_communities
-    else:
-        raise ValueError(f"unknown verification mode {mode!r}")
-    if abs(q - q_reported) > tol + 1e-6 * abs(q):
-        raise VerificationError(
-            f"device modularity {q_reported!r} differs from the {mode} recomputation {q!r} "
-            f"for the returned partition")
-    return q, k
 
 
 # -- Leiden ---------------------------------------------------------------------------------
@@ -1063,7 +935,7 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
 
 def _leiden_answer(call, ran, extra):
     """The last iteration's answer certified (:func:`_split_disconnected`, the modularity
-    check of :func:`_answer`, for CPM :func:`_check_cpm`), as a :class:`LeidenResult`."""
+    check of :func:`_answer`, for CPM :func:`check_cpm`), as a :class:`LeidenResult`."""
     dl, A_run, (memb, q_dev, levels, stats) = ran
     cpm = extra["quality"] == "cpm"
     if cpm:       # (the driver's value: scale**2 (e_in - gamma sum n_c**2), see DeviceLeiden)
@@ -1075,15 +947,15 @@ def _leiden_answer(call, ran, extra):
         comps, memb, memb_dev, q_dev = _split_disconnected(
             call, dl.wg, A_run, graph, memb, memb_dev, q_dev, stats.get("stopped"))
         if cpm and call.counters.get("split_communities"):
-            h_dev = _cpm_csr(A_run, memb, call.resolution)
+            h_dev = cpm_csr(A_run, memb, call.resolution)
     if cpm:
-        h = _check_cpm(call, A_run, memb, h_dev, stats["weights"] == "int" and
+        h = check_cpm(call, A_run, memb, h_dev, stats["weights"] == "int" and
                        stats["weight_scale"] == 1.0)
     dl.kept = (graph, memb_dev)
     gamma = call.resolution
     if cpm:      # (the modularity of a CPM answer: Eq. 1 at resolution 1)
         call.resolution = 1.0
-        q_dev = _modularity_csr(A_run, memb, 1.0)
+        q_dev = modularity_csr(A_run, memb, 1.0)
     res = _answer(call, dl, A_run, (memb, q_dev, levels, stats))
     res.resolution = call.resolution = gamma
     if call.perm is not None and refined:
@@ -1095,31 +967,6 @@ def _leiden_answer(call, ran, extra):
                         refined_levels=refined,
                         components=None if comps is None else comps.components,
                         quality_value=h if cpm else res.modularity, **extra)
-
-
-def _cpm_csr(A, memb, resolution):
-    """The constant Potts model's quality ``sum_c [e_c - resolution n_c (n_c - 1) / 2]`` of
-    a partition of a symmetric CSR matrix: e_c the weight inside community c, each edge
-    once (a self-loop once), n_c its size; float64 on the host."""
-    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
-    same = memb[rows] == memb[A.indices]
-    w = A.data.astype(np.float64)
-    inside = w[same].sum() + w[rows == A.indices].sum()       # (loops: once, not twice)
-    sizes = np.bincount(memb).astype(np.float64)
-    return float(inside / 2 - resolution * (sizes * (sizes - 1)).sum() / 2)
-
-
-def _check_cpm(call, A, memb, h_dev, exact):
-    """The CPM value ``h_dev`` of the device checked against :func:`_cpm_csr` (``verify``
-    on: within 1e-9 of the total weight where the device's sums were ``exact``, else
-    1e-4); returns the host's."""
-    h = _cpm_csr(A, memb, call.resolution)
-    if call.mode is not None:
-        total = float(np.abs(A.data).sum()) + abs(h)
-        if abs(h - h_dev) > (1e-9 if exact else 1e-4) * max(total, 1.0):
-            raise VerificationError(f"the device's CPM quality {h_dev!r} differs from the "
-                                    f"host recomputation {h!r} for the returned partition")
-    return h
 
 
 def _iterate(call, ran, run_args, iterations):
@@ -1168,7 +1015,7 @@ def _split_disconnected(call, wg, A, graph, memb, memb_dev, q_dev, stopped):
             call.counters["split_communities"] = comps.disconnected
             memb = _renumbered(comps.labels)
             memb_dev = cla.to_device(call.handle.queue, memb.astype(np.int32))
-            q_dev = _modularity_csr(A, memb, call.resolution)
+            q_dev = modularity_csr(A, memb, call.resolution)
             comps = device_components(call.handle, call.sched, graph, memb_dev,
                                       int(memb.max()) + 1, wg=wg)
     return comps, memb, memb_dev, q_dev

@@ -57,3 +57,11 @@ def raw_weights(data):
     if data.dtype == dt:
         return data
     return data.view(np.uint8) if data.dtype.kind == "b" else data.astype(dt)
+
+
+def unit_scale(w, *more):
+    """``w`` and ``more`` multiplied by the power of two that brings ``w``'s largest magnitude
+    to [0.5, 1): exact (tiny weights lose no bits), and modularity does not change when every
+    weight is scaled by one constant."""
+    exp = np.frexp(np.abs(w).max())[1] if w.size else 0
+    return tuple(np.ldexp(x, -exp) for x in (w,) + more)

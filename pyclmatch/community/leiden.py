@@ -191,7 +191,7 @@ class DeviceLeiden(DeviceLouvain):
         """RefinePartition (Algorithm A.2) of P = C: R from singletons, rounds of
         ``refine_edges``, ``refine_choose``, ``refine_apply`` until no singleton moved and
         none waits for a round in which it may (at most :data:`MAX_ROUNDS`)."""
-        n, nnz, q = self.n, self.nnz, self.handle.queue
+        n, q = self.n, self.handle.queue
         with self.sched.step("refine"):
             self.R, self.aR, self.rsize = (self.empty(n, np.int32) for _ in range(3))
             tsz, self.tpos = self.empty(n, np.int32), self.empty(n + 1, np.int32)
