@@ -45,8 +45,7 @@
 <%
     heavy = int(context.get('heavy_degree', -1)) >= 0
     HEAVY_PARAMS = " HEAVY_PARAMS" if heavy else ""
-    LID = "LIGHT_ID()" if heavy else "(index_t)get_global_id(0)"
-    LSZ = "LIGHT_SIZE()" if heavy else "(index_t)get_global_size(0)"
+    EACH = "FOR_EACH_LIGHT_VERTEX" if heavy else "FOR_EACH_VERTEX"
 %>\
 #define NONE (-1)
 #define RELEASED (-2)
@@ -84,12 +83,6 @@ inline int level_runs(int top_down, int decide, int i, int frontier0, int unvisi
 }
 #define LEVEL_ARGS int decide, int batch_i, int frontier0, int unvisited0, float alpha, \
     int slot
-/* The frontier queues: fq holds two halves of qcap entries; the frontier that a batch starts
-   from is half qpar, qlen[0] columns long, and level i of a batch reads half (qpar + i) & 1
-   (qlen[i] columns) and appends the next frontier to the other half (its length qlen[i + 1]:
-   the host zeroes qlen[1..] before a batch and moves the last length to qlen[0]). */
-#define QUEUE_ARGS __global index_t *fq, volatile __global int *qlen, index_t qcap, int qpar
-#define QUEUE_OF(i) (fq + (((qpar + (i)) & 1) ? qcap : 0))
 #define LEVEL_GUARD(TD) \
     if (!level_runs(TD, decide, batch_i, frontier0, unvisited0, alpha, flags)) return
 
@@ -115,36 +108,29 @@ inline void add_group_counts(int k, int c0, int c1, int c2, __global int *dst,
 /* ATTACH: row y joins tree r through column x (updatePointers of MS-BFS-Graft's TopDown and
    BottomUp): parent[y] <- x; an unmatched y ends the tree's augmenting path (leaf[r] <- y if
    the tree has none yet, one compare-and-swap: the tree stops growing); a matched y brings
-   its mate into the tree and the next frontier (appended to the queue qout, its length at
-   *qtail). The caller has made y's root r (the claim). n_leaves counts the free rows claimed
-   (winners or not). */
+   its mate into the tree and the next frontier. The caller has made y's root r (the claim).
+   n_leaves counts the free rows claimed (winners or not). */
 <%def name="attach(y, x, r, level)">
                 parent[${y}] = ${x};
                 {
                     const index_t m = rmatch[${y}];
                     if (m == NONE) { atomic_cmpxchg(&leaf[${r}], NONE, ${y}); ++n_leaves; }
-                    else {
-                        croot[m] = ${r}; clevel[m] = ${level}; ++n_next;
-                        qout[atomic_inc(qtail)] = m;          /* the next frontier's queue */
-                    }
+                    else { croot[m] = ${r}; clevel[m] = ${level}; ++n_next; }
                 }
 </%def>
 
 /* RebuildForest (Step 3's rebuild, and the initial forest of MS-BFS-Graft): every unmatched
-   column is the root of a tree of its own in the frontier of `level` (queued in half qpar,
-   qlen[0] zeroed by the host), every other vertex is in no tree and every row unvisited. */
+   column is the root of a tree of its own in the frontier of `level`, every other vertex is
+   in no tree and every row unvisited. */
 __kernel void rebuild_forest(index_t nr, index_t nc, __global const index_t *cmatch,
                              __global index_t *croot, __global int *clevel,
-                             __global index_t *leaf, __global index_t *rroot, int level,
-                             QUEUE_ARGS)
+                             __global index_t *leaf, __global index_t *rroot, int level)
 {
-    __global index_t *qout = QUEUE_OF(0);
     FOR_EACH_VERTEX(x, nc) {
         const int unmatched = cmatch[x] == NONE;
         croot[x] = unmatched ? x : NONE;
         clevel[x] = unmatched ? level : -1;
         leaf[x] = NONE;
-        if (unmatched) qout[atomic_inc(qlen)] = x;        /* the frontier's queue */
     }
     FOR_EACH_VERTEX(y, nr) rroot[y] = NONE;
 }
@@ -159,27 +145,21 @@ ${attach("y", "x", "r", "level + 1")}
             }
 </%def>
 
-/* TopDown (Step 1, MS-BFS-Graft's top-down BFS step): every column x of the frontier (the
-   level's queue; clevel[x] == level) whose tree is still active claims its unvisited rows;
-   the tree stops growing once it has found an augmenting path (leaf[r] set, tested per
-   edge). The work-items stride over the queue, so a level costs its frontier, not the
-   columns. With a heavy tier a column of degree > HEAVY_DEGREE is expanded by a whole
-   work-group (its work-items claim rows j = start + lid, start + lid + lsz, ...; the heavy
-   list is short, so that tier still finds its frontier columns by their level). */
+/* TopDown (Step 1, MS-BFS-Graft's top-down BFS step): every column x of the frontier
+   (clevel[x] == level) whose tree is still active claims its unvisited rows; the tree stops
+   growing once it has found an augmenting path (leaf[r] set, tested per edge). With a heavy
+   tier a column of degree > HEAVY_DEGREE is expanded by a whole work-group (its work-items
+   claim rows j = start + lid, start + lid + lsz, ...). */
 __kernel void top_down(int level, __global const offset_t *cxadj,
                        __global const index_t *cadj, index_t nc,
                        __global const index_t *rmatch, __global index_t *croot,
                        __global int *clevel, volatile __global index_t *leaf,
                        volatile __global index_t *rroot, __global index_t *parent,
-                       __global int *flags, QUEUE_ARGS, LEVEL_ARGS ${HEAVY_PARAMS})
+                       __global int *flags, LEVEL_ARGS ${HEAVY_PARAMS})
 {
     __local int sums[3];
     int n_next = 0, n_leaves = 0;
     LEVEL_GUARD(1);
-    __global const index_t *qin = QUEUE_OF(batch_i);
-    __global index_t *qout = QUEUE_OF(batch_i + 1);
-    volatile __global int *qtail = qlen + batch_i + 1;
-    const index_t qn = qlen[batch_i];
 % if heavy:
     if (IN_HEAVY_TIER()) {
         <%common:heavy_vertices v="x" active="clevel[x] == level && IN_ACTIVE_TREE(croot[x])">
@@ -189,8 +169,8 @@ ${claim_edge("j")}
         </%common:heavy_vertices>
     } else
 % endif
-    for (index_t t = ${LID}; t < qn; t += ${LSZ}) {              /* the frontier's queue */
-        const index_t x = qin[t];
+    ${EACH}(x, nc) {
+        if (clevel[x] != level) continue;                      /* x in the frontier */
 % if heavy:
         if (IS_HEAVY(cxadj[x + 1] - cxadj[x])) continue;      /* the heavy tier's */
 % endif
@@ -222,14 +202,12 @@ __kernel void bottom_up(int level, __global const offset_t *rxadj,
                         __global const index_t *rmatch, volatile __global index_t *croot,
                         __global int *clevel, volatile __global index_t *leaf,
                         __global index_t *rroot, __global index_t *parent,
-                        __global int *flags, QUEUE_ARGS, LEVEL_ARGS)
+                        __global int *flags, LEVEL_ARGS)
 {
     __local int sums[3];
     int n_next = 0, n_leaves = 0;
     LEVEL_GUARD(0);
-    __global index_t *qout = QUEUE_OF(batch_i + 1);
-    volatile __global int *qtail = qlen + batch_i + 1;
-    for (index_t y = (index_t)get_global_id(0); y < nr; y += (index_t)get_global_size(0)) {
+    FOR_EACH_VERTEX(y, nr) {
         if (rroot[y] != NONE) continue;                         /* visited */
 ${find_active_neighbour("level + 1")}
     }
@@ -295,12 +273,10 @@ __kernel void graft(int level, __global const offset_t *rxadj, __global const in
                     index_t nr, __global const index_t *rmatch,
                     volatile __global index_t *croot, __global int *clevel,
                     volatile __global index_t *leaf, __global index_t *rroot,
-                    __global index_t *parent, __global int *flags, QUEUE_ARGS)
+                    __global index_t *parent, __global int *flags)
 {
     __local int sums[3];
     int n_next = 0, n_leaves = 0;
-    __global index_t *qout = QUEUE_OF(0);
-    volatile __global int *qtail = qlen;
     FOR_EACH_VERTEX(y, nr) {
         if (rroot[y] != RELEASED) continue;                     /* not renewable */
         rroot[y] = NONE;                                        /* visited[y] <- 0 */

@@ -195,12 +195,6 @@ class Forest:
         m.nr, m.nc, m.level = self.nr, self.nc, level
         m.stats = {k: 0 for k in ("phases", "bfs_levels", "top_down_levels", "paths",
                                   "bottom_up_levels", "grafts", "rebuilds")}
-        # the frontier's queue (kernels/ptg.cl.mako, QUEUE_ARGS): the columns of `level`
-        front = np.flatnonzero(np.asarray(clevel) == level).astype(np.int32)
-        m.fq = up(np.concatenate([front, np.zeros(2 * max(self.nc, 1) - front.size)]))
-        m.qlen = cla.to_device(self.q, np.array([front.size] + [0] * (m.batch_levels + 1),
-                                                np.int32))
-        m.qpar = 0
         m.unmatched = int(np.count_nonzero(np.asarray(cmatch) == NONE))
         m.frontier = m.unvisited = m.grafted_leaves = 0
         return self

@@ -20,10 +20,7 @@ exactly those reachable from unmatched columns: they are the König cover's ``bf
 (no extra BFS). BFS levels go in batches of doubling size (``batch_levels``, default 16 on
 GPUs, 8 on CPUs) between two read-backs of their counters: the alpha rule is applied on the
 device from the previous level's counts (both directions are launched, one returns at
-once); a phase adds one read-back for Steps 2-3 and one for Graft. The frontier is kept as
-a queue of its columns (appended as they join it), so that a top-down level, on a bounded
-grid, costs the frontier's edges and not a pass over every column: high-diameter graphs
-(meshes) run thousands of levels with small frontiers.
+once); a phase adds one read-back for Steps 2-3 and one for Graft.
 
 Parameters: ``work_group_size``, ``ct_work_items``, ``mode`` (``"ct"``/``"mt"``; default CT on
 CPU devices, MT on GPUs), ``alpha`` (default 5, the paper's), ``heavy_degree`` and
@@ -31,7 +28,6 @@ CPU devices, MT on GPUs), ``alpha`` (default 5, the paper's), ``heavy_degree`` a
 ``batch_levels`` (1: a read-back per level, the host's rule).
 """
 import numpy as np
-import pyopencl as cl
 import pyopencl.array as cla
 
 from ..errors import IterationLimitError
@@ -117,31 +113,12 @@ class TreeGraftingMatcher(Launcher):
         self.clevel = cla.empty(q, max(self.nc, 1), np.int32)
         self.leaf = cla.empty(q, max(self.nc, 1), idt)
         self.flags = cla.empty(q, F_BATCH + 2 * self.batch_levels, np.int32)
-        # the frontier queues (two halves of nc columns) and their lengths, one per level of a
-        # batch and one more (kernels/ptg.cl.mako, QUEUE_ARGS); the frontier is half qpar
-        self.fq = cla.empty(q, 2 * max(self.nc, 1), idt)
-        self.qlen = cla.empty(q, self.batch_levels + 2, np.int32)
-        self.qpar = 0
         self.host = np.zeros(F_BATCH + 2 * self.batch_levels, np.int32)
         self.level = 0
         self.frontier = self.unvisited = self.unmatched = self.grafted_leaves = 0
         self.stats = {"phases": 0, "bfs_levels": 0, "bfs_levels_launched": 0,
                       "top_down_levels": 0, "bottom_up_levels": 0, "grafts": 0,
                       "rebuilds": 0, "paths": 0, "cover_phases": 0}
-
-    def _queue(self, zero_from, zero_to=None):
-        """The queue arguments of a launch (QUEUE_ARGS), with the lengths ``zero_from`` to
-        ``zero_to`` (default: that one) zeroed before it."""
-        zero_to = zero_from + 1 if zero_to is None else zero_to
-        self.sched.fill("ptg-bfs", self.qlen[zero_from:zero_to], 0)
-        return (self.fq.data, self.qlen.data, np.int32(max(self.nc, 1)), np.int32(self.qpar))
-
-    def _next_frontier(self, levels):
-        """After ``levels`` levels: the frontier they left becomes the one the next starts
-        from (its length moved to qlen[0], its half the current one)."""
-        cl.enqueue_copy(self.handle.queue, self.qlen.data, self.qlen.data, byte_count=4,
-                        src_offset=4 * levels, dst_offset=0)
-        self.qpar = (self.qpar + levels) & 1
 
     def rebuild_forest(self):
         """RebuildForest (and the initial forest): a tree per unmatched column, in the
@@ -152,7 +129,7 @@ class TreeGraftingMatcher(Launcher):
         self.sched.launch("ptg-forest", self.kernel("rebuild_forest"), self.global_size(n),
                           self.wg, np.int32(self.nr), np.int32(self.nc), self.cmatch.data,
                           self.croot.data, self.clevel.data, self.leaf.data,
-                          self.rroot.data, np.int32(self.level), *self._queue(0))
+                          self.rroot.data, np.int32(self.level))
         if self.stats["phases"] == 0:
             self.sched.fill("ptg-forest", self.flags, 0)
             self.count_forest()
@@ -184,7 +161,6 @@ class TreeGraftingMatcher(Launcher):
                 (self.top_down if self._top_down_next() else self.bottom_up)()
                 self.level += 1
                 counts = self.sched.read("ptg-bfs", self.host[:2], self.flags.data)
-                self._next_frontier(1)
             else:
                 counts = self.enqueue_levels(batch)
             for i in range(batch):
@@ -212,7 +188,6 @@ class TreeGraftingMatcher(Launcher):
         runs one (LEVEL_GUARD), then one read-back of their counts; returns the counts."""
         sched = self.sched
         sched.fill("ptg-bfs", self.flags[F_BATCH:F_BATCH + 2 * batch], 0)
-        self._level_queue = self._queue(1, batch + 1)
         f0, u0, alpha = np.int32(self.frontier), np.int32(self.unvisited), np.float32(self.alpha)
         for i in range(batch):
             guard = (np.int32(1), np.int32(i), f0, u0, alpha, np.int32(F_BATCH + 2 * i))
@@ -220,14 +195,12 @@ class TreeGraftingMatcher(Launcher):
             self._bottom_up(guard)
             self.level += 1
         self.stats["bfs_levels_launched"] = self.stats.get("bfs_levels_launched", 0) + batch
-        self._next_frontier(batch)     # (levels after the BFS's end leave an empty queue)
         return sched.read("ptg-bfs", self.host[F_BATCH:F_BATCH + 2 * batch],
                           self.flags.data, offset=4 * F_BATCH)
 
     def _single(self):
         """The guard arguments of a single level chosen by the host (counts at F_NEXT)."""
         self.sched.fill("ptg-bfs", self.flags[:2], 0)
-        self._level_queue = self._queue(1)
         return (np.int32(0), np.int32(0), np.int32(0), np.int32(0), np.float32(1),
                 np.int32(F_NEXT))
 
@@ -237,19 +210,13 @@ class TreeGraftingMatcher(Launcher):
         self.stats["top_down_levels"] += 1
         self._top_down(self._single())
 
-    def bounded(self, n):
-        """The work-items of a launch over ``n`` items that the device may find few of (the
-        frontier's queue, or a level the device's rule skips): at most the device's constant
-        grid, the kernel striding over the rest."""
-        return max(1, min(int(n), self.handle.constant_grid(self.wg)))
-
     def _top_down(self, guard):
         dg = self.dg
-        self.launch(self.sched, "ptg-top-down", self.kernel("top_down"), "cols",
-                    self.bounded(self.nc), np.int32(self.level), dg.col_ptr.data,
-                    dg.col_ind.data, np.int32(self.nc), self.rmatch.data, self.croot.data,
-                    self.clevel.data, self.leaf.data, self.rroot.data, self.parent.data,
-                    self.flags.data, *self._level_queue, *guard)
+        self.launch(self.sched, "ptg-top-down", self.kernel("top_down"), "cols", self.nc,
+                    np.int32(self.level), dg.col_ptr.data, dg.col_ind.data,
+                    np.int32(self.nc), self.rmatch.data, self.croot.data, self.clevel.data,
+                    self.leaf.data, self.rroot.data, self.parent.data, self.flags.data,
+                    *guard)
 
     def bottom_up(self):
         """BottomUp: every unvisited row joins an active tree next to it, if any (one level
@@ -260,11 +227,10 @@ class TreeGraftingMatcher(Launcher):
     def _bottom_up(self, guard):
         dg = self.dg
         self.sched.launch("ptg-bottom-up", self.kernel("bottom_up"),
-                          self.bounded(self.global_size(self.nr)), self.wg,
-                          np.int32(self.level), dg.row_ptr.data, dg.row_ind.data,
-                          np.int32(self.nr), self.rmatch.data, self.croot.data,
-                          self.clevel.data, self.leaf.data, self.rroot.data, self.parent.data,
-                          self.flags.data, *self._level_queue, *guard)
+                          self.global_size(self.nr), self.wg, np.int32(self.level),
+                          dg.row_ptr.data, dg.row_ind.data, np.int32(self.nr),
+                          self.rmatch.data, self.croot.data, self.clevel.data, self.leaf.data,
+                          self.rroot.data, self.parent.data, self.flags.data, *guard)
 
     def augment(self):
         """Step 2 (Augment): flip the path of every tree that found one; then the counts of
@@ -316,8 +282,7 @@ class TreeGraftingMatcher(Launcher):
         sched.launch("ptg-graft", self.kernel("graft"), self.global_size(self.nr), self.wg,
                      np.int32(self.level), dg.row_ptr.data, dg.row_ind.data,
                      np.int32(self.nr), self.rmatch.data, self.croot.data, self.clevel.data,
-                     self.leaf.data, self.rroot.data, self.parent.data, self.flags.data,
-                     *self._queue(0))
+                     self.leaf.data, self.rroot.data, self.parent.data, self.flags.data)
         host = sched.read("ptg-graft", self.host[:2], self.flags.data)
         grafted, self.grafted_leaves = int(host[F_NEXT]), int(host[F_LEAVES])
         self.frontier = grafted
