@@ -1,0 +1,105 @@
+<%doc>
+  Bertsekas' auction algorithm for the assignment problem, Jacobi (parallel) bidding, on a
+  square sparse problem of n rows (bidders) and n columns (objects) with integer benefits:
+  row i may take column col[e] for e in ptr[i] .. ptr[i+1]-1 with benefit a[e] (long), and
+  maximises the total benefit. Prices price[j] (long) only rise. One bidding round is three
+  launches: auction_bid (the rows bid), auction_tie (the highest bid of a column is kept,
+  ties to the smaller row), auction_assign (the columns take their bids). The host runs the
+  rounds of one epsilon-scaling phase until no row bids (flags[0] < the round's pass).
+  Template values: those of common.cl.mako (mode "ct": strided loops).
+  Arrays: row_match[n] (-1 unassigned), owner[n] (the row a column is assigned to, -1),
+  bid_col[n], bid[n] (a row's bid of the round), col_bid[n] (LONG_MIN: none),
+  col_winner[n] (INT_MAX: none), flags[2] (flags[0]: the last pass in which a row bid;
+  flags[1]: a price passed PRICE_LIMIT).
+</%doc>
+<%include file="common.cl.mako"/>
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+#define NO_BID LONG_MIN
+#define NO_WINNER INT_MAX
+/* prices above this may overflow a later bid: the host stops and says so */
+#define PRICE_LIMIT (LONG_MAX / 4)
+
+/* Bidding (Bertsekas' forward auction, step 1): every unassigned row i finds its best value
+   best = a_ij - p_j over its entries, its column j, and the second-best value second; its
+   bid for j is p_j + (best - second) + eps (a row with one entry bids p_j + lonely + eps).
+   The column keeps the highest bid (one 64-bit atomic maximum per bid). */
+__kernel void auction_bid(index_t n, __global const offset_t *ptr,
+                          __global const index_t *col, __global const long *a,
+                          __global const long *price, __global const index_t *row_match,
+                          __global index_t *bid_col, __global long *bid,
+                          __global long *col_bid, long eps, long lonely, int pass,
+                          __global int *flags)
+{
+    int bids = 0;
+    FOR_EACH_VERTEX(i, n) {
+        if (row_match[i] >= 0) continue;
+        long best = NO_BID, second = NO_BID;
+        index_t bj = -1;
+        for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
+            const index_t j = col[e];
+            const long val = a[e] - price[j];
+            if (val > best) { second = best; best = val; bj = j; }
+            else if (val > second) second = val;
+        }
+        if (bj < 0) continue;
+        const long b = price[bj] + (second == NO_BID ? lonely : best - second) + eps;
+        bid_col[i] = bj;
+        bid[i] = b;
+        atom_max(&col_bid[bj], b);
+        bids = 1;
+    }
+    if (bids) flags[0] = pass;
+}
+
+/* Bidding, ties: of the rows whose bid equals their column's highest, the smallest wins. */
+__kernel void auction_tie(index_t n, __global const index_t *row_match,
+                          __global const index_t *bid_col, __global const long *bid,
+                          __global const long *col_bid, __global index_t *col_winner)
+{
+    FOR_EACH_VERTEX(i, n) {
+        if (row_match[i] >= 0) continue;
+        const index_t j = bid_col[i];
+        if (bid[i] == col_bid[j]) atomic_min(&col_winner[j], i);
+    }
+}
+
+/* Assignment (step 2): every column that received bids takes the highest, raises its price
+   to it and is assigned to its bidder; the row it was assigned to becomes unassigned. */
+__kernel void auction_assign(index_t n, __global index_t *row_match, __global index_t *owner,
+                             __global long *price, __global long *col_bid,
+                             __global index_t *col_winner, __global int *flags)
+{
+    FOR_EACH_VERTEX(j, n) {
+        const index_t w = col_winner[j];
+        if (w == NO_WINNER) continue;
+        const index_t old = owner[j];
+        if (old >= 0) row_match[old] = -1;
+        owner[j] = w;
+        row_match[w] = j;
+        price[j] = col_bid[j];
+        if (col_bid[j] > PRICE_LIMIT) flags[1] = 1;
+        col_bid[j] = NO_BID;
+        col_winner[j] = NO_WINNER;
+    }
+}
+
+/* Epsilon-scaling, start of a phase: the rows whose assignment is not eps-optimal at the
+   current prices (a_im - p_m < max_k (a_ik - p_k) - eps) are unassigned, and their columns. */
+__kernel void auction_release(index_t n, __global const offset_t *ptr,
+                              __global const index_t *col, __global const long *a,
+                              __global const long *price, __global index_t *row_match,
+                              __global index_t *owner, long eps)
+{
+    FOR_EACH_VERTEX(i, n) {
+        const index_t m = row_match[i];
+        if (m < 0) continue;
+        long best = NO_BID, mine = NO_BID;
+        for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
+            const long val = a[e] - price[col[e]];
+            best = max(best, val);
+            if (col[e] == m) mine = val;
+        }
+        if (mine < best - eps) { row_match[i] = -1; owner[m] = -1; }
+    }
+}

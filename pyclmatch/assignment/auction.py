@@ -1,0 +1,162 @@
+"""Bertsekas' auction algorithm with epsilon-scaling, Jacobi (parallel) bidding, on the device
+(kernels in ``kernels/auction.cl.mako``).
+
+The auction solves a square sparse problem in the maximisation form with integer benefits
+(:func:`integer_benefits`): the minimisation costs ``c`` become ``a = (max c - c) * s``, with
+``s = n + 1`` for integer costs whose range allows it (then a final ``eps = 1`` makes the
+answer exactly optimal: Bertsekas' ``eps < 1/n`` rule) and otherwise ``s`` the factor that
+spreads the cost range over :data:`BENEFIT_BITS` bits (the answer is then optimal for the
+rounded benefits, within ``n`` units of them, and made exactly optimal by
+:mod:`pyclmatch.assignment.finish`). The prices ``p`` become the minimisation form's column
+potentials ``v = -p / s``.
+
+One scaling phase: the rows whose assignment is not ``eps``-optimal at the current prices
+are released (``auction_release``; every row in the first phase), then bidding rounds run
+until every row is assigned: each unassigned row bids for its best column (``auction_bid``),
+each column keeps its highest bid (``auction_tie``) and takes it (``auction_assign``).
+``eps`` shrinks by ``scaling`` per phase down to 1.
+"""
+import numpy as np
+
+from ..engine.family import KernelFamily
+from ..engine.indices import offset_type, require_offset64
+from ..errors import IterationLimitError
+
+TEMPLATE = "auction.cl.mako"
+#: the rounded benefits span at most 2**BENEFIT_BITS (less for large problems: the prices
+#: must stay far below 2**63)
+BENEFIT_BITS = 40
+NO_BID = np.iinfo(np.int64).min
+NO_WINNER = np.iinfo(np.int32).max
+
+
+def integer_benefits(cost, n):
+    """``(a, s, exact)``: the integer benefits (int64) of the minimisation costs ``cost`` of
+    a square problem of size ``n``, their scale ``s`` and whether they are the costs exactly
+    (integer costs scaled by ``n + 1``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a, s, exact = integer_benefits(np.array([3.0, 1.0, 2.0]), 2)
+    >>> a.tolist(), s, exact
+    ([0, 6, 3], 3.0, True)
+    """
+    if not cost.size:
+        return np.zeros(0, np.int64), 1.0, True
+    top = int(min(2 ** BENEFIT_BITS, 2 ** 60 // (4 * (n + 1))))
+    cmax = float(cost.max())
+    rng = cmax - float(cost.min())
+    integral = bool(np.all(cost == np.rint(cost))) and np.abs(cost).max() < 2 ** 52
+    if integral and rng * (n + 1) <= top:
+        s, exact = float(n + 1), True
+    elif rng == 0:
+        s, exact = 1.0, True
+    else:
+        s, exact = top / rng, False
+    a = np.rint((cmax - cost) * s).astype(np.int64)
+    return a, s, exact
+
+
+class AuctionMatcher(KernelFamily):
+    """The auction on one device: :meth:`run` uploads the problem, runs the scaling phases
+    and returns the assignment and the prices.
+
+    Examples
+    --------
+    >>> import numpy as np, pyclmatch
+    >>> from pyclmatch.engine.scheduler import Scheduler
+    >>> h = pyclmatch.get_device("cpu")
+    >>> ptr, ind = np.array([0, 2, 4]), np.array([0, 1, 0, 1], np.int32)
+    >>> drv = AuctionMatcher(h, nnz=4)
+    >>> rm, price, stats = drv.run(ptr, ind, np.array([3, 1, 2, 0], np.int64), Scheduler(h))
+    >>> rm.tolist()
+    [0, 1]
+    """
+
+    TEMPLATE = TEMPLATE
+    KERNELS = ("auction_bid", "auction_tie", "auction_assign", "auction_release")
+
+    def __init__(self, handle, nnz, scaling=8, work_group_size=None):
+        ot, self.odt = offset_type(nnz)
+        if ot == "long":
+            require_offset64(handle)
+        super().__init__(handle, index_t="int", offset_t=ot, mode="ct")
+        self.wg = int(work_group_size or handle.default_work_group_size())
+        self.scaling = int(scaling)
+
+    def grid(self, n):
+        return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
+
+    def upload(self, indptr, indices, a, sched):
+        """The problem and the auction's state on the device; every row unassigned."""
+        h, n = self.handle, indptr.size - 1
+        with sched.step("upload"):
+            self.n = n
+            self.ptr = h.to_device(indptr.astype(self.odt))
+            self.col = h.to_device(np.ascontiguousarray(indices, np.int32))
+            self.a = h.to_device(np.ascontiguousarray(a, np.int64))
+            self.price = self.empty(max(n, 1), np.int64)
+            self.row_match, self.owner, self.bid_col, self.col_winner = (
+                self.empty(max(n, 1)) for _ in range(4))
+            self.bid, self.col_bid = (self.empty(max(n, 1), np.int64) for _ in range(2))
+            self.flags = self.empty(2)
+        for buf, value, dt in ((self.price, 0, np.int64), (self.row_match, -1, np.int32),
+                               (self.owner, -1, np.int32), (self.col_bid, NO_BID, np.int64),
+                               (self.col_winner, NO_WINNER, np.int32),
+                               (self.flags, 0, np.int32)):
+            sched.fill("init", buf, value, dt)
+
+    def release(self, eps, sched):
+        """Epsilon-scaling: unassign the rows that are not ``eps``-optimal any more."""
+        sched.launch("release", self.kernel("auction_release"), self.grid(self.n), self.wg,
+                     np.int32(self.n), self.ptr.data, self.col.data, self.a.data,
+                     self.price.data, self.row_match.data, self.owner.data, np.int64(eps))
+
+    def bidding(self, eps, lonely, sched, stats):
+        """Bidding rounds (bid, ties, assignment) until every row is assigned; returns the
+        rounds run."""
+        g, wg, n = self.grid(self.n), self.wg, np.int32(self.n)
+        bid = sched.bind("bid", self.kernel("auction_bid"), g, wg, n, self.ptr.data,
+                         self.col.data, self.a.data, self.price.data, self.row_match.data,
+                         self.bid_col.data, self.bid.data, self.col_bid.data, np.int64(eps),
+                         np.int64(lonely), np.int32(0), self.flags.data)
+        tie = sched.bind("tie", self.kernel("auction_tie"), g, wg, n, self.row_match.data,
+                         self.bid_col.data, self.bid.data, self.col_bid.data,
+                         self.col_winner.data)
+        assign = sched.bind("assign", self.kernel("auction_assign"), g, wg, n,
+                            self.row_match.data, self.owner.data, self.price.data,
+                            self.col_bid.data, self.col_winner.data, self.flags.data)
+
+        def step():
+            stats["rounds"] += 1
+            bid((11, np.int32(stats["rounds"])))
+            tie()
+            assign()
+            return stats["rounds"]
+        passes, flags = sched.converge("auction", step, self.flags, "the auction's bidding "
+                                       "rounds", 50 * self.n + 100000)
+        if flags[1]:
+            raise IterationLimitError("the auction's prices grew past 2**61 (please report "
+                                      "this matrix)")
+        return passes
+
+    def run(self, indptr, indices, a, sched):
+        """The auction of the square problem ``(indptr, indices, a)`` (benefits, maximised);
+        returns ``(row_match int32, price int64, stats)`` on the host."""
+        stats = {"phases": 0, "rounds": 0}
+        self.upload(indptr, indices, a, sched)
+        span = int(a.max() - a.min()) if a.size else 0
+        eps = max(1, span // self.scaling)
+        while self.n:
+            if stats["phases"]:
+                self.release(eps, sched)
+            stats["phases"] += 1
+            self.bidding(eps, max(span, 1), sched, stats)
+            if eps == 1:
+                break
+            eps = max(1, eps // self.scaling)
+        with sched.step("download"):
+            rm = self.handle.download(self.row_match)[:self.n]
+            price = self.handle.download(self.price)[:self.n]
+        return rm, price, stats
