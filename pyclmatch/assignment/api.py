@@ -188,11 +188,13 @@ def min_weight_full_bipartite_matching(biadjacency_matrix, maximize=False):
         p = take_in(A, maximize=bool(maximize), full=True, drop_zeros=True)
         nr, nc = p.shape
         if min(nr, nc) == 0:
-            return np.zeros(0, np.int64), np.zeros(0, np.int32)
+            empty = (np.zeros(0, np.int64), np.zeros(0, np.int32))
+            return empty if nr <= nc else empty[::-1]
         res = assignment(p.csr() if not p.maximize else -p.csr(), maximize=bool(maximize))
     if nr <= nc:
         return np.arange(nr), res.row_match.astype(np.int32)
-    return res.col_match.astype(np.int32), np.arange(nc)
+    rows, cols = res.pairs                      # (scipy: by row, the row indices int32)
+    return rows.astype(np.int32), cols.astype(np.int64)
 
 
 def linear_sum_assignment(cost_matrix, maximize=False):

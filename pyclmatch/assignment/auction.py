@@ -148,14 +148,15 @@ class AuctionMatcher(KernelFamily):
         self.upload(indptr, indices, a, sched)
         span = int(a.max() - a.min()) if a.size else 0
         eps = max(1, span // self.scaling)
-        while self.n:
-            if stats["phases"]:
-                self.release(eps, sched)
-            stats["phases"] += 1
-            self.bidding(eps, max(span, 1), sched, stats)
-            if eps == 1:
-                break
-            eps = max(1, eps // self.scaling)
+        with sched.step("auction"):
+            while self.n:
+                if stats["phases"]:
+                    self.release(eps, sched)
+                stats["phases"] += 1
+                self.bidding(eps, max(span, 1), sched, stats)
+                if eps == 1:
+                    break
+                eps = max(1, eps // self.scaling)
         with sched.step("download"):
             rm = self.handle.download(self.row_match)[:self.n]
             price = self.handle.download(self.price)[:self.n]
