@@ -9,8 +9,9 @@
   Template values: those of common.cl.mako (mode "ct": strided loops).
   Arrays: row_match[n] (-1 unassigned), owner[n] (the row a column is assigned to, -1),
   bid_col[n], bid[n] (a row's bid of the round), col_bid[n] (LONG_MIN: none),
-  col_winner[n] (INT_MAX: none), flags[2] (flags[0]: the last pass in which a row bid;
-  flags[1]: a price passed PRICE_LIMIT).
+  col_winner[n] (INT_MAX: none), flags[3] (flags[0]: the last pass in which a row bid;
+  flags[1]: a price passed PRICE_LIMIT; flags[2]: the unassigned rows, kept by the kernels
+  from the count the host sets at the start of a phase).
 </%doc>
 <%include file="common.cl.mako"/>
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
@@ -70,11 +71,13 @@ __kernel void auction_assign(index_t n, __global index_t *row_match, __global in
                              __global long *price, __global long *col_bid,
                              __global index_t *col_winner, __global int *flags)
 {
+    int filled = 0;
     FOR_EACH_VERTEX(j, n) {
         const index_t w = col_winner[j];
         if (w == NO_WINNER) continue;
         const index_t old = owner[j];
         if (old >= 0) row_match[old] = -1;
+        else ++filled;
         owner[j] = w;
         row_match[w] = j;
         price[j] = col_bid[j];
@@ -82,6 +85,7 @@ __kernel void auction_assign(index_t n, __global index_t *row_match, __global in
         col_bid[j] = NO_BID;
         col_winner[j] = NO_WINNER;
     }
+    if (filled) atomic_sub(&flags[2], filled);
 }
 
 /* Epsilon-scaling, start of a phase: the rows whose assignment is not eps-optimal at the
@@ -89,8 +93,9 @@ __kernel void auction_assign(index_t n, __global index_t *row_match, __global in
 __kernel void auction_release(index_t n, __global const offset_t *ptr,
                               __global const index_t *col, __global const long *a,
                               __global const long *price, __global index_t *row_match,
-                              __global index_t *owner, long eps)
+                              __global index_t *owner, long eps, __global int *flags)
 {
+    int released = 0;
     FOR_EACH_VERTEX(i, n) {
         const index_t m = row_match[i];
         if (m < 0) continue;
@@ -100,6 +105,88 @@ __kernel void auction_release(index_t n, __global const offset_t *ptr,
             best = max(best, val);
             if (col[e] == m) mine = val;
         }
-        if (mine < best - eps) { row_match[i] = -1; owner[m] = -1; }
+        if (mine < best - eps) { row_match[i] = -1; owner[m] = -1; ++released; }
     }
+    if (released) atomic_add(&flags[2], released);
+}
+
+/* The auction's tail in one work-group: when at most get_local_size(0) rows are unassigned,
+   the bidding rounds (the same three steps, one work-item per unassigned row, a barrier
+   between steps) run inside one launch instead of three launches a round, for up to
+   max_rounds rounds. The unassigned rows are kept in a local list: the losers of a round and
+   the rows its winners displaced. flags[2] ends as the rows still unassigned. */
+__kernel void auction_tail(index_t n, __global const offset_t *ptr,
+                           __global const index_t *col, __global const long *a,
+                           __global long *price, __global index_t *row_match,
+                           __global index_t *owner, __global long *col_bid,
+                           __global index_t *col_winner, __global index_t *bid_col,
+                           __global long *bid, long eps, long lonely,
+                           int max_rounds, __global int *flags, __local index_t *lists)
+{
+    __local int count, next;
+    const int lid = get_local_id(0), lsz = get_local_size(0);
+    __local index_t *now = lists, *later = lists + lsz;
+    if (lid == 0) count = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* (every work-item adds 0 or 1, outside any branch: see common.cl.mako's heavy tier on
+       PoCL's local atomics) */
+    for (index_t base = 0; base < n; base += lsz) {
+        const index_t i = base + lid;
+        const int take = i < n && row_match[i] < 0;
+        const int k = atomic_add(&count, take);
+        if (take && k < lsz) now[k] = i;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (count > lsz) return;                  /* (the host asks only with <= lsz rows) */
+    for (int round = 0; round < max_rounds && count > 0; ++round) {
+        index_t bj = -1;
+        long b = 0;
+        if (lid < count) {
+            const index_t i = now[lid];
+            long best = NO_BID, second = NO_BID;
+            for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
+                const index_t j = col[e];
+                const long val = a[e] - price[j];
+                if (val > best) { second = best; best = val; bj = j; }
+                else if (val > second) second = val;
+            }
+            b = price[bj] + (second == NO_BID ? lonely : best - second) + eps;
+            bid_col[i] = bj;
+            bid[i] = b;
+            atom_max(&col_bid[bj], b);
+        }
+        if (lid == 0) next = 0;
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        /* (the round's bid is read back from global memory after each barrier: values kept
+           in private variables across barriers came back wrong on PoCL) */
+        if (lid < count && bid[now[lid]] == col_bid[bid_col[now[lid]]])
+            atomic_min(&col_winner[bid_col[now[lid]]], now[lid]);
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        const int won = lid < count && col_winner[bid_col[now[lid]]] == now[lid];
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        index_t old = -1;
+        const index_t i = lid < count ? now[lid] : 0;
+        const int mine = lid < count;
+        if (won) {
+            bj = bid_col[i];
+            b = bid[i];
+            old = owner[bj];
+            owner[bj] = i;
+            row_match[i] = bj;
+            price[bj] = b;
+            if (b > PRICE_LIMIT) flags[1] = 1;
+            col_bid[bj] = NO_BID;
+            col_winner[bj] = NO_WINNER;
+            if (old >= 0) row_match[old] = -1;
+        }
+        /* the next round's rows: the losers and the rows the winners displaced */
+        const int take = won ? old >= 0 : mine;
+        const int k = atomic_add(&next, take);
+        if (take) later[k] = won ? old : i;
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) count = next;
+        __local index_t *t = now; now = later; later = t;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) flags[2] = count;
 }

@@ -17,6 +17,7 @@ each column keeps its highest bid (``auction_tie``) and takes it (``auction_assi
 ``eps`` shrinks by ``scaling`` per phase down to 1.
 """
 import numpy as np
+import pyopencl as cl
 
 from ..engine.family import KernelFamily
 from ..engine.indices import offset_type, require_offset64
@@ -38,6 +39,7 @@ def integer_benefits(cost, n):
     Examples
     --------
     >>> import numpy as np
+import pyopencl as cl
     >>> a, s, exact = integer_benefits(np.array([3.0, 1.0, 2.0]), 2)
     >>> a.tolist(), s, exact
     ([0, 6, 3], 3.0, True)
@@ -75,7 +77,8 @@ class AuctionMatcher(KernelFamily):
     """
 
     TEMPLATE = TEMPLATE
-    KERNELS = ("auction_bid", "auction_tie", "auction_assign", "auction_release")
+    KERNELS = ("auction_bid", "auction_tie", "auction_assign", "auction_release",
+               "auction_tail")
 
     def __init__(self, handle, nnz, scaling=8, work_group_size=None):
         ot, self.odt = offset_type(nnz)
@@ -84,6 +87,8 @@ class AuctionMatcher(KernelFamily):
         super().__init__(handle, index_t="int", offset_t=ot, mode="ct")
         self.wg = int(work_group_size or handle.default_work_group_size())
         self.scaling = int(scaling)
+        #: the most unassigned rows that the one-work-group tail takes
+        self.tail = int(min(256 if handle.is_cpu else 1024, handle.max_work_group_size))
 
     def grid(self, n):
         return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
@@ -100,22 +105,24 @@ class AuctionMatcher(KernelFamily):
             self.row_match, self.owner, self.bid_col, self.col_winner = (
                 self.empty(max(n, 1)) for _ in range(4))
             self.bid, self.col_bid = (self.empty(max(n, 1), np.int64) for _ in range(2))
-            self.flags = self.empty(2)
+            self.flags = h.to_device(np.array([0, 0, n], np.int32), read_only=False)
         for buf, value, dt in ((self.price, 0, np.int64), (self.row_match, -1, np.int32),
                                (self.owner, -1, np.int32), (self.col_bid, NO_BID, np.int64),
-                               (self.col_winner, NO_WINNER, np.int32),
-                               (self.flags, 0, np.int32)):
+                               (self.col_winner, NO_WINNER, np.int32)):
             sched.fill("init", buf, value, dt)
 
     def release(self, eps, sched):
         """Epsilon-scaling: unassign the rows that are not ``eps``-optimal any more."""
         sched.launch("release", self.kernel("auction_release"), self.grid(self.n), self.wg,
                      np.int32(self.n), self.ptr.data, self.col.data, self.a.data,
-                     self.price.data, self.row_match.data, self.owner.data, np.int64(eps))
+                     self.price.data, self.row_match.data, self.owner.data, np.int64(eps),
+                     self.flags.data)
 
     def bidding(self, eps, lonely, sched, stats):
-        """Bidding rounds (bid, ties, assignment) until every row is assigned; returns the
-        rounds run."""
+        """Bidding rounds (bid, ties, assignment) until every row is assigned: launched three
+        kernels a round, and once few rows are left (at most ``tail``) in one work-group
+        (:meth:`tail_rounds`). The unassigned rows are read back after each chunk of rounds
+        (1, 2, 4, then 8 rounds)."""
         g, wg, n = self.grid(self.n), self.wg, np.int32(self.n)
         bid = sched.bind("bid", self.kernel("auction_bid"), g, wg, n, self.ptr.data,
                          self.col.data, self.a.data, self.price.data, self.row_match.data,
@@ -127,19 +134,39 @@ class AuctionMatcher(KernelFamily):
         assign = sched.bind("assign", self.kernel("auction_assign"), g, wg, n,
                             self.row_match.data, self.owner.data, self.price.data,
                             self.col_bid.data, self.col_winner.data, self.flags.data)
+        chunk, flags = 1, np.zeros(3, np.int32)
+        while True:
+            left = self._left(sched, flags)
+            if left and left <= self.tail:
+                self.tail_rounds(eps, lonely, sched, stats)
+                left = self._left(sched, flags)
+            if not left:
+                return
+            for _ in range(chunk):
+                stats["rounds"] += 1
+                bid((11, np.int32(stats["rounds"])))
+                tie()
+                assign()
+            chunk = min(2 * chunk, 8)
+            sched.tick("auction rounds", 50 * self.n + 100000)
 
-        def step():
-            stats["rounds"] += 1
-            bid((11, np.int32(stats["rounds"])))
-            tie()
-            assign()
-            return stats["rounds"]
-        passes, flags = sched.converge("auction", step, self.flags, "the auction's bidding "
-                                       "rounds", 50 * self.n + 100000)
+    def _left(self, sched, flags):
+        """The unassigned rows (one read-back); raises when a price grew too large."""
+        sched.read("auction", flags, self.flags.data)
         if flags[1]:
             raise IterationLimitError("the auction's prices grew past 2**61 (please report "
                                       "this matrix)")
-        return passes
+        return int(flags[2])
+
+    def tail_rounds(self, eps, lonely, sched, stats, max_rounds=1 << 14):
+        """Up to ``max_rounds`` bidding rounds in one work-group (``auction_tail``)."""
+        t = self.tail
+        sched.launch("tail", self.kernel("auction_tail"), t, t, np.int32(self.n),
+                     self.ptr.data, self.col.data, self.a.data, self.price.data,
+                     self.row_match.data, self.owner.data, self.col_bid.data,
+                     self.col_winner.data, self.bid_col.data, self.bid.data, np.int64(eps),
+                     np.int64(lonely), np.int32(max_rounds), self.flags.data, cl.LocalMemory(8 * t))
+        stats["tail_launches"] = stats.get("tail_launches", 0) + 1
 
     def run(self, indptr, indices, a, sched):
         """The auction of the square problem ``(indptr, indices, a)`` (benefits, maximised);

@@ -30,8 +30,10 @@ import numpy as np
 #: the finishing step's tolerance on a reduced cost, relative to the largest magnitude of
 #: the costs and potentials (a few thousand float64 rounding units)
 SLACK = 2.0 ** -40
-#: passes of :func:`tighten` before the finishing step augments instead
-TIGHTEN_PASSES = 64
+#: bounds of :func:`tighten` before the finishing step augments instead: passes, and rows
+#: visited per row of the problem
+TIGHTEN_PASSES = 4096
+TIGHTEN_WORK = 32
 
 
 def scale_of(cost, *pots):
@@ -68,7 +70,11 @@ def tighten(indptr, indices, cost, rm, v, tol, passes=TIGHTEN_PASSES):
     rows_of = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
     u = cost[pos] - v[rm]
     frontier = np.arange(n)
+    work = 0
     for k in range(passes):
+        work += frontier.size
+        if work > TIGHTEN_WORK * n:
+            break
         e = _row_entries(indptr, frontier)
         cand = cost[e] - u[rows_of[e]]
         neg = cand < v[indices[e]] - tol
@@ -78,7 +84,7 @@ def tighten(indptr, indices, cost, rm, v, tol, passes=TIGHTEN_PASSES):
         np.minimum.at(v, cols, cand[neg])
         frontier = cm[np.unique(cols)]
         u[frontier] = cost[pos[frontier]] - v[rm[frontier]]
-    return False, u, v, passes
+    return False, u, v, k + 1
 
 
 def augment(s, lists, u, v, rm, cm, mpos):
