@@ -256,7 +256,8 @@ def test_certificate_catches_corrupted_answers(where):
 def test_result_fields():
     A = sparse_instance(30, 3, seed=1, values="integer")
     res = pyclmatch.assignment(A, device=DEV)
-    assert res.counters["phases"] >= 1 and res.counters["rounds"] >= 1
+    assert res.counters["phases"] >= 1 and res.counters["rounds"] >= 0
+    assert res.counters["rounds"] + res.counters.get("tail_launches", 0) >= 1
     assert {"auction", "finish", "verify", "total"} <= set(res.timings)
     rows, cols = res.pairs
     assert rows.tolist() == list(range(30)) and (res.col_match[cols] == rows).all()

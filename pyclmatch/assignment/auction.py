@@ -39,7 +39,6 @@ def integer_benefits(cost, n):
     Examples
     --------
     >>> import numpy as np
-import pyopencl as cl
     >>> a, s, exact = integer_benefits(np.array([3.0, 1.0, 2.0]), 2)
     >>> a.tolist(), s, exact
     ([0, 6, 3], 3.0, True)
