@@ -44,7 +44,7 @@ __getattr__, __dir__ = attach(__name__, {
     "read_graph": ".io:read_graph",
     **{name: f".assignment:{name}" for name in (
         "AssignmentResult", "min_weight_full_bipartite_matching",
-        "linear_sum_assignment")},
+        "linear_sum_assignment", "maximum_product_transversal", "TransversalResult")},
     **{name: f".weighted:{name}" for name in (
         "weighted_matching", "b_matching", "stable_marriage", "prepare_graph",
         "easy_instance", "hard_instance", "MarriageInstance")},
@@ -66,7 +66,8 @@ __all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "
            "modularity", "generators", "dulmage_mendelsohn", "block_triangular_form",
            "structural_rank", "DMDecomposition", "BlockTriangularForm", "interop", "nxbackend",
            "matching_dict", "matching_edges", "community_sets", "assignment",
-           "AssignmentResult", "min_weight_full_bipartite_matching", "linear_sum_assignment"]
+           "AssignmentResult", "min_weight_full_bipartite_matching", "linear_sum_assignment",
+           "maximum_product_transversal", "TransversalResult"]
 
 # the host path of maximum_matching (numpy, scipy.sparse and its csgraph, no pyopencl): see
 # "What loads when" above

@@ -274,3 +274,49 @@ def test_package_is_callable_either_way():
 def test_larger_sparse(values):
     check_against_scipy(sparse_instance(20000, 10, seed=2, values=values),
                         exact=values != "uniform")
+
+
+def transversal_reference(A):
+    """The largest log-product of a transversal, by scipy on the MC64 costs."""
+    m = abs(sp.csr_matrix(A))
+    m.eliminate_zeros()
+    amax = np.asarray(m.max(axis=0).todense()).ravel()
+    c = m.tocoo()
+    cost = sp.csr_matrix((np.log(amax[c.col]) - np.log(c.data) + 1.0, (c.row, c.col)),
+                         shape=m.shape)                 # (+1: no explicit zeros)
+    r, k = scipy_mwfbm(cost)
+    return float(np.log(np.asarray(m[r, k]).ravel()).sum())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_maximum_product_transversal(seed):
+    rng = np.random.default_rng(seed)
+    A = sparse_instance(200, 4, seed=seed, values="negative")
+    A.data *= 10.0 ** rng.integers(-6, 6, A.nnz)
+    res = pyclmatch.maximum_product_transversal(A, device=DEV)
+    assert sorted(res.perm.tolist()) == list(range(200))
+    assert res.log_product == pytest.approx(transversal_reference(A), rel=1e-12, abs=1e-9)
+    S = abs(sp.diags(res.row_scale) @ A @ sp.diags(res.col_scale))
+    assert S.max() <= 1 + 1e-9
+    assert np.allclose(np.asarray(S[np.arange(200), res.perm]).ravel(), 1.0, rtol=1e-9)
+    bare = pyclmatch.maximum_product_transversal(A, scale=False, device=DEV)
+    assert bare.row_scale is None and bare.log_product == pytest.approx(res.log_product)
+
+
+def test_transversal_refuses_singular_and_rectangular():
+    A = sp.csr_matrix(np.array([[1.0, 0, 0], [2.0, 0, 0], [0, 3.0, 4.0]]))
+    with pytest.raises(InputError, match="structural rank is 2") as exc:
+        pyclmatch.maximum_product_transversal(A, device=DEV)
+    assert exc.value.argument == "A"
+    with pytest.raises(InputError) as exc:
+        pyclmatch.maximum_product_transversal(np.ones((2, 3)), device=DEV)
+    assert exc.value.argument == "A"
+    with pytest.raises(InputError) as exc:
+        pyclmatch.maximum_product_transversal(np.eye(2), scale="yes")
+    assert exc.value.argument == "scale"
+
+
+def test_transversal_explicit_zero_is_no_entry():
+    A = sp.csr_matrix((np.array([0.0, 1.0, 1.0, 2.0]),
+                       (np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]))), shape=(2, 2))
+    assert pyclmatch.maximum_product_transversal(A, device=DEV).perm.tolist() == [1, 0]

@@ -19,9 +19,11 @@ import types
 
 from .api import (assignment, AssignmentResult, min_weight_full_bipartite_matching,
                   linear_sum_assignment, InputTypeError)
+from .transversal import maximum_product_transversal, TransversalResult
 
 __all__ = ["assignment", "AssignmentResult", "min_weight_full_bipartite_matching",
-           "linear_sum_assignment", "InputTypeError"]
+           "linear_sum_assignment", "InputTypeError", "maximum_product_transversal",
+           "TransversalResult"]
 
 
 class _CallablePackage(types.ModuleType):
