@@ -115,12 +115,36 @@ def maximum_product_transversal(A, scale=True, *, device=None,
         if n else 0.0
     rs = cs = None
     if scale:
-        rs, cs = np.exp(res.u), np.exp(res.v) / np.where(amax > 0, amax, 1.0)
+        u, v = canonical_duals(costs, perm, res.v)
+        rs, cs = np.exp(u), np.exp(v) / np.where(amax > 0, amax, 1.0)
         if verify:
             _check_scaling(absA, perm, rs, cs)
     return TransversalResult(perm, rs, cs, log_product, algorithm="auction",
                              device=res.device, timings=res.timings,
                              counters=res.counters, verified=bool(verify))
+
+
+def canonical_duals(costs, perm, v):
+    """The largest column potentials <= 0 for the perfect matching ``perm`` (optimal for the
+    CSR ``costs``), and their row potentials (the matched entries tight): the shortest
+    distances from a source joined to every column by 0, over the edges ``perm[i] -> k``
+    of weight ``c_ik - c_i,perm[i]`` (the dual constraints), found by one Dijkstra with the
+    certified potentials ``v`` as Johnson's potential (the reduced costs, >= 0). They are the
+    potentials MC64's shortest paths give; the auction's prices drift further apart, past
+    what ``exp`` represents on some matrices."""
+    from scipy.sparse.csgraph import dijkstra
+    n = perm.size
+    rows = np.repeat(np.arange(n), np.diff(costs.indptr))
+    pos = np.searchsorted(rows * n + costs.indices, np.arange(n) * n + perm)
+    u = costs.data[pos] - v[perm]
+    red = np.maximum(costs.data - u[rows] - v[costs.indices], 0.0) + 1e-300
+    top = float(v.max()) if n else 0.0
+    g = sp.csr_matrix((np.concatenate([red, top - v + 1e-300]),
+                       (np.concatenate([perm[rows], np.full(n, n)]),
+                        np.concatenate([costs.indices, np.arange(n)]))), shape=(n + 1, n + 1))
+    d = dijkstra(g, indices=n)[:n] - top + v
+    d = np.minimum(d, 0.0)
+    return costs.data[pos] - d[perm], d
 
 
 def _check_scaling(absA, perm, rs, cs):
