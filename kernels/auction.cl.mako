@@ -113,15 +113,18 @@ __kernel void auction_release(index_t n, __global const offset_t *ptr,
 /* The auction's tail in one work-group: when at most get_local_size(0) rows are unassigned,
    the bidding rounds (the same three steps, one work-item per unassigned row, a barrier
    between steps) run inside one launch instead of three launches a round, for up to
-   max_rounds rounds. The unassigned rows are kept in a local list: the losers of a round and
-   the rows its winners displaced. flags[2] ends as the rows still unassigned. */
+   max_rounds rounds, or until fewer than min_rows are left (a smaller group then takes
+   them: on CPU devices a round costs the group's size). The unassigned rows are kept in a
+   local list: the losers of a round and the rows its winners displaced. flags[2] ends as the
+   rows still unassigned. */
 __kernel void auction_tail(index_t n, __global const offset_t *ptr,
                            __global const index_t *col, __global const long *a,
                            __global long *price, __global index_t *row_match,
                            __global index_t *owner, __global long *col_bid,
                            __global index_t *col_winner, __global index_t *bid_col,
                            __global long *bid, long eps, long lonely,
-                           int max_rounds, __global int *flags, __local index_t *lists)
+                           int max_rounds, int min_rows, __global int *flags,
+                           __local index_t *lists)
 {
     __local int count, next;
     const int lid = get_local_id(0), lsz = get_local_size(0);
@@ -138,7 +141,7 @@ __kernel void auction_tail(index_t n, __global const offset_t *ptr,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (count > lsz) return;                  /* (the host asks only with <= lsz rows) */
-    for (int round = 0; round < max_rounds && count > 0; ++round) {
+    for (int round = 0; round < max_rounds && count > 0 && count >= min_rows; ++round) {
         index_t bj = -1;
         long b = 0;
         if (lid < count) {

@@ -29,6 +29,8 @@ TEMPLATE = "auction.cl.mako"
 BENEFIT_BITS = 40
 NO_BID = np.iinfo(np.int64).min
 NO_WINNER = np.iinfo(np.int32).max
+#: the work-group size of the tail (auction_tail) on CPU devices
+TAIL_CPU = 1024
 
 
 def integer_benefits(cost, n):
@@ -87,7 +89,7 @@ class AuctionMatcher(KernelFamily):
         self.wg = int(work_group_size or handle.default_work_group_size())
         self.scaling = int(scaling)
         #: the most unassigned rows that the one-work-group tail takes
-        self.tail = int(min(256 if handle.is_cpu else 1024, handle.max_work_group_size))
+        self.tail = int(min(TAIL_CPU if handle.is_cpu else 1024, handle.max_work_group_size))
 
     def grid(self, n):
         return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
@@ -136,9 +138,10 @@ class AuctionMatcher(KernelFamily):
         chunk, flags = 1, np.zeros(3, np.int32)
         while True:
             left = self._left(sched, flags)
-            if left and left <= self.tail:
-                self.tail_rounds(eps, lonely, sched, stats)
+            while 0 < left <= self.tail:
+                self.tail_rounds(eps, lonely, sched, stats, left)
                 left = self._left(sched, flags)
+                sched.tick("auction tails", 50 * self.n + 100000)
             if not left:
                 return
             for _ in range(chunk):
@@ -157,14 +160,19 @@ class AuctionMatcher(KernelFamily):
                                       "this matrix)")
         return int(flags[2])
 
-    def tail_rounds(self, eps, lonely, sched, stats, max_rounds=1 << 14):
-        """Up to ``max_rounds`` bidding rounds in one work-group (``auction_tail``)."""
-        t = self.tail
+    def tail_rounds(self, eps, lonely, sched, stats, left, max_rounds=1 << 14):
+        """Up to ``max_rounds`` bidding rounds in one work-group (``auction_tail``) of the
+        power of two >= ``left`` rows (at least 32); on CPU devices, where a round costs the
+        group's size, the group stops when its rows fall below a quarter of it, for a
+        smaller one."""
+        t = max(32, 1 << (int(left) - 1).bit_length())
+        low = t // 4 if self.handle.is_cpu and t > 32 else 0
         sched.launch("tail", self.kernel("auction_tail"), t, t, np.int32(self.n),
                      self.ptr.data, self.col.data, self.a.data, self.price.data,
                      self.row_match.data, self.owner.data, self.col_bid.data,
                      self.col_winner.data, self.bid_col.data, self.bid.data, np.int64(eps),
-                     np.int64(lonely), np.int32(max_rounds), self.flags.data, cl.LocalMemory(8 * t))
+                     np.int64(lonely), np.int32(max_rounds), np.int32(low), self.flags.data,
+                     cl.LocalMemory(8 * t))
         stats["tail_launches"] = stats.get("tail_launches", 0) + 1
 
     def run(self, indptr, indices, a, sched):
