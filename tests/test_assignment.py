@@ -320,3 +320,23 @@ def test_transversal_explicit_zero_is_no_entry():
     A = sp.csr_matrix((np.array([0.0, 1.0, 1.0, 2.0]),
                        (np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]))), shape=(2, 2))
     assert pyclmatch.maximum_product_transversal(A, device=DEV).perm.tolist() == [1, 0]
+
+
+def test_cli_assign(tmp_path, capsys):
+    import json
+    import scipy.io
+    from pyclmatch.cli import main
+    A = sparse_instance(40, 3, seed=4, values="integer")
+    path = str(tmp_path / "a.mtx")
+    scipy.io.mmwrite(path, A)
+    assert main(["assign", path, "--device", DEV, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["objective"] == ref_objective(A) and info["verified"]
+    assert main(["assign", path, "--device", DEV, "--maximize"]) == 0
+    assert f"weight:               {ref_objective(A, True)!r}" in capsys.readouterr().out
+    assert main(["assign", path, "--device", DEV, "--product"]) == 0
+    assert "log of the product" in capsys.readouterr().out
+    singular = str(tmp_path / "s.mtx")
+    scipy.io.mmwrite(singular, sp.csr_matrix(np.array([[1.0, 0], [2.0, 0]])))
+    assert main(["assign", singular, "--device", DEV]) == 2
+    assert "no full matching exists" in capsys.readouterr().err
