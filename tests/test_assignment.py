@@ -340,3 +340,18 @@ def test_cli_assign(tmp_path, capsys):
     scipy.io.mmwrite(singular, sp.csr_matrix(np.array([[1.0, 0], [2.0, 0]])))
     assert main(["assign", singular, "--device", DEV]) == 2
     assert "no full matching exists" in capsys.readouterr().err
+
+
+def test_networkx_minimum_weight_full_matching():
+    import networkx as nx
+    from pyclmatch.nxbackend import minimum_weight_full_matching
+    G = nx.complete_bipartite_graph(4, 6)
+    for k, (u, v) in enumerate(G.edges):
+        G[u][v]["w"] = float((k * 7919) % 13)
+    got = minimum_weight_full_matching(G, top_nodes=range(4), weight="w", device=DEV)
+    ref = nx.bipartite.minimum_weight_full_matching(G, top_nodes=range(4), weight="w")
+    assert sum(G[u][got[u]]["w"] for u in range(4)) == sum(G[u][ref[u]]["w"] for u in range(4))
+    assert all(got[got[u]] == u for u in got)
+    G.remove_edges_from([(0, v) for v in range(4, 10)])
+    with pytest.raises(ValueError, match="cost matrix is infeasible"):
+        minimum_weight_full_matching(G, top_nodes=range(4), weight="w", device=DEV)
