@@ -182,6 +182,10 @@ class AuctionMatcher(KernelFamily):
         self.upload(indptr, indices, a, sched)
         span = int(a.max() - a.min()) if a.size else 0
         eps = max(1, span // self.scaling)
+        knl = self.kernel("auction_tail")          # (its group may be smaller than the device's)
+        fits = knl.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE,
+                                       self.handle.device)
+        self.tail = min(self.tail, 1 << (int(fits).bit_length() - 1))
         with sched.step("auction"):
             while self.n:
                 if stats["phases"]:
