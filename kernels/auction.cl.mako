@@ -53,6 +53,53 @@ __kernel void auction_bid(index_t n, __global const offset_t *ptr,
     if (bids) flags[0] = pass;
 }
 
+/* Bidding for long rows (degree-aware: dense and heavy problems): one work-group per
+   unassigned row, its work-items strided over the row's entries, their best and second-best
+   values merged in local memory; then the same bid as auction_bid. */
+inline void merge_best(__local long *sb, __local long *ss, __local index_t *sj, int a, int b)
+{
+    const long b1 = sb[a], b2 = sb[b];
+    if (b2 > b1) { ss[a] = max(b1, max(ss[a], ss[b])); sb[a] = b2; sj[a] = sj[b]; }
+    else ss[a] = max(b2, max(ss[a], ss[b]));
+}
+
+__kernel void auction_bid_wide(index_t n, __global const offset_t *ptr,
+                               __global const index_t *col, __global const long *a,
+                               __global const long *price, __global const index_t *row_match,
+                               __global index_t *bid_col, __global long *bid,
+                               __global long *col_bid, long eps, long lonely, int pass,
+                               __global int *flags, __local long *sb, __local long *ss,
+                               __local index_t *sj)
+{
+    const int lid = get_local_id(0), lsz = get_local_size(0);
+    for (index_t i = get_group_id(0); i < n; i += get_num_groups(0)) {
+        if (row_match[i] >= 0) continue;             /* (uniform over the group) */
+        long best = NO_BID, second = NO_BID;
+        index_t bj = -1;
+        for (offset_t e = ptr[i] + lid; e < ptr[i + 1]; e += lsz) {
+            const index_t j = col[e];
+            const long val = a[e] - price[j];
+            if (val > best) { second = best; best = val; bj = j; }
+            else if (val > second) second = val;
+        }
+        sb[lid] = best; ss[lid] = second; sj[lid] = bj;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int step = lsz / 2; step > 0; step /= 2) {
+            if (lid < step) merge_best(sb, ss, sj, lid, lid + step);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0 && sj[0] >= 0) {
+            const index_t j = sj[0];
+            const long b = price[j] + (ss[0] == NO_BID ? lonely : sb[0] - ss[0]) + eps;
+            bid_col[i] = j;
+            bid[i] = b;
+            atom_max(&col_bid[j], b);
+            flags[0] = pass;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);             /* (sb, ss, sj are rewritten next row) */
+    }
+}
+
 /* Bidding, ties: of the rows whose bid equals their column's highest, the smallest wins. */
 __kernel void auction_tie(index_t n, __global const index_t *row_match,
                           __global const index_t *bid_col, __global const long *bid,

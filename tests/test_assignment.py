@@ -355,3 +355,18 @@ def test_networkx_minimum_weight_full_matching():
     G.remove_edges_from([(0, v) for v in range(4, 10)])
     with pytest.raises(ValueError, match="cost matrix is infeasible"):
         minimum_weight_full_matching(G, top_nodes=range(4), weight="w", device=DEV)
+
+
+@pytest.mark.parametrize("tail", [32, 1024])
+def test_wide_bidding_and_small_tail(monkeypatch, tail):
+    """Rows of >= WIDE_DEGREE entries are bid for by a work-group each; a small tail leaves
+    the main rounds most of the work."""
+    from pyclmatch.assignment import auction
+    monkeypatch.setattr(auction, "TAIL_CPU", tail)
+    rng = np.random.default_rng(11)
+    C = rng.random((200, 150))
+    r, c = scipy_lsa(C)
+    res = pyclmatch.assignment(C.T.copy(), device=DEV)
+    assert res.objective == pytest.approx(C[r, c].sum(), rel=1e-12)
+    if tail == 32 and pyclmatch.get_device(DEV).is_cpu:
+        assert res.counters["rounds"] > 0

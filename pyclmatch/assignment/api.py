@@ -84,7 +84,7 @@ def _solve(p, handle, sched, scaling, stats):
     col_match, u, v)``."""
     indptr, indices, cost, n = square(p)
     a, s, integral = integer_benefits(cost, n)
-    drv = AuctionMatcher(handle, indices.size, scaling)
+    drv = AuctionMatcher(handle, indices.size, scaling, avg_degree=indices.size / max(n, 1))
     with sched.step("build"):
         drv.build(*drv.KERNELS)
     rm, price, st = drv.run(indptr, indices, a, sched)

@@ -31,6 +31,8 @@ NO_BID = np.iinfo(np.int64).min
 NO_WINNER = np.iinfo(np.int32).max
 #: the work-group size of the tail (auction_tail) on CPU devices
 TAIL_CPU = 1024
+#: rows this long on average are bid for by a work-group each (auction_bid_wide)
+WIDE_DEGREE = 64
 
 
 def integer_benefits(cost, n):
@@ -78,16 +80,20 @@ class AuctionMatcher(KernelFamily):
     """
 
     TEMPLATE = TEMPLATE
-    KERNELS = ("auction_bid", "auction_tie", "auction_assign", "auction_release",
-               "auction_tail")
+    KERNELS = ("auction_bid", "auction_bid_wide", "auction_tie", "auction_assign",
+               "auction_release", "auction_tail")
 
-    def __init__(self, handle, nnz, scaling=8, work_group_size=None):
+    def __init__(self, handle, nnz, scaling=8, work_group_size=None, avg_degree=0.0):
         ot, self.odt = offset_type(nnz)
         if ot == "long":
             require_offset64(handle)
         super().__init__(handle, index_t="int", offset_t=ot, mode="ct")
         self.wg = int(work_group_size or handle.default_work_group_size())
         self.scaling = int(scaling)
+        #: degree-aware bidding: a work-group per row (of ``wide`` work-items), or 0
+        self.wide = 0 if avg_degree < WIDE_DEGREE else int(min(
+            64 if handle.is_cpu else 256, handle.max_work_group_size,
+            1 << (int(avg_degree) - 1).bit_length()))
         #: the most unassigned rows that the one-work-group tail takes
         self.tail = int(min(TAIL_CPU if handle.is_cpu else 1024, handle.max_work_group_size))
 
@@ -125,10 +131,17 @@ class AuctionMatcher(KernelFamily):
         (:meth:`tail_rounds`). The unassigned rows are read back after each chunk of rounds
         (1, 2, 4, then 8 rounds)."""
         g, wg, n = self.grid(self.n), self.wg, np.int32(self.n)
-        bid = sched.bind("bid", self.kernel("auction_bid"), g, wg, n, self.ptr.data,
-                         self.col.data, self.a.data, self.price.data, self.row_match.data,
-                         self.bid_col.data, self.bid.data, self.col_bid.data, np.int64(eps),
-                         np.int64(lonely), np.int32(0), self.flags.data)
+        bid_args = (n, self.ptr.data, self.col.data, self.a.data, self.price.data,
+                    self.row_match.data, self.bid_col.data, self.bid.data, self.col_bid.data,
+                    np.int64(eps), np.int64(lonely), np.int32(0), self.flags.data)
+        if self.wide:
+            w = self.wide
+            groups = min(self.n, max(1, self.handle.constant_grid(w) // w))
+            bid = sched.bind("bid", self.kernel("auction_bid_wide"), groups * w, w,
+                             *bid_args, *(cl.LocalMemory(8 * w) for _ in range(2)),
+                             cl.LocalMemory(4 * w))
+        else:
+            bid = sched.bind("bid", self.kernel("auction_bid"), g, wg, *bid_args)
         tie = sched.bind("tie", self.kernel("auction_tie"), g, wg, n, self.row_match.data,
                          self.bid_col.data, self.bid.data, self.col_bid.data,
                          self.col_winner.data)
