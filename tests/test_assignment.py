@@ -370,3 +370,12 @@ def test_wide_bidding_and_small_tail(monkeypatch, tail):
     assert res.objective == pytest.approx(C[r, c].sum(), rel=1e-12)
     if tail == 32 and pyclmatch.get_device(DEV).is_cpu:
         assert res.counters["rounds"] > 0
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-10, 1e10, 1e300])
+def test_extreme_magnitudes(scale):
+    rng = np.random.default_rng(3)
+    C = np.clip(rng.standard_normal((20, 20)), -1, 1) * scale
+    r, c = scipy_lsa(C)
+    res = pyclmatch.assignment(C, device=DEV)
+    assert res.objective == pytest.approx(C[r, c].sum(), rel=1e-12)

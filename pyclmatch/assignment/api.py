@@ -83,13 +83,13 @@ def _solve(p, handle, sched, scaling, stats):
     """Auction + exact finishing of ``p`` (rows its smaller side when full): ``(row_match,
     col_match, u, v)``."""
     indptr, indices, cost, n = square(p)
-    a, s, integral = integer_benefits(cost, n)
+    a, unit, integral = integer_benefits(cost, n)
     drv = AuctionMatcher(handle, indices.size, scaling, avg_degree=indices.size / max(n, 1))
     with sched.step("build"):
         drv.build(*drv.KERNELS)
     rm, price, st = drv.run(indptr, indices, a, sched)
     with sched.step("finish"):
-        rm, u, v, fs = exact(indptr, indices, cost, rm, -price / s)
+        rm, u, v, fs = exact(indptr, indices, cost, rm, -(price * unit))
         out = original_duals(p, rm, u, v)
     stats.update(st, **fs, exact_benefits=int(integral))
     return out

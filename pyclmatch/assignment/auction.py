@@ -2,19 +2,22 @@
 (kernels in ``kernels/auction.cl.mako``).
 
 The auction solves a square sparse problem in the maximisation form with integer benefits
-(:func:`integer_benefits`): the minimisation costs ``c`` become ``a = (max c - c) * s``, with
-``s = n + 1`` for integer costs whose range allows it (then a final ``eps = 1`` makes the
-answer exactly optimal: Bertsekas' ``eps < 1/n`` rule) and otherwise ``s`` the factor that
+(:func:`integer_benefits`): the minimisation costs ``c`` become ``a = (max c - c) / unit``,
+with ``unit = 1 / (n + 1)`` for integer costs whose range allows it (then a final ``eps = 1``
+makes the answer exactly optimal: Bertsekas' ``eps < 1/n`` rule) and otherwise the unit that
 spreads the cost range over :data:`BENEFIT_BITS` bits (the answer is then optimal for the
 rounded benefits, within ``n`` units of them, and made exactly optimal by
 :mod:`pyclmatch.assignment.finish`). The prices ``p`` become the minimisation form's column
-potentials ``v = -p / s``.
+potentials ``v = -p * unit``.
 
 One scaling phase: the rows whose assignment is not ``eps``-optimal at the current prices
 are released (``auction_release``; every row in the first phase), then bidding rounds run
-until every row is assigned: each unassigned row bids for its best column (``auction_bid``),
-each column keeps its highest bid (``auction_tie``) and takes it (``auction_assign``).
-``eps`` shrinks by ``scaling`` per phase down to 1.
+until every row is assigned: each unassigned row bids for its best column (``auction_bid``;
+``auction_bid_wide``, a work-group per row, for rows of :data:`WIDE_DEGREE` entries or more
+on average), each column keeps its highest bid (``auction_tie``) and takes it
+(``auction_assign``). Once at most a work-group's rows are unassigned, the rounds run inside
+one launch of one work-group (``auction_tail``). ``eps`` shrinks by ``scaling`` per phase
+down to 1.
 """
 import numpy as np
 import pyopencl as cl
@@ -36,31 +39,32 @@ WIDE_DEGREE = 64
 
 
 def integer_benefits(cost, n):
-    """``(a, s, exact)``: the integer benefits (int64) of the minimisation costs ``cost`` of
-    a square problem of size ``n``, their scale ``s`` and whether they are the costs exactly
-    (integer costs scaled by ``n + 1``).
+    """``(a, unit, exact)``: the integer benefits (int64) of the minimisation costs ``cost``
+    of a square problem of size ``n``, the cost of one benefit unit (``a = (max c - c) /
+    unit``; a price ``p`` is the column potential ``v = -p * unit``) and whether the benefits
+    are the costs exactly (integer costs scaled by ``n + 1``). Computed from half the costs,
+    so that a range past the largest float64 (costs near +-1.8e308) and a tiny one (near
+    1e-308) stay finite.
 
     Examples
     --------
     >>> import numpy as np
-    >>> a, s, exact = integer_benefits(np.array([3.0, 1.0, 2.0]), 2)
-    >>> a.tolist(), s, exact
-    ([0, 6, 3], 3.0, True)
+    >>> a, unit, exact = integer_benefits(np.array([3.0, 1.0, 2.0]), 2)
+    >>> a.tolist(), unit, exact
+    ([0, 6, 3], 0.3333333333333333, True)
     """
     if not cost.size:
         return np.zeros(0, np.int64), 1.0, True
     top = int(min(2 ** BENEFIT_BITS, 2 ** 60 // (4 * (n + 1))))
     cmax = float(cost.max())
-    rng = cmax - float(cost.min())
+    half = cmax / 2 - float(cost.min()) / 2
     integral = bool(np.all(cost == np.rint(cost))) and np.abs(cost).max() < 2 ** 52
-    if integral and rng * (n + 1) <= top:
-        s, exact = float(n + 1), True
-    elif rng == 0:
-        s, exact = 1.0, True
-    else:
-        s, exact = top / rng, False
-    a = np.rint((cmax - cost) * s).astype(np.int64)
-    return a, s, exact
+    if integral and 2 * half * (n + 1) <= top:
+        return ((cmax - cost) * (n + 1)).astype(np.int64), 1.0 / (n + 1), True
+    if half == 0:
+        return np.zeros(cost.size, np.int64), 1.0, True
+    a = np.rint((cmax / 2 - cost / 2) / half * top).astype(np.int64)
+    return a, half / top * 2, False
 
 
 class AuctionMatcher(KernelFamily):
