@@ -66,14 +66,15 @@ class AssignmentResult(RunRecord):
         return rows, self.row_match[rows].astype(np.int64)
 
 
-def _feasible(p):
-    """Refuse a full problem without a full matching (the exact cardinality code: the host
-    family's Hopcroft-Karp, faster here than any device round trip)."""
+def _feasible(p, handle):
+    """Refuse a full problem without a full matching (the exact cardinality code,
+    :func:`~pyclmatch.maximum_matching`'s ``auto`` choice between the host and the device
+    families, its certificate left out: only the size is used)."""
     from ..bipartite.api import maximum_matching
     if not p.full or min(p.shape) == 0:
         return
     pattern = sp.csr_matrix((np.ones(p.nnz, np.int8), p.indices, p.indptr), shape=p.shape)
-    size = 0 if not p.nnz else int(maximum_matching(pattern, algorithm="host-hk",
+    size = 0 if not p.nnz else int(maximum_matching(pattern, device=handle,
                                                     verify=False).cardinality)
     if size < min(p.shape):
         raise deficiency_error(p, size)
@@ -144,7 +145,7 @@ def assignment(A, *, maximize=False, full=True, device=None, verify=True,
     sched = Scheduler(handle, label="assignment[auction]")
     sched.wall["prepare"] = time.perf_counter() - t0
     with sched.step("check"):
-        _feasible(p)
+        _feasible(p, handle)
     flip = full and p.shape[0] > p.shape[1]
     q = p.transposed() if flip else p
     stats = {}

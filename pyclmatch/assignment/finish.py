@@ -82,7 +82,8 @@ def tighten(indptr, indices, cost, rm, v, tol, passes=TIGHTEN_PASSES):
             return True, u, v, k + 1
         cols = indices[e][neg]
         np.minimum.at(v, cols, cand[neg])
-        frontier = cm[np.unique(cols)]
+        cols = np.sort(cols)              # (unique by sorting: numpy's hashed unique is slow)
+        frontier = cm[cols[np.concatenate(([True], cols[1:] != cols[:-1]))]]
         u[frontier] = cost[pos[frontier]] - v[rm[frontier]]
     return False, u, v, k + 1
 
