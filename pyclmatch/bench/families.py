@@ -338,16 +338,21 @@ class AssignmentFamily:
 
 def _doubled_scipy(B, solver):
     """The maximum-weight matching of any size of ``B`` by scipy's full-matching solver on
-    the doubled problem (:mod:`pyclmatch.assignment.problem`), every cost shifted by 1 so that
-    the zero-cost entries stay stored: ``(weight, cardinality)``."""
+    the doubled problem (:mod:`pyclmatch.assignment.problem`), every cost shifted by 1 + the
+    largest |weight| so that no entry becomes an explicit zero (scipy drops them; a perfect
+    matching of the doubled problem has a fixed size, so the shift moves every one's cost
+    alike): ``(weight, cardinality)``."""
     nr, nc = B.shape
     c = B.tocoo()
     rows = np.concatenate([c.row, nr + c.col, nr + np.arange(nc), np.arange(nr)])
     cols = np.concatenate([c.col, nc + c.row, np.arange(nc), nc + np.arange(nr)])
-    vals = np.concatenate([-c.data, np.zeros(c.nnz + nc + nr)]) + 1.0
+    vals = np.concatenate([-c.data, np.zeros(c.nnz + nc + nr)])
+    vals += 1.0 + (float(np.abs(c.data).max()) if c.nnz else 0.0)
     D = sp.csr_matrix((vals, (rows, cols)), shape=(nr + nc, nr + nc))
     r, k = solver(D)
     real = (r < nr) & (k < nc)
+    if not real.any():
+        return 0.0, 0
     return float(np.asarray(B[r[real], k[real]]).sum()), int(real.sum())
 
 
