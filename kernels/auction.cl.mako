@@ -240,3 +240,52 @@ __kernel void auction_tail(index_t n, __global const offset_t *ptr,
     }
     if (lid == 0) flags[2] = count;
 }
+
+/* ---------------------------------------------------------------- EXACT FINISHING, STEP 1
+   The tightening of pyclmatch.assignment.finish on the device: the minimisation form's
+   costs c (double), the column potentials as ordered keys vkey (DKEY: a double's bits with
+   the magnitude flipped for negatives, so that one 64-bit atomic minimum takes the smaller
+   double), the position of each row's matched entry mpos. A row stamped with the pass
+   number makes its matched entry tight (u_i = c_im - v_m) and lowers v_k to c_ik - u_i where
+   that is smaller by more than tol; the row owning a lowered column is stamped for the next
+   pass. flags[0]: the last pass that lowered a potential. */
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+inline long dkey(double x) { const long b = as_long(x); return b >= 0 ? b : b ^ LONG_MAX; }
+inline double dval(long k) { return as_double(k >= 0 ? k : k ^ LONG_MAX); }
+
+__kernel void tighten_init(index_t n, __global const offset_t *ptr, __global const index_t *col,
+                           __global const index_t *row_match, __global const long *price,
+                           double unit, __global offset_t *mpos, __global long *vkey,
+                           __global int *stamp)
+{
+    FOR_EACH_VERTEX(i, n) {
+        const index_t m = row_match[i];
+        for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e)
+            if (col[e] == m) mpos[i] = e;
+        vkey[i] = dkey(-((double)price[i] * unit));       /* (column i's potential) */
+        stamp[i] = 1;
+    }
+}
+
+__kernel void tighten_pass(index_t n, __global const offset_t *ptr, __global const index_t *col,
+                           __global const double *c, __global const offset_t *mpos,
+                           __global const index_t *row_match, __global const index_t *owner,
+                           __global long *vkey, __global int *stamp, double tol, int pass,
+                           __global int *flags)
+{
+    int lowered = 0;
+    FOR_EACH_VERTEX(i, n) {
+        if (stamp[i] != pass) continue;
+        const double u = c[mpos[i]] - dval(vkey[row_match[i]]);
+        for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
+            const index_t k = col[e];
+            const double cand = c[e] - u;
+            if (cand < dval(vkey[k]) - tol) {
+                atom_min(&vkey[k], dkey(cand));
+                stamp[owner[k]] = pass + 1;
+                lowered = 1;
+            }
+        }
+    }
+    if (lowered) flags[0] = pass;
+}

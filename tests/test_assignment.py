@@ -379,3 +379,16 @@ def test_extreme_magnitudes(scale):
     r, c = scipy_lsa(C)
     res = pyclmatch.assignment(C, device=DEV)
     assert res.objective == pytest.approx(C[r, c].sum(), rel=1e-12)
+
+
+def test_host_finishing_when_device_tightening_stops(monkeypatch):
+    """A device tightening cut short (as when the rounded optimum is not the real one) leaves
+    the finishing to the host (tightening, then Hungarian augmentations)."""
+    from pyclmatch.assignment.auction import AuctionMatcher
+    original = AuctionMatcher.tighten
+    monkeypatch.setattr(AuctionMatcher, "tighten",
+                        lambda self, *a, **kw: original(self, *a, **dict(kw, passes=1)))
+    monkeypatch.setattr("pyclmatch.assignment.finish.TIGHTEN_PASSES", 2)
+    A = sparse_instance(400, 6, seed=21)
+    res = check_against_scipy(A)
+    assert res.counters["augmented"] > 0

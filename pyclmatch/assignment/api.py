@@ -16,7 +16,7 @@ from ..engine.devices import device_call, get_device
 from ..engine.scheduler import Scheduler
 from ..errors import InputError
 from .auction import AuctionMatcher, integer_benefits
-from .finish import exact
+from .finish import SLACK, exact, scale_of
 from .problem import (checked_flags, deficiency_error, original_duals, square, take_in)
 from .slackness import DeviceSlackness, verify_assignment
 
@@ -82,15 +82,22 @@ def _feasible(p, handle):
 
 def _solve(p, handle, sched, scaling, stats):
     """Auction + exact finishing of ``p`` (rows its smaller side when full): ``(row_match,
-    col_match, u, v)``."""
+    col_match, u, v)``. The finishing step's tightening runs on the device; the host
+    finishes (:func:`~pyclmatch.assignment.finish.exact`) where it does not converge."""
     indptr, indices, cost, n = square(p)
     a, unit, integral = integer_benefits(cost, n)
     drv = AuctionMatcher(handle, indices.size, scaling, avg_degree=indices.size / max(n, 1))
     with sched.step("build"):
         drv.build(*drv.KERNELS)
     rm, price, st = drv.run(indptr, indices, a, sched)
+    v = -(price * unit)
+    ok, u, v, passes = drv.tighten(cost, unit, SLACK * scale_of(cost, v) / 16, sched) \
+        if n else (True, np.zeros(0), v, 0)
     with sched.step("finish"):
-        rm, u, v, fs = exact(indptr, indices, cost, rm, -(price * unit))
+        fs = {"tighten_passes": passes, "augmented": 0}
+        if not ok:
+            rm, u, v, fs = exact(indptr, indices, cost, rm, v)
+            fs["tighten_passes"] += passes
         out = original_duals(p, rm, u, v)
     stats.update(st, **fs, exact_benefits=int(integral))
     return out

@@ -85,7 +85,7 @@ class AuctionMatcher(KernelFamily):
 
     TEMPLATE = TEMPLATE
     KERNELS = ("auction_bid", "auction_bid_wide", "auction_tie", "auction_assign",
-               "auction_release", "auction_tail")
+               "auction_release", "auction_tail", "tighten_init", "tighten_pass")
 
     def __init__(self, handle, nnz, scaling=8, work_group_size=None, avg_degree=0.0):
         ot, self.odt = offset_type(nnz)
@@ -216,3 +216,39 @@ class AuctionMatcher(KernelFamily):
             rm = self.handle.download(self.row_match)[:self.n]
             price = self.handle.download(self.price)[:self.n]
         return rm, price, stats
+
+    def tighten(self, cost, unit, tol, sched, passes=4096):
+        """The finishing step's tightening (:func:`pyclmatch.assignment.finish.tighten`) on
+        the device, from the auction's assignment and prices (call after :meth:`run`):
+        ``(converged, u, v, passes)`` on the host (``u`` None unless converged)."""
+        h, n, g, wg = self.handle, self.n, self.grid(self.n), self.wg
+        with sched.step("tighten"):
+            c = h.to_device(np.ascontiguousarray(cost, np.float64))
+            mpos, vkey = self.empty(max(n, 1), self.odt), self.empty(max(n, 1), np.int64)
+            stamp, flags = self.empty(max(n, 1)), self.empty(1)
+            sched.launch("tighten", self.kernel("tighten_init"), g, wg, np.int32(n),
+                         self.ptr.data, self.col.data, self.row_match.data, self.price.data,
+                         np.float64(unit), mpos.data, vkey.data, stamp.data)
+            step = sched.bind("tighten", self.kernel("tighten_pass"), g, wg, np.int32(n),
+                              self.ptr.data, self.col.data, c.data, mpos.data,
+                              self.row_match.data, self.owner.data, vkey.data, stamp.data,
+                              np.float64(tol), np.int32(0), flags.data)
+            count = [0]
+
+            def one():
+                count[0] += 1
+                step((10, np.int32(count[0])))
+                return count[0]
+            try:
+                done, _ = sched.converge("tighten", one, flags, "tightening", passes)
+                converged = True
+            except IterationLimitError:
+                done, converged = count[0], False
+            keys = h.download(vkey)[:n]
+            v = np.where(keys >= 0, keys, keys ^ np.int64(2 ** 63 - 1)).view(np.float64)
+            u = None
+            if converged:
+                pos = h.download(mpos)[:n]
+                rm = h.download(self.row_match)[:n]
+                u = cost[pos] - v[rm]
+        return converged, u, v, done

@@ -1,5 +1,7 @@
-"""The exact finishing step after the auction (on the host): from the auction's assignment and
-prices to an optimal assignment with exact dual variables.
+"""The exact finishing step after the auction: from the auction's assignment and prices to an
+optimal assignment with exact dual variables. Step 1 runs on the device first
+(:meth:`~pyclmatch.assignment.auction.AuctionMatcher.tighten`, the same relaxation); the
+host runs both steps where the device's does not converge within its bound.
 
 1. :func:`tighten`: the matched entries are made tight (``u_i = c_im - v_m``) and the column
    potentials lowered, Bellman-Ford style, where an entry's reduced cost is negative
@@ -140,7 +142,8 @@ def exact(indptr, indices, cost, rm, v):
     if not n:
         return rm, np.zeros(0), v, stats
     tol = SLACK * scale_of(cost, v) / 16
-    ok, u, v, stats["tighten_passes"] = tighten(indptr, indices, cost, rm, v, tol)
+    ok, u, v, stats["tighten_passes"] = tighten(indptr, indices, cost, rm, v, tol,
+                                                TIGHTEN_PASSES)
     if ok:
         return rm, u, v, stats
     rows_of = np.repeat(np.arange(n), np.diff(indptr))
