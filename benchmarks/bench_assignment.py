@@ -12,7 +12,9 @@ min_weight_full_bipartite_matching(A)``. Dense ``m x m`` uniform matrices (``--d
 ``pyclmatch.linear_sum_assignment`` against ``scipy.optimize.linear_sum_assignment``.
 Medians of ``--repeat`` runs after a verified warm-up; every objective is checked equal to
 scipy's (relative 1e-12; exactly for integer kinds). scipy is skipped above
-``--scipy-max`` (its time grows fast: minutes at 300K).
+``--scipy-max`` (its time grows fast: minutes at 300K). ``--transversal``:
+``pyclmatch.maximum_product_transversal`` on every square matrix of shared/data/graphs (its
+values; the scaling checked by the call: diagonal 1, entries <= 1), timed the same way.
 
     python3 benchmarks/bench_assignment.py --device cpu --sizes 10000,100000 \\
         --kinds uniform,integer --dense 1000 --out benchmarks/results/assignment-pocl
@@ -101,10 +103,33 @@ def run_dense(args, handle, m):
             "equal": True}
 
 
+def run_transversals(args, handle):
+    """``maximum_product_transversal`` on every square matrix file of shared/data/graphs."""
+    import glob
+    import scipy.io
+    folder = common.shared_folder()
+    for path in sorted(glob.glob(os.path.join(folder or "", "*.mtx"))):
+        A = sp.csr_matrix(scipy.io.mmread(path))
+        if A.shape[0] != A.shape[1]:
+            continue
+        name = os.path.basename(path)
+        try:
+            pyclmatch.maximum_product_transversal(A, device=handle)
+        except pyclmatch.InputError as exc:          # (structurally singular)
+            yield {"kind": "transversal " + name, "n": A.shape[0], "nnz": int(A.nnz),
+                   "ours_s": None, "refused": str(exc)}
+            continue
+        ts, res = times(lambda: pyclmatch.maximum_product_transversal(A, device=handle),
+                        args.repeat)
+        yield {"kind": "transversal " + name, "n": A.shape[0], "nnz": int(A.nnz),
+               "ours_s": med(ts), "ours_all": ts, "log_product": res.log_product,
+               "counters": res.counters, "scaling_checked": res.verified}
+
+
 def markdown(meta, rows):
     lines = common.heading("assignment vs scipy", meta)
     cells = [[r["kind"], r["n"], r["nnz"], fmt(r["ours_s"]), fmt(r.get("scipy_s")),
-              fmt(r["scipy_s"] / r["ours_s"], 2) if r.get("scipy_s") else "-",
+              fmt(r["scipy_s"] / r["ours_s"], 2) if r.get("scipy_s") and r["ours_s"] else "-",
               r.get("equal", "-"), (r.get("counters") or {}).get("phases", "-"),
               (r.get("counters") or {}).get("rounds", "-")] for r in rows]
     lines += table(["kind", "n", "entries", "pyclmatch s", "scipy s", "speed-up",
@@ -123,6 +148,8 @@ def main(argv=None):
     ap.add_argument("--scipy-repeat", type=int, default=1)
     ap.add_argument("--scipy-max", type=int, default=300000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--transversal", action="store_true",
+                    help="maximum_product_transversal on the square shared graphs")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     handle = pyclmatch.get_device(args.device)
@@ -135,6 +162,11 @@ def main(argv=None):
             r = rows[-1]
             log(f"{kind} n={n}: ours {fmt(r['ours_s'])} s, scipy {fmt(r.get('scipy_s'))} s "
                 f"({time.perf_counter() - t0:.1f} s)")
+            save_results(args.out, meta, rows, markdown)
+    if args.transversal:
+        for row in run_transversals(args, handle):
+            rows.append(row)
+            log(f"{row['kind']}: {fmt(row['ours_s'])} s")
             save_results(args.out, meta, rows, markdown)
     for m in [int(x) for x in args.dense.split(",") if x]:
         rows.append(run_dense(args, handle, m))
