@@ -42,6 +42,9 @@ __getattr__, __dir__ = attach(__name__, {
         "block_triangular_form", "structural_rank", "DMDecomposition",
         "BlockTriangularForm")},
     "read_graph": ".io:read_graph",
+    **{name: f".assignment:{name}" for name in (
+        "AssignmentResult", "min_weight_full_bipartite_matching",
+        "linear_sum_assignment", "maximum_product_transversal", "TransversalResult")},
     **{name: f".weighted:{name}" for name in (
         "weighted_matching", "b_matching", "stable_marriage", "prepare_graph",
         "easy_instance", "hard_instance", "MarriageInstance")},
@@ -51,7 +54,7 @@ __getattr__, __dir__ = attach(__name__, {
                                              "community_sets")},
     **{name: f".{name}" for name in ("generators", "interop", "nxbackend", "bipartite",
                                      "weighted", "community", "engine", "io", "cli",
-                                     "distributed", "bench")},
+                                     "distributed", "bench", "assignment")},
 })
 
 
@@ -63,7 +66,9 @@ __all__ = ["maximum_matching", "maximum_bipartite_matching", "MatchingResult", "
            "prepare_graph", "easy_instance", "hard_instance", "MarriageInstance", "louvain", "leiden",
            "modularity", "generators", "dulmage_mendelsohn", "block_triangular_form",
            "structural_rank", "DMDecomposition", "BlockTriangularForm", "interop", "nxbackend",
-           "matching_dict", "matching_edges", "community_sets"]
+           "matching_dict", "matching_edges", "community_sets", "assignment",
+           "AssignmentResult", "min_weight_full_bipartite_matching", "linear_sum_assignment",
+           "maximum_product_transversal", "TransversalResult"]
 
 # the host path of maximum_matching (numpy, scipy.sparse and its csgraph, no pyopencl): see
 # "What loads when" above

@@ -68,7 +68,8 @@ __all__ = ["PyclGraph", "convert_from_nx", "convert_to_nx", "from_networkx", "ca
            "louvain_partitions", "leiden_communities", "leiden_partitions", "modularity",
            "hopcroft_karp_matching", "eppstein_matching",
            "to_vertex_cover", "is_matching", "is_maximal_matching", "is_perfect_matching",
-           "maximal_matching", "approximate_max_weight_matching"]
+           "maximal_matching", "approximate_max_weight_matching",
+           "minimum_weight_full_matching"]
 
 BACKEND_NAME = "pyclmatch"
 
@@ -81,7 +82,7 @@ MIN_EDGES = {
     "leiden_communities": 0, "leiden_partitions": 0,
     "hopcroft_karp_matching": 20_000, "eppstein_matching": 20_000, "to_vertex_cover": 20_000,
     "is_matching": None, "is_perfect_matching": None, "is_maximal_matching": 1_000_000,
-    "maximal_matching": 200_000,
+    "maximal_matching": 200_000, "minimum_weight_full_matching": 2_000,
 }
 
 #: the functions that need an undirected graph here (networkx's bipartite and Louvain code
@@ -89,7 +90,7 @@ MIN_EDGES = {
 _UNDIRECTED = {"louvain_communities", "louvain_partitions", "leiden_communities",
                "leiden_partitions", "modularity",
                "hopcroft_karp_matching", "eppstein_matching", "to_vertex_cover",
-               "maximal_matching"}
+               "maximal_matching", "minimum_weight_full_matching"}
 _NO_MULTIGRAPH = {"maximal_matching"}
 #: keyword arguments beyond networkx's that every implemented function takes
 BACKEND_KWARGS = ("device",)
@@ -1177,6 +1178,42 @@ def approximate_max_weight_matching(G, weight="weight", *, device=None,
     return set(zip(g.labels(a), g.labels(mate[a])))
 
 
+def minimum_weight_full_matching(G, top_nodes=None, weight="weight", *, device=None) -> dict:
+    """networkx's ``bipartite.minimum_weight_full_matching``: a minimum-weight matching of
+    every node of the smaller side as ``{u: v, v: u}``, computed by
+    :func:`pyclmatch.assignment` (the auction, certified by its dual variables) on the
+    weighted biadjacency matrix (rows the top side as ``bipartite.sets`` splits it; a missing
+    weight counts 1, a zero weight is an edge). ``ValueError("cost matrix is infeasible")``
+    when no full matching exists, as networkx's (scipy's) code raises.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyclmatch.nxbackend import minimum_weight_full_matching
+    >>> B = nx.Graph()
+    >>> B.add_weighted_edges_from([(0, 2, 5.0), (0, 3, 1.0), (1, 2, 1.0), (1, 3, 5.0)])
+    >>> sorted(minimum_weight_full_matching(B, top_nodes=[0, 1]).items())
+    [(0, 3), (1, 2), (2, 1), (3, 0)]
+    """
+    from .assignment.api import assignment
+    g = G if isinstance(G, PyclGraph) else from_networkx(G, weight=weight)
+    top, bottom = _bipartite_split(g, top_nodes)
+    A = g.csr(weight)
+    B = A[top][:, bottom]
+    B.sort_indices()
+    try:
+        res = assignment(B, device=device)
+    except InputError as exc:
+        if str(exc).startswith("no full matching"):
+            raise ValueError("cost matrix is infeasible") from None
+        raise
+    rows = np.flatnonzero(res.row_match >= 0)
+    left, right = g.labels(top[rows]), g.labels(bottom[res.row_match[rows]])
+    d = dict(zip(left, right))
+    d.update(zip(right, left))
+    return d
+
+
 # --------------------------------------------------------------------------- registration
 _DOCS = {
     "louvain_communities": "Louvain on an OpenCL device (Naim et al., Paper III); "
@@ -1195,6 +1232,8 @@ _DOCS = {
     "is_maximal_matching": "Vectorised over the converted graph's CSR.",
     "is_perfect_matching": "Vectorised over the converted graph's CSR.",
     "maximal_matching": "Suitor on unit weights (a maximal matching).",
+    "minimum_weight_full_matching": "Bertsekas' auction with epsilon-scaling on the device "
+                                    "and an exact finishing step, certified by LP duality.",
 }
 
 

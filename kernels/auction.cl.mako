@@ -1,0 +1,291 @@
+<%doc>
+  Bertsekas' auction algorithm for the assignment problem, Jacobi (parallel) bidding, on a
+  square sparse problem of n rows (bidders) and n columns (objects) with integer benefits:
+  row i may take column col[e] for e in ptr[i] .. ptr[i+1]-1 with benefit a[e] (long), and
+  maximises the total benefit. Prices price[j] (long) only rise. One bidding round is three
+  launches: auction_bid (the rows bid), auction_tie (the highest bid of a column is kept,
+  ties to the smaller row), auction_assign (the columns take their bids). The host runs the
+  rounds of one epsilon-scaling phase until no row bids (flags[0] < the round's pass).
+  Template values: those of common.cl.mako (mode "ct": strided loops).
+  Arrays: row_match[n] (-1 unassigned), owner[n] (the row a column is assigned to, -1),
+  bid_col[n], bid[n] (a row's bid of the round), col_bid[n] (LONG_MIN: none),
+  col_winner[n] (INT_MAX: none), flags[3] (flags[0]: the last pass in which a row bid;
+  flags[1]: a price passed PRICE_LIMIT; flags[2]: the unassigned rows, kept by the kernels
+  from the count the host sets at the start of a phase).
+</%doc>
+<%include file="common.cl.mako"/>
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+#define NO_BID LONG_MIN
+#define NO_WINNER INT_MAX
+/* prices above this may overflow a later bid: the host stops and says so */
+#define PRICE_LIMIT (LONG_MAX / 4)
+
+/* Bidding (Bertsekas' forward auction, step 1): every unassigned row i finds its best value
+   best = a_ij - p_j over its entries, its column j, and the second-best value second; its
+   bid for j is p_j + (best - second) + eps (a row with one entry bids p_j + lonely + eps).
+   The column keeps the highest bid (one 64-bit atomic maximum per bid). */
+__kernel void auction_bid(index_t n, __global const offset_t *ptr,
+                          __global const index_t *col, __global const long *a,
+                          __global const long *price, __global const index_t *row_match,
+                          __global index_t *bid_col, __global long *bid,
+                          __global long *col_bid, long eps, long lonely, int pass,
+                          __global int *flags)
+{
+    int bids = 0;
+    FOR_EACH_VERTEX(i, n) {
+        if (row_match[i] >= 0) continue;
+        long best = NO_BID, second = NO_BID;
+        index_t bj = -1;
+        for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
+            const index_t j = col[e];
+            const long val = a[e] - price[j];
+            if (val > best) { second = best; best = val; bj = j; }
+            else if (val > second) second = val;
+        }
+        if (bj < 0) continue;
+        const long b = price[bj] + (second == NO_BID ? lonely : best - second) + eps;
+        bid_col[i] = bj;
+        bid[i] = b;
+        atom_max(&col_bid[bj], b);
+        bids = 1;
+    }
+    if (bids) flags[0] = pass;
+}
+
+/* Bidding for long rows (degree-aware: dense and heavy problems): one work-group per
+   unassigned row, its work-items strided over the row's entries, their best and second-best
+   values merged in local memory; then the same bid as auction_bid. */
+inline void merge_best(__local long *sb, __local long *ss, __local index_t *sj, int a, int b)
+{
+    const long b1 = sb[a], b2 = sb[b];
+    if (b2 > b1) { ss[a] = max(b1, max(ss[a], ss[b])); sb[a] = b2; sj[a] = sj[b]; }
+    else ss[a] = max(b2, max(ss[a], ss[b]));
+}
+
+__kernel void auction_bid_wide(index_t n, __global const offset_t *ptr,
+                               __global const index_t *col, __global const long *a,
+                               __global const long *price, __global const index_t *row_match,
+                               __global index_t *bid_col, __global long *bid,
+                               __global long *col_bid, long eps, long lonely, int pass,
+                               __global int *flags, __local long *sb, __local long *ss,
+                               __local index_t *sj)
+{
+    const int lid = get_local_id(0), lsz = get_local_size(0);
+    for (index_t i = get_group_id(0); i < n; i += get_num_groups(0)) {
+        if (row_match[i] >= 0) continue;             /* (uniform over the group) */
+        long best = NO_BID, second = NO_BID;
+        index_t bj = -1;
+        for (offset_t e = ptr[i] + lid; e < ptr[i + 1]; e += lsz) {
+            const index_t j = col[e];
+            const long val = a[e] - price[j];
+            if (val > best) { second = best; best = val; bj = j; }
+            else if (val > second) second = val;
+        }
+        sb[lid] = best; ss[lid] = second; sj[lid] = bj;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int step = lsz / 2; step > 0; step /= 2) {
+            if (lid < step) merge_best(sb, ss, sj, lid, lid + step);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0 && sj[0] >= 0) {
+            const index_t j = sj[0];
+            const long b = price[j] + (ss[0] == NO_BID ? lonely : sb[0] - ss[0]) + eps;
+            bid_col[i] = j;
+            bid[i] = b;
+            atom_max(&col_bid[j], b);
+            flags[0] = pass;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);             /* (sb, ss, sj are rewritten next row) */
+    }
+}
+
+/* Bidding, ties: of the rows whose bid equals their column's highest, the smallest wins. */
+__kernel void auction_tie(index_t n, __global const index_t *row_match,
+                          __global const index_t *bid_col, __global const long *bid,
+                          __global const long *col_bid, __global index_t *col_winner)
+{
+    FOR_EACH_VERTEX(i, n) {
+        if (row_match[i] >= 0) continue;
+        const index_t j = bid_col[i];
+        if (bid[i] == col_bid[j]) atomic_min(&col_winner[j], i);
+    }
+}
+
+/* Assignment (step 2): every column that received bids takes the highest, raises its price
+   to it and is assigned to its bidder; the row it was assigned to becomes unassigned. */
+__kernel void auction_assign(index_t n, __global index_t *row_match, __global index_t *owner,
+                             __global long *price, __global long *col_bid,
+                             __global index_t *col_winner, __global int *flags)
+{
+    int filled = 0;
+    FOR_EACH_VERTEX(j, n) {
+        const index_t w = col_winner[j];
+        if (w == NO_WINNER) continue;
+        const index_t old = owner[j];
+        if (old >= 0) row_match[old] = -1;
+        else ++filled;
+        owner[j] = w;
+        row_match[w] = j;
+        price[j] = col_bid[j];
+        if (col_bid[j] > PRICE_LIMIT) flags[1] = 1;
+        col_bid[j] = NO_BID;
+        col_winner[j] = NO_WINNER;
+    }
+    if (filled) atomic_sub(&flags[2], filled);
+}
+
+/* Epsilon-scaling, start of a phase: the rows whose assignment is not eps-optimal at the
+   current prices (a_im - p_m < max_k (a_ik - p_k) - eps) are unassigned, and their columns. */
+__kernel void auction_release(index_t n, __global const offset_t *ptr,
+                              __global const index_t *col, __global const long *a,
+                              __global const long *price, __global index_t *row_match,
+                              __global index_t *owner, long eps, __global int *flags)
+{
+    int released = 0;
+    FOR_EACH_VERTEX(i, n) {
+        const index_t m = row_match[i];
+        if (m < 0) continue;
+        long best = NO_BID, mine = NO_BID;
+        for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
+            const long val = a[e] - price[col[e]];
+            best = max(best, val);
+            if (col[e] == m) mine = val;
+        }
+        if (mine < best - eps) { row_match[i] = -1; owner[m] = -1; ++released; }
+    }
+    if (released) atomic_add(&flags[2], released);
+}
+
+/* The auction's tail in one work-group: when at most get_local_size(0) rows are unassigned,
+   the bidding rounds (the same three steps, one work-item per unassigned row, a barrier
+   between steps) run inside one launch instead of three launches a round, for up to
+   max_rounds rounds, or until fewer than min_rows are left (a smaller group then takes
+   them: on CPU devices a round costs the group's size). The unassigned rows are kept in a
+   local list: the losers of a round and the rows its winners displaced. flags[2] ends as the
+   rows still unassigned. */
+__kernel void auction_tail(index_t n, __global const offset_t *ptr,
+                           __global const index_t *col, __global const long *a,
+                           __global long *price, __global index_t *row_match,
+                           __global index_t *owner, __global long *col_bid,
+                           __global index_t *col_winner, __global index_t *bid_col,
+                           __global long *bid, long eps, long lonely,
+                           int max_rounds, int min_rows, __global int *flags,
+                           __local index_t *lists)
+{
+    __local int count, next;
+    const int lid = get_local_id(0), lsz = get_local_size(0);
+    __local index_t *now = lists, *later = lists + lsz;
+    if (lid == 0) count = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* (every work-item adds 0 or 1, outside any branch: see common.cl.mako's heavy tier on
+       PoCL's local atomics) */
+    for (index_t base = 0; base < n; base += lsz) {
+        const index_t i = base + lid;
+        const int take = i < n && row_match[i] < 0;
+        const int k = atomic_add(&count, take);
+        if (take && k < lsz) now[k] = i;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (count > lsz) return;                  /* (the host asks only with <= lsz rows) */
+    for (int round = 0; round < max_rounds && count > 0 && count >= min_rows; ++round) {
+        index_t bj = -1;
+        long b = 0;
+        if (lid < count) {
+            const index_t i = now[lid];
+            long best = NO_BID, second = NO_BID;
+            for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
+                const index_t j = col[e];
+                const long val = a[e] - price[j];
+                if (val > best) { second = best; best = val; bj = j; }
+                else if (val > second) second = val;
+            }
+            b = price[bj] + (second == NO_BID ? lonely : best - second) + eps;
+            bid_col[i] = bj;
+            bid[i] = b;
+            atom_max(&col_bid[bj], b);
+        }
+        if (lid == 0) next = 0;
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        /* (the round's bid is read back from global memory after each barrier: values kept
+           in private variables across barriers came back wrong on PoCL) */
+        if (lid < count && bid[now[lid]] == col_bid[bid_col[now[lid]]])
+            atomic_min(&col_winner[bid_col[now[lid]]], now[lid]);
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        const int won = lid < count && col_winner[bid_col[now[lid]]] == now[lid];
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        index_t old = -1;
+        const index_t i = lid < count ? now[lid] : 0;
+        const int mine = lid < count;
+        if (won) {
+            bj = bid_col[i];
+            b = bid[i];
+            old = owner[bj];
+            owner[bj] = i;
+            row_match[i] = bj;
+            price[bj] = b;
+            if (b > PRICE_LIMIT) flags[1] = 1;
+            col_bid[bj] = NO_BID;
+            col_winner[bj] = NO_WINNER;
+            if (old >= 0) row_match[old] = -1;
+        }
+        /* the next round's rows: the losers and the rows the winners displaced */
+        const int take = won ? old >= 0 : mine;
+        const int k = atomic_add(&next, take);
+        if (take) later[k] = won ? old : i;
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) count = next;
+        __local index_t *t = now; now = later; later = t;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) flags[2] = count;
+}
+
+/* ---------------------------------------------------------------- EXACT FINISHING, STEP 1
+   The tightening of pyclmatch.assignment.finish on the device: the minimisation form's
+   costs c (double), the column potentials as ordered keys vkey (DKEY: a double's bits with
+   the magnitude flipped for negatives, so that one 64-bit atomic minimum takes the smaller
+   double), the position of each row's matched entry mpos. A row stamped with the pass
+   number makes its matched entry tight (u_i = c_im - v_m) and lowers v_k to c_ik - u_i where
+   that is smaller by more than tol; the row owning a lowered column is stamped for the next
+   pass. flags[0]: the last pass that lowered a potential. */
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+inline long dkey(double x) { const long b = as_long(x); return b >= 0 ? b : b ^ LONG_MAX; }
+inline double dval(long k) { return as_double(k >= 0 ? k : k ^ LONG_MAX); }
+
+__kernel void tighten_init(index_t n, __global const offset_t *ptr, __global const index_t *col,
+                           __global const index_t *row_match, __global const long *price,
+                           double unit, __global offset_t *mpos, __global long *vkey,
+                           __global int *stamp)
+{
+    FOR_EACH_VERTEX(i, n) {
+        const index_t m = row_match[i];
+        for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e)
+            if (col[e] == m) mpos[i] = e;
+        vkey[i] = dkey(-((double)price[i] * unit));       /* (column i's potential) */
+        stamp[i] = 1;
+    }
+}
+
+__kernel void tighten_pass(index_t n, __global const offset_t *ptr, __global const index_t *col,
+                           __global const double *c, __global const offset_t *mpos,
+                           __global const index_t *row_match, __global const index_t *owner,
+                           __global long *vkey, __global int *stamp, double tol, int pass,
+                           __global int *flags)
+{
+    int lowered = 0;
+    FOR_EACH_VERTEX(i, n) {
+        if (stamp[i] != pass) continue;
+        const double u = c[mpos[i]] - dval(vkey[row_match[i]]);
+        for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
+            const index_t k = col[e];
+            const double cand = c[e] - u;
+            if (cand < dval(vkey[k]) - tol) {
+                atom_min(&vkey[k], dkey(cand));
+                stamp[owner[k]] = pass + 1;
+                lowered = 1;
+            }
+        }
+    }
+    if (lowered) flags[0] = pass;
+}

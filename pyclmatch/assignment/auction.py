@@ -1,0 +1,254 @@
+"""Bertsekas' auction algorithm with epsilon-scaling, Jacobi (parallel) bidding, on the device
+(kernels in ``kernels/auction.cl.mako``).
+
+The auction solves a square sparse problem in the maximisation form with integer benefits
+(:func:`integer_benefits`): the minimisation costs ``c`` become ``a = (max c - c) / unit``,
+with ``unit = 1 / (n + 1)`` for integer costs whose range allows it (then a final ``eps = 1``
+makes the answer exactly optimal: Bertsekas' ``eps < 1/n`` rule) and otherwise the unit that
+spreads the cost range over :data:`BENEFIT_BITS` bits (the answer is then optimal for the
+rounded benefits, within ``n`` units of them, and made exactly optimal by
+:mod:`pyclmatch.assignment.finish`). The prices ``p`` become the minimisation form's column
+potentials ``v = -p * unit``.
+
+One scaling phase: the rows whose assignment is not ``eps``-optimal at the current prices
+are released (``auction_release``; every row in the first phase), then bidding rounds run
+until every row is assigned: each unassigned row bids for its best column (``auction_bid``;
+``auction_bid_wide``, a work-group per row, for rows of :data:`WIDE_DEGREE` entries or more
+on average), each column keeps its highest bid (``auction_tie``) and takes it
+(``auction_assign``). Once at most a work-group's rows are unassigned, the rounds run inside
+one launch of one work-group (``auction_tail``). ``eps`` shrinks by ``scaling`` per phase
+down to 1.
+"""
+import numpy as np
+import pyopencl as cl
+
+from ..engine.family import KernelFamily
+from ..engine.indices import offset_type, require_offset64
+from ..errors import IterationLimitError
+
+TEMPLATE = "auction.cl.mako"
+#: the rounded benefits span at most 2**BENEFIT_BITS (less for large problems: the prices
+#: must stay far below 2**63)
+BENEFIT_BITS = 40
+NO_BID = np.iinfo(np.int64).min
+NO_WINNER = np.iinfo(np.int32).max
+#: the work-group size of the tail (auction_tail) on CPU devices
+TAIL_CPU = 1024
+#: rows this long on average are bid for by a work-group each (auction_bid_wide)
+WIDE_DEGREE = 64
+
+
+def integer_benefits(cost, n):
+    """``(a, unit, exact)``: the integer benefits (int64) of the minimisation costs ``cost``
+    of a square problem of size ``n``, the cost of one benefit unit (``a = (max c - c) /
+    unit``; a price ``p`` is the column potential ``v = -p * unit``) and whether the benefits
+    are the costs exactly (integer costs scaled by ``n + 1``). Computed from half the costs,
+    so that a range past the largest float64 (costs near +-1.8e308) and a tiny one (near
+    1e-308) stay finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a, unit, exact = integer_benefits(np.array([3.0, 1.0, 2.0]), 2)
+    >>> a.tolist(), unit, exact
+    ([0, 6, 3], 0.3333333333333333, True)
+    """
+    if not cost.size:
+        return np.zeros(0, np.int64), 1.0, True
+    top = int(min(2 ** BENEFIT_BITS, 2 ** 60 // (4 * (n + 1))))
+    cmax = float(cost.max())
+    half = cmax / 2 - float(cost.min()) / 2
+    integral = bool(np.all(cost == np.rint(cost))) and np.abs(cost).max() < 2 ** 52
+    if integral and 2 * half * (n + 1) <= top:
+        return ((cmax - cost) * (n + 1)).astype(np.int64), 1.0 / (n + 1), True
+    if half == 0:
+        return np.zeros(cost.size, np.int64), 1.0, True
+    a = np.rint((cmax / 2 - cost / 2) / half * top).astype(np.int64)
+    return a, half / top * 2, False
+
+
+class AuctionMatcher(KernelFamily):
+    """The auction on one device: :meth:`run` uploads the problem, runs the scaling phases
+    and returns the assignment and the prices.
+
+    Examples
+    --------
+    >>> import numpy as np, pyclmatch
+    >>> from pyclmatch.engine.scheduler import Scheduler
+    >>> h = pyclmatch.get_device("cpu")
+    >>> ptr, ind = np.array([0, 2, 4]), np.array([0, 1, 0, 1], np.int32)
+    >>> drv = AuctionMatcher(h, nnz=4)
+    >>> rm, price, stats = drv.run(ptr, ind, np.array([3, 1, 2, 0], np.int64), Scheduler(h))
+    >>> rm.tolist()
+    [0, 1]
+    """
+
+    TEMPLATE = TEMPLATE
+    KERNELS = ("auction_bid", "auction_bid_wide", "auction_tie", "auction_assign",
+               "auction_release", "auction_tail", "tighten_init", "tighten_pass")
+
+    def __init__(self, handle, nnz, scaling=8, work_group_size=None, avg_degree=0.0):
+        ot, self.odt = offset_type(nnz)
+        if ot == "long":
+            require_offset64(handle)
+        super().__init__(handle, index_t="int", offset_t=ot, mode="ct")
+        self.wg = int(work_group_size or handle.default_work_group_size())
+        self.scaling = int(scaling)
+        #: degree-aware bidding: a work-group per row (of ``wide`` work-items), or 0
+        self.wide = 0 if avg_degree < WIDE_DEGREE else int(min(
+            64 if handle.is_cpu else 256, handle.max_work_group_size,
+            1 << (int(avg_degree) - 1).bit_length()))
+        #: the most unassigned rows that the one-work-group tail takes
+        self.tail = int(min(TAIL_CPU if handle.is_cpu else 1024, handle.max_work_group_size))
+
+    def grid(self, n):
+        return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
+
+    def upload(self, indptr, indices, a, sched):
+        """The problem and the auction's state on the device; every row unassigned."""
+        h, n = self.handle, indptr.size - 1
+        with sched.step("upload"):
+            self.n = n
+            self.ptr = h.to_device(indptr.astype(self.odt))
+            self.col = h.to_device(np.ascontiguousarray(indices, np.int32))
+            self.a = h.to_device(np.ascontiguousarray(a, np.int64))
+            self.price = self.empty(max(n, 1), np.int64)
+            self.row_match, self.owner, self.bid_col, self.col_winner = (
+                self.empty(max(n, 1)) for _ in range(4))
+            self.bid, self.col_bid = (self.empty(max(n, 1), np.int64) for _ in range(2))
+            self.flags = h.to_device(np.array([0, 0, n], np.int32), read_only=False)
+        for buf, value, dt in ((self.price, 0, np.int64), (self.row_match, -1, np.int32),
+                               (self.owner, -1, np.int32), (self.col_bid, NO_BID, np.int64),
+                               (self.col_winner, NO_WINNER, np.int32)):
+            sched.fill("init", buf, value, dt)
+
+    def release(self, eps, sched):
+        """Epsilon-scaling: unassign the rows that are not ``eps``-optimal any more."""
+        sched.launch("release", self.kernel("auction_release"), self.grid(self.n), self.wg,
+                     np.int32(self.n), self.ptr.data, self.col.data, self.a.data,
+                     self.price.data, self.row_match.data, self.owner.data, np.int64(eps),
+                     self.flags.data)
+
+    def bidding(self, eps, lonely, sched, stats):
+        """Bidding rounds (bid, ties, assignment) until every row is assigned: launched three
+        kernels a round, and once few rows are left (at most ``tail``) in one work-group
+        (:meth:`tail_rounds`). The unassigned rows are read back after each chunk of rounds
+        (1, 2, 4, then 8 rounds)."""
+        g, wg, n = self.grid(self.n), self.wg, np.int32(self.n)
+        bid_args = (n, self.ptr.data, self.col.data, self.a.data, self.price.data,
+                    self.row_match.data, self.bid_col.data, self.bid.data, self.col_bid.data,
+                    np.int64(eps), np.int64(lonely), np.int32(0), self.flags.data)
+        if self.wide:
+            w = self.wide
+            groups = min(self.n, max(1, self.handle.constant_grid(w) // w))
+            bid = sched.bind("bid", self.kernel("auction_bid_wide"), groups * w, w,
+                             *bid_args, *(cl.LocalMemory(8 * w) for _ in range(2)),
+                             cl.LocalMemory(4 * w))
+        else:
+            bid = sched.bind("bid", self.kernel("auction_bid"), g, wg, *bid_args)
+        tie = sched.bind("tie", self.kernel("auction_tie"), g, wg, n, self.row_match.data,
+                         self.bid_col.data, self.bid.data, self.col_bid.data,
+                         self.col_winner.data)
+        assign = sched.bind("assign", self.kernel("auction_assign"), g, wg, n,
+                            self.row_match.data, self.owner.data, self.price.data,
+                            self.col_bid.data, self.col_winner.data, self.flags.data)
+        chunk, flags = 1, np.zeros(3, np.int32)
+        while True:
+            left = self._left(sched, flags)
+            while 0 < left <= self.tail:
+                self.tail_rounds(eps, lonely, sched, stats, left)
+                left = self._left(sched, flags)
+                sched.tick("auction tails", 50 * self.n + 100000)
+            if not left:
+                return
+            for _ in range(chunk):
+                stats["rounds"] += 1
+                bid((11, np.int32(stats["rounds"])))
+                tie()
+                assign()
+            chunk = min(2 * chunk, 8)
+            sched.tick("auction rounds", 50 * self.n + 100000)
+
+    def _left(self, sched, flags):
+        """The unassigned rows (one read-back); raises when a price grew too large."""
+        sched.read("auction", flags, self.flags.data)
+        if flags[1]:
+            raise IterationLimitError("the auction's prices grew past 2**61 (please report "
+                                      "this matrix)")
+        return int(flags[2])
+
+    def tail_rounds(self, eps, lonely, sched, stats, left, max_rounds=1 << 14):
+        """Up to ``max_rounds`` bidding rounds in one work-group (``auction_tail``) of the
+        power of two >= ``left`` rows (at least 32); on CPU devices, where a round costs the
+        group's size, the group stops when its rows fall below a quarter of it, for a
+        smaller one."""
+        t = max(32, 1 << (int(left) - 1).bit_length())
+        low = t // 4 if self.handle.is_cpu and t > 32 else 0
+        sched.launch("tail", self.kernel("auction_tail"), t, t, np.int32(self.n),
+                     self.ptr.data, self.col.data, self.a.data, self.price.data,
+                     self.row_match.data, self.owner.data, self.col_bid.data,
+                     self.col_winner.data, self.bid_col.data, self.bid.data, np.int64(eps),
+                     np.int64(lonely), np.int32(max_rounds), np.int32(low), self.flags.data,
+                     cl.LocalMemory(8 * t))
+        stats["tail_launches"] = stats.get("tail_launches", 0) + 1
+
+    def run(self, indptr, indices, a, sched):
+        """The auction of the square problem ``(indptr, indices, a)`` (benefits, maximised);
+        returns ``(row_match int32, price int64, stats)`` on the host."""
+        stats = {"phases": 0, "rounds": 0}
+        self.upload(indptr, indices, a, sched)
+        span = int(a.max() - a.min()) if a.size else 0
+        eps = max(1, span // self.scaling)
+        knl = self.kernel("auction_tail")          # (its group may be smaller than the device's)
+        fits = knl.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE,
+                                       self.handle.device)
+        self.tail = min(self.tail, 1 << (int(fits).bit_length() - 1))
+        with sched.step("auction"):
+            while self.n:
+                if stats["phases"]:
+                    self.release(eps, sched)
+                stats["phases"] += 1
+                self.bidding(eps, max(span, 1), sched, stats)
+                if eps == 1:
+                    break
+                eps = max(1, eps // self.scaling)
+        with sched.step("download"):
+            rm = self.handle.download(self.row_match)[:self.n]
+            price = self.handle.download(self.price)[:self.n]
+        return rm, price, stats
+
+    def tighten(self, cost, unit, tol, sched, passes=4096):
+        """The finishing step's tightening (:func:`pyclmatch.assignment.finish.tighten`) on
+        the device, from the auction's assignment and prices (call after :meth:`run`):
+        ``(converged, u, v, passes)`` on the host (``u`` None unless converged)."""
+        h, n, g, wg = self.handle, self.n, self.grid(self.n), self.wg
+        with sched.step("tighten"):
+            c = h.to_device(np.ascontiguousarray(cost, np.float64))
+            mpos, vkey = self.empty(max(n, 1), self.odt), self.empty(max(n, 1), np.int64)
+            stamp, flags = self.empty(max(n, 1)), self.empty(1)
+            sched.launch("tighten", self.kernel("tighten_init"), g, wg, np.int32(n),
+                         self.ptr.data, self.col.data, self.row_match.data, self.price.data,
+                         np.float64(unit), mpos.data, vkey.data, stamp.data)
+            step = sched.bind("tighten", self.kernel("tighten_pass"), g, wg, np.int32(n),
+                              self.ptr.data, self.col.data, c.data, mpos.data,
+                              self.row_match.data, self.owner.data, vkey.data, stamp.data,
+                              np.float64(tol), np.int32(0), flags.data)
+            count = [0]
+
+            def one():
+                count[0] += 1
+                step((10, np.int32(count[0])))
+                return count[0]
+            try:
+                done, _ = sched.converge("tighten", one, flags, "tightening", passes)
+                converged = True
+            except IterationLimitError:
+                done, converged = count[0], False
+            keys = h.download(vkey)[:n]
+            v = np.where(keys >= 0, keys, keys ^ np.int64(2 ** 63 - 1)).view(np.float64)
+            u = None
+            if converged:
+                pos = h.download(mpos)[:n]
+                rm = h.download(self.row_match)[:n]
+                u = cost[pos] - v[rm]
+        return converged, u, v, done

@@ -1,0 +1,186 @@
+"""The assignment problem as the solver sees it: the user's matrix taken in (checked, canonical
+CSR, costs in the minimisation form), turned into the square problem that the auction solves,
+and the square problem's answer and dual variables turned back into the user's.
+
+The reduction (the classic doubling): a problem whose answer need not match every vertex of
+both sides (a rectangular full problem, or ``full=False``) becomes the square problem with
+rows ``R + C'`` and columns ``C + R'`` (a copy of each side): the original entries
+``(i, j)``; for each of them the transposed entry ``(j', i')`` at cost 0; each column's own
+``(j', j)`` at cost 0 (column ``j`` unmatched) and, for a partial problem, each row's own
+``(i, i')`` at cost 0 (row ``i`` unmatched). A perfect matching of it restricted to ``R x C``
+is a matching of the original of the same cost, and the original's optima are the
+square's. Its dual variables give the original's (:func:`original_duals`): ``u_i + v_i'``
+for row ``i`` and ``v_j + u_j'`` for column ``j``, which are feasible, <= 0 where a side may
+stay unmatched, 0 at its unmatched vertices and tight on the matched entries.
+
+Examples
+--------
+>>> import numpy as np
+>>> from pyclmatch.assignment.problem import take_in
+>>> p = take_in(np.array([[4.0, 1.0], [2.0, np.inf]]), maximize=False, full=True)
+>>> p.shape, p.cost.tolist(), p.indices.tolist()
+((2, 2), [4.0, 1.0, 2.0], [0, 1, 0])
+"""
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..engine import args
+from ..errors import InputError
+
+
+class Problem:
+    """A checked assignment problem in the minimisation form: ``shape`` ``(nr, nc)``, the
+    canonical CSR arrays ``indptr``, ``indices`` (int64, int32; sorted rows, no duplicates)
+    and ``cost`` (float64: the user's values, negated when ``maximize``), ``full`` (every
+    vertex of the smaller side matched) and ``maximize``."""
+
+    def __init__(self, shape, indptr, indices, cost, maximize, full):
+        self.shape = (int(shape[0]), int(shape[1]))
+        self.indptr, self.indices, self.cost = indptr, indices, cost
+        self.maximize, self.full = bool(maximize), bool(full)
+
+    @property
+    def nnz(self):
+        return int(self.indices.size)
+
+    def rows(self):
+        """The row of each stored entry."""
+        return np.repeat(np.arange(self.shape[0], dtype=np.int32), np.diff(self.indptr))
+
+    def csr(self):
+        """The pattern and costs as a scipy CSR matrix (no copy)."""
+        return sp.csr_matrix((self.cost, self.indices, self.indptr), shape=self.shape)
+
+    def transposed(self):
+        """The same problem with rows and columns swapped."""
+        t = self.csr().T.tocsr()
+        t.sort_indices()
+        return Problem(t.shape, t.indptr.astype(np.int64), t.indices.astype(np.int32),
+                       t.data, self.maximize, self.full)
+
+    def objective(self, row_match):
+        """The user's objective (the sum of the user's values of the matched entries)."""
+        rows = np.flatnonzero(row_match >= 0)
+        if not rows.size:
+            return 0.0
+        pos = _entry_positions(self, rows, row_match[rows])
+        total = float(self.cost[pos].sum())
+        return -total if self.maximize else total
+
+
+def _entry_positions(p, rows, cols):
+    """The positions of the stored entries ``(rows[k], cols[k])`` (they must exist)."""
+    key = p.rows().astype(np.int64) * max(p.shape[1], 1) + p.indices
+    return np.searchsorted(key, rows.astype(np.int64) * max(p.shape[1], 1) + cols)
+
+
+def _real_values(data, argument):
+    """``data`` as float64; refuses what is not real numbers (complex, strings, objects)."""
+    data = np.asarray(data)
+    if data.dtype.kind not in "biuf":
+        raise InputError(f"{argument} must hold real numbers, not {data.dtype}",
+                         argument=argument)
+    return data.astype(np.float64, copy=False)
+
+
+def take_in(A, *, maximize, full, argument="A", dense_inf=True, drop_zeros=False):
+    """The :class:`Problem` of ``A`` (scipy sparse, or a dense array-like: then its finite
+    entries are the allowed pairs and ``+-inf`` forbidden, when ``dense_inf``).
+    ``drop_zeros``: explicit zeros are removed with a warning (scipy's
+    ``min_weight_full_bipartite_matching``). NaN, and infinite stored entries of a sparse
+    matrix, are refused."""
+    if sp.issparse(A):
+        if A.ndim != 2:
+            raise InputError(f"{argument} must be a 2-D matrix", argument=argument)
+        m = sp.csr_matrix(A, copy=True)
+        m.data = _real_values(m.data, argument)
+        m.sum_duplicates()
+        if drop_zeros and m.nnz and not m.data.all():
+            warnings.warn("explicit zero weights are removed before matching", UserWarning,
+                          stacklevel=3)
+            m.eliminate_zeros()
+    else:
+        dense = _real_values(A, argument)
+        if dense.ndim != 2:
+            raise InputError(f"expected a matrix (2-D array), got a {dense.ndim} array",
+                             argument=argument)
+        if np.isnan(dense).any():
+            raise InputError("matrix contains invalid numeric entries", argument=argument)
+        allowed = np.isfinite(dense) if dense_inf else np.ones(dense.shape, bool)
+        r, c = np.nonzero(allowed)
+        m = sp.csr_matrix((dense[r, c], (r, c)), shape=dense.shape)
+        m.sort_indices()
+    if not np.isfinite(m.data).all():
+        raise InputError(f"{argument} holds NaN or infinite stored entries; every stored "
+                         f"entry must be a finite real number", argument=argument)
+    cost = -m.data if maximize else m.data.copy()
+    m.sort_indices()
+    return Problem(m.shape, m.indptr.astype(np.int64), m.indices.astype(np.int32),
+                   np.ascontiguousarray(cost, np.float64), maximize, full)
+
+
+def square(p):
+    """The square problem the auction solves for ``p`` (whose rows are its smaller side when
+    ``p.full``): ``p`` itself when it is square and full, else the doubled problem (module
+    docstring). Returns ``(indptr, indices, cost, n)``."""
+    nr, nc = p.shape
+    if p.full and nr == nc:
+        return p.indptr, p.indices, p.cost, nr
+    n = nr + nc
+    rows = [p.rows(), nr + p.indices, nr + np.arange(nc, dtype=np.int32)]
+    cols = [p.indices, nc + p.rows(), np.arange(nc, dtype=np.int32)]
+    vals = [p.cost, np.zeros(p.nnz), np.zeros(nc)]
+    if not p.full:
+        rows.append(np.arange(nr, dtype=np.int32))
+        cols.append(nc + np.arange(nr, dtype=np.int32))
+        vals.append(np.zeros(nr))
+    m = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                      shape=(n, n))
+    m.sort_indices()
+    return m.indptr.astype(np.int64), m.indices.astype(np.int32), m.data, n
+
+
+def original_duals(p, row_match, u, v):
+    """The original problem's answer from the square problem's (:func:`square`): ``(row_match,
+    col_match, u, v)``. The matched entries are made exactly tight (``u_i = c_ij - v_j``),
+    the potentials of the unmatched vertices of a side that may stay unmatched exactly 0."""
+    nr, nc = p.shape
+    if p.full and nr == nc:
+        rm, uu, vv = row_match, u, v
+    else:
+        rm = row_match[:nr].copy()
+        rm[rm >= nc] = -1
+        uu = u[:nr] + v[nc:nc + nr]
+        vv = v[:nc] + u[nr:nr + nc]
+    cm = np.full(nc, -1, np.int32)
+    matched = np.flatnonzero(rm >= 0)
+    cm[rm[matched]] = matched
+    if not (p.full and nr == nc):
+        vv = np.minimum(vv, 0.0)
+        vv[cm < 0] = 0.0
+        if not p.full:
+            uu = np.minimum(uu, 0.0)
+            uu[rm < 0] = 0.0
+    if matched.size:
+        pos = _entry_positions(p, matched, rm[matched])
+        uu = uu.copy()
+        uu[matched] = p.cost[pos] - vv[rm[matched]]
+    return rm.astype(np.int32), cm, uu, vv
+
+
+def deficiency_error(p, size, argument="A"):
+    """The :class:`InputError` of a full problem whose largest matching has ``size`` < the
+    smaller side."""
+    nr, nc = p.shape
+    side = "row" if nr <= nc else "column"
+    return InputError(f"no full matching exists: the largest matching of the {nr} x {nc} "
+                      f"matrix {argument} has {size} entries, so {min(nr, nc) - size} "
+                      f"{side}(s) must stay unmatched (structural rank {size})",
+                      argument=argument)
+
+
+def checked_flags(maximize, full):
+    """``maximize`` and ``full`` as bools (:mod:`pyclmatch.engine.args`)."""
+    return args.boolean("maximize", maximize), args.boolean("full", full)

@@ -1,0 +1,394 @@
+"""The assignment family (issue 31): objectives against scipy's solvers on random,
+rectangular, integer, tied, negative, Machol-Wien and geometric instances, partial
+matchings against the doubled problem solved by scipy, the certificate (on the device and on
+the host) catching corrupted answers, the scipy drop-ins' return values and errors, and the
+input checks."""
+import os
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings, strategies as st
+from scipy.optimize import linear_sum_assignment as scipy_lsa
+from scipy.sparse.csgraph import min_weight_full_bipartite_matching as scipy_mwfbm
+
+import pyclmatch
+from pyclmatch.assignment.problem import take_in
+from pyclmatch.assignment.slackness import DeviceSlackness, verify_assignment
+from pyclmatch.engine.scheduler import Scheduler
+from pyclmatch.errors import InputError, VerificationError
+
+DEV = os.environ.get("PYCLMATCH_TEST_DEVICE", "cpu")
+FAST = settings(max_examples=25, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def sparse_instance(n, per_row, seed, values="uniform", nc=None):
+    """n x nc with ``per_row`` random entries per row plus a diagonal (a full matching)."""
+    nc = nc or n
+    rng = np.random.default_rng(seed)
+    rows = np.repeat(np.arange(n), per_row)
+    cols = rng.integers(0, nc, rows.size)
+    rows = np.concatenate([rows, np.arange(min(n, nc))])
+    cols = np.concatenate([cols, np.arange(min(n, nc))])
+    vals = {"uniform": lambda k: rng.random(k) + 0.01,
+            "integer": lambda k: rng.integers(1, 1000, k).astype(float),
+            "negative": lambda k: rng.standard_normal(k),
+            "ties": lambda k: np.ones(k)}[values](rows.size)
+    A = sp.csr_matrix((vals, (rows, cols)), shape=(n, nc))
+    A.sum_duplicates()
+    return A
+
+
+def ref_objective(A, maximize=False):
+    r, c = scipy_mwfbm(A, maximize=maximize)
+    return float(np.asarray(A[r, c]).sum())
+
+
+def check_against_scipy(A, maximize=False, exact=False):
+    res = pyclmatch.assignment(A, maximize=maximize, device=DEV)
+    ref = ref_objective(A, maximize)
+    if exact:
+        assert res.objective == ref
+    else:
+        assert res.objective == pytest.approx(ref, rel=1e-12, abs=1e-12)
+    assert res.verified and res.cardinality == min(A.shape)
+    verify_assignment(take_in(A, maximize=maximize, full=True), res.row_match, res.col_match,
+                      res.u, res.v)
+    return res
+
+
+@pytest.mark.parametrize("values", ["uniform", "integer", "negative", "ties"])
+@pytest.mark.parametrize("maximize", [False, True])
+def test_sparse_square_matches_scipy(values, maximize):
+    A = sparse_instance(300, 5, seed=len(values), values=values)
+    check_against_scipy(A, maximize, exact=values in ("integer", "ties"))
+
+
+@pytest.mark.parametrize("shape", [(40, 90), (90, 40)])
+def test_rectangular_matches_scipy(shape):
+    A = sparse_instance(shape[0], 6, seed=3, nc=shape[1])
+    res = check_against_scipy(A)
+    small = 0 if shape[0] <= shape[1] else 1
+    assert (res.row_match >= 0).sum() == shape[small]
+
+
+def test_machol_wien_dense():
+    n = 60
+    C = np.outer(np.arange(1, n + 1), np.arange(1, n + 1)).astype(float)
+    r, c = scipy_lsa(C)
+    r2, c2 = pyclmatch.linear_sum_assignment(C)
+    assert C[r2, c2].sum() == C[r, c].sum()
+    assert r2.tolist() == list(range(n))
+
+
+def test_geometric_knn():
+    from scipy.spatial import cKDTree
+    rng = np.random.default_rng(5)
+    n, k = 400, 8
+    x, y = rng.random((n, 2)), rng.random((n, 2))
+    d, j = cKDTree(y).query(x, k)
+    A = sp.csr_matrix((d.ravel(), (np.repeat(np.arange(n), k), j.ravel())), shape=(n, n))
+    A = A + sp.csr_matrix((np.linalg.norm(x - y, axis=1), (np.arange(n), np.arange(n))),
+                          shape=(n, n))
+    check_against_scipy(A.tocsr())
+
+
+@FAST
+@given(st.integers(1, 7), st.integers(1, 7), st.integers(0, 2**32 - 1),
+       st.sampled_from(["uniform", "integer", "ties", "negative"]), st.booleans())
+def test_dense_hypothesis(nr, nc, seed, values, maximize):
+    rng = np.random.default_rng(seed)
+    C = {"uniform": rng.random((nr, nc)), "integer": rng.integers(-9, 9, (nr, nc)) * 1.0,
+         "ties": np.full((nr, nc), 2.0), "negative": -rng.random((nr, nc))}[values]
+    C[rng.random((nr, nc)) < 0.3] = np.inf if not maximize else -np.inf
+    try:
+        r, c = scipy_lsa(C, maximize=maximize)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=str(exc)):
+            pyclmatch.linear_sum_assignment(C, maximize=maximize)
+        return
+    r2, c2 = pyclmatch.linear_sum_assignment(C, maximize=maximize)
+    assert C[r2, c2].sum() == pytest.approx(C[r, c].sum(), rel=1e-12, abs=1e-12)
+    assert r2.size == r.size and np.all(np.diff(r2) > 0)
+
+
+def doubled_reference(D, pattern, maximize):
+    """The optimal partial matching by scipy on the doubled dense problem."""
+    nr, nc = D.shape
+    W = np.where(pattern, -D if maximize else D, np.inf)
+    big = np.full((nr + nc, nr + nc), np.inf)
+    big[:nr, :nc] = W
+    big[:nr, nc:][np.eye(nr, dtype=bool)] = 0
+    big[nr:, :nc][np.eye(nc, dtype=bool)] = 0
+    big[nr:, nc:][pattern.T] = 0
+    r, c = scipy_lsa(big)
+    total = big[r, c].sum()
+    return -total if maximize else total
+
+
+@FAST
+@given(st.integers(1, 6), st.integers(1, 6), st.integers(0, 2**32 - 1), st.booleans())
+def test_partial_hypothesis(nr, nc, seed, maximize):
+    rng = np.random.default_rng(seed)
+    pattern = rng.random((nr, nc)) < 0.6
+    D = np.where(pattern, rng.integers(-5, 6, (nr, nc)), 0).astype(float)
+    A = sp.csr_matrix((D[pattern], np.nonzero(pattern)), shape=(nr, nc))
+    res = pyclmatch.assignment(A, full=False, maximize=maximize, device=DEV,
+                               verify="host")
+    assert res.objective == doubled_reference(D, pattern, maximize)
+
+
+def test_explicit_zeros_are_entries():
+    A = sp.csr_matrix((np.array([0.0, 5.0, 5.0, 0.0]),
+                       (np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]))), shape=(2, 2))
+    assert pyclmatch.assignment(A, device=DEV).objective == 0.0
+    with pytest.warns(UserWarning, match="explicit zero"):
+        r, c = pyclmatch.min_weight_full_bipartite_matching(A)
+    assert c.tolist() == [1, 0]
+
+
+def test_infeasible_names_the_deficiency():
+    A = sp.csr_matrix(np.array([[1.0, 0, 0], [2.0, 0, 0], [0, 3.0, 4.0]]))
+    with pytest.raises(InputError, match="structural rank 2") as exc:
+        pyclmatch.assignment(A, device=DEV)
+    assert exc.value.argument == "A"
+    assert pyclmatch.assignment(A, full=False, maximize=True, device=DEV).cardinality == 2
+    with pytest.raises(ValueError, match="^no full matching exists"):
+        pyclmatch.min_weight_full_bipartite_matching(A)
+    with pytest.raises(ValueError, match="^cost matrix is infeasible$"):
+        pyclmatch.linear_sum_assignment(np.where(A.toarray() == 0, np.inf, A.toarray()))
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (3, 0)])
+def test_empty(shape):
+    A = sp.csr_matrix(shape)
+    res = pyclmatch.assignment(A, device=DEV)
+    assert res.cardinality == 0 and res.objective == 0.0
+    r, c = pyclmatch.min_weight_full_bipartite_matching(A)
+    r0, c0 = scipy_mwfbm(A)
+    assert (r.dtype, c.dtype, r.size, c.size) == (r0.dtype, c0.dtype, 0, 0)
+    r, c = pyclmatch.linear_sum_assignment(np.zeros(shape))
+    assert r.size == c.size == 0
+
+
+def test_no_entries_full_is_refused():
+    with pytest.raises(InputError) as exc:
+        pyclmatch.assignment(sp.csr_matrix((2, 3)), device=DEV)
+    assert exc.value.argument == "A"
+
+
+def test_dropin_return_values_match_scipy():
+    A = sp.csr_matrix(np.array([[1.0, 2.0, 0], [3.0, 0, 5.0]]))
+    for M in (A, A.T.tocsr()):
+        for maximize in (False, True):
+            got, ref = (f(M, maximize=maximize) for f in
+                        (pyclmatch.min_weight_full_bipartite_matching, scipy_mwfbm))
+            assert [(a.tolist(), a.dtype) for a in got] == [(a.tolist(), a.dtype) for a in ref]
+    C = np.array([[1, 2], [3, 4], [0, 9]])
+    got, ref = pyclmatch.linear_sum_assignment(C), scipy_lsa(C)
+    assert [(a.tolist(), a.dtype) for a in got] == [(a.tolist(), a.dtype) for a in ref]
+
+
+@pytest.mark.parametrize("call, exc_type, match", [
+    (lambda: pyclmatch.min_weight_full_bipartite_matching(np.eye(2)), TypeError,
+     "graph must be sparse"),
+    (lambda: pyclmatch.linear_sum_assignment(np.zeros(3)), ValueError, "2-D"),
+    (lambda: pyclmatch.linear_sum_assignment(np.array([[np.nan]])), ValueError,
+     "invalid numeric entries"),
+    (lambda: pyclmatch.linear_sum_assignment(np.array([[1.0, -np.inf]])), ValueError,
+     "invalid numeric entries"),
+    (lambda: pyclmatch.linear_sum_assignment(np.array([["a"]])), TypeError, "Cannot cast"),
+])
+def test_dropin_errors_like_scipy(call, exc_type, match):
+    with pytest.raises(exc_type, match=match) as exc:
+        call()
+    assert isinstance(exc.value, InputError)
+
+
+@pytest.mark.parametrize("kwargs, argument", [
+    ({"maximize": "yes"}, "maximize"), ({"full": 1}, "full"), ({"verify": "gpu"}, "verify"),
+    ({"scaling": 1}, "scaling"), ({"device": 1.5}, "device"),
+])
+def test_bad_arguments(kwargs, argument):
+    with pytest.raises(InputError) as exc:
+        pyclmatch.assignment(np.eye(2), **kwargs)
+    assert exc.value.argument == argument
+
+
+@pytest.mark.parametrize("A", [np.array([[np.nan, 1.0]]), sp.csr_matrix([[np.inf, 1.0]]),
+                               np.array([1.0, 2.0]), np.array([[1 + 1j]])])
+def test_bad_matrices(A):
+    with pytest.raises(InputError) as exc:
+        pyclmatch.assignment(A, device=DEV)
+    assert exc.value.argument == "A"
+
+
+@pytest.mark.parametrize("where", ["device", "host"])
+def test_certificate_catches_corrupted_answers(where):
+    A = sparse_instance(50, 4, seed=9)
+    res = pyclmatch.assignment(A, device=DEV)
+    p = take_in(A, maximize=False, full=True)
+    h = pyclmatch.get_device(DEV)
+
+    def check(rm, cm, u, v):
+        if where == "host":
+            return verify_assignment(p, rm, cm, u, v)
+        return DeviceSlackness(h, p).verify(rm, cm, u, v, Scheduler(h))
+    assert check(res.row_match, res.col_match, res.u, res.v) == 50
+    rm, cm = res.row_match.copy(), res.col_match.copy()
+    i, k = 0, 1                                   # swap two rows' columns
+    rm[i], rm[k] = rm[k], rm[i]
+    cm[rm[i]], cm[rm[k]] = i, k
+    with pytest.raises(VerificationError):
+        check(rm, cm, res.u, res.v)
+    u = res.u.copy()
+    u[3] += 1.0                                   # infeasible duals
+    with pytest.raises(VerificationError, match="reduced cost"):
+        check(res.row_match, res.col_match, u, res.v)
+    rm = res.row_match.copy()
+    rm[5] = -1                                    # row_match and col_match disagree
+    with pytest.raises(VerificationError):
+        check(rm, res.col_match, res.u, res.v)
+
+
+def test_result_fields():
+    A = sparse_instance(30, 3, seed=1, values="integer")
+    res = pyclmatch.assignment(A, device=DEV)
+    assert res.counters["phases"] >= 1 and res.counters["rounds"] >= 0
+    assert res.counters["rounds"] + res.counters.get("tail_launches", 0) >= 1
+    assert {"auction", "finish", "verify", "total"} <= set(res.timings)
+    rows, cols = res.pairs
+    assert rows.tolist() == list(range(30)) and (res.col_match[cols] == rows).all()
+
+
+def test_package_is_callable_either_way():
+    import pyclmatch.assignment as pkg
+    assert pyclmatch.assignment is pkg and callable(pkg)
+    assert pkg(np.array([[1.0]])).objective == 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("values", ["uniform", "integer", "ties"])
+def test_larger_sparse(values):
+    check_against_scipy(sparse_instance(20000, 10, seed=2, values=values),
+                        exact=values != "uniform")
+
+
+def transversal_reference(A):
+    """The largest log-product of a transversal, by scipy on the MC64 costs."""
+    m = abs(sp.csr_matrix(A))
+    m.eliminate_zeros()
+    amax = np.asarray(m.max(axis=0).todense()).ravel()
+    c = m.tocoo()
+    cost = sp.csr_matrix((np.log(amax[c.col]) - np.log(c.data) + 1.0, (c.row, c.col)),
+                         shape=m.shape)                 # (+1: no explicit zeros)
+    r, k = scipy_mwfbm(cost)
+    return float(np.log(np.asarray(m[r, k]).ravel()).sum())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_maximum_product_transversal(seed):
+    rng = np.random.default_rng(seed)
+    A = sparse_instance(200, 4, seed=seed, values="negative")
+    A.data *= 10.0 ** rng.integers(-6, 6, A.nnz)
+    res = pyclmatch.maximum_product_transversal(A, device=DEV)
+    assert sorted(res.perm.tolist()) == list(range(200))
+    assert res.log_product == pytest.approx(transversal_reference(A), rel=1e-12, abs=1e-9)
+    S = abs(sp.diags(res.row_scale) @ A @ sp.diags(res.col_scale))
+    assert S.max() <= 1 + 1e-9
+    assert np.allclose(np.asarray(S[np.arange(200), res.perm]).ravel(), 1.0, rtol=1e-9)
+    bare = pyclmatch.maximum_product_transversal(A, scale=False, device=DEV)
+    assert bare.row_scale is None and bare.log_product == pytest.approx(res.log_product)
+
+
+def test_transversal_refuses_singular_and_rectangular():
+    A = sp.csr_matrix(np.array([[1.0, 0, 0], [2.0, 0, 0], [0, 3.0, 4.0]]))
+    with pytest.raises(InputError, match="structural rank is 2") as exc:
+        pyclmatch.maximum_product_transversal(A, device=DEV)
+    assert exc.value.argument == "A"
+    with pytest.raises(InputError) as exc:
+        pyclmatch.maximum_product_transversal(np.ones((2, 3)), device=DEV)
+    assert exc.value.argument == "A"
+    with pytest.raises(InputError) as exc:
+        pyclmatch.maximum_product_transversal(np.eye(2), scale="yes")
+    assert exc.value.argument == "scale"
+
+
+def test_transversal_explicit_zero_is_no_entry():
+    A = sp.csr_matrix((np.array([0.0, 1.0, 1.0, 2.0]),
+                       (np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]))), shape=(2, 2))
+    assert pyclmatch.maximum_product_transversal(A, device=DEV).perm.tolist() == [1, 0]
+
+
+def test_cli_assign(tmp_path, capsys):
+    import json
+    import scipy.io
+    from pyclmatch.cli import main
+    A = sparse_instance(40, 3, seed=4, values="integer")
+    path = str(tmp_path / "a.mtx")
+    scipy.io.mmwrite(path, A)
+    assert main(["assign", path, "--device", DEV, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["objective"] == ref_objective(A) and info["verified"]
+    assert main(["assign", path, "--device", DEV, "--maximize"]) == 0
+    assert f"weight:               {ref_objective(A, True)!r}" in capsys.readouterr().out
+    assert main(["assign", path, "--device", DEV, "--product"]) == 0
+    assert "log of the product" in capsys.readouterr().out
+    singular = str(tmp_path / "s.mtx")
+    scipy.io.mmwrite(singular, sp.csr_matrix(np.array([[1.0, 0], [2.0, 0]])))
+    assert main(["assign", singular, "--device", DEV]) == 2
+    assert "no full matching exists" in capsys.readouterr().err
+
+
+def test_networkx_minimum_weight_full_matching():
+    import networkx as nx
+    from pyclmatch.nxbackend import minimum_weight_full_matching
+    G = nx.complete_bipartite_graph(4, 6)
+    for k, (u, v) in enumerate(G.edges):
+        G[u][v]["w"] = float((k * 7919) % 13)
+    got = minimum_weight_full_matching(G, top_nodes=range(4), weight="w", device=DEV)
+    ref = nx.bipartite.minimum_weight_full_matching(G, top_nodes=range(4), weight="w")
+    assert sum(G[u][got[u]]["w"] for u in range(4)) == sum(G[u][ref[u]]["w"] for u in range(4))
+    assert all(got[got[u]] == u for u in got)
+    G.remove_edges_from([(0, v) for v in range(4, 10)])
+    with pytest.raises(ValueError, match="cost matrix is infeasible"):
+        minimum_weight_full_matching(G, top_nodes=range(4), weight="w", device=DEV)
+
+
+@pytest.mark.parametrize("tail", [32, 1024])
+def test_wide_bidding_and_small_tail(monkeypatch, tail):
+    """Rows of >= WIDE_DEGREE entries are bid for by a work-group each; a small tail leaves
+    the main rounds most of the work."""
+    from pyclmatch.assignment import auction
+    monkeypatch.setattr(auction, "TAIL_CPU", tail)
+    rng = np.random.default_rng(11)
+    C = rng.random((200, 150))
+    r, c = scipy_lsa(C)
+    res = pyclmatch.assignment(C.T.copy(), device=DEV)
+    assert res.objective == pytest.approx(C[r, c].sum(), rel=1e-12)
+    if tail == 32 and pyclmatch.get_device(DEV).is_cpu:
+        assert res.counters["rounds"] > 0
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-10, 1e10, 1e300])
+def test_extreme_magnitudes(scale):
+    rng = np.random.default_rng(3)
+    C = np.clip(rng.standard_normal((20, 20)), -1, 1) * scale
+    r, c = scipy_lsa(C)
+    res = pyclmatch.assignment(C, device=DEV)
+    assert res.objective == pytest.approx(C[r, c].sum(), rel=1e-12)
+
+
+def test_host_finishing_when_device_tightening_stops(monkeypatch):
+    """A device tightening cut short (as when the rounded optimum is not the real one) leaves
+    the finishing to the host (tightening, then Hungarian augmentations)."""
+    from pyclmatch.assignment.auction import AuctionMatcher
+    original = AuctionMatcher.tighten
+    monkeypatch.setattr(AuctionMatcher, "tighten",
+                        lambda self, *a, **kw: original(self, *a, **dict(kw, passes=1)))
+    monkeypatch.setattr("pyclmatch.assignment.finish.TIGHTEN_PASSES", 2)
+    A = sparse_instance(400, 6, seed=21)
+    res = check_against_scipy(A)
+    assert res.counters["augmented"] > 0
