@@ -242,6 +242,7 @@ def semantic_cases():
     _membership_cases()
     _small_and_odd_graph_cases()
     _marriage_cases()
+    _assignment_cases()
 
 
 def _graph_type_cases():
@@ -650,6 +651,73 @@ def _marriage_cases():
         lambda: m().stable_marriage(good, good, n_men=1), err("n_men"))
     add("semantics/stable_marriage/ok", "semantics", lambda: m().stable_marriage(good, good),
         ok(attr("size", 2)))
+
+
+def _pairs(want):
+    """A check: a (row_ind, col_ind) pair of arrays equal to ``want``."""
+    def check(res):
+        got = [np.asarray(x).tolist() for x in res]
+        return None if got == want else f"got {got!r}, want {want!r}"
+    return check
+
+
+def _assignment_cases():
+    """The assignment family: its parameters, its inputs, and the drop-ins' scipy errors."""
+    m = pm
+    C = lambda: sp.csr_matrix(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    singular = lambda: sp.csr_matrix(np.array([[1.0, 0.0], [1.0, 0.0]]))
+    nan = lambda: sp.csr_matrix(np.array([[NAN, 1.0], [1.0, 1.0]]))
+    for param in ("maximize", "full"):
+        _bad(lambda **kw: m().assignment(C(), **kw), "assignment", param, NOT_BOOL)
+    _bad(lambda **kw: m().assignment(C(), **kw), "assignment", "verify",
+         [("str", "yes"), ("list", [True]), ("float", 1.0)])
+    _bad(lambda **kw: m().assignment(C(), **kw), "assignment", "scaling",
+         NOT_INT[:8] + [("zero", 0), ("one", 1)])
+    _bad(lambda **kw: m().maximum_product_transversal(C(), **kw), "transversal", "scale",
+         NOT_BOOL)
+    sem = "semantics"
+    add("semantics/assignment/ok", sem, lambda: m().assignment(C()), ok(attr("objective", 5.0)))
+    add("semantics/assignment/maximize", sem, lambda: m().assignment(C(), maximize=True),
+        ok(attr("objective", 5.0)))
+    add("semantics/assignment/empty", sem, lambda: m().assignment(sp.csr_matrix((0, 0))),
+        ok(attr("objective", 0.0)))
+    add("semantics/assignment/singular", sem, lambda: m().assignment(singular()), err("A"))
+    add("semantics/assignment/singular_partial", sem,
+        lambda: m().assignment(singular(), full=False, maximize=True),
+        ok(attr("objective", 1.0)))
+    add("semantics/assignment/partial_min_is_empty", sem,     # (positive costs: match none)
+        lambda: m().assignment(singular(), full=False), ok(attr("objective", 0.0)))
+    add("semantics/assignment/nan", sem, lambda: m().assignment(nan()), err("A"))
+    add("semantics/assignment/str", sem, lambda: m().assignment("abc"), err("A"))
+    add("semantics/assignment/1d", sem, lambda: m().assignment(np.array([1.0, 2.0])), err("A"))
+    add("semantics/min_weight_full_bipartite_matching/ok", sem,
+        lambda: m().min_weight_full_bipartite_matching(C()), ok(_pairs([[0, 1], [0, 1]])))
+    add("semantics/min_weight_full_bipartite_matching/dense", sem,
+        lambda: m().min_weight_full_bipartite_matching(C().toarray()),
+        err("biadjacency_matrix"))
+    add("semantics/min_weight_full_bipartite_matching/singular", sem,
+        lambda: m().min_weight_full_bipartite_matching(singular()), err("biadjacency_matrix"))
+    add("semantics/linear_sum_assignment/ok", sem,
+        lambda: m().linear_sum_assignment(C().toarray()), ok(_pairs([[0, 1], [0, 1]])))
+    add("semantics/linear_sum_assignment/inf_forbidden", sem,
+        lambda: m().linear_sum_assignment(np.array([[INF, 2.0], [3.0, 4.0]])),
+        ok(_pairs([[0, 1], [1, 0]])))
+    add("semantics/linear_sum_assignment/infeasible", sem,
+        lambda: m().linear_sum_assignment(np.array([[INF, INF], [3.0, 4.0]])),
+        err("cost_matrix"))
+    add("semantics/linear_sum_assignment/nan", sem,
+        lambda: m().linear_sum_assignment(np.array([[NAN, 2.0], [3.0, 4.0]])),
+        err("cost_matrix"))
+    add("semantics/linear_sum_assignment/3d", sem,
+        lambda: m().linear_sum_assignment(np.zeros((2, 2, 2))), err("cost_matrix"))
+    add("semantics/maximum_product_transversal/ok", sem,
+        lambda: m().maximum_product_transversal(C()), ok(attr("perm", [1, 0])))
+    add("semantics/maximum_product_transversal/singular", sem,
+        lambda: m().maximum_product_transversal(singular()), err("A"))
+    add("semantics/maximum_product_transversal/rectangular", sem,
+        lambda: m().maximum_product_transversal(sp.csr_matrix(np.ones((2, 3)))), err("A"))
+    add("semantics/maximum_product_transversal/nan", sem,
+        lambda: m().maximum_product_transversal(nan()), err("A"))
 
 
 # -- readers -----------------------------------------------------------------------------------
