@@ -222,7 +222,7 @@ def linear_sum_assignment(cost_matrix, maximize=False):
     """
     c = np.asarray(cost_matrix)
     if c.ndim != 2:
-        raise InputError(f"expected a matrix (2-D array), got a {c.ndim!r} array",
+        raise InputError(f"expected a matrix (2-D array), got a {c.ndim}-D array",
                          argument="cost_matrix")
     if c.dtype.kind not in "biuf":
         raise InputTypeError(f"Cannot cast array data from {c.dtype!r} to "

@@ -104,7 +104,7 @@ def take_in(A, *, maximize, full, argument="A", dense_inf=True, drop_zeros=False
     else:
         dense = _real_values(A, argument)
         if dense.ndim != 2:
-            raise InputError(f"expected a matrix (2-D array), got a {dense.ndim} array",
+            raise InputError(f"expected a matrix (2-D array), got a {dense.ndim}-D array",
                              argument=argument)
         if np.isnan(dense).any():
             raise InputError("matrix contains invalid numeric entries", argument=argument)
