@@ -718,6 +718,16 @@ def _assignment_cases():
         lambda: m().maximum_product_transversal(sp.csr_matrix(np.ones((2, 3)))), err("A"))
     add("semantics/maximum_product_transversal/nan", sem,
         lambda: m().maximum_product_transversal(nan()), err("A"))
+    for fam, arg in (("assignment", "A"), ("maximum_product_transversal", "A"),
+                     ("linear_sum_assignment", "cost_matrix")):
+        add(f"semantics/{fam}/ragged", sem, lambda f=fam: getattr(m(), f)([[1, 2], [3]]),
+            err(arg))
+    for tag, v in (("str", np.array([["a", "b"], ["c", "d"]])), ("none", None)):
+        add(f"semantics/maximum_product_transversal/{tag}", sem,
+            lambda v=v: m().maximum_product_transversal(v), err("A"))
+    add("semantics/maximum_product_transversal/f16", sem,
+        lambda: m().maximum_product_transversal(np.array([[1, 2], [3, 4]], np.float16)),
+        ok(attr("perm", [1, 0])))
 
 
 # -- readers -----------------------------------------------------------------------------------

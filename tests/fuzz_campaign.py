@@ -58,7 +58,17 @@ PARAMS = {
     "structural_rank": ["algorithm"],
     "maximum_bipartite_matching": ["perm_type"],
     "read_graph": ["format", "symmetrize", "return_labels"],
+    "leiden": ["resolution", "quality", "theta", "iterations", "seed", "deterministic",
+               "max_level", "verify", "weight"],
+    "assignment": ["maximize", "full", "verify", "scaling"],
+    "linear_sum_assignment": ["maximize"],
+    "min_weight_full_bipartite_matching": ["maximize"],
+    "maximum_product_transversal": ["scale", "verify"],
 }
+#: the families whose graph may be rectangular
+RECTANGULAR = ("maximum_matching", "dulmage_mendelsohn", "structural_rank",
+               "maximum_bipartite_matching", "assignment", "linear_sum_assignment",
+               "min_weight_full_bipartite_matching", "maximum_product_transversal")
 VALUES = [0.0, 1.0, 2.0, 0.5, 7.0, -1.0, 1e-300, 5e-324, 1e-310, 1e300, 1e308, float("nan"),
           float("inf")]
 
@@ -121,8 +131,7 @@ def _call(rng, i):
         return "modularity(graph, membership)", lambda: _checked_modularity(G, mem)
     kw = {p: rng.choice(ODD) for p in rng.sample(PARAMS[fam], min(len(PARAMS[fam]),
                                                                   rng.choice([0, 1, 1, 2])))}
-    graph = _graph(rng, fam not in ("maximum_matching", "dulmage_mendelsohn",
-                                    "structural_rank", "maximum_bipartite_matching"))
+    graph = _graph(rng, fam not in RECTANGULAR)
     label = f"{fam}(graph, **{kw!r})"
     if fam == "stable_marriage":
         prefs = [[rng.randint(-1, 3) for _ in range(rng.randint(0, 3))]
@@ -138,7 +147,38 @@ def _call(rng, i):
                                                                           (0,))[0], int), **kw)
     if fam == "b_matching":
         return label, lambda: pm.b_matching(graph, 1, **kw)
+    if fam in ("assignment", "linear_sum_assignment", "min_weight_full_bipartite_matching"):
+        return label, lambda: _checked_assignment(fam, graph, kw)
     return label, lambda: getattr(pm, fam)(graph, **kw)
+
+
+def _checked_assignment(fam, graph, kw):
+    """The assignment family's answer; where scipy's solver takes the same input and
+    arguments and answers, the objectives must agree."""
+    import pyclmatch as pm
+    from scipy.optimize import linear_sum_assignment
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+    res = getattr(pm, fam)(graph, **kw)
+    maximize = kw.get("maximize", False)
+    if not isinstance(maximize, bool) or fam == "assignment" and (
+            kw.get("full", True) is not True or set(kw) - {"maximize", "full", "verify"}):
+        return res
+    try:
+        if fam == "linear_sum_assignment":
+            C = np.asarray(graph, dtype=float)
+            r, c = linear_sum_assignment(C, maximize=maximize)
+            want, got = C[r, c].sum(), C[res[0], res[1]].sum()
+        else:
+            M = sp.csr_matrix(graph, dtype=float)
+            M.sum_duplicates()
+            r, c = min_weight_full_bipartite_matching(M, maximize=maximize)
+            want = M[r, c].sum()
+            got = res.objective if fam == "assignment" else M[res[0], res[1]].sum()
+    except Exception:         # (scipy refuses or cannot read it: nothing to compare)
+        return res
+    if not abs(got - want) <= 1e-9 * max(1.0, abs(want)):
+        raise Questionable(f"objective {got}, scipy {want}")
+    return res
 
 
 def _checked_matching(graph, kw):

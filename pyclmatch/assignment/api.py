@@ -17,7 +17,8 @@ from ..engine.scheduler import Scheduler
 from ..errors import InputError
 from .auction import AuctionMatcher, integer_benefits
 from .finish import SLACK, exact, scale_of
-from .problem import (checked_flags, deficiency_error, original_duals, square, take_in)
+from .problem import (as_array, checked_flags, deficiency_error, original_duals, square,
+                      take_in)
 from .slackness import DeviceSlackness, verify_assignment
 
 
@@ -220,7 +221,7 @@ def linear_sum_assignment(cost_matrix, maximize=False):
     >>> pyclmatch.linear_sum_assignment(cost)
     (array([0, 1, 2]), array([1, 0, 2]))
     """
-    c = np.asarray(cost_matrix)
+    c = as_array(cost_matrix, "cost_matrix")
     if c.ndim != 2:
         raise InputError(f"expected a matrix (2-D array), got a {c.ndim}-D array",
                          argument="cost_matrix")

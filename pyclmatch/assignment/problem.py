@@ -76,9 +76,29 @@ def _entry_positions(p, rows, cols):
     return np.searchsorted(key, rows.astype(np.int64) * max(p.shape[1], 1) + cols)
 
 
+def as_array(data, argument):
+    """``data`` as a numpy array, or an :class:`InputError` naming ``argument`` where numpy
+    cannot make one (ragged nested lists, ...).
+
+    Examples
+    --------
+    >>> as_array([[1, 2], [3, 4]], "A").shape
+    (2, 2)
+    >>> as_array([[1, 2], [3]], "A")
+    Traceback (most recent call last):
+    ...
+    pyclmatch.errors.InputError: A cannot be read as an array: ...
+    """
+    try:
+        return np.asarray(data)
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"{argument} cannot be read as an array: {exc}",
+                         argument=argument) from None
+
+
 def _real_values(data, argument):
     """``data`` as float64; refuses what is not real numbers (complex, strings, objects)."""
-    data = np.asarray(data)
+    data = as_array(data, argument)
     if data.dtype.kind not in "biuf":
         raise InputError(f"{argument} must hold real numbers, not {data.dtype}",
                          argument=argument)

@@ -19,6 +19,7 @@ from .._record import RunRecord
 from ..engine import args
 from ..errors import InputError, VerificationError
 from .api import assignment
+from .problem import as_array
 
 #: how far above 1 a scaled entry, and how far from 1 a scaled diagonal entry, may be
 SCALE_TOLERANCE = 1e-8
@@ -46,14 +47,12 @@ class TransversalResult(RunRecord):
 def _log_costs(A):
     """The nonzero pattern of ``A`` (CSR, explicit zeros dropped) with the costs
     ``log a_j - log |a_ij|``, and the column maxima ``a``."""
-    if sp.issparse(A):
-        m = sp.csr_matrix(A, copy=True)
-    else:
-        m = sp.csr_matrix(np.asarray(A))
+    m = A if sp.issparse(A) else as_array(A, "A")
     if m.ndim != 2 or m.shape[0] != m.shape[1]:
         raise InputError(f"A must be a square matrix, not of shape {m.shape}", argument="A")
     if m.dtype.kind not in "biufc":
         raise InputError(f"A must hold numbers, not {m.dtype}", argument="A")
+    m = sp.csr_matrix(m.astype(np.float32) if m.dtype == np.float16 else m, copy=True)
     m.sum_duplicates()
     m.data = np.abs(m.data).astype(np.float64)
     if not np.isfinite(m.data).all():
