@@ -164,10 +164,13 @@ def _checked_assignment(fam, graph, kw):
             kw.get("full", True) is not True or set(kw) - {"maximize", "full", "verify"}):
         return res
     try:
-        if fam == "linear_sum_assignment":
+        if fam == "linear_sum_assignment" or (fam == "assignment" and
+                                               isinstance(graph, np.ndarray)):
+            # (a dense matrix: every finite entry is an allowed pair, zeros included)
             C = np.asarray(graph, dtype=float)
             r, c = linear_sum_assignment(C, maximize=maximize)
-            want, got = C[r, c].sum(), C[res[0], res[1]].sum()
+            want = C[r, c].sum()
+            got = res.objective if fam == "assignment" else C[res[0], res[1]].sum()
         else:
             M = sp.csr_matrix(graph, dtype=float)
             M.sum_duplicates()
