@@ -148,7 +148,8 @@ class DeviceLeiden(DeviceLouvain):
         partition. Returns whether the method goes on."""
         self.sched.tick("leiden levels", 64 + self.n0)
         t_level = time.perf_counter()
-        if self.begin_level():
+        self.small = self.begin_level()
+        if self.small:
             self.optimise_level_small()
         else:
             self.optimise_level()
@@ -273,7 +274,7 @@ class DeviceLeiden(DeviceLouvain):
             self.stats["stopped"] = stop
             if self.return_levels:
                 self.refined_levels.append(self._host_levels(self.R))
-            self.number_communities()             # the membership mapped through P
+            self._number(stop=True)               # the membership mapped through P
             if self.return_levels:
                 self.levels.append(self.handle.download(self.memb, np.int64))
             self.level += 1
@@ -282,7 +283,7 @@ class DeviceLeiden(DeviceLouvain):
             return False
         P, P_ac = self.C, self.ac
         self.C, self.ac, self.csize = self.R, self.aR, self.rsize
-        self.number_communities()                 # the membership mapped through R
+        agg = self._number(stop=False)            # the membership mapped through R
         start = self._start_partition(P, P_ac)
         self.q_level = None      # (refined communities started alone: Q is recomputed)
         if self.return_levels:
@@ -292,11 +293,56 @@ class DeviceLeiden(DeviceLouvain):
         self.level += 1
         self.stats["levels"] = self.level
         self._drop("R", "aR", "rsize", "tpos", "extR")
-        self.order_communities()
-        self.merge_communities()
-        self.compact_edges()
+        if agg is None:
+            self.order_communities()
+            self.merge_communities()
+            self.compact_edges()
+        else:        # (a small level: the graph on R is built already)
+            self._adopt_small_graph(*agg)
         self.start = start
         return True
+
+    def _number(self, stop):
+        """The communities of C numbered and the input's membership mapped through them: by
+        Louvain's per-bucket kernels (:meth:`number_communities`; returns None), or on a
+        small level by its one-group aggregation (``aggregate_level_one_group``, the kernel
+        of Louvain's small levels, which also builds the graph on C unless ``stop``; one
+        read-back; returns its ``(n_new, nnz_new, largest degree)``), so that a graph
+        whose levels are all small builds none of the per-bucket aggregation."""
+        if not self.small:
+            self.number_communities()
+            return None
+        n, nnz = self.n, self.nnz
+        self.new = dict(vertices=self.empty(n + 1, np.int32),
+                        edges=self.empty(max(nnz, 1), np.int32),
+                        w=self.empty(max(nnz, 1), self.wdt), src=self.empty(max(nnz, 1), np.int32),
+                        k=self.empty(n, self.wdt), kq=self.empty(n, np.int32))
+        out = self.empty(SMALL_HEAD + 2 * SMALL_TRACE + 4, np.float64)
+        # (the kernel's stop rule reads a level's gain at out[0] - out[1]: one to go on)
+        gain = np.zeros(SMALL_HEAD + 2 * SMALL_TRACE + 4, np.float64)
+        gain[0] = 1.0
+        cl.enqueue_copy(self.handle.queue, out.data, gain)
+        relative, thr, floor, max_level = self.relative, self.thr, self.floor, self.max_level
+        self.relative, self.thr, self.floor = False, 0.0, 0.0
+        self.max_level = self.level + 1 if stop else None
+        try:
+            held = self._launch_aggregate_one_group(out)
+        finally:
+            self.relative, self.thr, self.floor, self.max_level = (relative, thr, floor,
+                                                                  max_level)
+        self.newID = held[2]
+        host = np.empty(4, np.float64)
+        self.sched.read("aggregate", host, out.data, offset=8 * (SMALL_HEAD + 2 * SMALL_TRACE))
+        return tuple(int(x) for x in host[:3])
+
+    def _adopt_small_graph(self, n_new, nnz_new, maxdeg_new):
+        """The graph that :meth:`_number` built becomes the next level's."""
+        new = self.new
+        self.vertices, self.edges, self.w, self.src = (new["vertices"], new["edges"],
+                                                       new["w"], new["src"])
+        self.k, self.kq = new["k"], new["kq"]
+        self.n, self.nnz, self.maxdeg = n_new, nnz_new, maxdeg_new
+        self._drop("new")
 
     def _start_partition(self, P, P_ac):
         """P on the aggregate graph's vertices (the refined communities' new ids): each
