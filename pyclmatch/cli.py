@@ -82,15 +82,14 @@ def cmd_match(args):
     if args.json:
         print(json.dumps(info, indent=2, default=str))
         return 0
-    print(f"file:                 {args.file}")
-    print(f"rows x cols, edges:   {info['rows']} x {info['cols']}, {info['edges']}")
-    print(f"algorithm, init:      {res.algorithm}, {res.init}")
-    print(f"device:               {res.device}")
-    print(f"initial cardinality:  {res.initial_cardinality}")
-    print(f"cardinality:          {res.cardinality}")
-    print(f"verified:             {'yes (König cover of size %d)' % res.certificate.size if res.verified else 'no'}")
-    print(f"phases, BFS levels:   {res.counters.get('phases', 0)}, "
-          f"{res.counters.get('bfs_levels', 0)}")
+    _show([("file", args.file),
+           ("rows x cols, edges", f"{info['rows']} x {info['cols']}, {info['edges']}"),
+           ("algorithm, init", f"{res.algorithm}, {res.init}"), ("device", res.device),
+           ("initial cardinality", res.initial_cardinality), ("cardinality", res.cardinality),
+           ("verified", f"yes (König cover of size {res.certificate.size})" if res.verified
+            else "no"),
+           ("phases, BFS levels", f"{res.counters.get('phases', 0)}, "
+                                  f"{res.counters.get('bfs_levels', 0)}")])
     print("timings (s):")
     for k, v in sorted(res.timings.items()):
         print(f"  {k:<22}{v:.6f}")
@@ -183,20 +182,23 @@ def cmd_assign(args):
     if args.json:
         print(json.dumps(info, indent=2, default=str))
         return 0
-    print(f"file:                 {args.file}")
-    print(f"rows x cols, entries: {info['rows']} x {info['cols']}, {info['entries']}")
-    print(f"device:               {res.device}")
-    if args.product:
-        print(f"log of the product:   {res.log_product!r}")
-    else:
-        label = "weight:" if args.maximize else "cost:"
-        print(f"{label:<22}{res.objective!r}")
-        print(f"matched:              {res.cardinality}")
-    print(f"phases, rounds:       {res.counters.get('phases', 0)}, "
-          f"{res.counters.get('rounds', 0)}")
-    print(f"verified:             {'yes (LP duality)' if res.verified else 'no'}")
-    print(f"total time (s):       {res.timings['total']:.6f}")
+    answer = ([("log of the product", repr(res.log_product))] if args.product else
+              [("weight" if args.maximize else "cost", repr(res.objective)),
+               ("matched", res.cardinality)])
+    _show([("file", args.file),
+           ("rows x cols, entries", f"{info['rows']} x {info['cols']}, {info['entries']}"),
+           ("device", res.device)] + answer +
+          [("phases, rounds", f"{res.counters.get('phases', 0)}, "
+                              f"{res.counters.get('rounds', 0)}"),
+           ("verified", "yes (LP duality)" if res.verified else "no"),
+           ("total time (s)", f"{res.timings['total']:.6f}")])
     return 0
+
+
+def _show(rows):
+    """Print ``(label, value)`` rows as ``label:`` in a column of 22, then the value."""
+    for label, value in rows:
+        print(f"{label + ':':<22}{value}")
 
 
 def _add_assign_command(sub):
