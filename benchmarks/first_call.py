@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 FAMILIES = ("maximum_matching", "weighted_matching", "b_matching", "louvain",
-            "dulmage_mendelsohn")
+            "dulmage_mendelsohn", "leiden", "assignment")
 
 #: the child: import (timed), graph (untimed), first call and warm calls (timed)
 CHILD = r"""
@@ -75,7 +75,7 @@ def make_graph(name, family):
     else:
         A = next(generators.suite(name, size="large" if name in generators.SUITE
                                   else "small"))[1]
-    if family in ("weighted_matching", "b_matching", "louvain") and (
+    if family in ("weighted_matching", "b_matching", "louvain", "leiden") and (
             A.shape[0] != A.shape[1] or (abs(A - A.T) > 0).nnz):
         A = abs(A) + abs(A).T
         A = sp.csr_matrix(A)
@@ -92,6 +92,8 @@ def call(family, A, device):
         return pyclmatch.b_matching(A, 3, device=device)
     if family == "louvain":
         return pyclmatch.louvain(A, device=device)
+    if family == "assignment":      # (the heaviest matching of any size: any shape or rank)
+        return pyclmatch.assignment(A, full=False, maximize=True, device=device)
     return getattr(pyclmatch, family)(A, device=device)
 
 
@@ -150,7 +152,7 @@ def main(argv=None):
     cache = "empty" if args.cold else "user's"
     for graph in args.graphs.split(","):
         for family in args.families.split(","):
-            if family == "maximum_matching" or family == "dulmage_mendelsohn" or \
+            if family in ("maximum_matching", "dulmage_mendelsohn", "assignment") or \
                     graph != "rajat01":
                 for rnd in range(1, args.rounds + 1):
                     r = dict(measure(family, graph, args.device, args.repeat, args.cold),
