@@ -4,7 +4,8 @@
 The public calls are :func:`pyclmatch.louvain`, :func:`pyclmatch.leiden` and
 :func:`pyclmatch.modularity` (defined in :mod:`pyclmatch.community.api`); the drivers are
 :mod:`~pyclmatch.community.louvain` (``kernels/louvain.cl.mako``) and
-:mod:`~pyclmatch.community.leiden` (``kernels/leiden.cl.mako``), and the checks of an
+:mod:`~pyclmatch.community.leiden` (``kernels/leiden.cl.mako``), the input's intake
+:mod:`~pyclmatch.community.intake`, and the checks of an
 answer, independent of both, :mod:`~pyclmatch.community.verify` (modularity on the device,
 :mod:`~pyclmatch.community.modularity`, ``kernels/modularity.cl.mako``; connectivity,
 :mod:`~pyclmatch.community.connectivity`, ``kernels/connectivity.cl.mako``). The submodules
