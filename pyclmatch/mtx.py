@@ -150,7 +150,7 @@ def size_line(data, name, layout, field, symmetry):
         nl = data.find(b"\n", pos)
         nl = end if nl < 0 else nl
         line = data[pos:nl].strip()
-        pos, lineno = nl + 1, lineno + 1
+        pos, lineno = min(nl + 1, end), lineno + 1     # (no newline after the last line)
         if line and not line.startswith(b"%"):
             break
     else:

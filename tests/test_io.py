@@ -831,3 +831,13 @@ def test_mtx_integer_columns_exact(tmp_path):
             "9223372036854775807", "-9223372036854775808", "000000000000000000000042"]
     got = _read_column(tmp_path, toks, field="integer")
     assert got.tolist() == [int(t) for t in toks]
+
+
+def test_mtx_size_line_last_without_newline():
+    """A file that ends on its size line, no newline after it (no entries follow): an empty
+    matrix, not numpy's error about a buffer offset past its end (hypothesis found it)."""
+    from pyclmatch import mtx
+    A = mtx.read(b"%%MatrixMarket matrix coordinate real skew-symmetric\n1 1 0", "f.mtx")
+    assert A.shape == (1, 1) and A.nnz == 0
+    A = mtx.read(b"%%MatrixMarket matrix coordinate real general\n2 3 0", "f.mtx")
+    assert A.shape == (2, 3) and A.nnz == 0
