@@ -725,6 +725,19 @@ def _assignment_cases():
     for tag, v in (("str", np.array([["a", "b"], ["c", "d"]])), ("none", None)):
         add(f"semantics/maximum_product_transversal/{tag}", sem,
             lambda v=v: m().maximum_product_transversal(v), err("A"))
+    for fam, arg, call in (
+            ("assignment", "A", lambda M: m().assignment(M)),
+            ("min_weight_full_bipartite_matching", "biadjacency_matrix",
+             lambda M: m().min_weight_full_bipartite_matching(M, maximize=True))):
+        add(f"semantics/{fam}/1e308", sem,       # (the duals' sums would overflow float64)
+            lambda c=call: c(sp.csr_matrix(np.array([[1e308], [1.0], [7.0]]))), err(arg))
+    add("semantics/assignment/1e300", sem,
+        lambda: m().assignment(sp.csr_matrix(np.array([[1e300], [1.0], [7.0]]))),
+        ok(attr("objective", 1.0)))
+    for fam in ("linear_sum_assignment", "min_weight_full_bipartite_matching"):
+        M = (lambda: C().toarray()) if fam == "linear_sum_assignment" else C
+        add(f"semantics/{fam}/maximize=array", sem,
+            lambda f=fam, M=M: getattr(m(), f)(M(), maximize=np.array([1, 2])), err("maximize"))
     add("semantics/maximum_product_transversal/f16", sem,
         lambda: m().maximum_product_transversal(np.array([[1, 2], [3, 4]], np.float16)),
         ok(attr("perm", [1, 0])))

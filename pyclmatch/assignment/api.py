@@ -174,6 +174,16 @@ def assignment(A, *, maximize=False, full=True, device=None, verify=True,
     return res
 
 
+def _truth(maximize):
+    """``maximize`` as scipy reads it (any value with a truth value), or an
+    :class:`~pyclmatch.errors.InputError` naming it where it has none (an array)."""
+    try:
+        return bool(maximize)
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"maximize={args.shown(maximize)} is not allowed: it must be True "
+                         f"or False ({exc})", argument="maximize") from None
+
+
 def min_weight_full_bipartite_matching(biadjacency_matrix, maximize=False):
     """scipy's ``scipy.sparse.csgraph.min_weight_full_bipartite_matching`` on the device
     (:func:`assignment`), with its signature, return values and errors: ``(row_ind,
@@ -195,12 +205,12 @@ def min_weight_full_bipartite_matching(biadjacency_matrix, maximize=False):
         if np.asarray(A.data).dtype.kind not in "biuf":
             raise InputTypeError(f"cannot take {A.dtype} values as real numbers",
                                  argument="biadjacency_matrix")
-        p = take_in(A, maximize=bool(maximize), full=True, drop_zeros=True)
+        p = take_in(A, maximize=_truth(maximize), full=True, drop_zeros=True)
         nr, nc = p.shape
         if min(nr, nc) == 0:
             empty = (np.zeros(0, np.int64), np.zeros(0, np.int32))
             return empty if nr <= nc else empty[::-1]
-        res = assignment(p.csr() if not p.maximize else -p.csr(), maximize=bool(maximize))
+        res = assignment(p.csr() if not p.maximize else -p.csr(), maximize=p.maximize)
     if nr <= nc:
         return np.arange(nr), res.row_match.astype(np.int32)
     rows, cols = res.pairs                      # (scipy: by row, the row indices int32)
@@ -230,7 +240,7 @@ def linear_sum_assignment(cost_matrix, maximize=False):
                              f"dtype('float64') according to the rule 'safe'",
                              argument="cost_matrix")
     c = c.astype(np.float64)
-    if maximize:
+    if _truth(maximize):
         c = -c
     if np.isnan(c).any() or (c == -np.inf).any():
         raise InputError("matrix contains invalid numeric entries", argument="cost_matrix")

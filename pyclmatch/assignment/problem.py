@@ -76,6 +76,11 @@ def _entry_positions(p, rows, cols):
     return np.searchsorted(key, rows.astype(np.int64) * max(p.shape[1], 1) + cols)
 
 
+#: the largest magnitude of a value: the potentials and reduced costs, sums and differences
+#: of up to four values, stay finite in float64 below it (2**1020)
+COST_MAX = 2.0 ** 1020
+
+
 def as_array(data, argument):
     """``data`` as a numpy array, or an :class:`InputError` naming ``argument`` where numpy
     cannot make one (ragged nested lists, ...).
@@ -135,6 +140,13 @@ def take_in(A, *, maximize, full, argument="A", dense_inf=True, drop_zeros=False
     if not np.isfinite(m.data).all():
         raise InputError(f"{argument} holds NaN or infinite stored entries; every stored "
                          f"entry must be a finite real number", argument=argument)
+    big = float(np.abs(m.data).max()) if m.nnz else 0.0
+    if big > COST_MAX:
+        raise InputError(f"{argument} holds a value of magnitude {big:.3g}: the dual variables "
+                         f"(sums and differences of the values) would overflow float64; "
+                         f"values up to {COST_MAX:.3g} are allowed (scaling every value by one "
+                         f"positive factor leaves the optimal assignment as it is)",
+                         argument=argument)
     cost = -m.data if maximize else m.data.copy()
     m.sort_indices()
     return Problem(m.shape, m.indptr.astype(np.int64), m.indices.astype(np.int32),
