@@ -165,7 +165,7 @@ def _checked_assignment(fam, graph, kw):
         return res
     try:
         if fam == "linear_sum_assignment" or (fam == "assignment" and
-                                               isinstance(graph, np.ndarray)):
+                                               not sp.issparse(graph)):
             # (a dense matrix: every finite entry is an allowed pair, zeros included)
             C = np.asarray(graph, dtype=float)
             r, c = linear_sum_assignment(C, maximize=maximize)
