@@ -312,24 +312,11 @@ class DeviceLeiden(DeviceLouvain):
         if not self.small:
             self.number_communities()
             return None
-        n, nnz = self.n, self.nnz
-        self.new = dict(vertices=self.empty(n + 1, np.int32),
-                        edges=self.empty(max(nnz, 1), np.int32),
-                        w=self.empty(max(nnz, 1), self.wdt), src=self.empty(max(nnz, 1), np.int32),
-                        k=self.empty(n, self.wdt), kq=self.empty(n, np.int32))
+        self._new_graph_arrays()
         out = self.empty(SMALL_HEAD + 2 * SMALL_TRACE + 4, np.float64)
-        # (the kernel's stop rule reads a level's gain at out[0] - out[1]: one to go on)
-        gain = np.zeros(SMALL_HEAD + 2 * SMALL_TRACE + 4, np.float64)
-        gain[0] = 1.0
-        cl.enqueue_copy(self.handle.queue, out.data, gain)
-        relative, thr, floor, max_level = self.relative, self.thr, self.floor, self.max_level
-        self.relative, self.thr, self.floor = False, 0.0, 0.0
-        self.max_level = self.level + 1 if stop else None
-        try:
-            held = self._launch_aggregate_one_group(out)
-        finally:
-            self.relative, self.thr, self.floor, self.max_level = (relative, thr, floor,
-                                                                  max_level)
+        self._zero("aggregate", out)       # (out[7]: the level's optimization did run)
+        # Leiden's own rule decided already (aggregate_refined): no threshold of the gain
+        held = self._launch_aggregate_one_group(out, rule=(-np.inf, 0.0, stop))
         self.newID = held[2]
         host = np.empty(4, np.float64)
         self.sched.read("aggregate", host, out.data, offset=8 * (SMALL_HEAD + 2 * SMALL_TRACE))
@@ -337,11 +324,7 @@ class DeviceLeiden(DeviceLouvain):
 
     def _adopt_small_graph(self, n_new, nnz_new, maxdeg_new):
         """The graph that :meth:`_number` built becomes the next level's."""
-        new = self.new
-        self.vertices, self.edges, self.w, self.src = (new["vertices"], new["edges"],
-                                                       new["w"], new["src"])
-        self.k, self.kq = new["k"], new["kq"]
-        self.n, self.nnz, self.maxdeg = n_new, nnz_new, maxdeg_new
+        self._take_new_graph(n_new, nnz_new, maxdeg_new)
         self._drop("new")
 
     def _start_partition(self, P, P_ac):

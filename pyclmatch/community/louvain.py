@@ -278,13 +278,17 @@ class DeviceLouvain(KernelFamily):
         (its own specialization when that differs from the per-bucket kernels' size; the
         per-bucket size when registers or local memory do not allow ``og_wg``)."""
         og = self.og_wg
-        knl = self.kernel(name, wg=og, move_buckets=bucket_specs(self._move_buckets, og),
-                          merge_buckets=bucket_specs(self._merge_buckets, og))
+        knl = self.kernel(name, **self._one_group_values(og))
         if og != self.wg and knl.get_work_group_info(
                 cl.kernel_work_group_info.WORK_GROUP_SIZE, self.handle.device) < og:
             self.og_wg = self.wg        # (both one-group kernels fall back to it)
             return self.one_group_kernel(name)
         return knl
+
+    def _one_group_values(self, og):
+        """The specialization of the one-group kernels for work-groups of ``og``."""
+        return dict(wg=og, move_buckets=bucket_specs(self._move_buckets, og),
+                    merge_buckets=bucket_specs(self._merge_buckets, og))
 
     def _launch(self, phase, name, global_size, local_size, *args):
         """``sched.launch`` of kernel ``name`` of this specialization."""
@@ -464,9 +468,7 @@ class DeviceLouvain(KernelFamily):
         (:meth:`~pyclmatch.engine.devices.DeviceHandle.ahead`). They start once the graph is
         up: the upload's host threads hand each chunk on through the interpreter, which a
         build's Python part would hold."""
-        og, helper = self.og_wg, self.helper
-        one_group = dict(wg=og, move_buckets=bucket_specs(self._move_buckets, og),
-                         merge_buckets=bucket_specs(self._merge_buckets, og))
+        helper, one_group = self.helper, self._one_group_values(self.og_wg)
         return (lambda: helper("sum_d"),
                 lambda: self.build_group("init_communities"),
                 lambda: helper("sort"),
@@ -962,15 +964,18 @@ class DeviceLouvain(KernelFamily):
         moves, stop rule and arithmetic as :meth:`optimise_level` and :meth:`aggregate`.
         Returns whether the method goes on."""
         self._begin_one_group_phase()
-        n, nnz = self.n, self.nnz
-        # Algorithm 3 in the same read-back: the new graph, sized by the old one
-        self.new = dict(vertices=self.empty(n + 1, np.int32),
-                        edges=self.empty(nnz, np.int32), w=self.empty(nnz, self.wdt),
-                        src=self.empty(nnz, np.int32), k=self.empty(n, self.wdt),
-                        kq=self.empty(n, np.int32))
+        self._new_graph_arrays()        # Algorithm 3 in the same read-back
         out, held = self._launch_optimise_one_group()
         held += self._launch_aggregate_one_group(out)
         return self._adopt_one_group_graph(*self._end_one_group_phase(out, held))
+
+    def _new_graph_arrays(self):
+        """``self.new``: the arrays of the graph that ``aggregate_level_one_group`` builds,
+        sized by the level's."""
+        n, nnz = self.n, max(self.nnz, 1)
+        self.new = dict(vertices=self.empty(n + 1, np.int32), edges=self.empty(nnz, np.int32),
+                        w=self.empty(nnz, self.wdt), src=self.empty(nnz, np.int32),
+                        k=self.empty(n, self.wdt), kq=self.empty(n, np.int32))
 
     def _begin_one_group_phase(self):
         """Before a one-group level's launch: the level-0 checks (the fixed-point total is
@@ -1020,12 +1025,17 @@ class DeviceLouvain(KernelFamily):
             np.int32(self.it_bound), np.int32(self.given_start), self.flags.data, out.data)
         return out, [vset, gk, gv]
 
-    def _launch_aggregate_one_group(self, out):
+    def _launch_aggregate_one_group(self, out, rule=None):
         """Enqueue ``aggregate_level_one_group``: the membership mapped, and unless the method
-        stops, the new graph in the arrays of ``self.new``; returns the temporaries."""
+        stops, the new graph in the arrays of ``self.new``; returns the temporaries. ``rule``:
+        ``(lthr_abs, lthr_rel, stop_now)`` of the kernel's stop rule (default: this run's,
+        the level's gain in ``out`` against the threshold, and ``max_level``)."""
         knl = self.one_group_kernel("aggregate_level_one_group")     # (it may lower og_wg)
         n, nnz, gw, new = self.n, self.nnz, self.og_wg, self.new
-        stop_now = self.max_level is not None and self.level + 1 >= self.max_level
+        if rule is None:
+            rule = (0.0 if self.relative else self.thr, self.floor if self.relative else 0.0,
+                    self.max_level is not None and self.level + 1 >= self.max_level)
+        lthr_abs, lthr_rel, stop_now = rule
         gsize = 2 * nnz + 16 * n          # the tables of every community (<= 2 d + 16 each)
         comSize, comDegree, newID, tpos, cursor = (self.empty(n, np.int32) for _ in range(5))
         tk, tv = self.empty(gsize, np.int32), self.empty(gsize, self.wdt)
@@ -1036,8 +1046,7 @@ class DeviceLouvain(KernelFamily):
             self.memb.data, comSize.data, comDegree.data, newID.data, tpos.data, cursor.data,
             tk.data, tv.data, new["vertices"].data, new["edges"].data, new["w"].data,
             new["src"].data, new["k"].data, new["kq"].data,
-            np.float64(0.0 if self.relative else self.thr),
-            np.float64(self.floor if self.relative else 0.0), np.int32(stop_now), out.data,
+            np.float64(lthr_abs), np.float64(lthr_rel), np.int32(stop_now), out.data,
             np.int32(SMALL_HEAD + 2 * SMALL_TRACE))
         return [comSize, comDegree, newID, tpos, cursor, tk, tv]
 
@@ -1067,17 +1076,21 @@ class DeviceLouvain(KernelFamily):
         self.level += 1
         self.stats["levels"] = self.level
         if not stop:
-            new = self.new
-            self.vertices, self.edges, self.w, self.src = (new["vertices"], new["edges"],
-                                                           new["w"], new["src"])
-            self.k, self.kq = new["k"], new["kq"]
+            self._take_new_graph(n_new, nnz_new, maxdeg_new)
             if self.debug:
                 self.stats.setdefault("graphs", []).append(
                     (self.vertices[:n_new + 1].get(), self.edges[:nnz_new].get(),
                      self.w[:nnz_new].get(), self.k[:n_new].get()))
-            self.n, self.nnz, self.maxdeg = n_new, nnz_new, maxdeg_new
         self._drop("new", "C", "ac", "csize")
         return not stop
+
+    def _take_new_graph(self, n_new, nnz_new, maxdeg_new):
+        """The graph ``aggregate_level_one_group`` built in ``self.new`` becomes the level's."""
+        new = self.new
+        self.vertices, self.edges, self.w, self.src = (new["vertices"], new["edges"],
+                                                       new["w"], new["src"])
+        self.k, self.kq = new["k"], new["kq"]
+        self.n, self.nnz, self.maxdeg = n_new, nnz_new, maxdeg_new
 
     # -- the answer -----------------------------------------------------------------------
     def _download_level(self):
