@@ -90,6 +90,51 @@ __kernel void refine_init(index_t n, __global const offset_t *vertices,
     if (communities) atomic_add(&rflags[2], communities);
 }
 
+/* refine_init and the exclusive scan of the table sizes into tpos (tpos[n] and rflags[3]:
+   the total) in one work-group, for a small level: each work-item takes a contiguous range
+   of vertices, and work-item 0 scans the ranges' sums. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void refine_init_one_group(index_t n, __global const offset_t *vertices,
+                           __global const index_t *csize, __global const int *kq,
+                           __global index_t *R, __global int *aR, __global index_t *rsize,
+                           __global int *tsz, __global int *tpos, __global int *rflags)
+{
+    const int lid = get_local_id(0);
+    __local int part[WG];
+    __local int comm[WG];
+    const index_t per = n / WG + (n % WG != 0);
+    const index_t lo = min((index_t)lid * per, n), hi = min(lo + per, n);
+    int sum = 0, communities = 0;
+    for (index_t v = lo; v < hi; ++v) {
+        R[v] = v;
+        aR[v] = kq[v];
+        rsize[v] = 1;
+        const int t = table_size((int)(vertices[v + 1] - vertices[v]));
+        tsz[v] = t;
+        tpos[v] = sum;
+        sum += t;
+        communities += csize[v] > 0;
+    }
+    part[lid] = sum;
+    comm[lid] = communities;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        int acc = 0, c = 0;
+        for (int x = 0; x < WG; ++x) {
+            const int s = part[x];
+            part[x] = acc;
+            acc += s;
+            c += comm[x];
+        }
+        tpos[n] = acc;
+        rflags[2] = c;
+        rflags[3] = acc;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int off = part[lid];
+    for (index_t v = lo; v < hi; ++v) tpos[v] += off;
+}
+
 /* One pass over the edges of a round (the sums MergeNodesSubset needs): extR[T] = E(T, S - T)
    for every refined community T (edges inside S = P(T), out of T; extR zero-filled before),
    and for every singleton v of R the weights w(v, T) to the refined communities T of its

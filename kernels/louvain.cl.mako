@@ -25,7 +25,8 @@
 from pyclmatch.community.hashing import TABLE_PRIMES, table_size
 from pyclmatch.community.dtypes import RAW_TYPES
 from pyclmatch.community.louvain import (FLAG_ASYM, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG,
-                                         FLAG_MOVES, SLOT_EIN, SLOT_SQ, SMALL_HEAD, SMALL_TRACE)
+                                         FLAG_MOVES, SLOT_EIN, SLOT_M2, SLOT_M2Q, SLOT_SQ,
+                                         SMALL_HEAD, SMALL_TRACE)
 %>
 <%include file="common.cl.mako"/>
 #ifdef cl_khr_fp64
@@ -112,12 +113,14 @@ inline long row_sum_l(long x, __local long *red, int lid, int lane)
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void input_stats_${rt}(index_t n, offset_t nnz, __global const offset_t *vertices,
                        __global const index_t *edges, __global const ${rt} *raw,
-                       __global double *k64, __global index_t *src, __global int *flags)
+                       __global index_t *src, __global index_t *memb, __global double *part,
+                       __global int *flags)
 {
     const int lid = get_local_id(0), lane = lid % RL;
     __local double red[WG];
     __local int red_i[3 * WG];
     int bad = 0, loops = 0, maxdeg = 0;
+    double total = 0.0;     /* this work-item's rows' k_i (part[group]: the group's) */
     for (index_t base = (index_t)get_group_id(0) * (WG / RL); base < n;
          base += (index_t)get_num_groups(0) * (WG / RL)) {
         const index_t i = base + lid / RL;
@@ -146,8 +149,18 @@ void input_stats_${rt}(index_t n, offset_t nnz, __global const offset_t *vertice
             src[e] = i;
         }
         s = row_sum_d(s, red, lid, lane);
-        if (active && lane == 0) k64[i] = s;
+        if (active && lane == 0) {
+            total += s;
+            memb[i] = i;          /* the level-0 membership: the identity */
+        }
     }
+    red[lid] = total;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) red[lid] += red[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) part[get_group_id(0)] = red[0];
     /* one atomic per work-group and flag */
     red_i[lid] = bad;
     red_i[WG + lid] = loops;
@@ -174,7 +187,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void input_convert_${rt}(index_t n, __global const offset_t *vertices,
                          __global const index_t *edges, __global const ${rt} *raw,
                          __global weight_t *w, int write, double scale,
-                         __global weight_t *k, __global int *kq, double ac_scale)
+                         __global weight_t *k, __global int *kq, double ac_scale,
+                         __global long *part)
 {
     const int lid = get_local_id(0), lane = lid % RL;
 % if wtype == "float":
@@ -182,6 +196,8 @@ void input_convert_${rt}(index_t n, __global const offset_t *vertices,
 % else:
     __local long red[WG];
 % endif
+    __local long red_t[WG];
+    long total = 0;         /* this work-item's rows' k_i as integers (part[group]) */
     for (index_t base = (index_t)get_group_id(0) * (WG / RL); base < n;
          base += (index_t)get_num_groups(0) * (WG / RL)) {
         const index_t i = base + lid / RL;
@@ -209,17 +225,58 @@ void input_convert_${rt}(index_t n, __global const offset_t *vertices,
         if (active && lane == 0) {
             k[i] = (float)s;
             kq[i] = (int)rint(s * ac_scale);
+            total += (long)(float)s;
         }
 % else:
         s = row_sum_l(s, red, lid, lane);
         if (active && lane == 0) {
             k[i] = (int)s;
             kq[i] = (int)s;     /* ac_scale is 1 in fixed point */
+            total += (long)(int)s;
         }
 % endif
     }
+    red_t[lid] = total;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) red_t[lid] += red_t[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) part[get_group_id(0)] = red_t[0];
 }
 % endfor
+
+/* The input totals, stage 2 (one work-group; the input kernels wrote one partial sum per
+   work-group, so the summation order is the same on every run): which = 0, the doubles of
+   part_d (2m of the input, input_stats) into the 8-byte slot SLOT_M2 of the flags buffer;
+   which = 1, the longs of part_l (2m of the converted weights, input_convert) into SLOT_M2Q. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void input_total(int groups, __global const double *part_d, __global const long *part_l,
+                 int which, __global int *flags)
+{
+    const int lid = get_local_id(0);
+    __local double rd[WG];
+    __local long rl[WG];
+    double d = 0.0;
+    long l = 0;
+    for (int g = lid; g < groups; g += WG) {
+        if (which) l += part_l[g]; else d += part_d[g];
+    }
+    rd[lid] = d;
+    rl[lid] = l;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+            rd[lid] += rd[lid + s];
+            rl[lid] += rl[lid + s];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        if (which) *(__global long *)(flags + ${SLOT_M2Q}) = rl[0];
+        else *(__global double *)(flags + ${SLOT_M2}) = rd[0];
+    }
+}
 
 /* Input check on the device (before any move): the graph must be undirected, i.e. entry
    (i, j, w) has a twin (j, i, w) (converted weights compared). Rows are sorted (input_stats
@@ -650,15 +707,21 @@ void optimize_level_one_group(index_t n, offset_t nnz, __global const offset_t *
     for (int x = lid; x < NCLS; x += WG) cls_cur[x] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (index_t i = lid; i < n; i += WG) {
-        if (!given_start) {      /* (given_start: C, ac and csize hold a partition already) */
-            C[i] = i;
-            ac[i] = kq[i];
-            csize[i] = 1;
-        }
+        /* (given_start: C holds the starting partition; its a_c and sizes are summed below) */
+        if (!given_start) C[i] = i;
+        ac[i] = given_start ? 0 : kq[i];
+        csize[i] = given_start ? 0 : 1;
         const int b = move_bucket(vertices[i + 1] - vertices[i]);
         if (b >= 0) atomic_inc(&cls_cur[b * 32 + (int)bitrev(subround_hash(i) & 31u, 5)]);
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (given_start) {       /* accumulate_communities of the starting partition */
+        for (index_t i = lid; i < n; i += WG) {
+            atomic_add(&ac[C[i]], kq[i]);
+            atomic_inc(&csize[C[i]]);
+        }
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
     if (lid == 0) {
         int acc = 0;
         for (int x = 0; x < NCLS; ++x) {

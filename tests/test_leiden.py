@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 import pyclmatch
 from pyclmatch.community import api
 from pyclmatch.community.api import leiden, louvain, modularity, LeidenResult
-from pyclmatch.community.connectivity import device_components
+from pyclmatch.community.connectivity import device_components, host_components
 from pyclmatch.community.modularity import InputGraph
 from pyclmatch.engine.scheduler import Scheduler
 from pyclmatch.errors import InputError, VerificationError
@@ -175,6 +175,11 @@ def test_device_components_match_scipy(n, p, k, seed):
         _, lab = connected_components(A[idx][:, idx], directed=False)
         assert len(set(zip(lab.tolist(), comps.labels[idx].tolist()))) == lab.max() + 1
         assert len(set(comps.labels[idx].tolist())) == lab.max() + 1
+    # the host's certificate (small graphs checked on the host) finds the same, labels too
+    host = host_components(A, memb, k)
+    assert (host.components, host.disconnected, host.bad_labels) == (
+        comps.components, comps.disconnected, False)
+    assert np.array_equal(host.labels, comps.labels)
 
 
 def test_certificate_refuses_a_disconnected_converged_answer(monkeypatch):

@@ -50,7 +50,7 @@ from ..hostpar import permute_csr, pmap
 from ..interop import membership_sets, vertex_clustering
 from .dtypes import raw_weights
 from .louvain import DeviceLouvain, InputProblem
-from .connectivity import device_components
+from .connectivity import device_components, host_components
 from .leiden import DeviceLeiden, _renumbered
 from .hashing import PAPER_MOVE_BUCKETS
 from .intake import as_symmetric_csr, repair
@@ -711,13 +711,14 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
         partitions (``refined_levels``).
     verify : True, "device", "host" or False
         The modularity check of :func:`louvain` (``"host"``: in numpy), and in every mode
-        but False the connectivity certificate on the device: the connected components of
-        every community's induced subgraph (:mod:`pyclmatch.community.connectivity`) must be
-        one per community.
+        but False the connectivity certificate, where the modularity is checked (on the
+        device, or by scipy in ``"host"`` mode): the connected components of every
+        community's induced subgraph (:mod:`pyclmatch.community.connectivity`) must be one
+        per community.
     work_group_size, move_buckets, merge_buckets, bin_limit, subrounds, moves, one_group_edges
         Tuning of the local moving phase, as for :func:`louvain` (a level of at most
-        ``one_group_edges`` entries moves its vertices in one work-group; its refinement
-        and aggregation run per kernel).
+        ``one_group_edges`` entries runs its local moving, the start of its refinement and
+        its aggregation in one work-group each).
 
     Returns
     -------
@@ -832,7 +833,8 @@ def _iterate(call, ran, run_args, iterations):
 
 
 def _split_disconnected(call, wg, A, graph, memb, memb_dev, q_dev, stopped):
-    """The connectivity certificate of Leiden's answer (run order): its
+    """The connectivity certificate of Leiden's answer (run order; on the host with the
+    modularity check in ``"host"`` mode): its
     :class:`~pyclmatch.community.connectivity.Components`, and when the levels stopped
     early (``max_level``, or a refinement that merged nothing) the disconnected
     communities split into their components (which raises modularity: e_c stays, the sum of
@@ -840,8 +842,13 @@ def _split_disconnected(call, wg, A, graph, memb, memb_dev, q_dev, stopped):
     :class:`VerificationError` for a disconnected community of a run that ``stopped``
     converged. Returns ``(components, membership, device membership, q_dev)``."""
     k = int(memb.max()) + 1 if memb.size else 0
+
+    def components(memb, memb_dev, k):
+        if call.mode == "host":        # (a small graph on a CPU: scipy's, no kernel to build)
+            return host_components(A, memb, k)
+        return device_components(call.handle, call.sched, graph, memb_dev, k, wg=wg)
     with call.sched.step("verify"):
-        comps = device_components(call.handle, call.sched, graph, memb_dev, k, wg=wg)
+        comps = components(memb, memb_dev, k)
         if comps.bad_labels:
             raise VerificationError("the membership has a label outside 0..k-1")
         if comps.disconnected and stopped == "converged":
@@ -852,6 +859,5 @@ def _split_disconnected(call, wg, A, graph, memb, memb_dev, q_dev, stopped):
             memb = _renumbered(comps.labels)
             memb_dev = cla.to_device(call.handle.queue, memb.astype(np.int32))
             q_dev = modularity_csr(A, memb, call.resolution)
-            comps = device_components(call.handle, call.sched, graph, memb_dev,
-                                      int(memb.max()) + 1, wg=wg)
+            comps = components(memb, memb_dev, int(memb.max()) + 1)
     return comps, memb, memb_dev, q_dev

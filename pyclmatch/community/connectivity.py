@@ -1,4 +1,6 @@
-"""The connectivity certificate of a partition, on the device (``kernels/connectivity.cl.mako``).
+"""The connectivity certificate of a partition, on the device (``kernels/connectivity.cl.mako``)
+or, for a small graph checked on the host, by scipy's connected components
+(:func:`host_components`).
 
 Every community of a Leiden answer must induce a connected subgraph (Traag, Waltman, van Eck,
 Sci. Rep. 2019); a Louvain answer may hold communities that do not
@@ -12,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyopencl.array as cla
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from ..engine.family import KernelFamily
 from .dtypes import DEFAULT_WG
@@ -94,3 +98,35 @@ class DeviceConnectivity(KernelFamily):
 def device_components(handle, sched, graph, memb, k, *, wg=None):
     """:meth:`DeviceConnectivity.count` on ``handle`` (work-group size ``wg``)."""
     return DeviceConnectivity(handle, wg).count(sched, graph, memb, k)
+
+
+def host_components(A, memb, k):
+    """What :meth:`DeviceConnectivity.count` finds, computed on the host with scipy (a small
+    graph whose answer is checked on the host: no kernel to build): the components of the
+    subgraphs that the communities of ``memb`` (``A.shape[0]`` labels) induce in the CSR
+    matrix ``A`` (every stored entry an edge), each labelled by its smallest vertex as the
+    device labels them.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> from pyclmatch.community.connectivity import host_components
+    >>> A = nx.to_scipy_sparse_array(nx.path_graph(4), format="csr")
+    >>> c = host_components(A, np.array([0, 1, 1, 0]), 2)
+    >>> c.components, c.disconnected, c.labels.tolist()
+    (3, 1, [0, 1, 1, 3])
+    """
+    n = A.shape[0]
+    memb = np.asarray(memb, np.int64)
+    bad = bool(memb.size and (memb.min() < 0 or memb.max() >= k))
+    rows = np.repeat(np.arange(n), np.diff(A.indptr))
+    inside = memb[rows] == memb[A.indices]
+    B = sp.csr_matrix((np.ones(int(inside.sum()), np.int8),
+                       (rows[inside], A.indices[inside])), shape=(n, n))
+    ncomp, lab = connected_components(B, directed=True, connection="weak")
+    root = np.full(ncomp, n, np.int64)
+    np.minimum.at(root, lab, np.arange(n))
+    firsts = np.zeros(max(int(k), 1), np.int64)        # components per community
+    np.add.at(firsts, memb[root[lab] == np.arange(n)].clip(0, max(int(k), 1) - 1), 1)
+    return Components(int(ncomp), int((firsts > 1).sum()), root[lab], bad, 0)

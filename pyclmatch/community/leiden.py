@@ -158,38 +158,44 @@ class DeviceLeiden(DeviceLouvain):
         self.sched.wall[f"level{self.level - 1}"] += time.perf_counter() - t_level
         return go_on
 
-    def init_partition(self):
+    def init_partition(self, sums=True):
         """The level's starting partition: singletons at level 0, else P of the previous
-        level on the aggregate vertices (A.1 line 6), with its a_c and sizes."""
+        level on the aggregate vertices (A.1 line 6), with its a_c and sizes (unless not
+        ``sums``: the one-group kernel sums them). Returns whether a partition was given."""
         if self.start is None and self.start_host is not None:     # (a later iteration)
             # (the upload may wrap the host array on a CPU device: both stay referenced
             # until the run ends, after the copy below has run)
             self.start = self.start_held = self.handle.to_device(self.start_host)
         if self.start is None:
-            return super().init_partition()
+            if sums:
+                super().init_partition()
+            return False
         n = self.n
         cl.enqueue_copy(self.handle.queue, self.C.data, self.start.data, byte_count=4 * n)
+        self.start = None
+        if not sums:
+            return True
         self._zero("init", self.ac)
         self._zero("init", self.csize)
         self._launch("init", "accumulate_communities", self._vgrid(n), self.wg, np.int32(n),
                      self.C.data, self.kq.data, self.ac.data, self.csize.data)
-        self.start = None
+        return True
 
     def optimise_level_small(self):
         """Local moving of a level of at most ``one_group_edges`` entries in one work-group:
         Louvain's ``optimize_level_one_group`` (one launch, one read-back) from the level's
-        starting partition (:meth:`init_partition` first, unless it is the singletons)."""
+        starting partition (copied to C by :meth:`init_partition`, unless it is the
+        singletons; the kernel sums its a_c and sizes)."""
         self._begin_one_group_phase()
-        self.given_start = int(self.start is not None or self.start_host is not None)
-        if self.given_start:
-            self.init_partition()
+        self.given_start = int(self.init_partition(sums=False))
         out, held = self._launch_optimise_one_group()
         self.given_start = 0
         self._zero("move", out[SMALL_HEAD + 2 * SMALL_TRACE:])     # (no aggregation read)
         self._end_one_group_phase(out, held)
 
     def refine(self):
-        """RefinePartition (Algorithm A.2) of P = C: R from singletons, rounds of
+        """RefinePartition (Algorithm A.2) of P = C: R from singletons (``refine_init`` and a
+        scan of the hash-table sizes; on a small level ``refine_init_one_group``), rounds of
         ``refine_edges``, ``refine_choose``, ``refine_apply`` until no singleton moved and
         none waits for a round in which it may (at most :data:`MAX_ROUNDS`)."""
         n, q = self.n, self.handle.queue
@@ -198,10 +204,14 @@ class DeviceLeiden(DeviceLouvain):
             tsz, self.tpos = self.empty(n, np.int32), self.empty(n + 1, np.int32)
             rflags = self.empty(4, np.int32)
             self._zero("refine", rflags)
-            self._llaunch("refine", "refine_init", self._vgrid(n), np.int32(n),
-                          self.vertices.data, self.csize.data, self.kq.data, self.R.data,
-                          self.aR.data, self.rsize.data, tsz.data, rflags.data)
-            self.scan(tsz, self.tpos, rflags, np.int32(3), np.int32(n), queue=q)
+            init = (np.int32(n), self.vertices.data, self.csize.data, self.kq.data,
+                    self.R.data, self.aR.data, self.rsize.data, tsz.data)
+            if self.small:      # (one launch, no scan to build)
+                self._llaunch("refine", "refine_init_one_group", self.wg, *init,
+                              self.tpos.data, rflags.data)
+            else:
+                self._llaunch("refine", "refine_init", self._vgrid(n), *init, rflags.data)
+                self.scan(tsz, self.tpos, rflags, np.int32(3), np.int32(n), queue=q)
             if self.alone is not None:     # (the previous level's count, same read-back)
                 cl.enqueue_copy(q, rflags.data, self.alone.data, byte_count=4, dst_offset=4)
             host = np.zeros(4, np.int32)

@@ -217,7 +217,8 @@ class DeviceLouvain(KernelFamily):
     #: the kernels launched together (:attr:`KernelFamily.GROUPS`): the input kernels of one
     #: raw weight type, the one-group level, the modularity, the per-bucket level; the
     #: aggregation's kernels are the rest
-    GROUPS = tuple((f"input_stats_{rt}", f"input_convert_{rt}", "check_symmetric")
+    GROUPS = tuple((f"input_stats_{rt}", f"input_convert_{rt}", "check_symmetric",
+                    "input_total")
                    for rt in RAW_OF.values()) + (
         ("*_one_group",), ("modularity_*",),
         ("init_communities", "degree_keys", "bucket_ends", "compute_move_b*",
@@ -304,12 +305,10 @@ class DeviceLouvain(KernelFamily):
     def helper(self, name):
         """pyopencl's kernel ``name``, memoized per device and built at its first use:
         ``"sort"`` (radix sort of ids by int keys), ``"scan"`` and ``"scan_flag"`` (exclusive
-        scans with a total, of x and of x > 0), ``"imax"`` (int max), ``"sum_d"`` and
-        ``"sum_l"`` (double and long sums)."""
+        scans with a total, of x and of x > 0), ``"imax"`` (int max)."""
         h, ctx = self.handle, self.handle.context
         scan_args = ("__global const int *x, __global int *out, __global int *total, "
                      "int total_at, int n")
-        wt = "float" if self.wtype == "float" else "int"
         factories = {
             "sort": lambda: radix_sort(ctx, arguments="int *ids, int *keys",
                                        key_expr="keys[i]", sort_arg_names=["ids", "keys"],
@@ -324,22 +323,13 @@ class DeviceLouvain(KernelFamily):
                 output_statement="out[i] = prev_item; if (i + 1 == n) total[total_at] = item;"),
             "imax": lambda: ReductionKernel(ctx, np.int32, neutral="0", reduce_expr="max(a,b)",
                                             map_expr="x[i]", arguments="__global const int *x"),
-            "sum_d": lambda: ReductionKernel(ctx, np.float64, neutral="0", reduce_expr="a+b",
-                                             map_expr="x[i]",
-                                             arguments="__global const double *x"),
-            "sum_l": lambda: ReductionKernel(ctx, np.int64, neutral="0", reduce_expr="a+b",
-                                             map_expr="(long)x[i]",
-                                             arguments=f"__global const {wt} *x"),
         }
-        key = ("louvain", name, wt) if name == "sum_l" else ("louvain", name)
-        return h.memoize(key, factories[name])
+        return h.memoize(("louvain", name), factories[name])
 
     sort = property(lambda self: self.helper("sort"))
     scan = property(lambda self: self.helper("scan"))
     scan_flag = property(lambda self: self.helper("scan_flag"))
     imax = property(lambda self: self.helper("imax"))
-    sum_d = property(lambda self: self.helper("sum_d"))
-    sum_l = property(lambda self: self.helper("sum_l"))
 
     def _zero(self, phase, arr):
         """Zero-fill a device array (its own bytes: a pooled buffer may be larger)."""
@@ -349,11 +339,6 @@ class DeviceLouvain(KernelFamily):
         """Release the device arrays ``names`` (back to the pool for the next level)."""
         for name in names:
             setattr(self, name, None)
-
-    def _copy_to_flags(self, value, slot):
-        """Copy a one-element device result (8 bytes) to flags[slot:slot + 2]."""
-        cl.enqueue_copy(self.handle.queue, self.flags.data, value.data, byte_count=8,
-                        dst_offset=4 * slot)
 
     def _read(self, phase):
         """The round trip: the flags buffer into ``host_flags``."""
@@ -469,8 +454,7 @@ class DeviceLouvain(KernelFamily):
         up: the upload's host threads hand each chunk on through the interpreter, which a
         build's Python part would hold."""
         helper, one_group = self.helper, self._one_group_values(self.og_wg)
-        return (lambda: helper("sum_d"),
-                lambda: self.build_group("init_communities"),
+        return (lambda: self.build_group("init_communities"),
                 lambda: helper("sort"),
                 lambda: self.build_group("modularity_partial"),
                 lambda: self.build_group("community_sizes"),
@@ -504,9 +488,9 @@ class DeviceLouvain(KernelFamily):
             self.flags = self.empty(NFLAGS, np.int32)
             self._zero("upload", self.flags)
             self.host_flags = np.zeros(NFLAGS, np.int32)
-            self.k64 = self.empty(n, np.float64)
             self.src = self.empty(max(nnz, 1), np.int32)
-            self.memb = h.arange(n, np.int32, queue=h.queue)
+            self.memb = self.empty(n, np.int32)      # (the identity, by input_stats)
+            self.part_in = self.empty(self._rgrid(n) // self.wg, np.float64)
             h.queue.finish()
 
     def check_input(self, scales):
@@ -516,18 +500,18 @@ class DeviceLouvain(KernelFamily):
         n, rt = self.n, RAW_OF[np.dtype(self.raw.dtype)]
         self._launch("input", f"input_stats_{rt}", self._rgrid(n), self.wg, np.int32(n),
                      np.int32(self.nnz), self.vertices.data, self.edges.data, self.raw.data,
-                     self.k64.data, self.src.data, self.flags.data)
-        self._copy_to_flags(self.sum_d(self.k64, queue=self.handle.queue), SLOT_M2)
+                     self.src.data, self.memb.data, self.part_in.data, self.flags.data)
+        self._input_total(0)
         self._read("input")
         bits = int(self.host_flags[FLAG_BAD])
         if bits & ~BAD_NONINT:
-            self._drop(*_GRAPH_ARRAYS, "raw", "k64")    # (the caller repairs and runs again)
+            self._drop(*_GRAPH_ARRAYS, "raw")    # (the caller repairs and runs again)
             raise InputProblem(bits)
         m2_in = self._f64(SLOT_M2)
         if not np.isfinite(m2_in):
             raise InputError(OVERFLOW, argument="G")
         if 0 < m2_in < SMALLEST_TOTAL:
-            self._drop(*_GRAPH_ARRAYS, "raw", "k64")    # (the caller scales and runs again)
+            self._drop(*_GRAPH_ARRAYS, "raw")    # (the caller scales and runs again)
             raise InputProblem(BAD_SCALE)
         self.maxdeg = int(self.host_flags[FLAG_MAXDEG])
         self.stats["input_loops"] = int(self.host_flags[FLAG_LOOPS])
@@ -540,8 +524,15 @@ class DeviceLouvain(KernelFamily):
         self.stats["weight_scale"] = scale
         self.stats["weights"] = wtype       # "int" (exact fixed point) or "float" atomics
         self.stats["ac_scale"] = ac_scale
-        self._drop("k64")
         self.convert_weights(rt, m2_in, scale, ac_scale)
+
+    def _input_total(self, which):
+        """Stage 2 of an input total (``input_total``): the per-work-group partial sums in
+        ``part_in`` (of k_i from ``input_stats``, ``which`` 0; of the converted k_i from
+        ``input_convert``, 1) summed into flags slot SLOT_M2 or SLOT_M2Q."""
+        self._launch("input", "input_total", self.wg, self.wg,
+                     np.int32(self.part_in.size), self.part_in.data, self.part_in.data,
+                     np.int32(which), self.flags.data)
 
     def convert_weights(self, rt, m2_in, scale, ac_scale):
         """Alg. 1 line 2 on the converted weights: the kernels' weights (``weight * scale``,
@@ -558,11 +549,12 @@ class DeviceLouvain(KernelFamily):
         self._launch("input", f"input_convert_{rt}", self._rgrid(n), gw, np.int32(n),
                      self.vertices.data, self.edges.data, self.raw.data, self.w.data,
                      np.int32(write), np.float64(scale), self.k.data, self.kq.data,
-                     np.float64(ac_scale))
+                     np.float64(ac_scale), self.part_in.data)
         self._drop("raw")
         self.m2f = m2_in * scale
         if not self.exact:       # the rounded fixed-point total, read with the first sizes
-            self._copy_to_flags(self.sum_l(self.k, queue=q), SLOT_M2Q)
+            self._input_total(1)
+        self._drop("part_in")
         self.ac_unit = 1.0 / float(ac_scale)    # a_c in fixed point: a_c = ac * ac_unit
         if self.check_symmetric:     # flags[FLAG_ASYM] is read with the first bucket sizes
             self._launch("input", "check_symmetric", self._vgrid(nnz), gw, np.int32(nnz),
@@ -1119,4 +1111,4 @@ _GRAPH_ARRAYS = ("memb", "vertices", "edges", "w", "src", "k", "kq", "flags")
 _LEVEL_ARRAYS = ("C", "C_prev", "newComm", "ac", "csize", "vset", "new", "comSize",
                  "comDegree", "newID", "edgePos", "vstart", "vpos", "com", "old_of_new",
                  "k_new", "kq_new", "cset", "tmp_e", "tmp_w", "newDeg", "move_bounds",
-                 "merge_bounds", "part_ein", "part_sq", "raw", "k64")
+                 "merge_bounds", "part_ein", "part_sq", "raw", "part_in")
