@@ -135,10 +135,11 @@ void refine_init_one_group(index_t n, __global const offset_t *vertices,
     for (index_t v = lo; v < hi; ++v) tpos[v] += off;
 }
 
-/* One pass over the edges of a round (the sums MergeNodesSubset needs): extR[T] = E(T, S - T)
-   for every refined community T (edges inside S = P(T), out of T; extR zero-filled before),
-   and for every singleton v of R the weights w(v, T) to the refined communities T of its
-   community (v's hash table: keys[tpos[v] ..], tsz[v] slots). */
+/* The first round's pass over the edges (the sums MergeNodesSubset needs): extR[T] = E(T,
+   S - T) for every refined community T (edges inside S = P(T), out of T; extR zero-filled
+   before), and for every singleton v of R the weights w(v, T) to the refined communities T
+   of its community (v's hash table: keys[tpos[v] ..], tsz[v] slots). Later rounds keep extR
+   up to date in refine_apply and rebuild the singletons' tables alone (refine_tables). */
 __kernel void refine_edges(offset_t nnz, __global const index_t *src,
                            __global const index_t *edges, __global const weight_t *w,
                            __global const index_t *C, __global const index_t *R,
@@ -157,6 +158,24 @@ __kernel void refine_edges(offset_t nnz, __global const index_t *src,
     }
 }
 
+/* A later round's pass: the hash tables of the singletons of R alone (as refine_edges fills
+   them; no extR, which refine_apply keeps). */
+__kernel void refine_tables(offset_t nnz, __global const index_t *src,
+                            __global const index_t *edges, __global const weight_t *w,
+                            __global const index_t *C, __global const index_t *R,
+                            __global const index_t *rsize, __global const int *tpos,
+                            __global const int *tsz, __global int *keys,
+                            __global weight_t *vals)
+{
+    for (offset_t e = get_global_id(0); e < nnz; e += get_global_size(0)) {
+        const index_t v = src[e];
+        if (R[v] != v || rsize[v] != 1) continue;
+        const index_t u = edges[e];
+        if (u == v || C[u] != C[v]) continue;
+        hash_add__global(keys + tpos[v], vals + tpos[v], tsz[v], R[u], w[e]);
+    }
+}
+
 /* MergeNodesSubset lines 11-17 for the singletons of R: the target of each mover (prop, EMPTY
    for none), every table cleared for the next round. rflags[1] counts the singletons left
    with an admissible target (well connected, dH >= 0) that they could not take this round
@@ -169,7 +188,7 @@ __kernel void refine_choose(index_t n, __global const index_t *C, __global const
                             __global int *keys, __global weight_t *vals, double ac_unit,
                             double m2, double resolution, double inv_theta, uint round_key,
                             uint nvisit, uint rnd, __global index_t *prop,
-                            __global int *rflags)
+                            __global weight_t *propw, __global int *rflags)
 {
     int pending = 0;
     FOR_EACH_VERTEX(v, n) {
@@ -184,11 +203,13 @@ __kernel void refine_choose(index_t n, __global const index_t *C, __global const
         __global int *hk = keys + tpos[v];
         __global weight_t *hv = vals + tpos[v];
         double best = 0.0;
+        weight_t bestw = (weight_t)0;
         int bestc = EMPTY, waiting = 0;
         for (int s = 0; s < tsz[v]; ++s) {
             const int t = hk[s];
             if (t == EMPTY) continue;
-            const double wt = (double)hv[s];
+            const weight_t wst = hv[s];
+            const double wt = (double)wst;
             hk[s] = EMPTY;
             hv[s] = (weight_t)0;
             if (!well) continue;
@@ -202,17 +223,25 @@ __kernel void refine_choose(index_t n, __global const index_t *C, __global const
             }
             const double key = inv_theta > 0.0 ? score * inv_theta + gumbel(v, t, round_key)
                                                : score;
-            if (better(key, t, best, bestc)) { best = key; bestc = t; }
+            if (better(key, t, best, bestc)) { best = key; bestc = t; bestw = wst; }
         }
         prop[v] = bestc;
+        propw[v] = bestw;
         pending += bestc == EMPTY && waiting;
     }
     if (pending) atomic_add(&rflags[1], pending);
 }
 
-/* MergeNodesSubset line 17 (R(v) = T) with K_T, the sizes and the moves counted (rflags[0]). */
-__kernel void refine_apply(index_t n, __global const index_t *prop, __global index_t *R,
-                           __global const int *kq, __global int *aR, __global index_t *rsize,
+/* MergeNodesSubset line 17 (R(v) = T) with K_T, the sizes and the moves counted (rflags[0]),
+   and E(T, S - T) kept: the movers M into T (singletons; a mover is nobody's target) make
+   E(T + M, S - T - M) = E(T, S - T) + sum over v in M of (E(v, S - v) - 2 w(v, T)) - 2 w
+   inside M, each mover adding its part (propw[v] = w(v, T) from refine_choose; its edges to
+   other movers into T, counted from both ends). */
+__kernel void refine_apply(index_t n, __global const index_t *prop,
+                           __global const weight_t *propw, __global const offset_t *vertices,
+                           __global const index_t *edges, __global const weight_t *w,
+                           __global index_t *R, __global const int *kq, __global int *aR,
+                           __global index_t *rsize, __global weight_t *extR,
                            __global int *rflags)
 {
     int moved = 0;
@@ -224,6 +253,12 @@ __kernel void refine_apply(index_t n, __global const index_t *prop, __global ind
         atomic_sub(&aR[v], kq[v]);
         atomic_inc(&rsize[t]);
         atomic_dec(&rsize[v]);
+        weight_t d = extR[v] - propw[v] - propw[v];
+        for (offset_t e = vertices[v]; e < vertices[v + 1]; ++e) {
+            const index_t u = edges[e];
+            if (u != v && prop[u] == t) d -= w[e];
+        }
+        atomic_add_w__global(&extR[t], d);
         ++moved;
     }
     if (moved) atomic_add(&rflags[0], moved);

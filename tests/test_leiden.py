@@ -106,6 +106,40 @@ def test_random_graphs_connected_and_verified(n, p, seed, weighted, det, theta):
     check_answer(A, res)
 
 
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(n=st.integers(2, 70), p=st.floats(0.03, 0.4), seed=st.integers(0, 10 ** 6),
+       theta=st.sampled_from([0.0, 0.01]), loops=st.booleans())
+def test_refinement_keeps_ext_weights(monkeypatch, n, p, seed, theta, loops):
+    """refine_apply keeps extR[T] = E(T, S - T) (the weight from refined community T to the
+    rest of its community S of P) through every round: compared with the sums recomputed on
+    the host from the converted weights, at every level (per-bucket path, integer weights)."""
+    from pyclmatch.community.leiden import DeviceLeiden
+    G = nx.gnp_random_graph(n, p, seed=seed)
+    rng = np.random.default_rng(seed)
+    for u, v in G.edges:
+        G[u][v]["weight"] = float(rng.integers(1, 6))
+    if loops:
+        G.add_edge(0, 0, weight=2.0)
+    A = nx.to_scipy_sparse_array(G, format="csr")
+    seen = []
+    orig = DeviceLeiden.aggregate_refined
+
+    def spy(self):
+        d = self.handle.download
+        vert, edg, w = d(self.vertices, np.int64), d(self.edges, np.int64), d(self.w, np.int64)
+        C, R, ext = (d(x, np.int64)[:self.n] for x in (self.C, self.R, self.extR))
+        src = np.repeat(np.arange(self.n), np.diff(vert[:self.n + 1]))
+        e = slice(0, int(vert[self.n]))
+        inside = (C[src] == C[edg[e]]) & (R[src] != R[edg[e]])
+        want = np.bincount(R[src[inside]], weights=w[e][inside], minlength=self.n)
+        live = np.unique(R)
+        seen.append(np.array_equal(ext[live], want[live].astype(np.int64)))
+        return orig(self)
+    monkeypatch.setattr(DeviceLeiden, "aggregate_refined", spy)
+    leiden(A, deterministic=True, theta=theta, seed=seed % 5, one_group_edges=0)
+    assert all(seen) and (seen or A.nnz == 0)
+
+
 def test_deterministic_reproducible_and_seeded_theta():
     G = nx.les_miserables_graph()
     runs = [leiden(G, deterministic=True) for _ in range(2)]
@@ -180,6 +214,27 @@ def test_device_components_match_scipy(n, p, k, seed):
     assert (host.components, host.disconnected, host.bad_labels) == (
         comps.components, comps.disconnected, False)
     assert np.array_equal(host.labels, comps.labels)
+
+
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_device_components_hubs_paths_and_empty_rows(k):
+    """Rows longer than a chunk (a star's hub), a long path (union-find chains), isolated
+    vertices (empty rows) and a non-symmetric pattern: the device's components equal
+    scipy's (weakly connected, per community)."""
+    G = nx.disjoint_union_all([nx.star_graph(300), nx.path_graph(500), nx.empty_graph(40),
+                               nx.complete_graph(30)])
+    A = nx.to_scipy_sparse_array(G, format="csr")
+    A = sp.csr_matrix(sp.triu(A))          # (each edge stored once)
+    n = A.shape[0]
+    memb = np.random.default_rng(k).integers(0, k, n)
+    memb = np.unique(memb, return_inverse=True)[1].reshape(-1)
+    k = int(memb.max()) + 1
+    h = pyclmatch.get_device(None)
+    comps = device_components(h, Scheduler(h), InputGraph.upload(h, A),
+                              h.to_device(memb.astype(np.int32)), k)
+    host = host_components(A, memb, k)
+    assert (comps.components, comps.disconnected) == (host.components, host.disconnected)
+    assert np.array_equal(comps.labels, host.labels) and comps.passes == 2
 
 
 def test_certificate_refuses_a_disconnected_converged_answer(monkeypatch):

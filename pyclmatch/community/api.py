@@ -820,7 +820,7 @@ def _iterate(call, ran, run_args, iterations):
         call.sched.tick("leiden iterations", 1000)
         kept, dl.kept, refined = dl.kept, None, dl.refined_levels
         nxt = dl.run(A.indptr, A.indices, data, call.sched, _scales(call.deterministic, A),
-                     start=out[0], **run_args)
+                     start=out[0], source=kept[0], **run_args)
         it += 1
         qs.append(nxt[1])
         if nxt[1] <= out[1] + 1e-9 * (abs(out[1]) + 1):

@@ -6,9 +6,10 @@ Every community of a Leiden answer must induce a connected subgraph (Traag, Walt
 Sci. Rep. 2019); a Louvain answer may hold communities that do not
 (:attr:`~pyclmatch.community.api.LouvainResult.disconnected`). The components of every
 community's induced subgraph are found on the input graph as uploaded (every stored entry an
-edge) by hooking and pointer jumping over the edges inside communities, then counted per
-community, by kernels that share nothing with the algorithms. One read-back per hooking pass
-(its "changed" flag), one for the counts.
+edge) by a union-find pass over the edges inside communities and pointer jumping, then checked
+by hooking passes until one changes nothing (usually the first), and counted per community,
+by kernels that share nothing with the algorithms. One read-back per hooking pass (its
+"changed" flag), one for the counts.
 """
 from dataclasses import dataclass
 
@@ -20,6 +21,9 @@ from scipy.sparse.csgraph import connected_components
 from ..engine.family import KernelFamily
 from .dtypes import DEFAULT_WG
 
+#: consecutive entries per work-item in the edge passes (``CHUNK`` of the kernels)
+CHUNK = 16
+
 
 @dataclass
 class Components:
@@ -27,7 +31,7 @@ class Components:
     induced subgraphs, all together), ``disconnected`` (communities of more than one
     component), ``labels`` (host array, a root vertex per vertex: two vertices have the same
     label iff they are connected inside their community), ``bad_labels`` (a label outside
-    ``0..k-1``) and ``passes`` (hooking passes)."""
+    ``0..k-1``) and ``passes`` (edge passes: the union-find pass and the hooking passes)."""
     components: int
     disconnected: int
     labels: np.ndarray
@@ -70,16 +74,21 @@ class DeviceConnectivity(KernelFamily):
         n, q, wg = int(graph.n), self.handle.queue, self.wg
         pool = self.handle.pool
         grid = max(wg, min(self.grid, -(-max(n, 1) // wg) * wg))
+        chunks = -(-int(graph.edges.size) // CHUNK)        # (work-items of the edge passes)
+        egrid = max(wg, min(self.grid, -(-max(chunks, 1) // wg) * wg))
         L = cla.empty(q, max(n, 1), np.int32, allocator=pool)
         out = cla.empty(q, 4, np.int32, allocator=pool)
         host = np.zeros(4, np.int32)
         sched.launch("verify", self.kernel("components_init"), grid, wg, np.int32(n), L.data)
-        passes = 0
-        while True:
+        sched.launch("verify", self.kernel("components_link"), egrid, wg, np.int32(n),
+                     graph.vertices.data, graph.edges.data, memb.data, L.data)
+        sched.launch("verify", self.kernel("components_jump"), grid, wg, np.int32(n), L.data)
+        passes = 1
+        while True:       # (check passes: the first one changes nothing after the link pass)
             sched.tick("connectivity passes", max_passes or 64 + 2 * n)
             passes += 1
             sched.fill("verify", out, 0)
-            sched.launch("verify", self.kernel("components_hook"), grid, wg, np.int32(n),
+            sched.launch("verify", self.kernel("components_hook"), egrid, wg, np.int32(n),
                          graph.vertices.data, graph.edges.data, memb.data, L.data, out.data)
             sched.launch("verify", self.kernel("components_jump"), grid, wg, np.int32(n),
                          L.data)

@@ -134,6 +134,7 @@ class DeviceLeiden(DeviceLouvain):
             raise InputError("the graph is too large for leiden's refinement tables (at most "
                              "about 1e9 stored entries)", argument="G")
         start = kwargs.pop("start", None)
+        self.source = kwargs.pop("source", None)
         self.start, self.refined_levels = None, []
         self.start_host = None if start is None else np.asarray(start, np.int32)
         self.start_held = self.alone = None
@@ -141,6 +142,17 @@ class DeviceLeiden(DeviceLouvain):
             return super().run(*args, **kwargs)
         finally:
             self.start = self.start_host = self.start_held = self.alone = None
+            self.source = None
+
+    def graph_buffers(self, indptr, indices, data):
+        """:meth:`DeviceLouvain.graph_buffers`; a further iteration (``run(..., source=)``,
+        the kept :class:`~pyclmatch.community.modularity.InputGraph` of the run before, on
+        the same graph) copies them on the device instead of from the host."""
+        src = self.source
+        if src is None:
+            return super().graph_buffers(indptr, indices, data)
+        q = self.handle.queue
+        return src.vertices.copy(queue=q), src.edges.copy(queue=q), src.raw.copy(queue=q)
 
     # -- a level --------------------------------------------------------------------------
     def next_level(self):
@@ -196,8 +208,9 @@ class DeviceLeiden(DeviceLouvain):
     def refine(self):
         """RefinePartition (Algorithm A.2) of P = C: R from singletons (``refine_init`` and a
         scan of the hash-table sizes; on a small level ``refine_init_one_group``), rounds of
-        ``refine_edges``, ``refine_choose``, ``refine_apply`` until no singleton moved and
-        none waits for a round in which it may (at most :data:`MAX_ROUNDS`)."""
+        ``refine_edges`` (the first; ``refine_tables`` after it), ``refine_choose``,
+        ``refine_apply`` until no singleton moved and none waits for a round in which it may
+        (at most :data:`MAX_ROUNDS`)."""
         n, q = self.n, self.handle.queue
         with self.sched.step("refine"):
             self.R, self.aR, self.rsize = (self.empty(n, np.int32) for _ in range(3))
@@ -233,41 +246,42 @@ class DeviceLeiden(DeviceLouvain):
         """The rounds of :meth:`refine`; returns the vertices moved in all."""
         n, nnz = self.n, self.nnz
         self.extR = extR = self.empty(n, self.wdt)
-        prop = self.empty(n, np.int32)
+        prop, propw = self.empty(n, np.int32), self.empty(n, self.wdt)
         scale = self.stats.get("weight_scale", 1.0)
         inv_theta = 1.0 / (self.theta * self.m2f * scale) if self.theta > 0 else 0.0
         moved, rounds = 0, 0
         egrid = max(self.wg, min(self.grid, -(-max(nnz, 1) // self.wg) * self.wg))
         vgrid = self._vgrid(n)
         nvisit = self.visits
-        def edges_pass():      # extR of the current R, and the singletons' tables
-            self._zero("refine", extR)
-            self._llaunch("refine", "refine_edges", egrid, np.int32(nnz), self.src.data,
-                          self.edges.data, self.w.data, self.C.data, self.R.data,
-                          self.rsize.data, extR.data, self.tpos.data, tsz.data, keys.data,
-                          vals.data)
-        clean = False
+        def edges_pass(rnd):    # the singletons' tables (and extR of R, in the first round)
+            graph = (np.int32(nnz), self.src.data, self.edges.data, self.w.data, self.C.data,
+                     self.R.data, self.rsize.data)
+            tables = (self.tpos.data, tsz.data, keys.data, vals.data)
+            if rnd == 0:
+                self._zero("refine", extR)
+                self._llaunch("refine", "refine_edges", egrid, *graph, extR.data, *tables)
+            else:
+                self._llaunch("refine", "refine_tables", egrid, *graph, *tables)
         for rnd in range(nvisit or MAX_ROUNDS):
             key = _round_key(self.seed, self.level, 0 if nvisit else rnd)
             self._zero("refine", rflags)
-            edges_pass()
+            edges_pass(rnd)
             self._llaunch("refine", "refine_choose", vgrid, np.int32(n), self.C.data,
                           self.R.data, self.rsize.data, self.k.data, self.kq.data,
                           self.ac.data, self.aR.data, extR.data, self.tpos.data, tsz.data,
                           keys.data, vals.data, np.float64(self.ac_unit), np.float64(self.m2f),
                           np.float64(self.res), np.float64(inv_theta), key,
-                          np.uint32(nvisit), np.uint32(rnd), prop.data, rflags.data)
-            self._llaunch("refine", "refine_apply", vgrid, np.int32(n), prop.data,
-                          self.R.data, self.kq.data, self.aR.data, self.rsize.data,
+                          np.uint32(nvisit), np.uint32(rnd), prop.data, propw.data,
                           rflags.data)
+            self._llaunch("refine", "refine_apply", vgrid, np.int32(n), prop.data,
+                          propw.data, self.vertices.data, self.edges.data, self.w.data,
+                          self.R.data, self.kq.data, self.aR.data, self.rsize.data,
+                          extR.data, rflags.data)
             self.sched.read("refine", host, rflags.data)
             rounds += 1
             moved += int(host[0])
-            clean = not host[0]
             if not nvisit and not host[0] and not host[1]:
                 break
-        if not clean:          # (extR of the final R, for the starting partition)
-            edges_pass()
         self.stats.setdefault("refine_rounds", []).append(rounds)
         return moved
 

@@ -481,10 +481,7 @@ class DeviceLouvain(KernelFamily):
         # temporaries of pyopencl's sorts, scans and reductions, which take the allocator of
         # their first array) reuse its buffers instead of creating and releasing them
         with self.sched.step("upload"):
-            # (copies, not wraps, on CPU devices: the level-0 buffers are the driver's own)
-            self.vertices = h.to_device(_as_int32(indptr, "offset"), read_only=False)
-            self.edges = h.to_device(_as_int32(indices, "index"), read_only=False)
-            self.raw = h.to_device(data, read_only=False)
+            self.vertices, self.edges, self.raw = self.graph_buffers(indptr, indices, data)
             self.flags = self.empty(NFLAGS, np.int32)
             self._zero("upload", self.flags)
             self.host_flags = np.zeros(NFLAGS, np.int32)
@@ -492,6 +489,15 @@ class DeviceLouvain(KernelFamily):
             self.memb = self.empty(n, np.int32)      # (the identity, by input_stats)
             self.part_in = self.empty(self._rgrid(n) // self.wg, np.float64)
             h.queue.finish()
+
+    def graph_buffers(self, indptr, indices, data):
+        """The device copies of the input graph's CSR arrays (int32 offsets and indices, the
+        weights as given): copies, not wraps, on CPU devices (the level-0 buffers are the
+        driver's own)."""
+        h = self.handle
+        return (h.to_device(_as_int32(indptr, "offset"), read_only=False),
+                h.to_device(_as_int32(indices, "index"), read_only=False),
+                h.to_device(data, read_only=False))
 
     def check_input(self, scales):
         """The input checked on the device (indices in range, rows sorted, weights valid,
