@@ -176,24 +176,47 @@ __kernel void refine_tables(offset_t nnz, __global const index_t *src,
     }
 }
 
-/* MergeNodesSubset lines 11-17 for the singletons of R: the target of each mover (prop, EMPTY
-   for none), every table cleared for the next round. rflags[1] counts the singletons left
-   with an admissible target (well connected, dH >= 0) that they could not take this round
-   (they or the target were movers): the host runs rounds until none is left and none moved. */
-__kernel void refine_choose(index_t n, __global const index_t *C, __global const index_t *R,
-                            __global const index_t *rsize, __global const weight_t *k,
-                            __global const int *kq, __global const int *ac,
-                            __global const int *aR, __global const weight_t *extR,
-                            __global const int *tpos, __global const int *tsz,
-                            __global int *keys, __global weight_t *vals, double ac_unit,
-                            double m2, double resolution, double inv_theta, uint round_key,
-                            uint nvisit, uint rnd, __global index_t *prop,
-                            __global weight_t *propw, __global int *rflags)
+/* MergeNodesSubset lines 13-16 for slot s of singleton v's table: the slot read and cleared
+   for the next round; its community t a candidate when v is well connected (line 12), t is
+   well connected (line 14) and the gain is not negative (line 15); taken into (best, bestc,
+   bestw) when v moves and t does not, else *waiting set. */
+inline void choose_slot(index_t v, __global int *hk, __global weight_t *hv, int s, int well,
+                        int moves, double kv, double KS, __global const index_t *rsize,
+                        __global const int *aR, __global const weight_t *extR, double ac_unit,
+                        double m2, double resolution, double inv_theta, uint round_key,
+                        uint nvisit, uint rnd, double *best, int *bestc, weight_t *bestw,
+                        int *waiting)
 {
-    int pending = 0;
-    FOR_EACH_VERTEX(v, n) {
-        prop[v] = EMPTY;
-        if (R[v] != v || rsize[v] != 1) continue;
+    const int t = hk[s];
+    if (t == EMPTY) return;
+    const weight_t wst = hv[s];
+    hk[s] = EMPTY;
+    hv[s] = (weight_t)0;
+    if (!well) return;
+    const double KT = (double)aR[t] * ac_unit;
+    if (!well_connected((double)extR[t], KT, KS, m2, resolution)) return;       /* line 14 */
+    const double score = m2 * (double)wst - resolution * kv * KT;
+    if (score < 0.0) return;                                                    /* line 15 */
+    if (!moves || (rsize[t] == 1 && mover(t, round_key, nvisit, rnd))) {
+        *waiting = 1;
+        return;
+    }
+    const double key = inv_theta > 0.0 ? score * inv_theta + gumbel(v, t, round_key) : score;
+    if (better(key, t, *best, *bestc)) {
+        *best = key;
+        *bestc = t;
+        *bestw = wst;
+    }
+}
+
+<%def name="choose_args()">__global const index_t *C, __global const index_t *R,
+        __global const index_t *rsize, __global const weight_t *k, __global const int *kq,
+        __global const int *ac, __global const int *aR, __global const weight_t *extR,
+        __global const int *tpos, __global const int *tsz, __global int *keys,
+        __global weight_t *vals, double ac_unit, double m2, double resolution,
+        double inv_theta, uint round_key, uint nvisit, uint rnd, __global index_t *prop,
+        __global weight_t *propw, __global int *rflags</%def>
+<%def name="choose_setup()">
         const double kv = (double)k[v], kvq = (double)kq[v] * ac_unit;
         const double KS = (double)ac[C[v]] * ac_unit;
         /* line 12: v well connected to S (k_v as the scores take it, K_S - k_v in a_c's
@@ -205,31 +228,78 @@ __kernel void refine_choose(index_t n, __global const index_t *C, __global const
         double best = 0.0;
         weight_t bestw = (weight_t)0;
         int bestc = EMPTY, waiting = 0;
-        for (int s = 0; s < tsz[v]; ++s) {
-            const int t = hk[s];
-            if (t == EMPTY) continue;
-            const weight_t wst = hv[s];
-            const double wt = (double)wst;
-            hk[s] = EMPTY;
-            hv[s] = (weight_t)0;
-            if (!well) continue;
-            const double KT = (double)aR[t] * ac_unit;
-            if (!well_connected((double)extR[t], KT, KS, m2, resolution)) continue;  /* l. 14 */
-            const double score = m2 * wt - resolution * kv * KT;
-            if (score < 0.0) continue;                                           /* line 15 */
-            if (!moves || (rsize[t] == 1 && mover(t, round_key, nvisit, rnd))) {
-                waiting = 1;
-                continue;
-            }
-            const double key = inv_theta > 0.0 ? score * inv_theta + gumbel(v, t, round_key)
-                                               : score;
-            if (better(key, t, best, bestc)) { best = key; bestc = t; bestw = wst; }
-        }
+</%def>
+<%def name="slot_args()">well, moves, kv, KS, rsize, aR, extR, ac_unit, m2, resolution,
+                        inv_theta, round_key, nvisit, rnd, &best, &bestc, &bestw, &waiting</%def>
+
+/* MergeNodesSubset lines 11-17 for the singletons of R: the target of each mover (prop, EMPTY
+   for none; propw its weight w(v, T)), every table cleared for the next round. rflags[1]
+   counts the singletons left with an admissible target (well connected, dH >= 0) that they
+   could not take this round (they or the target were movers): the host runs rounds until
+   none is left and none moved. Vertices of at least heavy_degree entries are left to
+   refine_choose_heavy (their prop EMPTY here). */
+__kernel void refine_choose(index_t n, ${choose_args()}, __global const offset_t *vertices,
+                            int heavy_degree)
+{
+    int pending = 0;
+    FOR_EACH_VERTEX(v, n) {
+        prop[v] = EMPTY;
+        if (R[v] != v || rsize[v] != 1 || vertices[v + 1] - vertices[v] >= heavy_degree)
+            continue;
+${choose_setup()}
+        for (int s = 0; s < tsz[v]; ++s)
+            choose_slot(v, hk, hv, s, ${slot_args()});
         prop[v] = bestc;
         propw[v] = bestw;
         pending += bestc == EMPTY && waiting;
     }
     if (pending) atomic_add(&rflags[1], pending);
+}
+
+/* refine_choose for the vertices vset[h0 .. h0 + nheavy) (those of degree at least its
+   heavy_degree in local moving's degree order): one work-group per vertex, its table's slots
+   shared out and the candidates reduced in the argmax order (the same target as one
+   work-item's scan). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void refine_choose_heavy(int h0, int nheavy, __global const index_t *vset, ${choose_args()})
+{
+    const int lid = get_local_id(0);
+    __local double l_best[WG];
+    __local int l_c[WG];
+    __local weight_t l_w[WG];
+    __local int l_wait[WG];
+    int pending = 0;
+    for (int g = get_group_id(0); g < nheavy; g += get_num_groups(0)) {
+        const index_t v = vset[h0 + g];
+        const int single = R[v] == v && rsize[v] == 1;
+${choose_setup()}
+        const int slots = single ? tsz[v] : 0;
+        for (int s = lid; s < slots; s += WG)
+            choose_slot(v, hk, hv, s, ${slot_args()});
+        l_best[lid] = best;
+        l_c[lid] = bestc;
+        l_w[lid] = bestw;
+        l_wait[lid] = waiting;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int h = WG / 2; h > 0; h >>= 1) {
+            if (lid < h) {
+                if (better(l_best[lid + h], l_c[lid + h], l_best[lid], l_c[lid])) {
+                    l_best[lid] = l_best[lid + h];
+                    l_c[lid] = l_c[lid + h];
+                    l_w[lid] = l_w[lid + h];
+                }
+                l_wait[lid] |= l_wait[lid + h];
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0 && single) {
+            prop[v] = l_c[0];
+            propw[v] = l_w[0];
+            pending += l_c[0] == EMPTY && l_wait[0];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0 && pending) atomic_add(&rflags[1], pending);
 }
 
 /* MergeNodesSubset line 17 (R(v) = T) with K_T, the sizes and the moves counted (rflags[0]),

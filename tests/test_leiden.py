@@ -140,6 +140,25 @@ def test_refinement_keeps_ext_weights(monkeypatch, n, p, seed, theta, loops):
     assert all(seen) and (seen or A.nnz == 0)
 
 
+@pytest.mark.parametrize("theta", [0.0, 0.01])
+def test_heavy_singletons_choose_as_one_work_item_would(monkeypatch, theta):
+    """refine_choose_heavy (a work-group per singleton of high degree, the candidates reduced
+    in the argmax order) takes the targets that refine_choose's one work-item scan takes:
+    the same answer with every vertex of degree > 4 heavy and with none."""
+    from pyclmatch.community import leiden as mod
+    A = pyclmatch.generators.kron(12)
+    A = sp.csr_matrix(abs(A) + abs(A).T)
+    A.setdiag(0)
+    A.eliminate_zeros()
+    A.data[:] = 1
+    out = []
+    for bound in (5, 10 ** 9):
+        monkeypatch.setattr(mod, "HEAVY_DEGREE", bound)
+        out.append(leiden(A, deterministic=True, theta=theta, seed=1, one_group_edges=0))
+    assert np.array_equal(out[0].membership, out[1].membership)
+    assert out[0].modularity == out[1].modularity
+
+
 def test_deterministic_reproducible_and_seeded_theta():
     G = nx.les_miserables_graph()
     runs = [leiden(G, deterministic=True) for _ in range(2)]

@@ -35,6 +35,11 @@ from .louvain import SMALL_HEAD, SMALL_TRACE, DeviceLouvain
 #: refinement rounds per level at most (a round: one pass over the edges, one over the
 #: vertices; rounds stop earlier when no singleton moved and none is left waiting)
 MAX_ROUNDS = 64
+#: singletons of at least this degree choose their target one work-group each
+#: (``refine_choose_heavy``; their tables hold about 1.5 slots per entry), on the levels whose
+#: local moving sorted the vertices by degree (the per-bucket path)
+HEAVY_DEGREE = 85
+_INT_MAX = np.iinfo(np.int32).max
 _U32 = 0xFFFFFFFF
 
 
@@ -137,12 +142,12 @@ class DeviceLeiden(DeviceLouvain):
         self.source = kwargs.pop("source", None)
         self.start, self.refined_levels = None, []
         self.start_host = None if start is None else np.asarray(start, np.int32)
-        self.start_held = self.alone = None
+        self.start_held = self.alone = self.heavy = None
         try:
             return super().run(*args, **kwargs)
         finally:
             self.start = self.start_host = self.start_held = self.alone = None
-            self.source = None
+            self.source = self.heavy = None
 
     def graph_buffers(self, indptr, indices, data):
         """:meth:`DeviceLouvain.graph_buffers`; a further iteration (``run(..., source=)``,
@@ -193,6 +198,16 @@ class DeviceLeiden(DeviceLouvain):
                      self.C.data, self.kq.data, self.ac.data, self.csize.data)
         return True
 
+    def end_phase(self):
+        """:meth:`DeviceLouvain.end_phase`, keeping the vertices of at least
+        :data:`HEAVY_DEGREE` entries from local moving's degree order for the refinement
+        (``self.heavy``: the sorted ids, the range of them and the degree they start at: the
+        first bucket bound below :data:`HEAVY_DEGREE` plus one)."""
+        if getattr(self, "vset", None) is not None:     # (not a one-group level)
+            at = max(i for i, b in enumerate(self.mb) if b < HEAVY_DEGREE)
+            self.heavy = (self.vset, int(self.ends[at]), int(self.ends[-1]), self.mb[at] + 1)
+        super().end_phase()
+
     def optimise_level_small(self):
         """Local moving of a level of at most ``one_group_edges`` entries in one work-group:
         Louvain's ``optimize_level_one_group`` (one launch, one read-back) from the level's
@@ -238,6 +253,7 @@ class DeviceLeiden(DeviceLouvain):
             self.sched.fill("refine", keys, -1)
             self._zero("refine", vals)
             moved = self._refine_rounds(tsz, keys, vals, rflags, host)
+            self.heavy = None
         self.n_R = n - moved
         self.stats.setdefault("communities", []).append(self.n_P)
         self.stats.setdefault("refined_communities", []).append(self.n_R)
@@ -253,6 +269,8 @@ class DeviceLeiden(DeviceLouvain):
         egrid = max(self.wg, min(self.grid, -(-max(nnz, 1) // self.wg) * self.wg))
         vgrid = self._vgrid(n)
         nvisit = self.visits
+        vset, h0, h1, hdeg = self.heavy or (None, 0, 0, 0)    # (the per-bucket path's order)
+        heavy = h1 - h0
         def edges_pass(rnd):    # the singletons' tables (and extR of R, in the first round)
             graph = (np.int32(nnz), self.src.data, self.edges.data, self.w.data, self.C.data,
                      self.R.data, self.rsize.data)
@@ -266,13 +284,17 @@ class DeviceLeiden(DeviceLouvain):
             key = _round_key(self.seed, self.level, 0 if nvisit else rnd)
             self._zero("refine", rflags)
             edges_pass(rnd)
-            self._llaunch("refine", "refine_choose", vgrid, np.int32(n), self.C.data,
-                          self.R.data, self.rsize.data, self.k.data, self.kq.data,
-                          self.ac.data, self.aR.data, extR.data, self.tpos.data, tsz.data,
-                          keys.data, vals.data, np.float64(self.ac_unit), np.float64(self.m2f),
-                          np.float64(self.res), np.float64(inv_theta), key,
-                          np.uint32(nvisit), np.uint32(rnd), prop.data, propw.data,
-                          rflags.data)
+            choose = (self.C.data, self.R.data, self.rsize.data, self.k.data, self.kq.data,
+                      self.ac.data, self.aR.data, extR.data, self.tpos.data, tsz.data,
+                      keys.data, vals.data, np.float64(self.ac_unit), np.float64(self.m2f),
+                      np.float64(self.res), np.float64(inv_theta), key, np.uint32(nvisit),
+                      np.uint32(rnd), prop.data, propw.data, rflags.data)
+            self._llaunch("refine", "refine_choose", vgrid, np.int32(n), *choose,
+                          self.vertices.data, np.int32(hdeg if heavy else _INT_MAX))
+            if heavy:
+                self.sched.launch("refine", self.lk.kernel("refine_choose_heavy"),
+                                  min(heavy, self.groups_max) * self.wg, self.wg,
+                                  np.int32(h0), np.int32(heavy), vset.data, *choose)
             self._llaunch("refine", "refine_apply", vgrid, np.int32(n), prop.data,
                           propw.data, self.vertices.data, self.edges.data, self.w.data,
                           self.R.data, self.kq.data, self.aR.data, self.rsize.data,
