@@ -381,8 +381,8 @@ def louvain(G: GraphInput, *, weight: str | None = "weight", resolution: float =
         bucket and sub-round and a read-back per iteration. Same moves and arithmetic
         (``deterministic=True`` gives the same answer either way). ``None``: the device's
         profile (``ONE_GROUP_EDGES`` and ``ONE_GROUP_VERTICES`` of
-        :mod:`pyclmatch.community.louvain`: 2**18 entries and vertices on CPUs, 2**17
-        entries and 2**15 vertices on GPUs, or the tuning cache's ``"louvain"`` entry);
+        :mod:`pyclmatch.community.louvain`: 2**18 entries and vertices on CPUs, 2**16
+        entries and 2**13 vertices on GPUs, or the tuning cache's ``"louvain"`` entry);
         ``0``: never.
 
     Returns

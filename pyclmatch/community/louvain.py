@@ -91,12 +91,12 @@ class InputProblem(Exception):
 #: ``"louvain": {"one_group_edges": ..., "one_group_vertices": ...}``
 #: (:mod:`pyclmatch.engine.tuning`) overrides them per device. On CPUs the bounds are where
 #: the one-group path stops being the faster one (the benchmarks' ``louvain_small.py
-#: --sweep`` measures it); on GPUs they come from counting: the group has one multiprocessor
-#: and pays about 7 barriers per slot step of a bucket, so ~2**15 vertices cost about one
-#: per-bucket iteration's ~30 launches, and its 512 work-items hash ~2**17 entries per
-#: iteration in about the same time.
-ONE_GROUP_EDGES = {"cpu": 1 << 18, "gpu": 1 << 17}
-ONE_GROUP_VERTICES = {"cpu": 1 << 18, "gpu": 1 << 15}
+#: --sweep`` measures it); on GPUs they are the best of a sweep of both bounds over the
+#: shared graphs and delaunay-21 (``benchmarks/results/one-group-h200``: the group has one
+#: multiprocessor, whose passes over more vertices cost more than the per-bucket path's
+#: launches).
+ONE_GROUP_EDGES = {"cpu": 1 << 18, "gpu": 1 << 16}
+ONE_GROUP_VERTICES = {"cpu": 1 << 18, "gpu": 1 << 13}
 #: work-items of that work-group per device type (None: the per-bucket kernels' size): more
 #: on GPUs, where the group has a multiprocessor to itself and needs the warps to hide
 #: memory latency (fewer if the compiled kernel allows fewer: ``one_group_kernel``); one on
