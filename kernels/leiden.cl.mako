@@ -158,6 +158,15 @@ __kernel void refine_edges(offset_t nnz, __global const index_t *src,
     }
 }
 
+/* Rounds run in batches between the host's reads: round r counts its moves and waiting
+   singletons in rcount[at], rcount[at + 1]; a round whose previous one (at prev >= 0) moved
+   nothing and left nothing waiting does nothing (neither does any round after it: nothing
+   can move any more). */
+inline int settled(__global const int *rcount, int prev)
+{
+    return prev >= 0 && rcount[prev] == 0 && rcount[prev + 1] == 0;
+}
+
 /* A later round's pass: the hash tables of the singletons of R alone (as refine_edges fills
    them; no extR, which refine_apply keeps). */
 __kernel void refine_tables(offset_t nnz, __global const index_t *src,
@@ -165,8 +174,9 @@ __kernel void refine_tables(offset_t nnz, __global const index_t *src,
                             __global const index_t *C, __global const index_t *R,
                             __global const index_t *rsize, __global const int *tpos,
                             __global const int *tsz, __global int *keys,
-                            __global weight_t *vals)
+                            __global weight_t *vals, __global const int *rcount, int prev)
 {
+    if (settled(rcount, prev)) return;
     for (offset_t e = get_global_id(0); e < nnz; e += get_global_size(0)) {
         const index_t v = src[e];
         if (R[v] != v || rsize[v] != 1) continue;
@@ -215,7 +225,7 @@ inline void choose_slot(index_t v, __global int *hk, __global weight_t *hv, int 
         __global const int *tpos, __global const int *tsz, __global int *keys,
         __global weight_t *vals, double ac_unit, double m2, double resolution,
         double inv_theta, uint round_key, uint nvisit, uint rnd, __global index_t *prop,
-        __global weight_t *propw, __global int *rflags</%def>
+        __global weight_t *propw, __global int *rcount, int at, int prev</%def>
 <%def name="choose_setup()">
         const double kv = (double)k[v], kvq = (double)kq[v] * ac_unit;
         const double KS = (double)ac[C[v]] * ac_unit;
@@ -233,7 +243,7 @@ inline void choose_slot(index_t v, __global int *hk, __global weight_t *hv, int 
                         inv_theta, round_key, nvisit, rnd, &best, &bestc, &bestw, &waiting</%def>
 
 /* MergeNodesSubset lines 11-17 for the singletons of R: the target of each mover (prop, EMPTY
-   for none; propw its weight w(v, T)), every table cleared for the next round. rflags[1]
+   for none; propw its weight w(v, T)), every table cleared for the next round. rcount[at + 1]
    counts the singletons left with an admissible target (well connected, dH >= 0) that they
    could not take this round (they or the target were movers): the host runs rounds until
    none is left and none moved. Vertices of at least heavy_degree entries are left to
@@ -241,6 +251,7 @@ inline void choose_slot(index_t v, __global int *hk, __global weight_t *hv, int 
 __kernel void refine_choose(index_t n, ${choose_args()}, __global const offset_t *vertices,
                             int heavy_degree)
 {
+    if (settled(rcount, prev)) return;
     int pending = 0;
     FOR_EACH_VERTEX(v, n) {
         prop[v] = EMPTY;
@@ -253,7 +264,7 @@ ${choose_setup()}
         propw[v] = bestw;
         pending += bestc == EMPTY && waiting;
     }
-    if (pending) atomic_add(&rflags[1], pending);
+    if (pending) atomic_add(&rcount[at + 1], pending);
 }
 
 /* refine_choose for the vertices vset[h0 .. h0 + nheavy) (those of degree at least its
@@ -268,6 +279,7 @@ void refine_choose_heavy(int h0, int nheavy, __global const index_t *vset, ${cho
     __local int l_c[WG];
     __local weight_t l_w[WG];
     __local int l_wait[WG];
+    if (settled(rcount, prev)) return;
     int pending = 0;
     for (int g = get_group_id(0); g < nheavy; g += get_num_groups(0)) {
         const index_t v = vset[h0 + g];
@@ -299,10 +311,10 @@ ${choose_setup()}
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid == 0 && pending) atomic_add(&rflags[1], pending);
+    if (lid == 0 && pending) atomic_add(&rcount[at + 1], pending);
 }
 
-/* MergeNodesSubset line 17 (R(v) = T) with K_T, the sizes and the moves counted (rflags[0]),
+/* MergeNodesSubset line 17 (R(v) = T) with K_T, the sizes and the moves counted (rcount[at]),
    and E(T, S - T) kept: the movers M into T (singletons; a mover is nobody's target) make
    E(T + M, S - T - M) = E(T, S - T) + sum over v in M of (E(v, S - v) - 2 w(v, T)) - 2 w
    inside M, each mover adding its part (propw[v] = w(v, T) from refine_choose; its edges to
@@ -312,8 +324,9 @@ __kernel void refine_apply(index_t n, __global const index_t *prop,
                            __global const index_t *edges, __global const weight_t *w,
                            __global index_t *R, __global const int *kq, __global int *aR,
                            __global index_t *rsize, __global weight_t *extR,
-                           __global int *rflags)
+                           __global int *rcount, int at, int prev)
 {
+    if (settled(rcount, prev)) return;
     int moved = 0;
     FOR_EACH_VERTEX(v, n) {
         const index_t t = prop[v];
@@ -331,7 +344,7 @@ __kernel void refine_apply(index_t n, __global const index_t *prop,
         atomic_add_w__global(&extR[t], d);
         ++moved;
     }
-    if (moved) atomic_add(&rflags[0], moved);
+    if (moved) atomic_add(&rcount[at], moved);
 }
 
 /* Aggregation on R, with P as the aggregate graph's starting partition (Algorithm A.1 line 6),

@@ -40,6 +40,8 @@ MAX_ROUNDS = 64
 #: local moving sorted the vertices by degree (the per-bucket path)
 HEAVY_DEGREE = 85
 _INT_MAX = np.iinfo(np.int32).max
+#: refinement rounds enqueued between two reads of their counts
+BATCH = 4
 _U32 = 0xFFFFFFFF
 
 
@@ -225,7 +227,8 @@ class DeviceLeiden(DeviceLouvain):
         scan of the hash-table sizes; on a small level ``refine_init_one_group``), rounds of
         ``refine_edges`` (the first; ``refine_tables`` after it), ``refine_choose``,
         ``refine_apply`` until no singleton moved and none waits for a round in which it may
-        (at most :data:`MAX_ROUNDS`)."""
+        (at most :data:`MAX_ROUNDS`; :data:`BATCH` rounds between two reads of their
+        counts)."""
         n, q = self.n, self.handle.queue
         with self.sched.step("refine"):
             self.R, self.aR, self.rsize = (self.empty(n, np.int32) for _ in range(3))
@@ -252,60 +255,76 @@ class DeviceLeiden(DeviceLouvain):
                                                                           self.wdt)
             self.sched.fill("refine", keys, -1)
             self._zero("refine", vals)
-            moved = self._refine_rounds(tsz, keys, vals, rflags, host)
+            moved = self._refine_rounds(tsz, keys, vals)
             self.heavy = None
         self.n_R = n - moved
         self.stats.setdefault("communities", []).append(self.n_P)
         self.stats.setdefault("refined_communities", []).append(self.n_R)
 
-    def _refine_rounds(self, tsz, keys, vals, rflags, host):
-        """The rounds of :meth:`refine`; returns the vertices moved in all."""
-        n, nnz = self.n, self.nnz
-        self.extR = extR = self.empty(n, self.wdt)
-        prop, propw = self.empty(n, np.int32), self.empty(n, self.wdt)
-        scale = self.stats.get("weight_scale", 1.0)
-        inv_theta = 1.0 / (self.theta * self.m2f * scale) if self.theta > 0 else 0.0
-        moved, rounds = 0, 0
-        egrid = max(self.wg, min(self.grid, -(-max(nnz, 1) // self.wg) * self.wg))
-        vgrid = self._vgrid(n)
-        nvisit = self.visits
-        vset, h0, h1, hdeg = self.heavy or (None, 0, 0, 0)    # (the per-bucket path's order)
-        heavy = h1 - h0
-        def edges_pass(rnd):    # the singletons' tables (and extR of R, in the first round)
-            graph = (np.int32(nnz), self.src.data, self.edges.data, self.w.data, self.C.data,
-                     self.R.data, self.rsize.data)
-            tables = (self.tpos.data, tsz.data, keys.data, vals.data)
-            if rnd == 0:
-                self._zero("refine", extR)
-                self._llaunch("refine", "refine_edges", egrid, *graph, extR.data, *tables)
-            else:
-                self._llaunch("refine", "refine_tables", egrid, *graph, *tables)
-        for rnd in range(nvisit or MAX_ROUNDS):
-            key = _round_key(self.seed, self.level, 0 if nvisit else rnd)
-            self._zero("refine", rflags)
-            edges_pass(rnd)
-            choose = (self.C.data, self.R.data, self.rsize.data, self.k.data, self.kq.data,
-                      self.ac.data, self.aR.data, extR.data, self.tpos.data, tsz.data,
-                      keys.data, vals.data, np.float64(self.ac_unit), np.float64(self.m2f),
-                      np.float64(self.res), np.float64(inv_theta), key, np.uint32(nvisit),
-                      np.uint32(rnd), prop.data, propw.data, rflags.data)
-            self._llaunch("refine", "refine_choose", vgrid, np.int32(n), *choose,
-                          self.vertices.data, np.int32(hdeg if heavy else _INT_MAX))
-            if heavy:
-                self.sched.launch("refine", self.lk.kernel("refine_choose_heavy"),
-                                  min(heavy, self.groups_max) * self.wg, self.wg,
-                                  np.int32(h0), np.int32(heavy), vset.data, *choose)
-            self._llaunch("refine", "refine_apply", vgrid, np.int32(n), prop.data,
-                          propw.data, self.vertices.data, self.edges.data, self.w.data,
-                          self.R.data, self.kq.data, self.aR.data, self.rsize.data,
-                          extR.data, rflags.data)
-            self.sched.read("refine", host, rflags.data)
-            rounds += 1
-            moved += int(host[0])
-            if not nvisit and not host[0] and not host[1]:
-                break
+    def _refine_rounds(self, tsz, keys, vals):
+        """The rounds of :meth:`refine`, :data:`BATCH` between two reads of their counts (a
+        round after one that moved nothing and left nothing waiting does nothing on the
+        device); returns the vertices moved in all."""
+        n = self.n
+        self.extR = self.empty(n, self.wdt)
+        rr = dict(tsz=tsz, keys=keys, vals=vals, prop=self.empty(n, np.int32),
+                  propw=self.empty(n, self.wdt), rcount=self.empty(2 * BATCH, np.int32))
+        counts = np.zeros(2 * BATCH, np.int32)
+        limit = self.visits or MAX_ROUNDS
+        moved = rounds = 0
+        while rounds < limit:
+            first = rounds
+            for rnd in range(first, min(first + BATCH, limit)):
+                self._refine_round(rr, rnd)
+            self.sched.read("refine", counts, rr["rcount"].data)
+            for rnd in range(first, min(first + BATCH, limit)):
+                at = 2 * (rnd % BATCH)
+                rounds += 1
+                moved += int(counts[at])
+                if not self.visits and not counts[at] and not counts[at + 1]:
+                    limit = rounds                    # (the rounds after it did nothing)
+                    break
         self.stats.setdefault("refine_rounds", []).append(rounds)
         return moved
+
+    def _refine_round(self, rr, rnd):
+        """Enqueue refinement round ``rnd``: the singletons' tables (``refine_edges`` with
+        extR in the first round, ``refine_tables`` after it), ``refine_choose`` (and
+        ``refine_choose_heavy`` for the heavy vertices of ``self.heavy``), ``refine_apply``;
+        its counts in ``rr["rcount"]`` at ``2 * (rnd % BATCH)``."""
+        n, nnz, extR, wg = self.n, self.nnz, self.extR, self.wg
+        nvisit, rcount = self.visits, rr["rcount"]
+        at = 2 * (rnd % BATCH)
+        prev = np.int32(-1 if nvisit or rnd == 0 else 2 * ((rnd - 1) % BATCH))
+        self._zero("refine", rcount[at:at + 2])
+        graph = (np.int32(nnz), self.src.data, self.edges.data, self.w.data, self.C.data,
+                 self.R.data, self.rsize.data)
+        tables = (self.tpos.data, rr["tsz"].data, rr["keys"].data, rr["vals"].data)
+        egrid = max(wg, min(self.grid, -(-max(nnz, 1) // wg) * wg))
+        if rnd == 0:
+            self._zero("refine", extR)
+            self._llaunch("refine", "refine_edges", egrid, *graph, extR.data, *tables)
+        else:
+            self._llaunch("refine", "refine_tables", egrid, *graph, *tables, rcount.data, prev)
+        scale = self.stats.get("weight_scale", 1.0)
+        inv_theta = 1.0 / (self.theta * self.m2f * scale) if self.theta > 0 else 0.0
+        counts = (rcount.data, np.int32(at), prev)
+        choose = (self.C.data, self.R.data, self.rsize.data, self.k.data, self.kq.data,
+                  self.ac.data, self.aR.data, extR.data, *tables, np.float64(self.ac_unit),
+                  np.float64(self.m2f), np.float64(self.res), np.float64(inv_theta),
+                  _round_key(self.seed, self.level, 0 if nvisit else rnd), np.uint32(nvisit),
+                  np.uint32(rnd), rr["prop"].data, rr["propw"].data, *counts)
+        vset, h0, h1, hdeg = self.heavy or (None, 0, 0, 0)    # (the per-bucket path's order)
+        self._llaunch("refine", "refine_choose", self._vgrid(n), np.int32(n), *choose,
+                      self.vertices.data, np.int32(hdeg if h1 > h0 else _INT_MAX))
+        if h1 > h0:
+            self.sched.launch("refine", self.lk.kernel("refine_choose_heavy"),
+                              min(h1 - h0, self.groups_max) * wg, wg, np.int32(h0),
+                              np.int32(h1 - h0), vset.data, *choose)
+        self._llaunch("refine", "refine_apply", self._vgrid(n), np.int32(n), rr["prop"].data,
+                      rr["propw"].data, self.vertices.data, self.edges.data, self.w.data,
+                      self.R.data, self.kq.data, self.aR.data, self.rsize.data, extR.data,
+                      *counts)
 
     def aggregate_refined(self):
         """A.1 lines 2 and 6: stop when local moving left every vertex alone (``done``: each
