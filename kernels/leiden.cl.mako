@@ -318,13 +318,14 @@ ${choose_setup()}
    and E(T, S - T) kept: the movers M into T (singletons; a mover is nobody's target) make
    E(T + M, S - T - M) = E(T, S - T) + sum over v in M of (E(v, S - v) - 2 w(v, T)) - 2 w
    inside M, each mover adding its part (propw[v] = w(v, T) from refine_choose; its edges to
-   other movers into T, counted from both ends). */
+   other movers into T, counted from both ends: by refine_apply_heavy for the movers of at
+   least heavy_degree entries). */
 __kernel void refine_apply(index_t n, __global const index_t *prop,
                            __global const weight_t *propw, __global const offset_t *vertices,
                            __global const index_t *edges, __global const weight_t *w,
                            __global index_t *R, __global const int *kq, __global int *aR,
                            __global index_t *rsize, __global weight_t *extR,
-                           __global int *rcount, int at, int prev)
+                           __global int *rcount, int at, int prev, int heavy_degree)
 {
     if (settled(rcount, prev)) return;
     int moved = 0;
@@ -337,14 +338,49 @@ __kernel void refine_apply(index_t n, __global const index_t *prop,
         atomic_inc(&rsize[t]);
         atomic_dec(&rsize[v]);
         weight_t d = extR[v] - propw[v] - propw[v];
-        for (offset_t e = vertices[v]; e < vertices[v + 1]; ++e) {
-            const index_t u = edges[e];
-            if (u != v && prop[u] == t) d -= w[e];
+        if (vertices[v + 1] - vertices[v] < heavy_degree) {
+            for (offset_t e = vertices[v]; e < vertices[v + 1]; ++e) {
+                const index_t u = edges[e];
+                if (u != v && prop[u] == t) d -= w[e];
+            }
         }
         atomic_add_w__global(&extR[t], d);
         ++moved;
     }
     if (moved) atomic_add(&rcount[at], moved);
+}
+
+/* refine_apply's sum over the edges to other movers into the same T, for the movers among
+   vset[h0 .. h0 + nheavy) (local moving's vertices of at least heavy_degree entries): one
+   work-group per vertex, its edges shared out. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void refine_apply_heavy(int h0, int nheavy, __global const index_t *vset,
+                        __global const index_t *prop, __global const offset_t *vertices,
+                        __global const index_t *edges, __global const weight_t *w,
+                        __global weight_t *extR, __global const int *rcount, int prev)
+{
+    const int lid = get_local_id(0);
+    __local weight_t l_sum[WG];
+    if (settled(rcount, prev)) return;
+    for (int g = get_group_id(0); g < nheavy; g += get_num_groups(0)) {
+        const index_t v = vset[h0 + g], t = prop[v];
+        weight_t sum = (weight_t)0;
+        if (t != EMPTY) {
+            for (offset_t e = vertices[v] + lid; e < vertices[v + 1]; e += WG) {
+                const index_t u = edges[e];
+                if (u != v && prop[u] == t) sum += w[e];
+            }
+        }
+        l_sum[lid] = sum;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int h = WG / 2; h > 0; h >>= 1) {
+            if (lid < h) l_sum[lid] += l_sum[lid + h];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0 && t != EMPTY && l_sum[0] != (weight_t)0)
+            atomic_add_w__global(&extR[t], -l_sum[0]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
 }
 
 /* Aggregation on R, with P as the aggregate graph's starting partition (Algorithm A.1 line 6),

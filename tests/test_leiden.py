@@ -108,12 +108,16 @@ def test_random_graphs_connected_and_verified(n, p, seed, weighted, det, theta):
 
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
 @given(n=st.integers(2, 70), p=st.floats(0.03, 0.4), seed=st.integers(0, 10 ** 6),
-       theta=st.sampled_from([0.0, 0.01]), loops=st.booleans())
-def test_refinement_keeps_ext_weights(monkeypatch, n, p, seed, theta, loops):
+       theta=st.sampled_from([0.0, 0.01]), loops=st.booleans(), heavy=st.booleans())
+def test_refinement_keeps_ext_weights(monkeypatch, n, p, seed, theta, loops, heavy):
     """refine_apply keeps extR[T] = E(T, S - T) (the weight from refined community T to the
     rest of its community S of P) through every round: compared with the sums recomputed on
-    the host from the converted weights, at every level (per-bucket path, integer weights)."""
+    the host from the converted weights, at every level (per-bucket path, integer weights;
+    ``heavy``: every vertex of degree > 2 through the heavy kernels)."""
+    from pyclmatch.community import leiden as mod
     from pyclmatch.community.leiden import DeviceLeiden
+    if heavy:
+        monkeypatch.setattr(mod, "HEAVY_DEGREE", 3)
     G = nx.gnp_random_graph(n, p, seed=seed)
     rng = np.random.default_rng(seed)
     for u, v in G.edges:

@@ -289,8 +289,9 @@ class DeviceLeiden(DeviceLouvain):
 
     def _refine_round(self, rr, rnd):
         """Enqueue refinement round ``rnd``: the singletons' tables (``refine_edges`` with
-        extR in the first round, ``refine_tables`` after it), ``refine_choose`` (and
-        ``refine_choose_heavy`` for the heavy vertices of ``self.heavy``), ``refine_apply``;
+        extR in the first round, ``refine_tables`` after it), ``refine_choose`` and
+        ``refine_apply`` (and their ``_heavy`` kernels for the heavy vertices of
+        ``self.heavy``);
         its counts in ``rr["rcount"]`` at ``2 * (rnd % BATCH)``."""
         n, nnz, extR, wg = self.n, self.nnz, self.extR, self.wg
         nvisit, rcount = self.visits, rr["rcount"]
@@ -324,7 +325,13 @@ class DeviceLeiden(DeviceLouvain):
         self._llaunch("refine", "refine_apply", self._vgrid(n), np.int32(n), rr["prop"].data,
                       rr["propw"].data, self.vertices.data, self.edges.data, self.w.data,
                       self.R.data, self.kq.data, self.aR.data, self.rsize.data, extR.data,
-                      *counts)
+                      *counts, np.int32(hdeg if h1 > h0 else _INT_MAX))
+        if h1 > h0:
+            self.sched.launch("refine", self.lk.kernel("refine_apply_heavy"),
+                              min(h1 - h0, self.groups_max) * wg, wg, np.int32(h0),
+                              np.int32(h1 - h0), vset.data, rr["prop"].data,
+                              self.vertices.data, self.edges.data, self.w.data, extR.data,
+                              rcount.data, prev)
 
     def aggregate_refined(self):
         """A.1 lines 2 and 6: stop when local moving left every vertex alone (``done``: each
