@@ -163,6 +163,19 @@ def test_heavy_singletons_choose_as_one_work_item_would(monkeypatch, theta):
     assert out[0].modularity == out[1].modularity
 
 
+def test_refinement_batches_give_the_same_answer(monkeypatch):
+    """Refinement rounds enqueued 1, 2, 3 or 4 at a time between reads: the same answer."""
+    from pyclmatch.community import leiden as mod
+    A = nx.to_scipy_sparse_array(nx.les_miserables_graph(), format="csr")
+    out = []
+    for batch in (1, 2, 3, 4):
+        monkeypatch.setattr(mod, "BATCH", batch)
+        out.append(leiden(A, deterministic=True, one_group_edges=0))
+    assert all(np.array_equal(r.membership, out[0].membership) for r in out)
+    assert len({r.counters["refine_rounds"] == out[0].counters["refine_rounds"]
+                for r in out}) == 1
+
+
 def test_deterministic_reproducible_and_seeded_theta():
     G = nx.les_miserables_graph()
     runs = [leiden(G, deterministic=True) for _ in range(2)]
