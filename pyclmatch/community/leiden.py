@@ -44,7 +44,7 @@ _INT_MAX = np.iinfo(np.int32).max
 BATCH = 4
 
 
-def _SLOTS():
+def _slots():
     """Count slots of the rounds (a ring one longer than a batch, so that a round's slot,
     zeroed as it starts, is never the previous round's, which it reads)."""
     return BATCH + 1
@@ -274,8 +274,8 @@ class DeviceLeiden(DeviceLouvain):
         n = self.n
         self.extR = self.empty(n, self.wdt)
         rr = dict(tsz=tsz, keys=keys, vals=vals, prop=self.empty(n, np.int32),
-                  propw=self.empty(n, self.wdt), rcount=self.empty(2 * _SLOTS(), np.int32))
-        counts = np.zeros(2 * _SLOTS(), np.int32)
+                  propw=self.empty(n, self.wdt), rcount=self.empty(2 * _slots(), np.int32))
+        counts = np.zeros(2 * _slots(), np.int32)
         limit = self.visits or MAX_ROUNDS
         moved = rounds = 0
         while rounds < limit:
@@ -284,7 +284,7 @@ class DeviceLeiden(DeviceLouvain):
                 self._refine_round(rr, rnd)
             self.sched.read("refine", counts, rr["rcount"].data)
             for rnd in range(first, min(first + BATCH, limit)):
-                at = 2 * (rnd % _SLOTS())
+                at = 2 * (rnd % _slots())
                 rounds += 1
                 moved += int(counts[at])
                 if not self.visits and not counts[at] and not counts[at + 1]:
@@ -301,8 +301,8 @@ class DeviceLeiden(DeviceLouvain):
         its counts in ``rr["rcount"]`` at ``2 * (rnd % (BATCH + 1))``."""
         n, nnz, extR, wg = self.n, self.nnz, self.extR, self.wg
         nvisit, rcount = self.visits, rr["rcount"]
-        at = 2 * (rnd % _SLOTS())
-        prev = np.int32(-1 if nvisit or rnd == 0 else 2 * ((rnd - 1) % _SLOTS()))
+        at = 2 * (rnd % _slots())
+        prev = np.int32(-1 if nvisit or rnd == 0 else 2 * ((rnd - 1) % _slots()))
         self._zero("refine", rcount[at:at + 2])
         graph = (np.int32(nnz), self.src.data, self.edges.data, self.w.data, self.C.data,
                  self.R.data, self.rsize.data)
