@@ -221,18 +221,25 @@ def test_verify_modes_and_edgeless():
 
 
 # ------------------------------------------------------------------ the certificate
+def random_communities_components(A, k, seed):
+    """At most ``k`` random communities of ``A``'s vertices, numbered ``0..k-1`` without
+    gaps, and the device's components of them: ``(membership, k, Components)``."""
+    memb = np.random.default_rng(seed).integers(0, k, A.shape[0])
+    memb = np.unique(memb, return_inverse=True)[1].reshape(-1)
+    k = int(memb.max()) + 1
+    h = pyclmatch.get_device(None)
+    comps = device_components(h, Scheduler(h), InputGraph.upload(h, A),
+                              h.to_device(memb.astype(np.int32)), k)
+    return memb, k, comps
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(n=st.integers(1, 60), p=st.floats(0.0, 0.3), k=st.integers(1, 6),
        seed=st.integers(0, 10 ** 6))
 def test_device_components_match_scipy(n, p, k, seed):
     G = nx.gnp_random_graph(n, p, seed=seed)
     A = nx.to_scipy_sparse_array(G, nodelist=range(n), format="csr")
-    memb = np.random.default_rng(seed).integers(0, k, n)
-    memb = np.unique(memb, return_inverse=True)[1].reshape(-1)
-    k = int(memb.max()) + 1
-    h = pyclmatch.get_device(None)
-    comps = device_components(h, Scheduler(h), InputGraph.upload(h, A),
-                              h.to_device(memb.astype(np.int32)), k)
+    memb, k, comps = random_communities_components(A, k, seed)
     want = 0
     for c in range(k):
         idx = np.flatnonzero(memb == c)
@@ -261,13 +268,7 @@ def test_device_components_hubs_paths_and_empty_rows(k):
                                nx.complete_graph(30)])
     A = nx.to_scipy_sparse_array(G, format="csr")
     A = sp.csr_matrix(sp.triu(A))          # (each edge stored once)
-    n = A.shape[0]
-    memb = np.random.default_rng(k).integers(0, k, n)
-    memb = np.unique(memb, return_inverse=True)[1].reshape(-1)
-    k = int(memb.max()) + 1
-    h = pyclmatch.get_device(None)
-    comps = device_components(h, Scheduler(h), InputGraph.upload(h, A),
-                              h.to_device(memb.astype(np.int32)), k)
+    memb, k, comps = random_communities_components(A, k, k)
     host = host_components(A, memb, k)
     assert (comps.components, comps.disconnected) == (host.components, host.disconnected)
     assert np.array_equal(comps.labels, host.labels) and comps.passes == 2

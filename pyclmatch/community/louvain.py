@@ -92,9 +92,8 @@ class InputProblem(Exception):
 #: (:mod:`pyclmatch.engine.tuning`) overrides them per device. On CPUs the bounds are where
 #: the one-group path stops being the faster one (the benchmarks' ``louvain_small.py
 #: --sweep`` measures it); on GPUs they are the best of a sweep of both bounds over the
-#: shared graphs and delaunay-21 (``benchmarks/results/one-group-h200``: the group has one
-#: multiprocessor, whose passes over more vertices cost more than the per-bucket path's
-#: launches).
+#: shared graphs and a large Delaunay graph (the group has one multiprocessor, whose passes
+#: over more vertices cost more than the per-bucket path's launches).
 ONE_GROUP_EDGES = {"cpu": 1 << 18, "gpu": 1 << 16}
 ONE_GROUP_VERTICES = {"cpu": 1 << 18, "gpu": 1 << 13}
 #: work-items of that work-group per device type (None: the per-bucket kernels' size): more
