@@ -10,6 +10,7 @@ and the driver's own memo spares the hot loops the handle's key, which is built 
 template value. This follows pyopencl's ``algorithm.py``: a class per algorithm, templates as
 module constants, kernels fetched by getters keyed by their specialization.
 """
+import functools
 from fnmatch import fnmatchcase
 
 import numpy as np
@@ -74,20 +75,11 @@ class KernelFamily:
 
     def kernel_group(self, name, values):
         """The kernels of ``name``'s group (:data:`GROUPS`) in the template specialized for
-        ``values``, or None (the whole template) when there are no groups."""
+        ``values``, or None (the whole template) when there are no groups (memoized: a
+        driver is made per call, and its first fetch of each kernel asks)."""
         if not self.GROUPS:
             return None
-        names = template_kernels(self.TEMPLATE, **values)
-        if name not in names:
-            return None                    # (the handle says that there is no such kernel)
-
-        def named(pats):
-            return tuple(n for n in names if any(fnmatchcase(n, p) for p in pats))
-        for pats in self.GROUPS:
-            if any(fnmatchcase(name, p) for p in pats):
-                return named(pats)
-        return tuple(n for n in names if not any(fnmatchcase(n, p) for pats in self.GROUPS
-                                                 for p in pats))
+        return _kernel_group(self.TEMPLATE, self.GROUPS, name, tuple(sorted(values.items())))
 
     def empty(self, shape, dtype=np.int32):
         """A device array from the device's memory pool (``DeviceHandle.pool``): the buffers
@@ -107,3 +99,19 @@ class KernelFamily:
         timings separate the build from the run."""
         for name in names:
             self.kernel(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _kernel_group(template, groups, name, frozen):
+    """:meth:`KernelFamily.kernel_group` for ``groups`` and the values ``frozen``."""
+    names = template_kernels(template, **dict(frozen))
+    if name not in names:
+        return None                    # (the handle says that there is no such kernel)
+
+    def named(pats):
+        return tuple(n for n in names if any(fnmatchcase(n, p) for p in pats))
+    for pats in groups:
+        if any(fnmatchcase(name, p) for p in pats):
+            return named(pats)
+    return tuple(n for n in names if not any(fnmatchcase(n, p) for pats in groups
+                                             for p in pats))
