@@ -35,6 +35,7 @@ from .louvain import SMALL_HEAD, SMALL_TRACE, DeviceLouvain
 #: refinement rounds per level at most (a round: one pass over the edges, one over the
 #: vertices; rounds stop earlier when no singleton moved and none is left waiting)
 MAX_ROUNDS = 64
+_U32 = 0xFFFFFFFF
 #: singletons of at least this degree choose their target one work-group each
 #: (``refine_choose_heavy``; their tables hold about 1.5 slots per entry), on the levels whose
 #: local moving sorted the vertices by degree (the per-bucket path)
@@ -48,7 +49,6 @@ def _slots():
     """Count slots of the rounds (a ring one longer than a batch, so that a round's slot,
     zeroed as it starts, is never the previous round's, which it reads)."""
     return BATCH + 1
-_U32 = 0xFFFFFFFF
 
 
 class LeidenKernels(KernelFamily):
@@ -297,8 +297,7 @@ class DeviceLeiden(DeviceLouvain):
         """Enqueue refinement round ``rnd``: the singletons' tables (``refine_edges`` with
         extR in the first round, ``refine_tables`` after it), ``refine_choose`` and
         ``refine_apply`` (and their ``_heavy`` kernels for the heavy vertices of
-        ``self.heavy``);
-        its counts in ``rr["rcount"]`` at ``2 * (rnd % (BATCH + 1))``."""
+        ``self.heavy``); its counts in ``rr["rcount"]`` at ``2 * (rnd % (BATCH + 1))``."""
         n, nnz, extR, wg = self.n, self.nnz, self.extR, self.wg
         nvisit, rcount = self.visits, rr["rcount"]
         at = 2 * (rnd % _slots())
@@ -325,19 +324,17 @@ class DeviceLeiden(DeviceLouvain):
         self._llaunch("refine", "refine_choose", self._vgrid(n), np.int32(n), *choose,
                       self.vertices.data, np.int32(hdeg if h1 > h0 else _INT_MAX))
         if h1 > h0:
-            self.sched.launch("refine", self.lk.kernel("refine_choose_heavy"),
-                              min(h1 - h0, self.groups_max) * wg, wg, np.int32(h0),
-                              np.int32(h1 - h0), vset.data, *choose)
+            self._llaunch("refine", "refine_choose_heavy", min(h1 - h0, self.groups_max) * wg,
+                          np.int32(h0), np.int32(h1 - h0), vset.data, *choose)
         self._llaunch("refine", "refine_apply", self._vgrid(n), np.int32(n), rr["prop"].data,
                       rr["propw"].data, self.vertices.data, self.edges.data, self.w.data,
                       self.R.data, self.kq.data, self.aR.data, self.rsize.data, extR.data,
                       *counts, np.int32(hdeg if h1 > h0 else _INT_MAX))
         if h1 > h0:
-            self.sched.launch("refine", self.lk.kernel("refine_apply_heavy"),
-                              min(h1 - h0, self.groups_max) * wg, wg, np.int32(h0),
-                              np.int32(h1 - h0), vset.data, rr["prop"].data,
-                              self.vertices.data, self.edges.data, self.w.data, extR.data,
-                              rcount.data, prev)
+            self._llaunch("refine", "refine_apply_heavy", min(h1 - h0, self.groups_max) * wg,
+                          np.int32(h0), np.int32(h1 - h0), vset.data, rr["prop"].data,
+                          self.vertices.data, self.edges.data, self.w.data, extR.data,
+                          rcount.data, prev)
 
     def aggregate_refined(self):
         """A.1 lines 2 and 6: stop when local moving left every vertex alone (``done``: each
