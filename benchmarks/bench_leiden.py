@@ -14,10 +14,12 @@ modularity is recomputed by ``pyclmatch.modularity`` on the host; ``disconnected
 partition (igraph's too) is counted by scipy's connected_components per community. igraph
 runs on one core with ``n_iterations=2`` (its default) and ``-1`` (until stable) with
 ``--igraph-seeds`` seeds: its modularity is the median seed's (``best_modularity`` the best
-one's), its time the median.
+one's), its time the median. NetworKit runs in a child process of the same command
+(``common.in_child``), so that its OpenMP threads and our host thread do not share one.
 
     python3 benchmarks/bench_leiden.py --device gpu --out benchmarks/results/leiden-h100
     python3 benchmarks/bench_leiden.py --device cpu --files bcsstk13.mtx,rajat01.mtx --out /tmp/l
+    python3 benchmarks/bench_leiden.py --device gpu --files rajat01.mtx --suite large --suite-graphs kron-21,delaunay-21 --out /tmp/l2
 """
 import argparse
 import os
@@ -64,7 +66,8 @@ def graphs(args):
             continue
         yield name, common.symmetric_pattern(A).astype(np.float64)
     if args.suite:
-        for name, A in generators.suite(size=args.suite):
+        names = args.suite_graphs.split(",") if args.suite_graphs else None
+        for name, A in generators.suite(names, size=args.suite):
             if A.nnz <= args.max_edges:
                 yield name, common.symmetric_pattern(A).astype(np.float64)
 
@@ -101,7 +104,8 @@ def run_igraph(A, iterations, seeds):
 def run_networkit(A, repeat):
     """NetworKit's ParallelLeiden (all cores, its defaults: 3 iterations, randomized) on
     ``A``: (median time of ``run()``, membership of the last run) or None without NetworKit.
-    Its graph build is not timed."""
+    Its graph build is not timed. The benchmark runs it in a child process
+    (:func:`common.in_child`)."""
     nk = common.networkit()
     if nk is None:
         return None
@@ -132,7 +136,7 @@ def row_of(name, A, args, handle):
             iterations=res.counters.get("leiden_iterations"),
             refine_rounds=res.counters.get("refine_rounds"),
             kernel_s=common.kernel_sum(res.timings))
-    got = run_networkit(A, args.repeat) if args.networkit else None
+    got = common.in_child(run_networkit, A, args.repeat) if args.networkit else None
     if got is not None:
         t, memb = got
         row["methods"]["networkit-leiden"] = dict(
@@ -169,6 +173,8 @@ def main(argv=None):
     ap.add_argument("--files", default=None, help="comma-separated shared graph files")
     ap.add_argument("--suite", choices=("small", "medium", "large"), default=None,
                     help="also this suite of pyclmatch.generators")
+    ap.add_argument("--suite-graphs", default=None,
+                    help="comma-separated names of the suite's graphs (default: all)")
     ap.add_argument("--max-edges", type=float, default=2e7)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--igraph-seeds", type=int, default=3)

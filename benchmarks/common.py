@@ -194,6 +194,23 @@ def nk_graph(nk, n, u, v, w=None):
                 n=n, weighted=w is not None, directed=False)
 
 
+def in_child(fn, *args):
+    """``fn(*args)`` in a fresh child process (spawned: nothing of this process's state, its
+    OpenCL context or its thread pools, is shared), its result returned. For a peer run side
+    by side with ours in one command without sharing a process: a multithreaded peer's
+    runtime (OpenMP's waiting threads) then does not hold the cores our host thread needs,
+    and ours does not slow it. ``fn`` must be importable (a module-level function).
+
+    Examples
+    --------
+    >>> in_child(divmod, 7, 2)
+    (3, 1)
+    """
+    import multiprocessing
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(fn, args)
+
+
 def time_nk(make, repeat):
     """Median seconds of ``make().run()`` (the algorithm object built untimed)."""
     out = []
