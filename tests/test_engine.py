@@ -349,3 +349,21 @@ def test_sized_scan_sequential_and_parallel_agree(n, monkeypatch):
         assert list(knl._kernels) == [bool(limit)]
     assert np.array_equal(outs[0], outs[1])
     assert np.array_equal(outs[0], np.concatenate([[0], np.cumsum(x)[:-1]]))
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("auto", r"no usable OpenCL device found; devices present: 0:0 .*Device 0:0 is unusable: "
+             r"a broken compiler"),
+    ("cpu", r"no usable OpenCL CPU device found; .*Device 0:0 is unusable: a broken compiler"),
+    ("0:0", r"device 0:0 .* is unusable: a broken compiler"),
+    ("portable", r"device 0:0 .* is unusable: a broken compiler"),
+    ("no such device", r"no device matches 'no such device'"),
+    ("7:7", r"no device '7:7' \(platform:device\)")])
+def test_get_device_when_no_compiler_works(monkeypatch, spec, message):
+    """Selection by catalog.select's rules; where every chosen device's compiler fails
+    (compiler_problem), the error names each and why, per kind of name."""
+    if not any("portable" in d.platform.name.lower() for _, _, d in devices.list_devices()):
+        pytest.skip("the messages are written for PoCL as device 0:0")
+    monkeypatch.setattr(devices, "compiler_problem", lambda dev: "a broken compiler")
+    with pytest.raises(pyclmatch.DeviceError, match=message):
+        devices._resolve(spec)

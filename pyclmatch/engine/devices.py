@@ -190,9 +190,14 @@ def candidates(spec=None):
     spec = catalog.default_spec(spec)
     if not isinstance(spec, str):
         return None
-    infos = [DeviceInfo(dev, (p, d)) for p, d, dev in list_devices()]
+    infos = _infos(list_devices())
     catalog.remember(infos)
     return catalog.select(spec, infos)
+
+
+def _infos(devs):
+    """:class:`DeviceInfo` of each ``(platform, device, pyopencl.Device)`` of ``devs``."""
+    return [DeviceInfo(dev, (p, d)) for p, d, dev in devs]
 
 
 class DeviceHandle:
@@ -798,8 +803,7 @@ def _resolve(spec):
         return _handle_for(spec.devices[0], spec)
     if isinstance(spec, cl.Device):
         return _handle_for(spec)
-    if spec is None:
-        spec = os.environ.get("PYCLMATCH_DEVICE", "").strip() or "auto"
+    spec = catalog.default_spec(spec)
     if not isinstance(spec, str):
         raise DeviceSpecError(f"device={_args.shown(spec)} is not allowed: it must be None, a "
                               f"string, a pyopencl Device or Context, or a DeviceHandle",
@@ -807,46 +811,37 @@ def _resolve(spec):
     devs = list_devices()
     if not devs:
         raise DeviceError("no OpenCL device found. " + _no_device_hint())
+    chosen = catalog.select(spec, _infos(devs))      # (the order get_device tries them in)
+    for info in chosen:
+        if compiler_problem(info.device) is None:
+            return _handle_for(info.device, index=info.index)
+    raise _none_usable(spec, devs, chosen)
+
+
+def _none_usable(spec, devs, chosen):
+    """The :class:`DeviceError` of :func:`get_device` when no device of ``chosen`` (those
+    :func:`catalog.select` found for ``spec`` among ``devs``) builds a kernel, or none
+    matched."""
     s = spec.strip().lower()
-    if s == "auto" or s in (name for name, _ in _TYPE_NAMES):
-        bits = [bit for name, bit in _TYPE_NAMES if s in ("auto", name)]
-        for bit in bits:
-            for p, d, dev in devs:
-                if dev.type & bit and compiler_problem(dev) is None:
-                    return _handle_for(dev, index=(p, d))
-        broken = [(p, d, dev) for p, d, dev in devs
-                  if any(dev.type & b for b in bits) and compiler_problem(dev) is not None]
+    if s == "auto" or s in catalog.TYPE_ORDER:
         what = "OpenCL device" if s == "auto" else f"OpenCL {s.upper()} device"
         msg = f"no usable {what} found; devices present: " + _short_list(devs)
-        for p, d, dev in broken:
-            msg += f". Device {p}:{d} is unusable: {compiler_problem(dev)}"
+        for index in dict.fromkeys(info.index for info in chosen):
+            dev = next(i.device for i in chosen if i.index == index)
+            msg += f". Device {index[0]}:{index[1]} is unusable: {compiler_problem(dev)}"
         if s in ("auto", "gpu"):
             msg += _gpu_hint()
-        raise DeviceError(msg)
+        return DeviceError(msg)
+    if chosen:
+        info = chosen[0]
+        dev = info.device
+        return DeviceError(f"device {info.index[0]}:{info.index[1]} {dev.name.strip()} "
+                           f"[{dev.platform.name.strip()}] is unusable: "
+                           f"{compiler_problem(dev)}")
     if ":" in s and all(part.strip().isdigit() for part in s.split(":", 1)):
-        pi, di = (int(x) for x in s.split(":", 1))
-        for p, d, dev in devs:
-            if (p, d) == (pi, di):
-                return _checked(dev, p, d)
-        raise DeviceError(f"no device {spec!r} (platform:device); devices present: "
-                          + _short_list(devs))
-    matches = [(p, d, dev) for p, d, dev in devs
-               if s in dev.name.lower() or s in dev.platform.name.lower()]
-    for p, d, dev in matches:
-        if compiler_problem(dev) is None:
-            return _handle_for(dev, index=(p, d))
-    if matches:
-        p, d, dev = matches[0]
-        return _checked(dev, p, d)
-    raise DeviceError(f"no device matches {spec!r}; devices present: " + _short_list(devs))
-
-
-def _checked(dev, p, d):
-    problem = compiler_problem(dev)
-    if problem is not None:
-        raise DeviceError(f"device {p}:{d} {dev.name.strip()} [{dev.platform.name.strip()}] "
-                          f"is unusable: {problem}")
-    return _handle_for(dev, index=(p, d))
+        return DeviceError(f"no device {spec!r} (platform:device); devices present: "
+                           + _short_list(devs))
+    return DeviceError(f"no device matches {spec!r}; devices present: " + _short_list(devs))
 
 
 def _short_list(devs):
