@@ -136,6 +136,7 @@ def host_components(A, memb, k):
     ncomp, lab = connected_components(B, directed=True, connection="weak")
     root = np.full(ncomp, n, np.int64)
     np.minimum.at(root, lab, np.arange(n))
-    firsts = np.zeros(max(int(k), 1), np.int64)        # components per community
-    np.add.at(firsts, memb[root[lab] == np.arange(n)].clip(0, max(int(k), 1) - 1), 1)
-    return Components(int(ncomp), int((firsts > 1).sum()), root[lab], bad, 0)
+    labels = root[lab]
+    # components per community: the communities of the roots (L[v] == v), counted
+    comps = np.bincount(memb[labels == np.arange(n)].clip(0, max(int(k), 1) - 1))
+    return Components(int(ncomp), int((comps > 1).sum()), labels, bad, 0)

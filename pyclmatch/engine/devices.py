@@ -826,9 +826,9 @@ def _none_usable(spec, devs, chosen):
     if s == "auto" or s in catalog.TYPE_ORDER:
         what = "OpenCL device" if s == "auto" else f"OpenCL {s.upper()} device"
         msg = f"no usable {what} found; devices present: " + _short_list(devs)
-        for index in dict.fromkeys(info.index for info in chosen):
-            dev = next(i.device for i in chosen if i.index == index)
-            msg += f". Device {index[0]}:{index[1]} is unusable: {compiler_problem(dev)}"
+        for info in {i.index: i for i in chosen}.values():    # (a device once, in order)
+            msg += (f". Device {info.index[0]}:{info.index[1]} is unusable: "
+                    f"{compiler_problem(info.device)}")
         if s in ("auto", "gpu"):
             msg += _gpu_hint()
         return DeviceError(msg)
