@@ -5,13 +5,14 @@
   maximises the total benefit. Prices price[j] (long) only rise. One bidding round is three
   launches: auction_bid (the rows bid), auction_tie (the highest bid of a column is kept,
   ties to the smaller row), auction_assign (the columns take their bids). The host runs the
-  rounds of one epsilon-scaling phase until no row bids (flags[0] < the round's pass).
+  rounds of one epsilon-scaling phase until every row is assigned (flags[2] = 0).
   Template values: those of common.cl.mako (mode "ct": strided loops).
   Arrays: row_match[n] (-1 unassigned), owner[n] (the row a column is assigned to, -1),
   bid_col[n], bid[n] (a row's bid of the round), col_bid[n] (LONG_MIN: none),
-  col_winner[n] (INT_MAX: none), flags[3] (flags[0]: the last pass in which a row bid;
+  col_winner[n] (INT_MAX: none), flags[4] (flags[0]: the last pass in which a row bid;
   flags[1]: a price passed PRICE_LIMIT; flags[2]: the unassigned rows, kept by the kernels
-  from the count the host sets at the start of a phase).
+  from the count the host sets at the start of a phase; flags[3]: the rounds of the last
+  auction_tail).
 </%doc>
 <%include file="common.cl.mako"/>
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
@@ -188,7 +189,8 @@ __kernel void auction_tail(index_t n, __global const offset_t *ptr,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (count > lsz) return;                  /* (the host asks only with <= lsz rows) */
-    for (int round = 0; round < max_rounds && count > 0 && count >= min_rows; ++round) {
+    int rounds = 0;
+    for (; rounds < max_rounds && count > 0 && count >= min_rows; ++rounds) {
         index_t bj = -1;
         long b = 0;
         if (lid < count) {
@@ -238,7 +240,81 @@ __kernel void auction_tail(index_t n, __global const offset_t *ptr,
         __local index_t *t = now; now = later; later = t;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid == 0) flags[2] = count;
+    if (lid == 0) { flags[2] = count; flags[3] = rounds; }
+}
+
+/* ------------------------------------------------------------------- GLOBAL PRICE UPDATE
+   The global update of Goldberg and Kennedy's cost-scaling assignment (CSA), in the
+   auction's terms: each column's distance dist[j], in units of eps, to an unassigned column
+   along the paths that a bid for it would start (j, its row i, a column k of i, k's row, ...),
+   the step from i to k costing floor(s_ik / eps) with s_ik = (a_im - p_m) - (a_ik - p_k) + eps
+   >= 0 (m = i's column; eps-complementary slackness); then every price rises by eps times its
+   column's distance (capped at cap). The raised prices keep eps-complementary slackness
+   (dist[m] <= floor(s_ik / eps) + dist[k]), and an unassigned row's bids then lead straight
+   to the nearest unassigned columns, instead of a war of thousands of rounds. */
+__kernel void relabel_init(index_t n, __global const offset_t *ptr,
+                           __global const index_t *col, __global const long *a,
+                           __global const long *price, __global const index_t *row_match,
+                           __global const index_t *owner, __global int *dist,
+                           __global long *profit, int cap)
+{
+    FOR_EACH_VERTEX(x, n) {
+        dist[x] = owner[x] < 0 ? 0 : cap;                       /* (column x) */
+        const index_t m = row_match[x];                         /* (row x: a_xm - p_m) */
+        if (m >= 0)
+            for (offset_t e = ptr[x]; e < ptr[x + 1]; ++e)
+                if (col[e] == m) profit[x] = a[e] - price[m];
+    }
+}
+
+/* One pass of the distances' Bellman-Ford (chaotic: a column is written by its row only, and
+   a distance read is never below the true one). flags[0]: the last pass that lowered one. */
+__kernel void relabel_pass(index_t n, __global const offset_t *ptr,
+                           __global const index_t *col, __global const long *a,
+                           __global const long *price, __global const index_t *row_match,
+                           __global const long *profit, __global int *dist, long eps,
+                           int pass, __global int *flags)
+{
+    int lowered = 0;
+    FOR_EACH_VERTEX(i, n) {
+        const index_t m = row_match[i];
+        if (m < 0) continue;
+        const int dm = dist[m];
+        if (dm == 0) continue;
+        const long mine = profit[i] + eps;
+        long best = dm;
+        for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
+            const index_t k = col[e];
+            const int dk = dist[k];
+            if (k == m || dk >= best) continue;            /* (a step costs >= 0) */
+            const long s = mine - (a[e] - price[k]);
+            const long steps = s <= 0 ? 0 : s / eps;
+            if (steps + dk < best) best = steps + dk;
+        }
+        if (best < dm) { dist[m] = (int)best; lowered = 1; }
+    }
+    if (lowered) flags[0] = pass;
+}
+
+/* The largest distance below the cap, top[0] (0 before): the columns at the cap (no path to
+   an unassigned column within it) need only one more than it, which spreads the prices
+   less. */
+__kernel void relabel_top(index_t n, __global const int *dist, int cap, __global int *top)
+{
+    int most = 0;
+    FOR_EACH_VERTEX(j, n) if (dist[j] < cap) most = max(most, dist[j]);
+    if (most) atomic_max(&top[0], most);
+}
+
+__kernel void relabel_apply(index_t n, __global long *price, __global const int *dist,
+                            long eps, int cap, __global const int *top, __global int *flags)
+{
+    const long over = top[0] + 1;
+    FOR_EACH_VERTEX(j, n) {
+        const long p = price[j] + eps * (dist[j] < cap ? (long)dist[j] : over);
+        price[j] = p;
+        if (p > PRICE_LIMIT) flags[1] = 1;
+    }
 }
 
 /* ---------------------------------------------------------------- EXACT FINISHING, STEP 1

@@ -392,3 +392,53 @@ def test_host_finishing_when_device_tightening_stops(monkeypatch):
     A = sparse_instance(400, 6, seed=21)
     res = check_against_scipy(A)
     assert res.counters["augmented"] > 0
+
+
+def _reference_distances(ptr, ind, a, price, rm, owner, eps, cap):
+    """The global update's distances (kernels/auction.cl.mako) by Bellman-Ford on the host."""
+    n = ptr.size - 1
+    d = np.where(owner < 0, 0, cap).astype(np.int64)
+    while True:
+        new = d.copy()
+        for i in range(n):
+            m = rm[i]
+            if m < 0:
+                continue
+            row = slice(ptr[i], ptr[i + 1])
+            mine = a[row][ind[row] == m][0] - price[m]
+            s = mine - (a[row] - price[ind[row]]) + eps
+            steps = np.maximum(s, 0) // eps + d[ind[row]]
+            new[m] = min(d[m], steps[ind[row] != m].min(initial=cap))
+        if (new == d).all():
+            return d
+        d = new
+
+
+@pytest.mark.parametrize("values", ["uniform", "integer", "ties"])
+def test_global_price_update(monkeypatch, values):
+    """Every global update (forced every 2 rounds) gives each column its distance to an
+    unassigned column (a host Bellman-Ford) and keeps eps-complementary slackness."""
+    from pyclmatch.assignment import auction
+    monkeypatch.setattr(auction, "RELABEL_CPU", 2)
+    monkeypatch.setattr(auction, "RELABEL_GPU", 2)
+    original, seen = auction.AuctionMatcher.relabel, []
+
+    def checked(self, eps, span, sched, stats):
+        get = self.handle.download
+        ptr, ind, a = get(self.ptr)[:self.n + 1], get(self.col), get(self.a)
+        rm, owner, price = (get(x)[:self.n] for x in (self.row_match, self.owner, self.price))
+        original(self, eps, span, sched, stats)
+        cap = min(self.n, auction.RELABEL_CAP, max(span, eps) // eps + 1)
+        dist = _reference_distances(ptr, ind, a, price, rm, owner, eps, cap)
+        assert (get(self.dist)[:self.n] == dist).all()
+        dist[dist == cap] = dist[dist < cap].max(initial=0) + 1
+        after = get(self.price)[:self.n]
+        assert (after == price + eps * dist).all()
+        for i in np.flatnonzero(rm >= 0):
+            val = a[ptr[i]:ptr[i + 1]] - after[ind[ptr[i]:ptr[i + 1]]]
+            assert val[ind[ptr[i]:ptr[i + 1]] == rm[i]][0] >= val.max() - eps
+        seen.append(eps)
+    monkeypatch.setattr(auction.AuctionMatcher, "relabel", checked)
+    res = check_against_scipy(sparse_instance(120, 4, seed=5, values=values),
+                              exact=values != "uniform")
+    assert seen and res.counters["relabels"] == len(seen)

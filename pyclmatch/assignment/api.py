@@ -83,8 +83,8 @@ def _feasible(p, handle):
 
 def _solve(p, handle, sched, scaling, stats):
     """Auction + exact finishing of ``p`` (rows its smaller side when full): ``(row_match,
-    col_match, u, v)``. The finishing step's tightening runs on the device; the host
-    finishes (:func:`~pyclmatch.assignment.finish.exact`) where it does not converge."""
+    col_match, u, v, objective)``. The finishing step's tightening runs on the device; the
+    host finishes (:func:`~pyclmatch.assignment.finish.exact`) where it does not converge."""
     indptr, indices, cost, n = square(p)
     a, unit, integral = integer_benefits(cost, n)
     drv = AuctionMatcher(handle, indices.size, scaling, avg_degree=indices.size / max(n, 1))
@@ -92,16 +92,20 @@ def _solve(p, handle, sched, scaling, stats):
         drv.build(*drv.KERNELS)
     rm, price, st = drv.run(indptr, indices, a, sched)
     v = -(price * unit)
-    ok, u, v, passes = drv.tighten(cost, unit, SLACK * scale_of(cost, v) / 16, sched) \
-        if n else (True, np.zeros(0), v, 0)
+    ok, u, v, passes, pos = drv.tighten(cost, unit, SLACK * scale_of(cost, v) / 16, sched) \
+        if n else (True, np.zeros(0), v, 0, None)
     with sched.step("finish"):
         fs = {"tighten_passes": passes, "augmented": 0}
         if not ok:
             rm, u, v, fs = exact(indptr, indices, cost, rm, v)
             fs["tighten_passes"] += passes
-        out = original_duals(p, rm, u, v)
+            pos = None
+        if pos is not None and not (p.full and p.shape[0] == p.shape[1]):
+            pos = None                  # (positions in the doubled problem, not in p's)
+        out = original_duals(p, rm, u, v, pos)
+        objective = p.objective(out[0], pos)
     stats.update(st, **fs, exact_benefits=int(integral))
-    return out
+    return (*out, objective)
 
 
 @device_call
@@ -157,7 +161,7 @@ def assignment(A, *, maximize=False, full=True, device=None, verify=True,
     flip = full and p.shape[0] > p.shape[1]
     q = p.transposed() if flip else p
     stats = {}
-    rm, cm, u, v = _solve(q, handle, sched, scaling, stats)
+    rm, cm, u, v, objective = _solve(q, handle, sched, scaling, stats)
     if flip:
         rm, cm, u, v = cm, rm, v, u
     if verify == "host":
@@ -166,7 +170,7 @@ def assignment(A, *, maximize=False, full=True, device=None, verify=True,
     elif verify:
         with sched.step("verify"):
             DeviceSlackness(handle, p).verify(rm, cm, u, v, sched)
-    res = AssignmentResult(rm, cm, p.objective(rm), u, v, maximize, full,
+    res = AssignmentResult(rm, cm, objective, u, v, maximize, full,
                            algorithm="auction", device=handle.label, verified=bool(verify))
     res.counters = {**sched.call_counters(), **stats}
     res.timings = sched.timings()

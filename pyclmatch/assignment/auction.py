@@ -16,8 +16,16 @@ until every row is assigned: each unassigned row bids for its best column (``auc
 ``auction_bid_wide``, a work-group per row, for rows of :data:`WIDE_DEGREE` entries or more
 on average), each column keeps its highest bid (``auction_tie``) and takes it
 (``auction_assign``). Once at most a work-group's rows are unassigned, the rounds run inside
-one launch of one work-group (``auction_tail``). ``eps`` shrinks by ``scaling`` per phase
-down to 1.
+one launch of one work-group (``auction_tail``; on GPUs not for wide rows). ``eps`` shrinks
+by ``scaling`` per phase down to 1.
+
+The last rows of a phase displace each other along long chains, a price rise of about
+``eps`` per round, when the unassigned columns are far away: push-relabel without its global
+relabelling. On GPUs, where a round costs microseconds, the prices get Goldberg and
+Kennedy's global update every :data:`RELABEL_GPU` rounds of a phase (``relabel_*``: each
+price raised by ``eps`` times its column's distance to an unassigned column), which keeps
+the phase's eps-complementary slackness and sends the bids straight to the unassigned
+columns.
 """
 import numpy as np
 import pyopencl as cl
@@ -36,6 +44,13 @@ NO_WINNER = np.iinfo(np.int32).max
 TAIL_CPU = 1024
 #: rows this long on average are bid for by a work-group each (auction_bid_wide)
 WIDE_DEGREE = 64
+#: the bidding rounds of a phase (parallel or in the tail) after which the prices get a
+#: global update (:meth:`AuctionMatcher.relabel`), on GPUs; 0: never (CPU devices, where a
+#: tail round costs far less than a relabelling pass over every row)
+RELABEL_GPU = 4096
+RELABEL_CPU = 0
+#: the largest distance (in eps) that a global update gives a column
+RELABEL_CAP = 256
 
 
 def integer_benefits(cost, n):
@@ -56,15 +71,22 @@ def integer_benefits(cost, n):
     if not cost.size:
         return np.zeros(0, np.int64), 1.0, True
     top = int(min(2 ** BENEFIT_BITS, 2 ** 60 // (4 * (n + 1))))
-    cmax = float(cost.max())
-    half = cmax / 2 - float(cost.min()) / 2
-    integral = bool(np.all(cost == np.rint(cost))) and np.abs(cost).max() < 2 ** 52
-    if integral and 2 * half * (n + 1) <= top:
+    cmax, cmin = float(cost.max()), float(cost.min())
+    half = cmax / 2 - cmin / 2
+    if max(-cmin, cmax) < 2 ** 52 and 2 * half * (n + 1) <= top and _integral(cost):
         return ((cmax - cost) * (n + 1)).astype(np.int64), 1.0 / (n + 1), True
     if half == 0:
         return np.zeros(cost.size, np.int64), 1.0, True
-    a = np.rint((cmax / 2 - cost / 2) / half * top).astype(np.int64)
-    return a, half / top * 2, False
+    t = np.multiply(cost, -0.5)             # (cmax / 2 - cost / 2) / half * top, in place
+    t += cmax / 2
+    t /= half
+    t *= top
+    return np.rint(t, out=t).astype(np.int64), half / top * 2, False
+
+
+def _integral(x, head=4096):
+    """Whether every value of ``x`` is an integer (a head of it first: reals fail there)."""
+    return all(bool(np.all(y == np.rint(y))) for y in (x[:head], x[head:]))
 
 
 class AuctionMatcher(KernelFamily):
@@ -85,7 +107,8 @@ class AuctionMatcher(KernelFamily):
 
     TEMPLATE = TEMPLATE
     KERNELS = ("auction_bid", "auction_bid_wide", "auction_tie", "auction_assign",
-               "auction_release", "auction_tail", "tighten_init", "tighten_pass")
+               "auction_release", "auction_tail", "relabel_init", "relabel_pass",
+               "relabel_top", "relabel_apply", "tighten_init", "tighten_pass")
 
     def __init__(self, handle, nnz, scaling=8, work_group_size=None, avg_degree=0.0):
         ot, self.odt = offset_type(nnz)
@@ -100,6 +123,11 @@ class AuctionMatcher(KernelFamily):
             1 << (int(avg_degree) - 1).bit_length()))
         #: the most unassigned rows that the one-work-group tail takes
         self.tail = int(min(TAIL_CPU if handle.is_cpu else 1024, handle.max_work_group_size))
+        #: the bidding rounds of a phase between global price updates (:meth:`relabel`)
+        self.relabel_rounds = RELABEL_CPU if handle.is_cpu else RELABEL_GPU
+        if self.wide and not handle.is_cpu:
+            self.tail = 0           # (a GPU's work-group per row beats one work-item per row)
+        self.dist = None
 
     def grid(self, n):
         return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
@@ -116,7 +144,7 @@ class AuctionMatcher(KernelFamily):
             self.row_match, self.owner, self.bid_col, self.col_winner = (
                 self.empty(max(n, 1)) for _ in range(4))
             self.bid, self.col_bid = (self.empty(max(n, 1), np.int64) for _ in range(2))
-            self.flags = h.to_device(np.array([0, 0, n], np.int32), read_only=False)
+            self.flags = h.to_device(np.array([0, 0, n, 0], np.int32), read_only=False)
         for buf, value, dt in ((self.price, 0, np.int64), (self.row_match, -1, np.int32),
                                (self.owner, -1, np.int32), (self.col_bid, NO_BID, np.int64),
                                (self.col_winner, NO_WINNER, np.int32)):
@@ -129,11 +157,47 @@ class AuctionMatcher(KernelFamily):
                      self.price.data, self.row_match.data, self.owner.data, np.int64(eps),
                      self.flags.data)
 
+    def relabel(self, eps, span, sched, stats):
+        """The global price update (``relabel_*`` in the kernels): every price raised by
+        ``eps`` times its column's distance to an unassigned column, the distances capped
+        at :data:`RELABEL_CAP` and where the raise would pass the benefits' ``span`` (a
+        column dearer than another by more than the span is never a row's better choice;
+        more would only spread the potentials, and the finishing step's rounding with
+        them)."""
+        n, g, wg = np.int32(self.n), self.grid(self.n), self.wg
+        cap = np.int32(min(self.n, RELABEL_CAP, max(span, eps) // eps + 1))
+        if self.dist is None:
+            self.dist, self.profit = self.empty(max(self.n, 1)), self.empty(max(self.n, 1),
+                                                                            np.int64)
+            self.rflags = self.empty(1)
+        sched.launch("relabel", self.kernel("relabel_init"), g, wg, n, self.ptr.data,
+                     self.col.data, self.a.data, self.price.data, self.row_match.data,
+                     self.owner.data, self.dist.data, self.profit.data, cap)
+        step = sched.bind("relabel", self.kernel("relabel_pass"), g, wg, n, self.ptr.data,
+                          self.col.data, self.a.data, self.price.data, self.row_match.data,
+                          self.profit.data, self.dist.data, np.int64(eps), np.int32(0),
+                          self.rflags.data)
+        count = [0]
+
+        def one():
+            count[0] += 1
+            step((9, np.int32(count[0])))
+            return count[0]
+        sched.converge("relabel", one, self.rflags, "global price update", 4 * self.n + 64)
+        sched.fill("relabel", self.rflags, 0)
+        sched.launch("relabel", self.kernel("relabel_top"), g, wg, n, self.dist.data, cap,
+                     self.rflags.data)
+        sched.launch("relabel", self.kernel("relabel_apply"), g, wg, n, self.price.data,
+                     self.dist.data, np.int64(eps), cap, self.rflags.data, self.flags.data)
+        stats["relabels"] = stats.get("relabels", 0) + 1
+        stats["relabel_passes"] = stats.get("relabel_passes", 0) + count[0]
+
     def bidding(self, eps, lonely, sched, stats):
         """Bidding rounds (bid, ties, assignment) until every row is assigned: launched three
         kernels a round, and once few rows are left (at most ``tail``) in one work-group
         (:meth:`tail_rounds`). The unassigned rows are read back after each chunk of rounds
-        (1, 2, 4, then 8 rounds)."""
+        (1, 2, 4, then 8 rounds). Every ``relabel_rounds`` rounds (where set) the prices get
+        a global update (:meth:`relabel`)."""
         g, wg, n = self.grid(self.n), self.wg, np.int32(self.n)
         bid_args = (n, self.ptr.data, self.col.data, self.a.data, self.price.data,
                     self.row_match.data, self.bid_col.data, self.bid.data, self.col_bid.data,
@@ -152,22 +216,35 @@ class AuctionMatcher(KernelFamily):
         assign = sched.bind("assign", self.kernel("auction_assign"), g, wg, n,
                             self.row_match.data, self.owner.data, self.price.data,
                             self.col_bid.data, self.col_winner.data, self.flags.data)
-        chunk, flags = 1, np.zeros(3, np.int32)
+        chunk, flags, since = 1, np.zeros(4, np.int32), 0
         while True:
             left = self._left(sched, flags)
             while 0 < left <= self.tail:
-                self.tail_rounds(eps, lonely, sched, stats, left)
+                since = self._relabel_due(since, eps, lonely, sched, stats)
+                self.tail_rounds(eps, lonely, sched, stats, left, min(
+                    1 << 14, self.relabel_rounds - since if self.relabel_rounds else 1 << 14))
                 left = self._left(sched, flags)
+                since += int(flags[3])
+                stats["tail_rounds"] = stats.get("tail_rounds", 0) + int(flags[3])
                 sched.tick("auction tails", 50 * self.n + 100000)
             if not left:
                 return
+            since = self._relabel_due(since, eps, lonely, sched, stats)
             for _ in range(chunk):
                 stats["rounds"] += 1
                 bid((11, np.int32(stats["rounds"])))
                 tie()
                 assign()
+            since += chunk
             chunk = min(2 * chunk, 8)
             sched.tick("auction rounds", 50 * self.n + 100000)
+
+    def _relabel_due(self, since, eps, span, sched, stats):
+        """A global update once ``since`` rounds ran since the last; the rounds since then."""
+        if self.relabel_rounds and since >= self.relabel_rounds:
+            self.relabel(eps, span, sched, stats)
+            return 0
+        return since
 
     def _left(self, sched, flags):
         """The unassigned rows (one read-back); raises when a price grew too large."""
@@ -220,7 +297,8 @@ class AuctionMatcher(KernelFamily):
     def tighten(self, cost, unit, tol, sched, passes=4096):
         """The finishing step's tightening (:func:`pyclmatch.assignment.finish.tighten`) on
         the device, from the auction's assignment and prices (call after :meth:`run`):
-        ``(converged, u, v, passes)`` on the host (``u`` None unless converged)."""
+        ``(converged, u, v, passes, pos)`` on the host (``u`` and ``pos``, the position of
+        each row's matched entry, None unless converged)."""
         h, n, g, wg = self.handle, self.n, self.grid(self.n), self.wg
         with sched.step("tighten"):
             c = h.to_device(np.ascontiguousarray(cost, np.float64))
@@ -246,9 +324,9 @@ class AuctionMatcher(KernelFamily):
                 done, converged = count[0], False
             keys = h.download(vkey)[:n]
             v = np.where(keys >= 0, keys, keys ^ np.int64(2 ** 63 - 1)).view(np.float64)
-            u = None
+            u = pos = None
             if converged:
                 pos = h.download(mpos)[:n]
                 rm = h.download(self.row_match)[:n]
                 u = cost[pos] - v[rm]
-        return converged, u, v, done
+        return converged, u, v, done, pos

@@ -60,20 +60,26 @@ class Problem:
         return Problem(t.shape, t.indptr.astype(np.int64), t.indices.astype(np.int32),
                        t.data, self.maximize, self.full)
 
-    def objective(self, row_match):
-        """The user's objective (the sum of the user's values of the matched entries)."""
+    def objective(self, row_match, pos=None):
+        """The user's objective (the sum of the user's values of the matched entries);
+        ``pos``: their positions, where known (every row matched)."""
         rows = np.flatnonzero(row_match >= 0)
         if not rows.size:
             return 0.0
-        pos = _entry_positions(self, rows, row_match[rows])
+        if pos is None:
+            pos = _entry_positions(self, rows, row_match[rows])
         total = float(self.cost[pos].sum())
         return -total if self.maximize else total
 
 
 def _entry_positions(p, rows, cols):
     """The positions of the stored entries ``(rows[k], cols[k])`` (they must exist)."""
-    key = p.rows().astype(np.int64) * max(p.shape[1], 1) + p.indices
-    return np.searchsorted(key, rows.astype(np.int64) * max(p.shape[1], 1) + cols)
+    want = np.full(p.shape[0], -1, np.int32)
+    want[rows] = cols
+    hit = np.flatnonzero(p.indices == np.repeat(want, np.diff(p.indptr)))
+    at = np.empty(p.shape[0], np.int64)
+    at[np.searchsorted(p.indptr, hit, side="right") - 1] = hit
+    return at[rows]
 
 
 #: the largest magnitude of a value: the potentials and reduced costs, sums and differences
@@ -110,6 +116,21 @@ def _real_values(data, argument):
     return data.astype(np.float64, copy=False)
 
 
+def _dense_csr(dense, dense_inf):
+    """The CSR of a dense matrix's allowed entries (the finite ones when ``dense_inf``, else
+    all), built row by row as numpy lays them out (no sort)."""
+    nr, nc = dense.shape
+    allowed = np.isfinite(dense) if dense_inf else None
+    if allowed is None or allowed.all():
+        indptr = np.arange(nr + 1, dtype=np.int64) * nc
+        return sp.csr_matrix((dense.ravel(), np.tile(np.arange(nc, dtype=np.int32), nr),
+                              indptr), shape=(nr, nc))
+    indptr = np.zeros(nr + 1, np.int64)
+    np.cumsum(allowed.sum(axis=1), out=indptr[1:])
+    return sp.csr_matrix((dense[allowed], np.nonzero(allowed)[1].astype(np.int32), indptr),
+                         shape=(nr, nc))
+
+
 def take_in(A, *, maximize, full, argument="A", dense_inf=True, drop_zeros=False):
     """The :class:`Problem` of ``A`` (scipy sparse, or a dense array-like: then its finite
     entries are the allowed pairs and ``+-inf`` forbidden, when ``dense_inf``).
@@ -133,10 +154,7 @@ def take_in(A, *, maximize, full, argument="A", dense_inf=True, drop_zeros=False
                              argument=argument)
         if np.isnan(dense).any():
             raise InputError("matrix contains invalid numeric entries", argument=argument)
-        allowed = np.isfinite(dense) if dense_inf else np.ones(dense.shape, bool)
-        r, c = np.nonzero(allowed)
-        m = sp.csr_matrix((dense[r, c], (r, c)), shape=dense.shape)
-        m.sort_indices()
+        m = _dense_csr(dense, dense_inf)
     if not np.isfinite(m.data).all():
         raise InputError(f"{argument} holds NaN or infinite stored entries; every stored "
                          f"entry must be a finite real number", argument=argument)
@@ -147,10 +165,10 @@ def take_in(A, *, maximize, full, argument="A", dense_inf=True, drop_zeros=False
                          f"values up to {COST_MAX:.3g} are allowed (scaling every value by one "
                          f"positive factor leaves the optimal assignment as it is)",
                          argument=argument)
-    cost = -m.data if maximize else m.data.copy()
     m.sort_indices()
-    return Problem(m.shape, m.indptr.astype(np.int64), m.indices.astype(np.int32),
-                   np.ascontiguousarray(cost, np.float64), maximize, full)
+    cost = -m.data if maximize else m.data        # (never written to: may share the user's)
+    return Problem(m.shape, m.indptr.astype(np.int64), m.indices.astype(np.int32, copy=False),
+                   cost, maximize, full)
 
 
 def square(p):
@@ -174,10 +192,12 @@ def square(p):
     return m.indptr.astype(np.int64), m.indices.astype(np.int32), m.data, n
 
 
-def original_duals(p, row_match, u, v):
+def original_duals(p, row_match, u, v, pos=None):
     """The original problem's answer from the square problem's (:func:`square`): ``(row_match,
     col_match, u, v)``. The matched entries are made exactly tight (``u_i = c_ij - v_j``),
-    the potentials of the unmatched vertices of a side that may stay unmatched exactly 0."""
+    the potentials of the unmatched vertices of a side that may stay unmatched exactly 0.
+    ``pos``: the positions of the matched entries in ``p``, where known (``p`` square and
+    full)."""
     nr, nc = p.shape
     if p.full and nr == nc:
         rm, uu, vv = row_match, u, v
@@ -196,7 +216,8 @@ def original_duals(p, row_match, u, v):
             uu = np.minimum(uu, 0.0)
             uu[rm < 0] = 0.0
     if matched.size:
-        pos = _entry_positions(p, matched, rm[matched])
+        if pos is None:
+            pos = _entry_positions(p, matched, rm[matched])
         uu = uu.copy()
         uu[matched] = p.cost[pos] - vv[rm[matched]]
     return rm.astype(np.int32), cm, uu, vv
