@@ -159,20 +159,24 @@ __kernel void auction_release(index_t n, __global const offset_t *ptr,
 }
 
 /* The auction's tail in one work-group: when at most get_local_size(0) rows are unassigned,
-   the bidding rounds (the same three steps, one work-item per unassigned row, a barrier
-   between steps) run inside one launch instead of three launches a round, for up to
-   max_rounds rounds, or until fewer than min_rows are left (a smaller group then takes
-   them: on CPU devices a round costs the group's size). The unassigned rows are kept in a
-   local list: the losers of a round and the rows its winners displaced. flags[2] ends as the
-   rows still unassigned. */
+   the bidding rounds (the same three steps, a barrier between steps) run inside one launch
+   instead of three launches a round, for up to max_rounds rounds, or until fewer than
+   min_rows are left (a smaller group then takes them: on CPU devices a round costs the
+   group's size). The unassigned rows are kept in a local list: the losers of a round and the
+   rows its winners displaced. A row is bid for by a team of work-items (the largest power of
+   two up to team_max that the group holds once per row), strided over its entries, their
+   best and second-best values merged in local memory: a row's scan costs a few dependent
+   loads instead of one per entry. flags[2] ends as the rows still unassigned, flags[3] as
+   the rounds run. */
 __kernel void auction_tail(index_t n, __global const offset_t *ptr,
                            __global const index_t *col, __global const long *a,
                            __global long *price, __global index_t *row_match,
                            __global index_t *owner, __global long *col_bid,
                            __global index_t *col_winner, __global index_t *bid_col,
                            __global long *bid, long eps, long lonely,
-                           int max_rounds, int min_rows, __global int *flags,
-                           __local index_t *lists)
+                           int max_rounds, int min_rows, int team_max, __global int *flags,
+                           __local index_t *lists, __local long *sb, __local long *ss,
+                           __local index_t *sj)
 {
     __local int count, next;
     const int lid = get_local_id(0), lsz = get_local_size(0);
@@ -191,44 +195,58 @@ __kernel void auction_tail(index_t n, __global const offset_t *ptr,
     if (count > lsz) return;                  /* (the host asks only with <= lsz rows) */
     int rounds = 0;
     for (; rounds < max_rounds && count > 0 && count >= min_rows; ++rounds) {
+        int team = 1;                         /* (uniform: count is the group's) */
+        while (2 * team <= team_max && 2 * team * count <= lsz) team *= 2;
+        const int slot = lid / team, lane = lid % team;
+        long best = NO_BID, second = NO_BID;
         index_t bj = -1;
-        long b = 0;
-        if (lid < count) {
-            const index_t i = now[lid];
-            long best = NO_BID, second = NO_BID;
-            for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
+        if (slot < count) {
+            const index_t i = now[slot];
+            for (offset_t e = ptr[i] + lane; e < ptr[i + 1]; e += team) {
                 const index_t j = col[e];
                 const long val = a[e] - price[j];
                 if (val > best) { second = best; best = val; bj = j; }
                 else if (val > second) second = val;
             }
-            b = price[bj] + (second == NO_BID ? lonely : best - second) + eps;
+        }
+        sb[lid] = best; ss[lid] = second; sj[lid] = bj;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int step = team / 2; step > 0; step /= 2) {
+            if (lane < step) merge_best(sb, ss, sj, lid, lid + step);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (slot < count && lane == 0) {
+            const index_t i = now[slot];
+            bj = sj[lid];
             bid_col[i] = bj;
-            bid[i] = b;
-            atom_max(&col_bid[bj], b);
+            bid[i] = bj < 0 ? NO_BID
+                     : price[bj] + (ss[lid] == NO_BID ? lonely : sb[lid] - ss[lid]) + eps;
+            if (bj >= 0) atom_max(&col_bid[bj], bid[i]);
         }
         if (lid == 0) next = 0;
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
         /* (the round's bid is read back from global memory after each barrier: values kept
            in private variables across barriers came back wrong on PoCL) */
-        if (lid < count && bid[now[lid]] == col_bid[bid_col[now[lid]]])
+        if (lid < count && bid_col[now[lid]] >= 0
+            && bid[now[lid]] == col_bid[bid_col[now[lid]]])
             atomic_min(&col_winner[bid_col[now[lid]]], now[lid]);
         barrier(CLK_GLOBAL_MEM_FENCE);
-        const int won = lid < count && col_winner[bid_col[now[lid]]] == now[lid];
+        const int won = lid < count && bid_col[now[lid]] >= 0
+                        && col_winner[bid_col[now[lid]]] == now[lid];
         barrier(CLK_GLOBAL_MEM_FENCE);
         index_t old = -1;
         const index_t i = lid < count ? now[lid] : 0;
         const int mine = lid < count;
         if (won) {
-            bj = bid_col[i];
-            b = bid[i];
-            old = owner[bj];
-            owner[bj] = i;
-            row_match[i] = bj;
-            price[bj] = b;
+            const index_t j = bid_col[i];
+            const long b = bid[i];
+            old = owner[j];
+            owner[j] = i;
+            row_match[i] = j;
+            price[j] = b;
             if (b > PRICE_LIMIT) flags[1] = 1;
-            col_bid[bj] = NO_BID;
-            col_winner[bj] = NO_WINNER;
+            col_bid[j] = NO_BID;
+            col_winner[j] = NO_WINNER;
             if (old >= 0) row_match[old] = -1;
         }
         /* the next round's rows: the losers and the rows the winners displaced */
@@ -249,40 +267,44 @@ __kernel void auction_tail(index_t n, __global const offset_t *ptr,
    along the paths that a bid for it would start (j, its row i, a column k of i, k's row, ...),
    the step from i to k costing floor(s_ik / eps) with s_ik = (a_im - p_m) - (a_ik - p_k) + eps
    >= 0 (m = i's column; eps-complementary slackness); then every price rises by eps times its
-   column's distance (capped at cap). The raised prices keep eps-complementary slackness
-   (dist[m] <= floor(s_ik / eps) + dist[k]), and an unassigned row's bids then lead straight
-   to the nearest unassigned columns, instead of a war of thousands of rounds. */
+   column's distance. A rise keeps eps-complementary slackness wherever
+   dist[m] <= floor(s_ik / eps) + dist[k], and an unassigned row's bids then lead straight to
+   the nearest unassigned columns, instead of a war of thousands of rounds.
+   The distances are computed from below (value iteration from 0, capped at cap): every pass
+   only raises them, and a value is computed from values that can only have grown since, so
+   the inequality holds after any number of passes, not only at the fixed point: the host
+   may stop early, with distances exact up to as many steps. */
 __kernel void relabel_init(index_t n, __global const offset_t *ptr,
                            __global const index_t *col, __global const long *a,
                            __global const long *price, __global const index_t *row_match,
-                           __global const index_t *owner, __global int *dist,
-                           __global long *profit, int cap)
+                           __global int *dist, __global long *profit, int rows)
 {
     FOR_EACH_VERTEX(x, n) {
-        dist[x] = owner[x] < 0 ? 0 : cap;                       /* (column x) */
+        dist[x] = 0;                                            /* (column x) */
         const index_t m = row_match[x];                         /* (row x: a_xm - p_m) */
-        if (m >= 0)
+        if (rows && m >= 0)
             for (offset_t e = ptr[x]; e < ptr[x + 1]; ++e)
                 if (col[e] == m) profit[x] = a[e] - price[m];
     }
 }
 
-/* One pass of the distances' Bellman-Ford (chaotic: a column is written by its row only, and
-   a distance read is never below the true one). flags[0]: the last pass that lowered one. */
+/* One pass: each assigned row's column m takes min(cap, min over its other entries k of
+   steps_ik + dist[k]) (chaotic: a column is written by its row only). flags[0]: the last
+   pass that raised one. */
 __kernel void relabel_pass(index_t n, __global const offset_t *ptr,
                            __global const index_t *col, __global const long *a,
                            __global const long *price, __global const index_t *row_match,
                            __global const long *profit, __global int *dist, long eps,
-                           int pass, __global int *flags)
+                           int cap, int pass, __global int *flags)
 {
-    int lowered = 0;
+    int raised = 0;
     FOR_EACH_VERTEX(i, n) {
         const index_t m = row_match[i];
         if (m < 0) continue;
         const int dm = dist[m];
-        if (dm == 0) continue;
+        if (dm >= cap) continue;
         const long mine = profit[i] + eps;
-        long best = dm;
+        long best = cap;
         for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
             const index_t k = col[e];
             const int dk = dist[k];
@@ -291,14 +313,55 @@ __kernel void relabel_pass(index_t n, __global const offset_t *ptr,
             const long steps = s <= 0 ? 0 : s / eps;
             if (steps + dk < best) best = steps + dk;
         }
-        if (best < dm) { dist[m] = (int)best; lowered = 1; }
+        if (best > dm) { dist[m] = (int)best; raised = 1; }
     }
-    if (lowered) flags[0] = pass;
+    if (raised) flags[0] = pass;
 }
 
-/* The largest distance below the cap, top[0] (0 before): the columns at the cap (no path to
-   an unassigned column within it) need only one more than it, which spreads the prices
-   less. */
+/* The same pass for long rows (dense problems): a work-group per assigned row, its
+   work-items strided over the row's entries (first the matched entry's value, then the
+   steps), their minima merged in local memory. */
+__kernel void relabel_pass_wide(index_t n, __global const offset_t *ptr,
+                                __global const index_t *col, __global const long *a,
+                                __global const long *price,
+                                __global const index_t *row_match, __global int *dist,
+                                long eps, int cap, int pass, __global int *flags,
+                                __local long *least)
+{
+    __local long mine;
+    const int lid = get_local_id(0), lsz = get_local_size(0);
+    for (index_t i = get_group_id(0); i < n; i += get_num_groups(0)) {
+        const index_t m = row_match[i];
+        if (m < 0) continue;                  /* (uniform over the group; so is dist[m]:
+                                                 only this row's group writes it) */
+        const int dm = dist[m];
+        if (dm >= cap) continue;
+        for (offset_t e = ptr[i] + lid; e < ptr[i + 1]; e += lsz)
+            if (col[e] == m) mine = a[e] - price[m] + eps;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        long best = cap;
+        for (offset_t e = ptr[i] + lid; e < ptr[i + 1]; e += lsz) {
+            const index_t k = col[e];
+            const int dk = dist[k];
+            if (k == m || dk >= best) continue;
+            const long s = mine - (a[e] - price[k]);
+            const long steps = s <= 0 ? 0 : s / eps;
+            if (steps + dk < best) best = steps + dk;
+        }
+        least[lid] = best;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int step = lsz / 2; step > 0; step /= 2) {
+            if (lid < step) least[lid] = min(least[lid], least[lid + step]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0 && least[0] > dm) { dist[m] = (int)least[0]; flags[0] = pass; }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* The largest distance below the cap, top[0] (0 before): the columns at the cap (computed
+   there: every step from them leads to the cap or past it) need only one more than it,
+   which spreads the prices less. */
 __kernel void relabel_top(index_t n, __global const int *dist, int cap, __global int *top)
 {
     int most = 0;

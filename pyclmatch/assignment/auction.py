@@ -16,16 +16,18 @@ until every row is assigned: each unassigned row bids for its best column (``auc
 ``auction_bid_wide``, a work-group per row, for rows of :data:`WIDE_DEGREE` entries or more
 on average), each column keeps its highest bid (``auction_tie``) and takes it
 (``auction_assign``). Once at most a work-group's rows are unassigned, the rounds run inside
-one launch of one work-group (``auction_tail``; on GPUs not for wide rows). ``eps`` shrinks
-by ``scaling`` per phase down to 1.
+one launch of one work-group (``auction_tail``, a team of up to :data:`TEAM_GPU` work-items
+per row on GPUs; not for wide rows there). ``eps`` shrinks by ``scaling`` per phase down
+to 1.
 
 The last rows of a phase displace each other along long chains, a price rise of about
 ``eps`` per round, when the unassigned columns are far away: push-relabel without its global
 relabelling. On GPUs, where a round costs microseconds, the prices get Goldberg and
-Kennedy's global update every :data:`RELABEL_GPU` rounds of a phase (``relabel_*``: each
-price raised by ``eps`` times its column's distance to an unassigned column), which keeps
-the phase's eps-complementary slackness and sends the bids straight to the unassigned
-columns.
+Kennedy's global update every :data:`RELABEL_GPU` rounds of a phase (a parallel round
+counting :data:`PARALLEL_WEIGHT`): ``relabel_*`` raises each price by ``eps`` times its
+column's distance to an unassigned column, computed from below in at most
+:data:`RELABEL_PASSES` sweeps, which keeps the phase's eps-complementary slackness and sends
+the bids straight to the unassigned columns.
 """
 import numpy as np
 import pyopencl as cl
@@ -42,13 +44,21 @@ NO_BID = np.iinfo(np.int64).min
 NO_WINNER = np.iinfo(np.int32).max
 #: the work-group size of the tail (auction_tail) on CPU devices
 TAIL_CPU = 1024
+#: the most work-items that bid for one row in the tail, on CPU and GPU devices
+TEAM_CPU = 1
+TEAM_GPU = 16
 #: rows this long on average are bid for by a work-group each (auction_bid_wide)
 WIDE_DEGREE = 64
 #: the bidding rounds of a phase (parallel or in the tail) after which the prices get a
 #: global update (:meth:`AuctionMatcher.relabel`), on GPUs; 0: never (CPU devices, where a
 #: tail round costs far less than a relabelling pass over every row)
-RELABEL_GPU = 4096
+RELABEL_GPU = 2048
 RELABEL_CPU = 0
+#: a parallel round counts for this many tail rounds towards a global update (it costs
+#: three launches and a sweep of every row)
+PARALLEL_WEIGHT = 16
+#: the most passes of a global update's distances (each a sweep of every row)
+RELABEL_PASSES = 32
 #: the largest distance (in eps) that a global update gives a column
 RELABEL_CAP = 256
 
@@ -108,7 +118,7 @@ class AuctionMatcher(KernelFamily):
     TEMPLATE = TEMPLATE
     KERNELS = ("auction_bid", "auction_bid_wide", "auction_tie", "auction_assign",
                "auction_release", "auction_tail", "relabel_init", "relabel_pass",
-               "relabel_top", "relabel_apply", "tighten_init", "tighten_pass")
+               "relabel_pass_wide", "relabel_top", "relabel_apply", "tighten_init", "tighten_pass")
 
     def __init__(self, handle, nnz, scaling=8, work_group_size=None, avg_degree=0.0):
         ot, self.odt = offset_type(nnz)
@@ -159,11 +169,12 @@ class AuctionMatcher(KernelFamily):
 
     def relabel(self, eps, span, sched, stats):
         """The global price update (``relabel_*`` in the kernels): every price raised by
-        ``eps`` times its column's distance to an unassigned column, the distances capped
-        at :data:`RELABEL_CAP` and where the raise would pass the benefits' ``span`` (a
-        column dearer than another by more than the span is never a row's better choice;
-        more would only spread the potentials, and the finishing step's rounding with
-        them)."""
+        ``eps`` times its column's distance to an unassigned column, computed from below in
+        at most :data:`RELABEL_PASSES` passes (the kernels' comment: any number of passes
+        keeps eps-complementary slackness), capped at :data:`RELABEL_CAP` and where the
+        raise would pass the benefits' ``span`` (a column dearer than another by more than
+        the span is never a row's better choice; more would only spread the potentials,
+        and the finishing step's rounding with them)."""
         n, g, wg = np.int32(self.n), self.grid(self.n), self.wg
         cap = np.int32(min(self.n, RELABEL_CAP, max(span, eps) // eps + 1))
         if self.dist is None:
@@ -172,25 +183,37 @@ class AuctionMatcher(KernelFamily):
             self.rflags = self.empty(1)
         sched.launch("relabel", self.kernel("relabel_init"), g, wg, n, self.ptr.data,
                      self.col.data, self.a.data, self.price.data, self.row_match.data,
-                     self.owner.data, self.dist.data, self.profit.data, cap)
-        step = sched.bind("relabel", self.kernel("relabel_pass"), g, wg, n, self.ptr.data,
-                          self.col.data, self.a.data, self.price.data, self.row_match.data,
-                          self.profit.data, self.dist.data, np.int64(eps), np.int32(0),
-                          self.rflags.data)
-        count = [0]
-
-        def one():
-            count[0] += 1
-            step((9, np.int32(count[0])))
-            return count[0]
-        sched.converge("relabel", one, self.rflags, "global price update", 4 * self.n + 64)
+                     self.dist.data, self.profit.data, np.int32(not self.wide))
+        common = (n, self.ptr.data, self.col.data, self.a.data, self.price.data,
+                  self.row_match.data)
+        if self.wide:
+            w = self.wide
+            groups = min(self.n, max(1, self.handle.constant_grid(w) // w))
+            step = sched.bind("relabel", self.kernel("relabel_pass_wide"), groups * w, w,
+                              *common, self.dist.data, np.int64(eps), cap, np.int32(0),
+                              self.rflags.data, cl.LocalMemory(8 * w))
+            at = 9
+        else:
+            step = sched.bind("relabel", self.kernel("relabel_pass"), g, wg, *common,
+                              self.profit.data, self.dist.data, np.int64(eps), cap,
+                              np.int32(0), self.rflags.data)
+            at = 10
+        sched.fill("relabel", self.rflags, 0)
+        passes, seen = 0, np.zeros(1, np.int32)
+        while passes < RELABEL_PASSES:
+            for _ in range(min(8, RELABEL_PASSES - passes)):
+                passes += 1
+                step((at, np.int32(passes)))
+            sched.read("relabel", seen, self.rflags.data)
+            if seen[0] < passes:
+                break
         sched.fill("relabel", self.rflags, 0)
         sched.launch("relabel", self.kernel("relabel_top"), g, wg, n, self.dist.data, cap,
                      self.rflags.data)
         sched.launch("relabel", self.kernel("relabel_apply"), g, wg, n, self.price.data,
                      self.dist.data, np.int64(eps), cap, self.rflags.data, self.flags.data)
         stats["relabels"] = stats.get("relabels", 0) + 1
-        stats["relabel_passes"] = stats.get("relabel_passes", 0) + count[0]
+        stats["relabel_passes"] = stats.get("relabel_passes", 0) + passes
 
     def bidding(self, eps, lonely, sched, stats):
         """Bidding rounds (bid, ties, assignment) until every row is assigned: launched three
@@ -235,7 +258,7 @@ class AuctionMatcher(KernelFamily):
                 bid((11, np.int32(stats["rounds"])))
                 tie()
                 assign()
-            since += chunk
+            since += chunk * PARALLEL_WEIGHT
             chunk = min(2 * chunk, 8)
             sched.tick("auction rounds", 50 * self.n + 100000)
 
@@ -265,8 +288,10 @@ class AuctionMatcher(KernelFamily):
                      self.ptr.data, self.col.data, self.a.data, self.price.data,
                      self.row_match.data, self.owner.data, self.col_bid.data,
                      self.col_winner.data, self.bid_col.data, self.bid.data, np.int64(eps),
-                     np.int64(lonely), np.int32(max_rounds), np.int32(low), self.flags.data,
-                     cl.LocalMemory(8 * t))
+                     np.int64(lonely), np.int32(max_rounds), np.int32(low),
+                     np.int32(TEAM_CPU if self.handle.is_cpu else TEAM_GPU), self.flags.data,
+                     cl.LocalMemory(8 * t), cl.LocalMemory(8 * t), cl.LocalMemory(8 * t),
+                     cl.LocalMemory(4 * t))
         stats["tail_launches"] = stats.get("tail_launches", 0) + 1
 
     def run(self, indptr, indices, a, sched):
