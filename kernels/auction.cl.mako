@@ -172,8 +172,7 @@ __kernel void auction_tail(index_t n, __global const offset_t *ptr,
                            __global const index_t *col, __global const long *a,
                            __global long *price, __global index_t *row_match,
                            __global index_t *owner, __global long *col_bid,
-                           __global index_t *col_winner, __global index_t *bid_col,
-                           __global long *bid, long eps, long lonely,
+                           __global index_t *col_winner, long eps, long lonely,
                            int max_rounds, int min_rows, int team_max, __global int *flags,
                            __local index_t *lists, __local long *sb, __local long *ss,
                            __local index_t *sj)
@@ -215,31 +214,28 @@ __kernel void auction_tail(index_t n, __global const offset_t *ptr,
             if (lane < step) merge_best(sb, ss, sj, lid, lid + step);
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        if (slot < count && lane == 0) {
-            const index_t i = now[slot];
-            bj = sj[lid];
-            bid_col[i] = bj;
-            bid[i] = bj < 0 ? NO_BID
-                     : price[bj] + (ss[lid] == NO_BID ? lonely : sb[lid] - ss[lid]) + eps;
-            if (bj >= 0) atom_max(&col_bid[bj], bid[i]);
+        if (slot < count && lane == 0) {     /* (the bid replaces the second best) */
+            const index_t j = sj[lid];
+            const long b = j < 0 ? NO_BID
+                           : price[j] + (ss[lid] == NO_BID ? lonely : sb[lid] - ss[lid]) + eps;
+            ss[lid] = b;
+            if (j >= 0) atom_max(&col_bid[j], b);
         }
         if (lid == 0) next = 0;
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-        /* (the round's bid is read back from global memory after each barrier: values kept
-           in private variables across barriers came back wrong on PoCL) */
-        if (lid < count && bid_col[now[lid]] >= 0
-            && bid[now[lid]] == col_bid[bid_col[now[lid]]])
-            atomic_min(&col_winner[bid_col[now[lid]]], now[lid]);
+        /* (row now[lid]'s column and bid are read from local memory after each barrier:
+           values kept in private variables across barriers came back wrong on PoCL) */
+        const int me = lid * team, mine = lid < count;
+        if (mine && sj[me] >= 0 && ss[me] == col_bid[sj[me]])
+            atomic_min(&col_winner[sj[me]], now[lid]);
         barrier(CLK_GLOBAL_MEM_FENCE);
-        const int won = lid < count && bid_col[now[lid]] >= 0
-                        && col_winner[bid_col[now[lid]]] == now[lid];
+        const int won = mine && sj[me] >= 0 && col_winner[sj[me]] == now[lid];
         barrier(CLK_GLOBAL_MEM_FENCE);
         index_t old = -1;
-        const index_t i = lid < count ? now[lid] : 0;
-        const int mine = lid < count;
+        const index_t i = mine ? now[lid] : 0;
         if (won) {
-            const index_t j = bid_col[i];
-            const long b = bid[i];
+            const index_t j = sj[me];
+            const long b = ss[me];
             old = owner[j];
             owner[j] = i;
             row_match[i] = j;

@@ -58,7 +58,7 @@ RELABEL_CPU = 0
 #: three launches and a sweep of every row)
 PARALLEL_WEIGHT = 16
 #: the most passes of a global update's distances (each a sweep of every row)
-RELABEL_PASSES = 32
+RELABEL_PASSES = 128
 #: the largest distance (in eps) that a global update gives a column
 RELABEL_CAP = 256
 
@@ -287,7 +287,7 @@ class AuctionMatcher(KernelFamily):
         sched.launch("tail", self.kernel("auction_tail"), t, t, np.int32(self.n),
                      self.ptr.data, self.col.data, self.a.data, self.price.data,
                      self.row_match.data, self.owner.data, self.col_bid.data,
-                     self.col_winner.data, self.bid_col.data, self.bid.data, np.int64(eps),
+                     self.col_winner.data, np.int64(eps),
                      np.int64(lonely), np.int32(max_rounds), np.int32(low),
                      np.int32(TEAM_CPU if self.handle.is_cpu else TEAM_GPU), self.flags.data,
                      cl.LocalMemory(8 * t), cl.LocalMemory(8 * t), cl.LocalMemory(8 * t),
