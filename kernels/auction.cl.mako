@@ -22,6 +22,23 @@
 /* prices above this may overflow a later bid: the host stops and says so */
 #define PRICE_LIMIT (LONG_MAX / 4)
 
+/* The benefits a[e] of the costs c[e] (pyclmatch.assignment.auction.BenefitMap, whose
+   apply() is the host's same map, operation for operation): mode 0 (integral) (cmax - c) *
+   mult, mode 1 (rounded) rint((cmax / 2 - c / 2) / hspan * top), mode 2 0. */
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+__kernel void benefits(offset_t nnz, __global const double *c, __global long *a, int mode,
+                       double cmax, double hspan, double top, double mult)
+{
+    for (offset_t e = get_global_id(0); e < nnz; e += get_global_size(0)) {
+        double t = c[e] * -0.5;
+        t += cmax / 2;
+        t /= hspan;
+        t *= top;
+        a[e] = mode == 0 ? (long)((cmax - c[e]) * mult) : mode == 1 ? (long)rint(t) : 0;
+    }
+}
+
 /* Bidding (Bertsekas' forward auction, step 1): every unassigned row i finds its best value
    best = a_ij - p_j over its entries, its column j, and the second-best value second; its
    bid for j is p_j + (best - second) + eps (a row with one entry bids p_j + lonely + eps).

@@ -456,3 +456,22 @@ def test_tail_teams(monkeypatch, team):
     check_against_scipy(sparse_instance(300, 3, seed=7, values="integer"), exact=True)
     check_against_scipy(sparse_instance(200, 40, seed=8), maximize=True)
     check_against_scipy(sparse_instance(60, 5, seed=9, nc=140))
+
+
+@pytest.mark.parametrize("kind", ["real", "integer", "equal", "huge", "tiny"])
+def test_device_benefits_equal_host(monkeypatch, kind):
+    """The benefits kernel maps costs exactly as BenefitMap.apply does on the host."""
+    from pyclmatch.assignment import auction
+    from pyclmatch.assignment.auction import AuctionMatcher, BenefitMap
+    monkeypatch.setattr(auction, "BENEFITS_KERNEL_CPU", True)
+    rng = np.random.default_rng(4)
+    cost = {"real": lambda: rng.standard_normal(5000),
+            "integer": lambda: rng.integers(-50, 50, 5000).astype(float),
+            "equal": lambda: np.full(5000, 2.5),
+            "huge": lambda: rng.uniform(-1, 1, 5000) * 1.7e308,
+            "tiny": lambda: rng.uniform(-1, 1, 5000) * 1e-307}[kind]()
+    ptr = np.arange(0, 5001, 5)
+    h = pyclmatch.get_device(DEV)
+    drv = AuctionMatcher(h, cost.size)
+    drv.upload(ptr, np.tile(np.arange(5, dtype=np.int32), 1000), cost, Scheduler(h))
+    assert (h.download(drv.a)[:cost.size] == BenefitMap(cost, 1000).apply(cost)).all()

@@ -15,8 +15,8 @@ from ..engine import args
 from ..engine.devices import device_call, get_device
 from ..engine.scheduler import Scheduler
 from ..errors import InputError
-from .auction import AuctionMatcher, integer_benefits
-from .finish import SLACK, exact, scale_of
+from .auction import AuctionMatcher
+from .finish import SLACK, exact
 from .problem import (as_array, checked_flags, deficiency_error, original_duals, square,
                       take_in)
 from .slackness import DeviceSlackness, verify_assignment
@@ -72,8 +72,8 @@ def _feasible(p, handle):
     :func:`~pyclmatch.maximum_matching`'s ``auto`` choice between the host and the device
     families, its certificate left out: only the size is used)."""
     from ..bipartite.api import maximum_matching
-    if not p.full or min(p.shape) == 0:
-        return
+    if not p.full or min(p.shape) == 0 or p.nnz == p.shape[0] * p.shape[1]:
+        return                                  # (a complete bipartite graph: a full one)
     pattern = sp.csr_matrix((np.ones(p.nnz, np.int8), p.indices, p.indptr), shape=p.shape)
     size = 0 if not p.nnz else int(maximum_matching(pattern, device=handle,
                                                     verify=False).cardinality)
@@ -86,13 +86,13 @@ def _solve(p, handle, sched, scaling, stats):
     col_match, u, v, objective)``. The finishing step's tightening runs on the device; the
     host finishes (:func:`~pyclmatch.assignment.finish.exact`) where it does not converge."""
     indptr, indices, cost, n = square(p)
-    a, unit, integral = integer_benefits(cost, n)
     drv = AuctionMatcher(handle, indices.size, scaling, avg_degree=indices.size / max(n, 1))
     with sched.step("build"):
         drv.build(*drv.KERNELS)
-    rm, price, st = drv.run(indptr, indices, a, sched)
-    v = -(price * unit)
-    ok, u, v, passes, pos = drv.tighten(cost, unit, SLACK * scale_of(cost, v) / 16, sched) \
+    rm, price, st = drv.run(indptr, indices, cost, sched)
+    v = -(price * drv.map.unit)
+    tol = SLACK * max(drv.map.scale, float(np.abs(v).max(initial=0.0)), 1e-300) / 16
+    ok, u, v, passes, pos = drv.tighten(cost, drv.map.unit, tol, sched) \
         if n else (True, np.zeros(0), v, 0, None)
     with sched.step("finish"):
         fs = {"tighten_passes": passes, "augmented": 0}
@@ -104,7 +104,7 @@ def _solve(p, handle, sched, scaling, stats):
             pos = None                  # (positions in the doubled problem, not in p's)
         out = original_duals(p, rm, u, v, pos)
         objective = p.objective(out[0], pos)
-    stats.update(st, **fs, exact_benefits=int(integral))
+    stats.update(st, **fs, exact_benefits=int(drv.map.exact))
     return (*out, objective)
 
 

@@ -40,8 +40,8 @@ TIGHTEN_WORK = 32
 
 def scale_of(cost, *pots):
     """The magnitude that tolerances are relative to: the largest |cost| or |potential|."""
-    m = max([float(np.abs(x).max()) for x in (cost, *pots) if x.size] + [1e-300])
-    return m
+    return max([max(float(x.max()), -float(x.min())) for x in (cost, *pots) if x.size]
+               + [1e-300])
 
 
 def _row_entries(indptr, rows):

@@ -155,10 +155,10 @@ def take_in(A, *, maximize, full, argument="A", dense_inf=True, drop_zeros=False
         if np.isnan(dense).any():
             raise InputError("matrix contains invalid numeric entries", argument=argument)
         m = _dense_csr(dense, dense_inf)
-    if not np.isfinite(m.data).all():
+    if (sp.issparse(A) or not dense_inf) and not np.isfinite(m.data).all():
         raise InputError(f"{argument} holds NaN or infinite stored entries; every stored "
                          f"entry must be a finite real number", argument=argument)
-    big = float(np.abs(m.data).max()) if m.nnz else 0.0
+    big = max(float(m.data.max()), -float(m.data.min())) if m.nnz else 0.0
     if big > COST_MAX:
         raise InputError(f"{argument} holds a value of magnitude {big:.3g}: the dual variables "
                          f"(sums and differences of the values) would overflow float64; "
