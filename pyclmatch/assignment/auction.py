@@ -42,8 +42,9 @@ TEMPLATE = "auction.cl.mako"
 BENEFIT_BITS = 40
 NO_BID = np.iinfo(np.int64).min
 NO_WINNER = np.iinfo(np.int32).max
-#: the work-group size of the tail (auction_tail) on CPU devices
+#: the work-group size of the tail (auction_tail) on CPU and GPU devices
 TAIL_CPU = 1024
+TAIL_GPU = 1024
 #: whether CPU devices map the costs to benefits by the kernel (numpy's map on the host is
 #: faster there: 2-core PoCL, 3000^2 dense, 0.27 s against 0.1 s)
 BENEFITS_KERNEL_CPU = False
@@ -155,7 +156,8 @@ class AuctionMatcher(KernelFamily):
             64 if handle.is_cpu else 256, handle.max_work_group_size,
             1 << (int(avg_degree) - 1).bit_length()))
         #: the most unassigned rows that the one-work-group tail takes
-        self.tail = int(min(TAIL_CPU if handle.is_cpu else 1024, handle.max_work_group_size))
+        self.tail = int(min(TAIL_CPU if handle.is_cpu else TAIL_GPU,
+                            handle.max_work_group_size))
         #: the bidding rounds of a phase between global price updates (:meth:`relabel`)
         self.relabel_rounds = RELABEL_CPU if handle.is_cpu else RELABEL_GPU
         if self.wide and not handle.is_cpu:
