@@ -14,7 +14,8 @@ Medians of ``--repeat`` runs after a verified warm-up; every objective is checke
 scipy's (relative 1e-12; exactly for integer kinds). scipy is skipped above
 ``--scipy-max`` (its time grows fast: minutes at 300K). ``--transversal``:
 ``pyclmatch.maximum_product_transversal`` on every square matrix of shared/data/graphs (its
-values; the scaling checked by the call: diagonal 1, entries <= 1), timed the same way.
+values) and, with ``--transversal-suite SIZE``, the reference suite's graphs (random values);
+the scaling checked by the call (diagonal 1, entries <= 1), timed the same way.
 
     python3 benchmarks/bench_assignment.py --device cpu --sizes 10000,100000 \\
         --kinds uniform,integer --dense 1000 --out benchmarks/results/assignment-pocl
@@ -103,16 +104,32 @@ def run_dense(args, handle, m):
             "equal": True}
 
 
-def run_transversals(args, handle):
-    """``maximum_product_transversal`` on every square matrix file of shared/data/graphs."""
+def transversal_inputs(args):
+    """``(name, matrix)``: every square matrix file of shared/data/graphs (its values) and,
+    with ``--transversal-suite``, the reference suite's graphs of that size with values drawn
+    uniformly in [0.1, 10) (seeded by ``--seed``: the suite holds patterns only, whose unit
+    values make every perfect matching a maximum-product one)."""
     import glob
     import scipy.io
     folder = common.shared_folder()
     for path in sorted(glob.glob(os.path.join(folder or "", "*.mtx"))):
         A = sp.csr_matrix(scipy.io.mmread(path))
-        if A.shape[0] != A.shape[1]:
-            continue
-        name = os.path.basename(path)
+        if A.shape[0] == A.shape[1]:
+            yield os.path.basename(path), A
+    if args.transversal_suite:
+        from pyclmatch import generators
+        rng = np.random.default_rng(args.seed)
+        for name, A in generators.suite(size=args.transversal_suite):
+            A = sp.csr_matrix(A, dtype=np.float64)
+            A.data = rng.uniform(0.1, 10.0, A.nnz)
+            yield name, A
+
+
+def run_transversals(args, handle):
+    """``maximum_product_transversal`` on :func:`transversal_inputs` (the scaling checked by
+    the call: diagonal 1, entries <= 1); a structurally singular matrix is recorded as
+    refused."""
+    for name, A in transversal_inputs(args):
         try:
             pyclmatch.maximum_product_transversal(A, device=handle)
         except pyclmatch.InputError as exc:          # (structurally singular)
@@ -130,7 +147,8 @@ def markdown(meta, rows):
     lines = common.heading("assignment vs scipy", meta)
     cells = [[r["kind"], r["n"], r["nnz"], fmt(r["ours_s"]), fmt(r.get("scipy_s")),
               fmt(r["scipy_s"] / r["ours_s"], 2) if r.get("scipy_s") and r["ours_s"] else "-",
-              r.get("equal", "-"), (r.get("counters") or {}).get("phases", "-"),
+              r.get("equal", "refused (structurally singular)" if r.get("refused") else "-"),
+              (r.get("counters") or {}).get("phases", "-"),
               (r.get("counters") or {}).get("rounds", "-")] for r in rows]
     lines += table(["kind", "n", "entries", "pyclmatch s", "scipy s", "speed-up",
                     "objective equal", "phases", "rounds"], cells)
@@ -150,6 +168,9 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--transversal", action="store_true",
                     help="maximum_product_transversal on the square shared graphs")
+    ap.add_argument("--transversal-suite", choices=("small", "medium", "large"), default=None,
+                    help="with --transversal: the reference suite of this size too "
+                         "(random values)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     handle = pyclmatch.get_device(args.device)
