@@ -407,14 +407,15 @@ inline double dval(long k) { return as_double(k >= 0 ? k : k ^ LONG_MAX); }
 
 __kernel void tighten_init(index_t n, __global const offset_t *ptr, __global const index_t *col,
                            __global const index_t *row_match, __global const long *price,
-                           double unit, __global offset_t *mpos, __global long *vkey,
-                           __global int *stamp)
+                           double unit, int whole, __global offset_t *mpos,
+                           __global long *vkey, __global int *stamp)
 {
     FOR_EACH_VERTEX(i, n) {
         const index_t m = row_match[i];
         for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e)
             if (col[e] == m) mpos[i] = e;
-        vkey[i] = dkey(-((double)price[i] * unit));       /* (column i's potential) */
+        const double v = -((double)price[i] * unit);      /* (column i's potential; whole: */
+        vkey[i] = dkey(whole ? rint(v) : v);              /*  rounded, for integer costs) */
         stamp[i] = 1;
     }
 }

@@ -475,3 +475,37 @@ def test_device_benefits_equal_host(monkeypatch, kind):
     drv = AuctionMatcher(h, cost.size)
     drv.upload(ptr, np.tile(np.arange(5, dtype=np.int32), 1000), cost, Scheduler(h))
     assert (h.download(drv.a)[:cost.size] == BenefitMap(cost, 1000).apply(cost)).all()
+
+
+@FAST
+@given(st.integers(2, 40), st.integers(2, 40), st.integers(0, 2 ** 32 - 1),
+       st.sampled_from([1e15, 4.6e18, 1e300]), st.booleans())
+def test_big_m_costs(nr, nc, seed, big, sparse):
+    """A few huge costs (a "big M" for unwanted pairs) among small integers: the rounded
+    benefits cannot tell the small ones apart, so the entries that no optimal assignment
+    holds are dropped and the auction runs again; the objective is scipy's, exactly."""
+    rng = np.random.default_rng(seed)
+    C = rng.integers(-5, 20, (nr, nc)).astype(float)
+    C[rng.random((nr, nc)) < 0.3] = big
+    if sparse:
+        A = sp.csr_matrix(np.where(rng.random((nr, nc)) < 0.6, C, 0.0))
+        A.eliminate_zeros()
+        try:
+            r, c = scipy_mwfbm(A)
+        except ValueError:
+            return
+        want, res = float(A[r, c].sum()), pyclmatch.assignment(A, device=DEV)
+    else:
+        r, c = scipy_lsa(C)
+        want, res = C[r, c].sum(), pyclmatch.assignment(C, device=DEV)
+    assert res.objective == want and res.verified
+
+
+def test_big_m_fuzz_case():
+    """The fuzz campaign's case (seed 108, case 735) that answered 0 where scipy finds -3:
+    entries of 2**62 beside -1..7."""
+    B = float(2 ** 62)
+    C = np.array([[0, 0, 0, 0], [0, 0, 0, 0], [7, 0, -1, B], [0, -1, 2, 0], [0, 1, 0, -1],
+                  [0, 0, 0, 0], [0, 0, B, 7], [B, 0, 0, 7]])
+    res = pyclmatch.assignment(C, device=DEV)
+    assert res.objective == -3.0 and res.counters["needless_entries"] == 3

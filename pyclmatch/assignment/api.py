@@ -16,7 +16,7 @@ from ..engine.devices import device_call, get_device
 from ..engine.scheduler import Scheduler
 from ..errors import InputError
 from .auction import AuctionMatcher
-from .finish import SLACK, exact
+from .finish import SLACK, exact, matched_positions
 from .problem import (as_array, checked_flags, deficiency_error, original_duals, square,
                       take_in)
 from .slackness import DeviceSlackness, verify_assignment
@@ -83,29 +83,84 @@ def _feasible(p, handle):
 
 def _solve(p, handle, sched, scaling, stats):
     """Auction + exact finishing of ``p`` (rows its smaller side when full): ``(row_match,
-    col_match, u, v, objective)``. The finishing step's tightening runs on the device; the
-    host finishes (:func:`~pyclmatch.assignment.finish.exact`) where it does not converge."""
+    col_match, u, v, objective)``. Where a few huge costs (a "big M") made the rounded
+    benefits too coarse for the rest, the entries that no optimal assignment can hold are
+    dropped and the auction runs again (:func:`_needless_above`); the host's tightening then
+    makes the duals feasible on every entry."""
     indptr, indices, cost, n = square(p)
-    drv = AuctionMatcher(handle, indices.size, scaling, avg_degree=indices.size / max(n, 1))
-    with sched.step("build"):
-        drv.build(*drv.KERNELS)
-    rm, price, st = drv.run(indptr, indices, cost, sched)
-    v = -(price * drv.map.unit)
-    tol = SLACK * max(drv.map.scale, float(np.abs(v).max(initial=0.0)), 1e-300) / 16
-    ok, u, v, passes, pos = drv.tighten(cost, drv.map.unit, tol, sched) \
-        if n else (True, np.zeros(0), v, 0, None)
+    rm, u, v, pos, bmap = _auction(indptr, indices, cost, n, handle, sched, scaling, stats)
+    bound = _needless_above(indptr, indices, cost, n, rm, pos, bmap)
+    if bound is not None:
+        keep = cost <= bound
+        kept = np.concatenate(([0], np.cumsum(keep)))[indptr]     # (the kept rows' indptr)
+        rm, u, v, pos, _ = _auction(kept, indices[keep], cost[keep], n, handle, sched,
+                                    scaling, stats)
+        with sched.step("finish"):
+            rm, u, v, fs = exact(indptr, indices, cost, rm, v,
+                                 INTEGER_TOL if bmap.integers else None)
+        stats["tighten_passes"] += fs["tighten_passes"]
+        stats["augmented"] += fs["augmented"]
+        stats["needless_entries"] = int(keep.size - keep.sum())
+        pos = None
     with sched.step("finish"):
-        fs = {"tighten_passes": passes, "augmented": 0}
-        if not ok:
-            rm, u, v, fs = exact(indptr, indices, cost, rm, v)
-            fs["tighten_passes"] += passes
-            pos = None
         if pos is not None and not (p.full and p.shape[0] == p.shape[1]):
             pos = None                  # (positions in the doubled problem, not in p's)
         out = original_duals(p, rm, u, v, pos)
         objective = p.objective(out[0], pos)
-    stats.update(st, **fs, exact_benefits=int(drv.map.exact))
     return (*out, objective)
+
+
+def _auction(indptr, indices, cost, n, handle, sched, scaling, stats):
+    """The auction and the exact finishing on the square problem: ``(row_match, u, v, pos,
+    benefit map)``, ``pos`` the matched entries' positions (None where the host finished).
+    The tightening runs on the device; the host finishes
+    (:func:`~pyclmatch.assignment.finish.exact`) where it does not converge."""
+    drv = AuctionMatcher(handle, indices.size, scaling, avg_degree=indices.size / max(n, 1))
+    with sched.step("build"):
+        drv.build(*drv.KERNELS)
+    rm, price, st = drv.run(indptr, indices, cost, sched)
+    whole = drv.map.integers        # (integer potentials: every reduced cost exact, tol < 1)
+    v = -np.rint(price * drv.map.unit) if whole else -(price * drv.map.unit)
+    tol = INTEGER_TOL if whole else \
+        SLACK * max(drv.map.scale, float(np.abs(v).max(initial=0.0)), 1e-300) / 16
+    ok, u, v, passes, pos = drv.tighten(cost, drv.map.unit, tol, sched, whole=whole) \
+        if n else (True, np.zeros(0), v, 0, None)
+    with sched.step("finish"):
+        fs = {"tighten_passes": passes, "augmented": 0}
+        if not ok:
+            rm, u, v, fs = exact(indptr, indices, cost, rm, v, tol)
+            fs["tighten_passes"] += passes
+            pos = None
+    stats.update(st, **fs, exact_benefits=int(drv.map.exact))
+    return rm, u, v, pos, drv.map
+
+
+#: the finishing step's tolerance on a reduced cost where the costs are integers below
+#: 2**50 and the potentials integers too: every reduced cost is then exact, so any value
+#: below 1 proves the assignment optimal exactly
+INTEGER_TOL = 0.25
+#: the rounded benefits are too coarse when entries that no optimal assignment holds widen
+#: the costs' range by this factor or more
+NEEDLESS_RANGE = 2.0 ** 8
+
+
+def _needless_above(indptr, indices, cost, n, rm, pos, bmap):
+    """The cost above which no entry can be in an optimal assignment of the square problem,
+    where dropping those entries narrows the range of the costs by :data:`NEEDLESS_RANGE` or
+    more and the benefits were rounded (else None): the assignment ``rm`` found costs ``U``
+    and every entry at least ``cmin``, so an assignment holding an entry dearer than ``U -
+    (n - 1) cmin`` costs more than ``U``. (The bound gets a relative margin of 2**-30 against
+    its own rounding; ``rm``'s entries stay below it, so the rest keeps a full matching.)"""
+    if bmap.exact or not n:
+        return None
+    if pos is None:
+        pos = matched_positions(indptr, indices, rm)
+    total, cmin = float(cost[pos].sum()), float(cost.min())
+    bound = total - (n - 1) * cmin
+    bound += 2.0 ** -30 * max(abs(total), abs((n - 1) * cmin), 1e-300)
+    if not (bound - cmin) * NEEDLESS_RANGE <= float(cost.max()) - cmin:
+        return None
+    return bound
 
 
 @device_call

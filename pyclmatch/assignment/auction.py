@@ -72,7 +72,8 @@ class BenefitMap:
     auction's integer benefits: ``unit`` the cost of one benefit unit (``a = (max c - c) /
     unit``; a price ``p`` is the column potential ``v = -p * unit``), ``exact`` whether the
     benefits are the costs exactly (integer costs scaled by ``n + 1``), ``span`` the largest
-    benefit, ``scale`` the largest magnitude of a cost. Computed from half the costs, so that a
+    benefit, ``scale`` the largest magnitude of a cost, ``integers`` whether they are integers
+    below 2**50. Computed from half the costs, so that a
     range past the largest float64 (costs near +-1.8e308) and a tiny one (near 1e-308) stay
     finite. :meth:`apply` maps on the host, the ``benefits`` kernel on the device.
 
@@ -90,8 +91,10 @@ class BenefitMap:
         self.cmax, cmin = (float(cost.max()), float(cost.min())) if cost.size else (0.0, 0.0)
         self.half, self.mult = self.cmax / 2 - cmin / 2, float(n + 1)
         self.scale = max(-cmin, self.cmax, -self.cmax, cmin)
-        if (self.scale < 2 ** 52 and 2 * self.half * (n + 1) <= self.top
-                and _integral(cost)):
+        #: integer costs small enough that potentials, sums and differences of a few of them
+        #: stay exact in float64 (the finishing step is then exact however they were rounded)
+        self.integers = bool(self.scale < 2 ** 50 and _integral(cost))
+        if self.integers and 2 * self.half * (n + 1) <= self.top:
             self.mode, self.unit, self.exact = self.INTEGRAL, 1.0 / (n + 1), True
             self.span = int((self.cmax - cmin) * (n + 1))
         elif self.half == 0:
@@ -355,9 +358,10 @@ class AuctionMatcher(KernelFamily):
             price = self.handle.download(self.price)[:self.n]
         return rm, price, stats
 
-    def tighten(self, cost, unit, tol, sched, passes=4096):
+    def tighten(self, cost, unit, tol, sched, passes=4096, whole=False):
         """The finishing step's tightening (:func:`pyclmatch.assignment.finish.tighten`) on
-        the device, from the auction's assignment and prices (call after :meth:`run`):
+        the device, from the auction's assignment and prices (call after :meth:`run`;
+        ``whole``: the potentials rounded to integers, for integer costs):
         ``(converged, u, v, passes, pos)`` on the host (``u`` and ``pos``, the position of
         each row's matched entry, None unless converged)."""
         h, n, g, wg = self.handle, self.n, self.grid(self.n), self.wg
@@ -367,7 +371,8 @@ class AuctionMatcher(KernelFamily):
             stamp, flags = self.empty(max(n, 1)), self.empty(1)
             sched.launch("tighten", self.kernel("tighten_init"), g, wg, np.int32(n),
                          self.ptr.data, self.col.data, self.row_match.data, self.price.data,
-                         np.float64(unit), mpos.data, vkey.data, stamp.data)
+                         np.float64(unit), np.int32(whole), mpos.data, vkey.data,
+                         stamp.data)
             step = sched.bind("tighten", self.kernel("tighten_pass"), g, wg, np.int32(n),
                               self.ptr.data, self.col.data, c.data, mpos.data,
                               self.row_match.data, self.owner.data, vkey.data, stamp.data,

@@ -133,15 +133,17 @@ def augment(s, lists, u, v, rm, cm, mpos):
     return end
 
 
-def exact(indptr, indices, cost, rm, v):
+def exact(indptr, indices, cost, rm, v, tol=None):
     """Both steps on the square problem ``(indptr, indices, cost)`` from the auction's perfect
-    assignment ``rm`` and column potentials ``v``: ``(row_match, u, v, stats)``."""
+    assignment ``rm`` and column potentials ``v``: ``(row_match, u, v, stats)``. ``tol``:
+    the tolerance on a reduced cost (default: :data:`SLACK` / 16 relative to the largest
+    magnitude of the costs and potentials)."""
     n = indptr.size - 1
     v = np.array(v, np.float64)
     stats = {"tighten_passes": 0, "augmented": 0}
     if not n:
         return rm, np.zeros(0), v, stats
-    tol = SLACK * scale_of(cost, v) / 16
+    tol = SLACK * scale_of(cost, v) / 16 if tol is None else tol
     ok, u, v, stats["tighten_passes"] = tighten(indptr, indices, cost, rm, v, tol,
                                                 TIGHTEN_PASSES)
     if ok:
