@@ -155,10 +155,10 @@ def _needless_above(indptr, indices, cost, n, rm, pos, bmap):
         return None
     if pos is None:
         pos = matched_positions(indptr, indices, rm)
-    total, cmin = float(cost[pos].sum()), float(cost.min())
+    total, cmin = float(cost[pos].sum()), bmap.cmin
     bound = total - (n - 1) * cmin
     bound += 2.0 ** -30 * max(abs(total), abs((n - 1) * cmin), 1e-300)
-    if not (bound - cmin) * NEEDLESS_RANGE <= float(cost.max()) - cmin:
+    if not (bound - cmin) * NEEDLESS_RANGE <= bmap.cmax - cmin:
         return None
     return bound
 

@@ -88,7 +88,9 @@ class BenefitMap:
 
     def __init__(self, cost, n):
         self.top = int(min(2 ** BENEFIT_BITS, 2 ** 60 // (4 * (n + 1))))
-        self.cmax, cmin = (float(cost.max()), float(cost.min())) if cost.size else (0.0, 0.0)
+        self.cmax, self.cmin = (float(cost.max()), float(cost.min())) if cost.size \
+            else (0.0, 0.0)
+        cmin = self.cmin
         self.half, self.mult = self.cmax / 2 - cmin / 2, float(n + 1)
         self.scale = max(-cmin, self.cmax, -self.cmax, cmin)
         #: integer costs small enough that potentials, sums and differences of a few of them
