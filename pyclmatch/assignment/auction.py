@@ -182,7 +182,9 @@ class AuctionMatcher(KernelFamily):
             self.ptr = h.to_device(indptr.astype(self.odt))
             self.col = h.to_device(np.ascontiguousarray(indices, np.int32))
             self.c = h.to_device(np.ascontiguousarray(cost, np.float64))
-            self.a = self.empty(max(cost.size, 1), np.int64)
+            on_host = h.is_cpu and not BENEFITS_KERNEL_CPU
+            self.a = h.to_device(self.map.apply(cost)) if on_host \
+                else self.empty(max(cost.size, 1), np.int64)
             self.price = self.empty(max(n, 1), np.int64)
             self.row_match, self.owner, self.bid_col, self.col_winner = (
                 self.empty(max(n, 1)) for _ in range(4))
@@ -192,10 +194,7 @@ class AuctionMatcher(KernelFamily):
                                (self.owner, -1, np.int32), (self.col_bid, NO_BID, np.int64),
                                (self.col_winner, NO_WINNER, np.int32)):
             sched.fill("init", buf, value, dt)
-        if h.is_cpu and not BENEFITS_KERNEL_CPU:
-            with sched.step("upload"):
-                self.a = h.to_device(self.map.apply(cost))
-        else:
+        if not on_host:
             sched.launch("init", self.kernel("benefits"), self.grid(cost.size), self.wg,
                          self.odt.type(cost.size), self.c.data, self.a.data,
                          *self.map.args())
