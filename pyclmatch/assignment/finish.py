@@ -54,12 +54,21 @@ def _row_entries(indptr, rows):
     return start + np.arange(int(cnt.sum()))
 
 
+def entry_positions(indptr, indices, rows, cols):
+    """The positions of the stored entries ``(rows[k], cols[k])`` of a CSR without duplicates
+    (they must exist; ``rows`` distinct): one comparison pass over the entries, no search."""
+    n = indptr.size - 1
+    want = np.full(n, -1, np.int32)
+    want[rows] = cols
+    hit = np.flatnonzero(indices == np.repeat(want, np.diff(indptr)))
+    at = np.empty(n, np.int64)
+    at[np.searchsorted(indptr, hit, side="right") - 1] = hit
+    return at[rows]
+
+
 def matched_positions(indptr, indices, rm):
     """The position of each row's matched entry (rows all matched)."""
-    n = indptr.size - 1
-    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-    key = rows * max(n, 1) + indices
-    return np.searchsorted(key, np.arange(n, dtype=np.int64) * max(n, 1) + rm)
+    return entry_positions(indptr, indices, np.arange(indptr.size - 1), rm)
 
 
 def tighten(indptr, indices, cost, rm, v, tol, passes=TIGHTEN_PASSES):

@@ -28,6 +28,7 @@ import scipy.sparse as sp
 
 from ..engine import args
 from ..errors import InputError
+from .finish import entry_positions
 
 
 class Problem:
@@ -74,12 +75,7 @@ class Problem:
 
 def _entry_positions(p, rows, cols):
     """The positions of the stored entries ``(rows[k], cols[k])`` (they must exist)."""
-    want = np.full(p.shape[0], -1, np.int32)
-    want[rows] = cols
-    hit = np.flatnonzero(p.indices == np.repeat(want, np.diff(p.indptr)))
-    at = np.empty(p.shape[0], np.int64)
-    at[np.searchsorted(p.indptr, hit, side="right") - 1] = hit
-    return at[rows]
+    return entry_positions(p.indptr, p.indices, rows, cols)
 
 
 #: the largest magnitude of a value: the potentials and reduced costs, sums and differences

@@ -19,6 +19,7 @@ from .._record import RunRecord
 from ..engine import args
 from ..errors import InputError, VerificationError
 from .api import assignment
+from .finish import matched_positions
 from .problem import as_array
 
 #: how far above 1 a scaled entry, and how far from 1 a scaled diagonal entry, may be
@@ -134,7 +135,7 @@ def canonical_duals(costs, perm, v):
     from scipy.sparse.csgraph import dijkstra
     n = perm.size
     rows = np.repeat(np.arange(n), np.diff(costs.indptr))
-    pos = np.searchsorted(rows * n + costs.indices, np.arange(n) * n + perm)
+    pos = matched_positions(costs.indptr, costs.indices, perm)
     u = costs.data[pos] - v[perm]
     red = np.maximum(costs.data - u[rows] - v[costs.indices], 0.0) + 1e-300
     top = float(v.max()) if n else 0.0
