@@ -123,7 +123,7 @@ def _auction(indptr, indices, cost, n, handle, sched, scaling, stats):
     v = -np.rint(price * drv.map.unit) if whole else -(price * drv.map.unit)
     tol = INTEGER_TOL if whole else \
         SLACK * max(drv.map.scale, float(np.abs(v).max(initial=0.0)), 1e-300) / 16
-    ok, u, v, passes, pos = drv.tighten(cost, drv.map.unit, tol, sched, whole=whole) \
+    ok, u, v, passes, pos = drv.tighten(cost, tol, sched) \
         if n else (True, np.zeros(0), v, 0, None)
     with sched.step("finish"):
         fs = {"tighten_passes": passes, "augmented": 0}

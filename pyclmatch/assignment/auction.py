@@ -359,23 +359,22 @@ class AuctionMatcher(KernelFamily):
             price = self.handle.download(self.price)[:self.n]
         return rm, price, stats
 
-    def tighten(self, cost, unit, tol, sched, passes=4096, whole=False):
+    def tighten(self, cost, tol, sched, passes=4096):
         """The finishing step's tightening (:func:`pyclmatch.assignment.finish.tighten`) on
-        the device, from the auction's assignment and prices (call after :meth:`run`;
-        ``whole``: the potentials rounded to integers, for integer costs):
+        the device, from the auction's assignment and prices (call after :meth:`run`; the
+        potentials rounded to integers where ``self.map.integers``):
         ``(converged, u, v, passes, pos)`` on the host (``u`` and ``pos``, the position of
         each row's matched entry, None unless converged)."""
         h, n, g, wg = self.handle, self.n, self.grid(self.n), self.wg
         with sched.step("tighten"):
-            c = self.c
             mpos, vkey = self.empty(max(n, 1), self.odt), self.empty(max(n, 1), np.int64)
             stamp, flags = self.empty(max(n, 1)), self.empty(1)
             sched.launch("tighten", self.kernel("tighten_init"), g, wg, np.int32(n),
                          self.ptr.data, self.col.data, self.row_match.data, self.price.data,
-                         np.float64(unit), np.int32(whole), mpos.data, vkey.data,
-                         stamp.data)
+                         np.float64(self.map.unit), np.int32(self.map.integers),
+                         mpos.data, vkey.data, stamp.data)
             step = sched.bind("tighten", self.kernel("tighten_pass"), g, wg, np.int32(n),
-                              self.ptr.data, self.col.data, c.data, mpos.data,
+                              self.ptr.data, self.col.data, self.c.data, mpos.data,
                               self.row_match.data, self.owner.data, vkey.data, stamp.data,
                               np.float64(tol), np.int32(0), flags.data)
             count = [0]
