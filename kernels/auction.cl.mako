@@ -301,6 +301,14 @@ __kernel void relabel_init(index_t n, __global const offset_t *ptr,
     }
 }
 
+/* The steps of a bid from row i (its a_im - p_m + eps: mine) to column k: floor(s_ik / eps),
+   0 where s_ik < 0 (an admissible column). */
+inline long relabel_step(long mine, long a_ik, long p_k, long eps)
+{
+    const long s = mine - (a_ik - p_k);
+    return s <= 0 ? 0 : s / eps;
+}
+
 /* One pass: each assigned row's column m takes min(cap, min over its other entries k of
    steps_ik + dist[k]) (chaotic: a column is written by its row only). flags[0]: the last
    pass that raised one. */
@@ -322,9 +330,7 @@ __kernel void relabel_pass(index_t n, __global const offset_t *ptr,
             const index_t k = col[e];
             const int dk = dist[k];
             if (k == m || dk >= best) continue;            /* (a step costs >= 0) */
-            const long s = mine - (a[e] - price[k]);
-            const long steps = s <= 0 ? 0 : s / eps;
-            if (steps + dk < best) best = steps + dk;
+            best = min(best, relabel_step(mine, a[e], price[k], eps) + dk);
         }
         if (best > dm) { dist[m] = (int)best; raised = 1; }
     }
@@ -356,10 +362,8 @@ __kernel void relabel_pass_wide(index_t n, __global const offset_t *ptr,
         for (offset_t e = ptr[i] + lid; e < ptr[i + 1]; e += lsz) {
             const index_t k = col[e];
             const int dk = dist[k];
-            if (k == m || dk >= best) continue;
-            const long s = mine - (a[e] - price[k]);
-            const long steps = s <= 0 ? 0 : s / eps;
-            if (steps + dk < best) best = steps + dk;
+            if (k == m || dk >= best) continue;            /* (a step costs >= 0) */
+            best = min(best, relabel_step(mine, a[e], price[k], eps) + dk);
         }
         least[lid] = best;
         barrier(CLK_LOCAL_MEM_FENCE);
