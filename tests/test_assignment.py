@@ -149,6 +149,33 @@ def test_explicit_zeros_are_entries():
     assert c.tolist() == [1, 0]
 
 
+@pytest.mark.parametrize("form", ["canonical", "integers", "unsorted", "duplicates", "coo"])
+def test_user_matrix_left_as_it_was(form):
+    """The intake takes a canonical float64 CSR without copying its entries and never changes
+    the user's matrix (unsorted indices, duplicates to sum, other value types, COO)."""
+    rng = np.random.default_rng(3)
+    A = sparse_instance(40, 4, seed=3, values="integer")
+    if form == "integers":
+        A = A.astype(np.int64)
+    elif form == "unsorted":
+        order = np.concatenate([rng.permutation(np.arange(a, b))
+                                for a, b in zip(A.indptr[:-1], A.indptr[1:])])
+        A = sp.csr_matrix((A.data[order], A.indices[order], A.indptr), shape=A.shape)
+    elif form == "duplicates":               # (every entry stored as two halves)
+        A = sp.csr_matrix((np.repeat(A.data / 2, 2), np.repeat(A.indices, 2), 2 * A.indptr),
+                          shape=A.shape)
+    if form in ("unsorted", "duplicates"):
+        assert not A.has_canonical_format
+    elif form == "coo":
+        A = A.tocoo()
+    before = [x.copy() for x in ((A.data, A.indices, A.indptr) if form != "coo"
+                                 else (A.data, A.row, A.col))]
+    res = pyclmatch.assignment(A, device=DEV)
+    assert res.objective == ref_objective(sp.csr_matrix(A), False)
+    after = (A.data, A.indices, A.indptr) if form != "coo" else (A.data, A.row, A.col)
+    assert all(np.array_equal(x, y) for x, y in zip(before, after))
+
+
 def test_infeasible_names_the_deficiency():
     A = sp.csr_matrix(np.array([[1.0, 0, 0], [2.0, 0, 0], [0, 3.0, 4.0]]))
     with pytest.raises(InputError, match="structural rank 2") as exc:

@@ -112,6 +112,21 @@ def _real_values(data, argument):
     return data.astype(np.float64, copy=False)
 
 
+def _canonical_csr(A, argument):
+    """A sparse ``A`` as a CSR with float64 values, sorted indices and no duplicates (summed),
+    never modifying ``A``: a canonical float64 CSR is ``A`` itself (no copy of its entries),
+    a canonical one of other values shares its index arrays, the others are copies."""
+    m = A if A.format == "csr" else A.tocsr()
+    data = _real_values(m.data, argument)
+    if not m.has_canonical_format:
+        m = m.copy() if m is A else m
+        m.data = data.astype(np.float64)                 # (a copy: summed in place next)
+        m.sum_duplicates()
+    elif data is not m.data:
+        m = sp.csr_matrix((data, m.indices, m.indptr), shape=m.shape)
+    return m
+
+
 def _dense_csr(dense, dense_inf):
     """The CSR of a dense matrix's allowed entries (the finite ones when ``dense_inf``, else
     all), built row by row as numpy lays them out (no sort)."""
@@ -136,12 +151,11 @@ def take_in(A, *, maximize, full, argument="A", dense_inf=True, drop_zeros=False
     if sp.issparse(A):
         if A.ndim != 2:
             raise InputError(f"{argument} must be a 2-D matrix", argument=argument)
-        m = sp.csr_matrix(A, copy=True)
-        m.data = _real_values(m.data, argument)
-        m.sum_duplicates()
+        m = _canonical_csr(A, argument)
         if drop_zeros and m.nnz and not m.data.all():
             warnings.warn("explicit zero weights are removed before matching", UserWarning,
                           stacklevel=3)
+            m = m.copy() if m is A else m
             m.eliminate_zeros()
     else:
         dense = _real_values(A, argument)
