@@ -110,9 +110,13 @@ class Scheduler:
         self.counters["launches"] += 1
         return evt
 
-    def bind(self, phase, kernel, global_size, local_size, *args):
+    def bind(self, phase, kernel, global_size, local_size, *args, private=False):
         """A :class:`BoundLaunch` of ``kernel(*args)`` over ``global_size``: call it with
-        ``(index, value)`` pairs (numpy scalars) to relaunch with those arguments changed."""
+        ``(index, value)`` pairs (numpy scalars) to relaunch with those arguments changed.
+        ``private``: on a kernel object of its own (one ``clCreateKernel``), so that bound
+        launches of one kernel with different arguments, taking turns, each keep theirs."""
+        if private:
+            kernel = cl.Kernel(kernel.program, kernel.function_name)
         return BoundLaunch(self, phase, kernel, global_size, local_size, args)
 
     def record(self, phase, evt):
@@ -128,12 +132,15 @@ class Scheduler:
                           else "copies"] += 1
         return evt
 
-    def fill(self, phase, buf, value, dtype=np.int32):
+    def fill(self, phase, buf, value, dtype=np.int32, first=0, count=None):
         """Fill a device buffer or array with ``value`` (an enqueue, not a round trip). For a
-        ``pyopencl.array.Array`` only its bytes are filled (a pooled buffer can be larger)."""
+        ``pyopencl.array.Array`` only its bytes are filled (a pooled buffer can be larger),
+        or ``count`` of its elements from ``first`` (no slice object to make)."""
         offset = 0
         if hasattr(buf, "nbytes") and hasattr(buf, "base_data"):  # pyopencl Array
             nbytes, dtype, offset, buf = int(buf.nbytes), buf.dtype, buf.offset, buf.base_data
+            if count is not None:
+                offset, nbytes = offset + first * dtype.itemsize, count * dtype.itemsize
         else:
             nbytes = int(buf.size)
         if nbytes == 0:
