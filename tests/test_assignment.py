@@ -216,6 +216,12 @@ def test_dropin_return_values_match_scipy():
     C = np.array([[1, 2], [3, 4], [0, 9]])
     got, ref = pyclmatch.linear_sum_assignment(C), scipy_lsa(C)
     assert [(a.tolist(), a.dtype) for a in got] == [(a.tolist(), a.dtype) for a in ref]
+    F = np.array([[1.0, np.inf, 3.0], [-np.inf, 2.0, 5.0], [4.0, 1.0, np.inf]])
+    for maximize, M in ((False, np.where(F == -np.inf, 0.0, F)),   # (inf: forbidden)
+                        (True, np.where(F == np.inf, 0.5, F))):    # (-inf, maximising)
+        got, ref = (f(M, maximize=maximize) for f in (pyclmatch.linear_sum_assignment,
+                                                     scipy_lsa))
+        assert [a.tolist() for a in got] == [a.tolist() for a in ref]
 
 
 @pytest.mark.parametrize("call, exc_type, match", [
@@ -226,6 +232,10 @@ def test_dropin_return_values_match_scipy():
      "invalid numeric entries"),
     (lambda: pyclmatch.linear_sum_assignment(np.array([[1.0, -np.inf]])), ValueError,
      "invalid numeric entries"),
+    (lambda: pyclmatch.linear_sum_assignment(np.array([[1.0, np.inf]]), maximize=True),
+     ValueError, "invalid numeric entries"),
+    (lambda: pyclmatch.linear_sum_assignment(np.array([[np.nan, 1.0]]), maximize=True),
+     ValueError, "invalid numeric entries"),
     (lambda: pyclmatch.linear_sum_assignment(np.array([["a"]])), TypeError, "Cannot cast"),
 ])
 def test_dropin_errors_like_scipy(call, exc_type, match):
@@ -252,17 +262,23 @@ def test_bad_matrices(A):
     assert exc.value.argument == "A"
 
 
-@pytest.mark.parametrize("where", ["device", "host"])
+@pytest.mark.parametrize("where", ["device", "device-uploaded", "host"])
 def test_certificate_catches_corrupted_answers(where):
+    """The certificate refuses swapped rows, infeasible duals and disagreeing matches: on the
+    host, on the device, and on the device from the problem's copies uploaded already (as
+    assignment() passes the auction's)."""
     A = sparse_instance(50, 4, seed=9)
     res = pyclmatch.assignment(A, device=DEV)
     p = take_in(A, maximize=False, full=True)
     h = pyclmatch.get_device(DEV)
+    slack = DeviceSlackness(h, p)
+    uploaded = [h.to_device(x) for x in (p.indptr.astype(slack.odt), p.indices, p.cost)]
 
     def check(rm, cm, u, v):
         if where == "host":
             return verify_assignment(p, rm, cm, u, v)
-        return DeviceSlackness(h, p).verify(rm, cm, u, v, Scheduler(h))
+        return slack.verify(rm, cm, u, v, Scheduler(h),
+                            uploaded=uploaded if where == "device-uploaded" else None)
     assert check(res.row_match, res.col_match, res.u, res.v) == 50
     rm, cm = res.row_match.copy(), res.col_match.copy()
     i, k = 0, 1                                   # swap two rows' columns

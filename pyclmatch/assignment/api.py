@@ -88,11 +88,15 @@ def _solve(p, handle, sched, scaling, stats):
     dropped and the auction runs again (:func:`_needless_above`); the host's tightening then
     makes the duals feasible on every entry."""
     indptr, indices, cost, n = square(p)
-    rm, u, v, pos, bmap = _auction(indptr, indices, cost, n, handle, sched, scaling, stats)
+    rm, u, v, pos, drv = _auction(indptr, indices, cost, n, handle, sched, scaling, stats)
+    bmap = drv.map
+    if indices is p.indices:        # (p itself is square: its pattern and costs are uploaded)
+        stats["uploaded"] = (drv.ptr, drv.col, drv.c)
     bound = _needless_above(indptr, indices, cost, n, rm, pos, bmap)
     if bound is not None:
         keep = cost <= bound
         kept = np.concatenate(([0], np.cumsum(keep)))[indptr]     # (the kept rows' indptr)
+        stats.pop("uploaded", None)          # (the drivers' arrays: the kept entries only)
         rm, u, v, pos, _ = _auction(kept, indices[keep], cost[keep], n, handle, sched,
                                     scaling, stats)
         with sched.step("finish"):
@@ -112,7 +116,8 @@ def _solve(p, handle, sched, scaling, stats):
 
 def _auction(indptr, indices, cost, n, handle, sched, scaling, stats):
     """The auction and the exact finishing on the square problem: ``(row_match, u, v, pos,
-    benefit map)``, ``pos`` the matched entries' positions (None where the host finished).
+    driver)``, ``pos`` the matched entries' positions (None where the host finished), the
+    driver holding the problem on the device and its benefit map.
     The tightening runs on the device; the host finishes
     (:func:`~pyclmatch.assignment.finish.exact`) where it does not converge."""
     drv = AuctionMatcher(handle, indices.size, scaling, avg_degree=indices.size / max(n, 1))
@@ -132,7 +137,7 @@ def _auction(indptr, indices, cost, n, handle, sched, scaling, stats):
             fs["tighten_passes"] += passes
             pos = None
     stats.update(st, **fs, exact_benefits=int(drv.map.exact))
-    return rm, u, v, pos, drv.map
+    return rm, u, v, pos, drv
 
 
 #: the finishing step's tolerance on a reduced cost where the costs are integers below
@@ -224,7 +229,10 @@ def assignment(A, *, maximize=False, full=True, device=None, verify=True,
             verify_assignment(p, rm, cm, u, v)
     elif verify:
         with sched.step("verify"):
-            DeviceSlackness(handle, p).verify(rm, cm, u, v, sched)
+            DeviceSlackness(handle, p).verify(rm, cm, u, v, sched,
+                                              uploaded=None if flip else
+                                              stats.get("uploaded"))
+    stats.pop("uploaded", None)
     res = AssignmentResult(rm, cm, objective, u, v, maximize, full,
                            algorithm="auction", device=handle.label, verified=bool(verify))
     res.counters = {**sched.call_counters(), **stats}
@@ -298,15 +306,14 @@ def linear_sum_assignment(cost_matrix, maximize=False):
         raise InputTypeError(f"Cannot cast array data from {c.dtype!r} to "
                              f"dtype('float64') according to the rule 'safe'",
                              argument="cost_matrix")
-    c = c.astype(np.float64)
-    if _truth(maximize):
-        c = -c
-    if np.isnan(c).any() or (c == -np.inf).any():
+    c, maximize = c.astype(np.float64, copy=False), _truth(maximize)
+    worst = (c.max() if maximize else c.min()) if c.size else 0.0    # (NaN: NaN)
+    if np.isnan(worst) or worst == (np.inf if maximize else -np.inf):
         raise InputError("matrix contains invalid numeric entries", argument="cost_matrix")
     if min(c.shape) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     try:
-        res = assignment(c)
+        res = assignment(c, maximize=maximize)
     except InputError as exc:
         if str(exc).startswith("no full matching"):
             raise InputError("cost matrix is infeasible", argument="cost_matrix") from None

@@ -112,6 +112,12 @@ def _real_values(data, argument):
     return data.astype(np.float64, copy=False)
 
 
+def _extremes(x):
+    """``(min, max)`` of ``x`` as floats (NaN where it holds one; 0 when empty): two passes,
+    no temporary array."""
+    return (float(x.min()), float(x.max())) if x.size else (0.0, 0.0)
+
+
 def _canonical_csr(A, argument):
     """A sparse ``A`` as a CSR with float64 values, sorted indices and no duplicates (summed),
     never modifying ``A``: a canonical float64 CSR is ``A`` itself (no copy of its entries),
@@ -129,17 +135,21 @@ def _canonical_csr(A, argument):
 
 def _dense_csr(dense, dense_inf):
     """The CSR of a dense matrix's allowed entries (the finite ones when ``dense_inf``, else
-    all), built row by row as numpy lays them out (no sort)."""
+    all: the caller found them all finite), built row by row as numpy lays them out (no
+    sort, and flagged sorted: scipy need not check)."""
     nr, nc = dense.shape
     allowed = np.isfinite(dense) if dense_inf else None
     if allowed is None or allowed.all():
         indptr = np.arange(nr + 1, dtype=np.int64) * nc
-        return sp.csr_matrix((dense.ravel(), np.tile(np.arange(nc, dtype=np.int32), nr),
-                              indptr), shape=(nr, nc))
-    indptr = np.zeros(nr + 1, np.int64)
-    np.cumsum(allowed.sum(axis=1), out=indptr[1:])
-    return sp.csr_matrix((dense[allowed], np.nonzero(allowed)[1].astype(np.int32), indptr),
-                         shape=(nr, nc))
+        m = sp.csr_matrix((dense.ravel(), np.tile(np.arange(nc, dtype=np.int32), nr),
+                           indptr), shape=(nr, nc))
+    else:
+        indptr = np.zeros(nr + 1, np.int64)
+        np.cumsum(allowed.sum(axis=1), out=indptr[1:])
+        m = sp.csr_matrix((dense[allowed], np.nonzero(allowed)[1].astype(np.int32), indptr),
+                          shape=(nr, nc))
+    m.has_sorted_indices = True
+    return m
 
 
 def take_in(A, *, maximize, full, argument="A", dense_inf=True, drop_zeros=False):
@@ -157,18 +167,23 @@ def take_in(A, *, maximize, full, argument="A", dense_inf=True, drop_zeros=False
                           stacklevel=3)
             m = m.copy() if m is A else m
             m.eliminate_zeros()
+        lo, hi = _extremes(m.data)
     else:
         dense = _real_values(A, argument)
         if dense.ndim != 2:
             raise InputError(f"expected a matrix (2-D array), got a {dense.ndim}-D array",
                              argument=argument)
-        if np.isnan(dense).any():
+        lo, hi = _extremes(dense)
+        if (np.isnan(lo) or np.isnan(hi)) and np.isnan(dense).any():
             raise InputError("matrix contains invalid numeric entries", argument=argument)
-        m = _dense_csr(dense, dense_inf)
-    if (sp.issparse(A) or not dense_inf) and not np.isfinite(m.data).all():
+        complete = np.isfinite(lo) and np.isfinite(hi)
+        m = _dense_csr(dense, dense_inf and not complete)
+        if dense_inf and not complete:
+            lo, hi = _extremes(m.data)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
         raise InputError(f"{argument} holds NaN or infinite stored entries; every stored "
                          f"entry must be a finite real number", argument=argument)
-    big = max(float(m.data.max()), -float(m.data.min())) if m.nnz else 0.0
+    big = max(hi, -lo)
     if big > COST_MAX:
         raise InputError(f"{argument} holds a value of magnitude {big:.3g}: the dual variables "
                          f"(sums and differences of the values) would overflow float64; "

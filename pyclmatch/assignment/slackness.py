@@ -86,14 +86,19 @@ class DeviceSlackness(KernelFamily):
     def _grid(self, n):
         return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
 
-    def verify(self, row_match, col_match, u, v, sched, phase="verify"):
-        """Check the answer on the device (one read-back); returns the matched entries."""
+    def verify(self, row_match, col_match, u, v, sched, phase="verify", uploaded=None):
+        """Check the answer on the device (one read-back); returns the matched entries.
+        ``uploaded``: the device's copies of ``p``'s offsets (of this family's offset type),
+        indices and costs where they are there already (read-only buffers the solver
+        uploaded), instead of uploading them again."""
         h, p = self.handle, self.p
         nr, nc = p.shape
-        up = [h.to_device(np.ascontiguousarray(x, dt) if len(x) else np.zeros(1, dt))
-              for x, dt in ((p.indptr.astype(self.odt), self.odt), (p.indices, np.int32),
-                            (p.cost, np.float64), (row_match, np.int32),
-                            (col_match, np.int32), (u, np.float64), (v, np.float64))]
+        given = [] if uploaded is None else list(uploaded)
+        todo = ((p.indptr.astype(self.odt), self.odt), (p.indices, np.int32),
+                (p.cost, np.float64))[len(given):] + (
+                (row_match, np.int32), (col_match, np.int32), (u, np.float64), (v, np.float64))
+        up = given + [h.to_device(np.ascontiguousarray(x, dt) if len(x) else np.zeros(1, dt))
+                      for x, dt in todo]
         ptr, ind, c, rm, cm, uu, vv = (a.data for a in up)
         out = h.scratch(3, np.int32)
         sched.fill(phase, out, 0)
