@@ -90,6 +90,7 @@ def _solve(p, handle, sched, scaling, stats):
     indptr, indices, cost, n = square(p)
     rm, u, v, pos, drv = _auction(indptr, indices, cost, n, handle, sched, scaling, stats)
     bmap = drv.map
+    stats["cost_scale"] = bmap.scale        # (of every cost of p, and zeros)
     if indices is p.indices:        # (p itself is square: its pattern and costs are uploaded)
         stats["uploaded"] = (drv.ptr, drv.col, drv.c)
     bound = _needless_above(indptr, indices, cost, n, rm, pos, bmap)
@@ -231,8 +232,10 @@ def assignment(A, *, maximize=False, full=True, device=None, verify=True,
         with sched.step("verify"):
             DeviceSlackness(handle, p).verify(rm, cm, u, v, sched,
                                               uploaded=None if flip else
-                                              stats.get("uploaded"))
+                                              stats.get("uploaded"),
+                                              scale=stats.get("cost_scale"))
     stats.pop("uploaded", None)
+    stats.pop("cost_scale", None)
     res = AssignmentResult(rm, cm, objective, u, v, maximize, full,
                            algorithm="auction", device=handle.label, verified=bool(verify))
     res.counters = {**sched.call_counters(), **stats}

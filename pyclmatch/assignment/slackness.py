@@ -41,8 +41,12 @@ def sides(p):
     return nr > nc, nc > nr
 
 
-def tolerance(p, u, v):
-    return TOLERANCE * scale_of(p.cost, u, v)
+def tolerance(p, u, v, scale=None):
+    """The tolerance on a reduced cost; ``scale``: the largest magnitude of ``p``'s costs
+    where known (a pass over them saved)."""
+    if scale is None:
+        return TOLERANCE * scale_of(p.cost, u, v)
+    return TOLERANCE * max(float(scale), scale_of(u, v))
 
 
 def check_counts(out, p):
@@ -86,11 +90,13 @@ class DeviceSlackness(KernelFamily):
     def _grid(self, n):
         return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
 
-    def verify(self, row_match, col_match, u, v, sched, phase="verify", uploaded=None):
+    def verify(self, row_match, col_match, u, v, sched, phase="verify", uploaded=None,
+               scale=None):
         """Check the answer on the device (one read-back); returns the matched entries.
         ``uploaded``: the device's copies of ``p``'s offsets (of this family's offset type),
         indices and costs where they are there already (read-only buffers the solver
-        uploaded), instead of uploading them again."""
+        uploaded), instead of uploading them again; ``scale``: the largest magnitude of
+        ``p``'s costs, where known."""
         h, p = self.handle, self.p
         nr, nc = p.shape
         given = [] if uploaded is None else list(uploaded)
@@ -102,7 +108,7 @@ class DeviceSlackness(KernelFamily):
         ptr, ind, c, rm, cm, uu, vv = (a.data for a in up)
         out = h.scratch(3, np.int32)
         sched.fill(phase, out, 0)
-        tol = np.float64(tolerance(p, u, v))
+        tol = np.float64(tolerance(p, u, v, scale))
         row_side, col_side = sides(p)
         side = self.kernel("slackness_side")
         sched.launch(phase, side, self._grid(nr), self.wg, np.int32(nr), np.int32(nc), rm, cm,
