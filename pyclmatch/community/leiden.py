@@ -302,7 +302,7 @@ class DeviceLeiden(DeviceLouvain):
         nvisit, rcount = self.visits, rr["rcount"]
         at = 2 * (rnd % _slots())
         prev = np.int32(-1 if nvisit or rnd == 0 else 2 * ((rnd - 1) % _slots()))
-        self.sched.fill("refine", rcount, 0, rcount.dtype, at, 2)
+        self._zero("refine", rcount[at:at + 2])
         graph = (np.int32(nnz), self.src.data, self.edges.data, self.w.data, self.C.data,
                  self.R.data, self.rsize.data)
         tables = (self.tpos.data, rr["tsz"].data, rr["keys"].data, rr["vals"].data)
@@ -310,36 +310,26 @@ class DeviceLeiden(DeviceLouvain):
         if rnd == 0:
             self._zero("refine", extR)
             self._llaunch("refine", "refine_edges", egrid, *graph, extR.data, *tables)
-        elif "tables" in rr:
-            rr["tables"]((12, prev))
         else:
-            rr["tables"] = self.sched.bind("refine", self.lk.kernel("refine_tables"), egrid,
-                                           wg, *graph, *tables, rcount.data, prev)
-            rr["tables"]()
+            self._llaunch("refine", "refine_tables", egrid, *graph, *tables, rcount.data, prev)
         scale = self.stats.get("weight_scale", 1.0)
         inv_theta = 1.0 / (self.theta * self.m2f * scale) if self.theta > 0 else 0.0
-        key = _round_key(self.seed, self.level, 0 if nvisit else rnd)
         counts = (rcount.data, np.int32(at), prev)
         choose = (self.C.data, self.R.data, self.rsize.data, self.k.data, self.kq.data,
                   self.ac.data, self.aR.data, extR.data, *tables, np.float64(self.ac_unit),
                   np.float64(self.m2f), np.float64(self.res), np.float64(inv_theta),
-                  key, np.uint32(nvisit), np.uint32(rnd), rr["prop"].data, rr["propw"].data,
-                  *counts)
+                  _round_key(self.seed, self.level, 0 if nvisit else rnd), np.uint32(nvisit),
+                  np.uint32(rnd), rr["prop"].data, rr["propw"].data, *counts)
         vset, h0, h1, hdeg = self.heavy or (None, 0, 0, 0)    # (the per-bucket path's order)
-        if "choose" not in rr:       # (bound once per level: a round changes 4 arguments)
-            rr["choose"] = self.sched.bind(
-                "refine", self.lk.kernel("refine_choose"), self._vgrid(n), wg, np.int32(n),
-                *choose, self.vertices.data, np.int32(hdeg if h1 > h0 else _INT_MAX))
-            rr["apply"] = self.sched.bind(
-                "refine", self.lk.kernel("refine_apply"), self._vgrid(n), wg, np.int32(n),
-                rr["prop"].data, rr["propw"].data, self.vertices.data, self.edges.data,
-                self.w.data, self.R.data, self.kq.data, self.aR.data, self.rsize.data,
-                extR.data, *counts, np.int32(hdeg if h1 > h0 else _INT_MAX))
-        rr["choose"]((17, key), (19, np.uint32(rnd)), (23, np.int32(at)), (24, prev))
+        self._llaunch("refine", "refine_choose", self._vgrid(n), np.int32(n), *choose,
+                      self.vertices.data, np.int32(hdeg if h1 > h0 else _INT_MAX))
         if h1 > h0:
             self._llaunch("refine", "refine_choose_heavy", min(h1 - h0, self.groups_max) * wg,
                           np.int32(h0), np.int32(h1 - h0), vset.data, *choose)
-        rr["apply"]((12, np.int32(at)), (13, prev))
+        self._llaunch("refine", "refine_apply", self._vgrid(n), np.int32(n), rr["prop"].data,
+                      rr["propw"].data, self.vertices.data, self.edges.data, self.w.data,
+                      self.R.data, self.kq.data, self.aR.data, self.rsize.data, extR.data,
+                      *counts, np.int32(hdeg if h1 > h0 else _INT_MAX))
         if h1 > h0:
             self._llaunch("refine", "refine_apply_heavy", min(h1 - h0, self.groups_max) * wg,
                           np.int32(h0), np.int32(h1 - h0), vset.data, rr["prop"].data,

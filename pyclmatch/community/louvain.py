@@ -614,8 +614,6 @@ class DeviceLouvain(KernelFamily):
                          else small)
         else:
             self.nsub = max(1, int(subrounds))
-        #: the level's bound move and update launches (:meth:`move_bucket`), by bucket
-        self._bound = {}
         self.C = self.empty(n, np.int32)
         self.C_prev = self.empty(n, np.int32)
         self.newComm = self.empty(n, np.int32)
@@ -702,31 +700,22 @@ class DeviceLouvain(KernelFamily):
         b0, b1 = int(ends[parts[0][0]]), int(ends[parts[-1][1]])
         if b1 <= b0:
             return
-        nsub, sub = np.uint32(self.nsub), np.uint32(sub)
-        for part, (i0, i1, top) in enumerate(parts):
+        for i0, i1, top in parts:
             p0, p1 = int(ends[i0]), int(ends[i1])
             if p1 <= p0:
                 continue
             groups, gk, gv, gcap = self._tables_for(L, T, p1 - p0, top, self.maxdeg)
-            move = self._bound.get((b, part, id(gk)))
-            if move is None:
-                move = self._bound[b, part, id(gk)] = self.sched.bind(
-                    "move", self.kernel(f"compute_move_b{b}"), groups * gw, gw,
-                    self.vset.data, np.int32(p0), np.int32(p1), self.vertices.data,
-                    self.edges.data, self.w.data, self.C.data, self.k.data, self.kq.data,
-                    self.ac.data, np.float64(self.ac_unit), self.csize.data,
-                    self.newComm.data, np.float64(self.m2f), np.float64(self.res), gk.data,
-                    gv.data, np.int32(gcap), nsub, sub, np.int32(0), np.int32(0),
-                    private=True)
-            move((18, nsub), (19, sub), (20, np.int32(singleton)), (21, np.int32(updown)))
-        update = self._bound.get(("update", b))
-        if update is None:
-            update = self._bound["update", b] = self.sched.bind(
-                "update", self.kernel("update_communities"), self._vgrid(b1 - b0), gw,
-                self.vset.data, np.int32(b0), np.int32(b1), self.C.data, self.newComm.data,
-                self.kq.data, self.ac.data, self.csize.data, nsub, sub, self.flags.data,
-                private=True)
-        update((8, nsub), (9, sub))
+            self._launch("move", f"compute_move_b{b}", groups * gw, gw, self.vset.data,
+                         np.int32(p0), np.int32(p1), self.vertices.data, self.edges.data,
+                         self.w.data, self.C.data, self.k.data, self.kq.data, self.ac.data,
+                         np.float64(self.ac_unit), self.csize.data, self.newComm.data,
+                         np.float64(self.m2f), np.float64(self.res), gk.data, gv.data,
+                         np.int32(gcap), np.uint32(self.nsub), np.uint32(sub),
+                         np.int32(singleton), np.int32(updown))
+        self._launch("update", "update_communities", self._vgrid(b1 - b0), gw,
+                     self.vset.data, np.int32(b0), np.int32(b1), self.C.data,
+                     self.newComm.data, self.kq.data, self.ac.data, self.csize.data,
+                     np.uint32(self.nsub), np.uint32(sub), self.flags.data)
 
     def undo_iteration(self):
         """Parallel moves lost modularity: keep the previous partition (a_c recounted, Alg. 1
@@ -772,7 +761,6 @@ class DeviceLouvain(KernelFamily):
         self.stats["modularity"].append(self.q_old)
         self.q_level = self.q_old
         self._drop("C_prev", "newComm", "vset")
-        self._bound = {}                # (their launches hold the level's arrays)
 
     def _enqueue_modularity(self):
         """The two sums of Eq. (1) into the flags buffer (read with the next read-back): two

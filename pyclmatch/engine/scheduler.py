@@ -104,19 +104,14 @@ class Scheduler:
             self.race.glance()
         if not getattr(kernel, "_pyclmatch_typed", False):
             _declare_arg_types(kernel, args)
-        kernel._pyclmatch_owner = None
         evt = kernel(self.queue, gs, ls, *args)
         self._events.append((phase, evt))
         self.counters["launches"] += 1
         return evt
 
-    def bind(self, phase, kernel, global_size, local_size, *args, private=False):
+    def bind(self, phase, kernel, global_size, local_size, *args):
         """A :class:`BoundLaunch` of ``kernel(*args)`` over ``global_size``: call it with
-        ``(index, value)`` pairs (numpy scalars) to relaunch with those arguments changed.
-        ``private``: on a kernel object of its own (one ``clCreateKernel``), so that bound
-        launches of one kernel with different arguments, taking turns, each keep theirs."""
-        if private:
-            kernel = cl.Kernel(kernel.program, kernel.function_name)
+        ``(index, value)`` pairs (numpy scalars) to relaunch with those arguments changed."""
         return BoundLaunch(self, phase, kernel, global_size, local_size, args)
 
     def record(self, phase, evt):
@@ -132,15 +127,12 @@ class Scheduler:
                           else "copies"] += 1
         return evt
 
-    def fill(self, phase, buf, value, dtype=np.int32, first=0, count=None):
+    def fill(self, phase, buf, value, dtype=np.int32):
         """Fill a device buffer or array with ``value`` (an enqueue, not a round trip). For a
-        ``pyopencl.array.Array`` only its bytes are filled (a pooled buffer can be larger),
-        or ``count`` of its elements from ``first`` (no slice object to make)."""
+        ``pyopencl.array.Array`` only its bytes are filled (a pooled buffer can be larger)."""
         offset = 0
         if hasattr(buf, "nbytes") and hasattr(buf, "base_data"):  # pyopencl Array
             nbytes, dtype, offset, buf = int(buf.nbytes), buf.dtype, buf.offset, buf.base_data
-            if count is not None:
-                offset, nbytes = offset + first * dtype.itemsize, count * dtype.itemsize
         else:
             nbytes = int(buf.size)
         if nbytes == 0:
@@ -364,13 +356,12 @@ class Scheduler:
 
 
 class BoundLaunch:
-    """One kernel with its arguments set once (:meth:`Scheduler.bind`), relaunched by
-    ``bound((index, value), ...)`` with the given arguments changed: one ``clSetKernelArg``
-    per change and one enqueue, a few microseconds of host time per launch where pyopencl's
-    call path with all its arguments costs tens. The kernel object is the calling thread's
-    (``DeviceHandle.kernel``); a launch of it by another path in between (another
-    :class:`BoundLaunch`, :meth:`Scheduler.launch`) is noticed and all arguments are set
-    again."""
+    """One kernel with its arguments kept (:meth:`Scheduler.bind`), relaunched by
+    ``bound((index, value), ...)`` with the given arguments changed. A launch goes through
+    pyopencl's generated invoker for the kernel's declared argument types, which sets every
+    argument in one native call: cheaper than ``clSetKernelArg`` per changed argument plus
+    ``enqueue_nd_range_kernel``'s Python wrapper, and indifferent to other launches of the
+    same kernel object in between."""
 
     def __init__(self, sched, phase, kernel, global_size, local_size, args):
         ls = int(local_size) if local_size else None
@@ -380,21 +371,16 @@ class BoundLaunch:
         self.sched, self.phase, self.kernel = sched, phase, kernel
         self.gs, self.ls = (gs,), ((ls,) if ls else None)
         self.args = list(args)
+        if not getattr(kernel, "_pyclmatch_typed", False):
+            _declare_arg_types(kernel, self.args)
 
     def __call__(self, *changes):
-        knl, sched = self.kernel, self.sched
-        if getattr(knl, "_pyclmatch_owner", None) is not self:
-            for i, v in changes:
-                self.args[i] = v
-            knl.set_args(*self.args)
-            knl._pyclmatch_owner = self
-        else:
-            for i, v in changes:
-                self.args[i] = v
-                knl.set_arg(i, v)
+        sched, args = self.sched, self.args
+        for i, v in changes:
+            args[i] = v
         if self.gs[0] == 0:
             return None
-        evt = cl.enqueue_nd_range_kernel(sched.queue, knl, self.gs, self.ls)
+        evt = self.kernel(sched.queue, self.gs, self.ls, *args)
         sched._events.append((self.phase, evt))
         sched.counters["launches"] += 1
         return evt
