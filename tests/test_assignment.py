@@ -489,16 +489,21 @@ def test_global_price_update(monkeypatch, values, passes):
     assert seen and res.counters["relabels"] == len(seen)
 
 
-@pytest.mark.parametrize("team", [1, 4, 32])
+@pytest.mark.parametrize("team", [1, 4, 32, 1024])
 def test_tail_teams(monkeypatch, team):
     """The tail's rows bid by teams of work-items (auction_tail): the same optimum for every
-    team size, on rows shorter and longer than the team."""
+    team size, on rows shorter and longer than the team, and on dense rows (which GPUs bid
+    for with teams of the whole group)."""
     from pyclmatch.assignment import auction
     monkeypatch.setattr(auction, "TEAM_CPU", team)
     monkeypatch.setattr(auction, "TEAM_GPU", team)
     check_against_scipy(sparse_instance(300, 3, seed=7, values="integer"), exact=True)
     check_against_scipy(sparse_instance(200, 40, seed=8), maximize=True)
     check_against_scipy(sparse_instance(60, 5, seed=9, nc=140))
+    C = np.random.default_rng(team).random((150, 150))
+    res = pyclmatch.assignment(C, device=DEV)
+    r, c = scipy_lsa(C)
+    assert res.objective == pytest.approx(C[r, c].sum(), rel=1e-12)
 
 
 @pytest.mark.parametrize("kind", ["real", "integer", "equal", "huge", "tiny"])

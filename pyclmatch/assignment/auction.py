@@ -17,8 +17,8 @@ until every row is assigned: each unassigned row bids for its best column (``auc
 on average), each column keeps its highest bid (``auction_tie``) and takes it
 (``auction_assign``). Once at most a work-group's rows are unassigned, the rounds run inside
 one launch of one work-group (``auction_tail``, a team of up to :data:`TEAM_GPU` work-items
-per row on GPUs; not for wide rows there). ``eps`` shrinks by ``scaling`` per phase down
-to 1.
+per row on GPUs; for wide rows there, only the last rows of :data:`WIDE_TAIL_ENTRIES_GPU`
+entries, with teams of up to the whole group). ``eps`` shrinks by ``scaling`` per phase down to 1.
 
 The last rows of a phase displace each other along long chains, a price rise of about
 ``eps`` per round, when the unassigned columns are far away: push-relabel without its global
@@ -51,6 +51,10 @@ BENEFITS_KERNEL_CPU = False
 #: the most work-items that bid for one row in the tail, on CPU and GPU devices
 TEAM_CPU = 1
 TEAM_GPU = 16
+#: wide rows (WIDE_DEGREE) on GPUs: the tail takes the last rows holding this many entries
+#: (on average), each bid for by a team of up to the whole group (0: none; a row per
+#: work-group in launches of three kernels a round instead)
+WIDE_TAIL_ENTRIES_GPU = 1 << 15
 #: rows this long on average are bid for by a work-group each (auction_bid_wide)
 WIDE_DEGREE = 64
 #: the bidding rounds of a phase (parallel or in the tail) after which the prices get a
@@ -165,8 +169,12 @@ class AuctionMatcher(KernelFamily):
                             handle.max_work_group_size))
         #: the bidding rounds of a phase between global price updates (:meth:`relabel`)
         self.relabel_rounds = RELABEL_CPU if handle.is_cpu else RELABEL_GPU
+        #: the work-items that bid for one row in the tail, at most, and the tail's smallest
+        #: group: wide rows on GPUs get the whole group (:meth:`run`: its size) for their
+        #: last rows, WIDE_TAIL_ENTRIES_GPU entries of them
+        self.team, self.group_min = (TEAM_CPU if handle.is_cpu else TEAM_GPU), 32
         if self.wide and not handle.is_cpu:
-            self.tail = 0           # (a GPU's work-group per row beats one work-item per row)
+            self.tail = min(self.tail, int(WIDE_TAIL_ENTRIES_GPU // max(avg_degree, 1)))
         self.dist = None
 
     def grid(self, n):
@@ -318,17 +326,17 @@ class AuctionMatcher(KernelFamily):
 
     def tail_rounds(self, eps, lonely, sched, stats, left, max_rounds=1 << 14):
         """Up to ``max_rounds`` bidding rounds in one work-group (``auction_tail``) of the
-        power of two >= ``left`` rows (at least 32); on CPU devices, where a round costs the
-        group's size, the group stops when its rows fall below a quarter of it, for a
-        smaller one."""
-        t = max(32, 1 << (int(left) - 1).bit_length())
+        power of two >= ``left`` rows (at least ``group_min``), teams of up to ``team``
+        work-items per row; on CPU devices, where a round costs the group's size, the group
+        stops when its rows fall below a quarter of it, for a smaller one."""
+        t = max(self.group_min, 1 << (int(left) - 1).bit_length())
         low = t // 4 if self.handle.is_cpu and t > 32 else 0
         sched.launch("tail", self.kernel("auction_tail"), t, t, np.int32(self.n),
                      self.ptr.data, self.col.data, self.a.data, self.price.data,
                      self.row_match.data, self.owner.data, self.col_bid.data,
                      self.col_winner.data, np.int64(eps),
                      np.int64(lonely), np.int32(max_rounds), np.int32(low),
-                     np.int32(TEAM_CPU if self.handle.is_cpu else TEAM_GPU), self.flags.data,
+                     np.int32(self.team), self.flags.data,
                      cl.LocalMemory(8 * t), cl.LocalMemory(8 * t), cl.LocalMemory(8 * t),
                      cl.LocalMemory(4 * t))
         stats["tail_launches"] = stats.get("tail_launches", 0) + 1
@@ -344,7 +352,10 @@ class AuctionMatcher(KernelFamily):
         knl = self.kernel("auction_tail")          # (its group may be smaller than the device's)
         fits = knl.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE,
                                        self.handle.device)
-        self.tail = min(self.tail, 1 << (int(fits).bit_length() - 1))
+        group = 1 << (int(fits).bit_length() - 1)
+        self.tail = min(self.tail, group)
+        if self.wide and not self.handle.is_cpu:
+            self.team = self.group_min = group
         with sched.step("auction"):
             while self.n:
                 if stats["phases"]:
