@@ -83,21 +83,22 @@ def _feasible(p, handle):
 
 def _solve(p, handle, sched, scaling, stats):
     """Auction + exact finishing of ``p`` (rows its smaller side when full): ``(row_match,
-    col_match, u, v, objective)``. Where a few huge costs (a "big M") made the rounded
-    benefits too coarse for the rest, the entries that no optimal assignment can hold are
-    dropped and the auction runs again (:func:`_needless_above`); the host's tightening then
-    makes the duals feasible on every entry."""
+    col_match, u, v, objective, known)``, ``known`` what the certificate may reuse: the
+    costs' largest magnitude (``"scale"``) and, where ``p`` is square itself, its offsets,
+    indices and costs on the device (``"uploaded"``). Where a few huge costs (a "big M")
+    made the rounded benefits too coarse for the rest, the entries that no optimal
+    assignment can hold are dropped and the auction runs again (:func:`_needless_above`);
+    the host's tightening then makes the duals feasible on every entry."""
     indptr, indices, cost, n = square(p)
     rm, u, v, pos, drv = _auction(indptr, indices, cost, n, handle, sched, scaling, stats)
     bmap = drv.map
-    stats["cost_scale"] = bmap.scale        # (of every cost of p, and zeros)
-    if indices is p.indices:        # (p itself is square: its pattern and costs are uploaded)
-        stats["uploaded"] = (drv.ptr, drv.col, drv.c)
+    known = {"scale": bmap.scale}               # (of every cost of p, and zeros)
+    if indices is p.indices:
+        known["uploaded"] = (drv.ptr, drv.col, drv.c)
     bound = _needless_above(indptr, indices, cost, n, rm, pos, bmap)
     if bound is not None:
         keep = cost <= bound
         kept = np.concatenate(([0], np.cumsum(keep)))[indptr]     # (the kept rows' indptr)
-        stats.pop("uploaded", None)          # (the drivers' arrays: the kept entries only)
         rm, u, v, pos, _ = _auction(kept, indices[keep], cost[keep], n, handle, sched,
                                     scaling, stats)
         with sched.step("finish"):
@@ -112,7 +113,7 @@ def _solve(p, handle, sched, scaling, stats):
             pos = None                  # (positions in the doubled problem, not in p's)
         out = original_duals(p, rm, u, v, pos)
         objective = p.objective(out[0], pos)
-    return (*out, objective)
+    return (*out, objective, known)
 
 
 def _auction(indptr, indices, cost, n, handle, sched, scaling, stats):
@@ -222,20 +223,16 @@ def assignment(A, *, maximize=False, full=True, device=None, verify=True,
     flip = full and p.shape[0] > p.shape[1]
     q = p.transposed() if flip else p
     stats = {}
-    rm, cm, u, v, objective = _solve(q, handle, sched, scaling, stats)
+    rm, cm, u, v, objective, known = _solve(q, handle, sched, scaling, stats)
     if flip:
         rm, cm, u, v = cm, rm, v, u
+        known.pop("uploaded", None)             # (q's arrays, not p's)
     if verify == "host":
         with sched.step("verify"):
             verify_assignment(p, rm, cm, u, v)
     elif verify:
         with sched.step("verify"):
-            DeviceSlackness(handle, p).verify(rm, cm, u, v, sched,
-                                              uploaded=None if flip else
-                                              stats.get("uploaded"),
-                                              scale=stats.get("cost_scale"))
-    stats.pop("uploaded", None)
-    stats.pop("cost_scale", None)
+            DeviceSlackness(handle, p).verify(rm, cm, u, v, sched, **known)
     res = AssignmentResult(rm, cm, objective, u, v, maximize, full,
                            algorithm="auction", device=handle.label, verified=bool(verify))
     res.counters = {**sched.call_counters(), **stats}
