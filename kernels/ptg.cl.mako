@@ -44,6 +44,7 @@
 <%include file="common.cl.mako"/>
 <%
     heavy = int(context.get('heavy_degree', -1)) >= 0
+    queue = bool(context.get('queue', False))
     HEAVY_PARAMS = " HEAVY_PARAMS" if heavy else ""
     EACH = "FOR_EACH_LIGHT_VERTEX" if heavy else "FOR_EACH_VERTEX"
 %>\
@@ -83,6 +84,11 @@ inline int level_runs(int top_down, int decide, int i, int frontier0, int unvisi
 }
 #define LEVEL_ARGS int decide, int batch_i, int frontier0, int unvisited0, float alpha, \
     int slot
+/* The frontier queues (queue mode): fq[0 .. qn) holds the columns of the frontier of the
+   even levels, fq[qn .. 2 qn) of the odd ones; a column joining the frontier of level L is
+   appended to L's queue by one atomic increment of its count slot (nslot), which then holds
+   that frontier's size. TopDown then visits its queue instead of every column. */
+#define QUEUE_ARGS __global index_t *fq, index_t qn
 #define LEVEL_GUARD(TD) \
     if (!level_runs(TD, decide, batch_i, frontier0, unvisited0, alpha, flags)) return
 
@@ -105,6 +111,16 @@ inline void add_group_counts(int k, int c0, int c1, int c2, __global int *dst,
     }
 }
 
+/* QUEUE_FLUSH (queue mode): a work-item's columns for the frontier of `level`, kept in
+   qbuf (up to QBUF), appended to that level's queue with one atomic addition to its count
+   (nslot) instead of one per column. */
+#define QBUF 16
+<%def name="queue_flush(level)">{
+                            const int at_ = atomic_add(&flags[nslot], qcnt);
+                            __global index_t *dst_ = fq + (size_t)((${level}) & 1) * qn + at_;
+                            for (int i_ = 0; i_ < qcnt; ++i_) dst_[i_] = qbuf[i_];
+                            qcnt = 0;
+                        }</%def>
 /* ATTACH: row y joins tree r through column x (updatePointers of MS-BFS-Graft's TopDown and
    BottomUp): parent[y] <- x; an unmatched y ends the tree's augmenting path (leaf[r] <- y if
    the tree has none yet, one compare-and-swap: the tree stops growing); a matched y brings
@@ -115,7 +131,16 @@ inline void add_group_counts(int k, int c0, int c1, int c2, __global int *dst,
                 {
                     const index_t m = rmatch[${y}];
                     if (m == NONE) { atomic_cmpxchg(&leaf[${r}], NONE, ${y}); ++n_leaves; }
-                    else { croot[m] = ${r}; clevel[m] = ${level}; ++n_next; }
+                    else {
+                        croot[m] = ${r};
+                        clevel[m] = ${level};
+% if context.get('queue', False):
+                        qbuf[qcnt++] = m;
+                        if (qcnt == QBUF) ${queue_flush(level)}
+% else:
+                        ++n_next;
+% endif
+                    }
                 }
 </%def>
 
@@ -124,14 +149,28 @@ inline void add_group_counts(int k, int c0, int c1, int c2, __global int *dst,
    in no tree and every row unvisited. */
 __kernel void rebuild_forest(index_t nr, index_t nc, __global const index_t *cmatch,
                              __global index_t *croot, __global int *clevel,
-                             __global index_t *leaf, __global index_t *rroot, int level)
+                             __global index_t *leaf, __global index_t *rroot, int level,
+                             QUEUE_ARGS, __global int *flags, int nslot)
 {
+% if queue:
+    index_t qbuf[QBUF];
+    int qcnt = 0;
+% endif
     FOR_EACH_VERTEX(x, nc) {
         const int unmatched = cmatch[x] == NONE;
         croot[x] = unmatched ? x : NONE;
         clevel[x] = unmatched ? level : -1;
         leaf[x] = NONE;
+% if queue:
+        if (unmatched) {
+            qbuf[qcnt++] = x;
+            if (qcnt == QBUF) ${queue_flush("level")}
+        }
+% endif
     }
+% if queue:
+    ${queue_flush("level")}
+% endif
     FOR_EACH_VERTEX(y, nr) rroot[y] = NONE;
 }
 
@@ -155,11 +194,16 @@ __kernel void top_down(int level, __global const offset_t *cxadj,
                        __global const index_t *rmatch, __global index_t *croot,
                        __global int *clevel, volatile __global index_t *leaf,
                        volatile __global index_t *rroot, __global index_t *parent,
-                       __global int *flags, LEVEL_ARGS ${HEAVY_PARAMS})
+                       __global int *flags, LEVEL_ARGS, QUEUE_ARGS ${HEAVY_PARAMS})
 {
     __local int sums[3];
     int n_next = 0, n_leaves = 0;
+    const int nslot = slot;
     LEVEL_GUARD(1);
+% if queue:
+    index_t qbuf[QBUF];
+    int qcnt = 0;
+% endif
 % if heavy:
     if (IN_HEAVY_TIER()) {
         <%common:heavy_vertices v="x" active="clevel[x] == level && IN_ACTIVE_TREE(croot[x])">
@@ -169,7 +213,15 @@ ${claim_edge("j")}
         </%common:heavy_vertices>
     } else
 % endif
+% if queue:
+    /* the frontier's size: the count of the level before (or the host's) */
+    const int qlen = decide && batch_i > 0 ? flags[F_BATCH + 2 * (batch_i - 1)] : frontier0;
+    __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
+    for (int k = get_global_id(0); k < qlen; k += get_global_size(0)) {
+        const index_t x = frontier[k];
+% else:
     ${EACH}(x, nc) {
+% endif
         if (clevel[x] != level) continue;                      /* x in the frontier */
 % if heavy:
         if (IS_HEAVY(cxadj[x + 1] - cxadj[x])) continue;      /* the heavy tier's */
@@ -179,8 +231,53 @@ ${claim_edge("j")}
         for (offset_t j = cxadj[x]; j < cxadj[x + 1] && leaf[r] == NONE; ++j)
 ${claim_edge("j")}
     }
+% if queue:
+    ${queue_flush("level + 1")}
+% endif
     add_group_counts(2, n_next, n_leaves, 0, flags + slot, sums);
 }
+
+% if queue:
+/* TopDown for up to `levels` BFS levels in one work-group (queue mode), from level level0:
+   while the alpha rule picks top-down and the frontier holds at most `most` columns, the
+   group takes a level's queue, then, after a barrier, the next one; counts at F_BATCH + 2i
+   as a batch of launches has them, and the levels run at flags[done_slot]. Levels of a few
+   columns, hundreds of them on meshes, then cost a launch between them all instead of two
+   each. */
+__kernel void top_down_group(int level0, __global const offset_t *cxadj,
+                             __global const index_t *cadj, index_t nc,
+                             __global const index_t *rmatch, __global index_t *croot,
+                             __global int *clevel, volatile __global index_t *leaf,
+                             volatile __global index_t *rroot, __global index_t *parent,
+                             __global int *flags, int levels, int frontier0, int unvisited0,
+                             float alpha, int most, int done_slot, QUEUE_ARGS)
+{
+    __local int sums[3];
+    index_t qbuf[QBUF];
+    int qcnt = 0, i = 0;
+    for (; i < levels; ++i) {
+        /* (every input was counted before the barrier below: uniform over the group) */
+        if (!level_runs(1, 1, i, frontier0, unvisited0, alpha, flags)) break;
+        const int qlen = i ? flags[F_BATCH + 2 * (i - 1)] : frontier0;
+        if (qlen > most) break;
+        const int level = level0 + i, nslot = F_BATCH + 2 * i;
+        int n_next = 0, n_leaves = 0;
+        __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
+        for (int k = get_local_id(0); k < qlen; k += get_local_size(0)) {
+            const index_t x = frontier[k];
+            if (clevel[x] != level) continue;
+            const index_t r = croot[x];
+            if (leaf[r] != NONE) continue;
+            for (offset_t j = cxadj[x]; j < cxadj[x + 1] && leaf[r] == NONE; ++j)
+${claim_edge("j")}
+        }
+        ${queue_flush("level + 1")}
+        add_group_counts(2, n_next, n_leaves, 0, flags + nslot, sums);
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    }
+    if (get_local_id(0) == 0) flags[done_slot] = i;
+}
+% endif
 
 <%def name="find_active_neighbour(level)">
         for (offset_t j = rxadj[y]; j < rxadj[y + 1]; ++j) {
@@ -202,15 +299,23 @@ __kernel void bottom_up(int level, __global const offset_t *rxadj,
                         __global const index_t *rmatch, volatile __global index_t *croot,
                         __global int *clevel, volatile __global index_t *leaf,
                         __global index_t *rroot, __global index_t *parent,
-                        __global int *flags, LEVEL_ARGS)
+                        __global int *flags, LEVEL_ARGS, QUEUE_ARGS)
 {
     __local int sums[3];
     int n_next = 0, n_leaves = 0;
+    const int nslot = slot;
     LEVEL_GUARD(0);
+% if queue:
+    index_t qbuf[QBUF];
+    int qcnt = 0;
+% endif
     FOR_EACH_VERTEX(y, nr) {
         if (rroot[y] != NONE) continue;                         /* visited */
 ${find_active_neighbour("level + 1")}
     }
+% if queue:
+    ${queue_flush("level + 1")}
+% endif
     add_group_counts(2, n_next, n_leaves, 0, flags + slot, sums);
 }
 
@@ -273,15 +378,23 @@ __kernel void graft(int level, __global const offset_t *rxadj, __global const in
                     index_t nr, __global const index_t *rmatch,
                     volatile __global index_t *croot, __global int *clevel,
                     volatile __global index_t *leaf, __global index_t *rroot,
-                    __global index_t *parent, __global int *flags)
+                    __global index_t *parent, __global int *flags, QUEUE_ARGS)
 {
     __local int sums[3];
     int n_next = 0, n_leaves = 0;
+    const int nslot = F_NEXT;
+% if queue:
+    index_t qbuf[QBUF];
+    int qcnt = 0;
+% endif
     FOR_EACH_VERTEX(y, nr) {
         if (rroot[y] != RELEASED) continue;                     /* not renewable */
         rroot[y] = NONE;                                        /* visited[y] <- 0 */
 ${find_active_neighbour("level")}
     }
+% if queue:
+    ${queue_flush("level")}
+% endif
     add_group_counts(2, n_next, n_leaves, 0, flags + F_NEXT, sums);
 }
 

@@ -10,6 +10,7 @@ from hypothesis import given, settings, HealthCheck, strategies as st
 import pyclmatch
 from pyclmatch import generators
 from pyclmatch.bipartite import INITS, verify_matching
+from pyclmatch.bipartite import ptg as ptg_module
 from pyclmatch.bipartite.ptg import (C_ACTIVE_COLS, C_ACTIVE_ROWS, C_RENEWABLE_ROWS, F_BATCH,
                                      F_LEAVES, F_NEXT, F_PATHS, TreeGraftingMatcher)
 from pyclmatch.engine.graphs import DeviceBipartite, as_bipartite
@@ -190,13 +191,20 @@ class Forest:
         m.rmatch, m.cmatch = up(rmatch), up(cmatch)
         m.rroot, m.parent, m.croot = up(rroot), up(parent), up(croot)
         m.clevel, m.leaf = up(clevel), up(leaf)
-        m.flags = cla.zeros(self.q, F_BATCH + 2 * m.batch_levels, np.int32)
-        m.host = np.zeros(F_BATCH + 2 * m.batch_levels, np.int32)
+        m.group = ptg_module.GROUP_FRONTIER_CPU if m.queue and m.handle.is_cpu else 0
+        slots = F_BATCH + 2 * max(m.batch_levels, ptg_module.GROUP_LEVELS) + 1
+        m.flags = cla.zeros(self.q, slots, np.int32)
+        m.host = np.zeros(slots, np.int32)
         m.nr, m.nc, m.level = self.nr, self.nc, level
         m.stats = {k: 0 for k in ("phases", "bfs_levels", "top_down_levels", "paths",
                                   "bottom_up_levels", "grafts", "rebuilds")}
         m.unmatched = int(np.count_nonzero(np.asarray(cmatch) == NONE))
         m.frontier = m.unvisited = m.grafted_leaves = 0
+        # (the frontier of `level`: its queue, where the kernels take one, and its size)
+        front = np.flatnonzero(np.asarray(clevel) == level).astype(np.int32)
+        fq = np.zeros(2 * max(self.nc, 1), np.int32)
+        fq[(level & 1) * self.nc:][:front.size] = front
+        m.fq, m.frontier = up(fq), int(front.size)
         return self
 
     def state(self):

@@ -22,6 +22,13 @@ GPUs, 8 on CPUs) between two read-backs of their counters: the alpha rule is app
 device from the previous level's counts (both directions are launched, one returns at
 once); a phase adds one read-back for Steps 2-3 and one for Graft.
 
+On CPU devices (:data:`QUEUE_CPU`) every step that adds columns to a frontier also appends
+them to that level's queue, and TopDown visits the queue instead of sweeping every column;
+while the frontier is small (:data:`GROUP_FRONTIER_CPU`) one work-group runs up to
+:data:`GROUP_LEVELS` top-down levels in one launch (``top_down_group``). Meshes, whose BFS
+runs hundreds of levels of a few columns, then cost one launch per batch instead of two per
+level and a sweep each.
+
 Parameters: ``work_group_size``, ``ct_work_items``, ``mode`` (``"ct"``/``"mt"``; default CT on
 CPU devices, MT on GPUs), ``alpha`` (default 5, the paper's), ``heavy_degree`` and
 ``heavy_groups`` (top-down columns of larger degree expanded by a work-group),
@@ -40,6 +47,15 @@ F_NEXT, F_LEAVES, F_PATHS, C_ACTIVE_COLS, C_RENEWABLE_ROWS, C_ACTIVE_ROWS, F_BAT
 L0 = 2
 #: the paper's alpha (direction switch and graft-or-rebuild rule)
 ALPHA = 5.0
+#: TopDown from queues of the frontier's columns on CPU and GPU devices (without a heavy
+#: tier), instead of a sweep of every column per level: on meshes, hundreds of levels of a
+#: few columns each
+QUEUE_CPU = True
+QUEUE_GPU = False
+#: with the queues, frontiers of at most this many columns run in one work-group, up to
+#: GROUP_LEVELS levels a launch (``top_down_group``), on CPU devices (0: never)
+GROUP_FRONTIER_CPU = 1024
+GROUP_LEVELS = 64
 
 
 class TreeGraftingMatcher(Launcher):
@@ -66,6 +82,8 @@ class TreeGraftingMatcher(Launcher):
         super().__init__(handle, mode, work_group_size, ct_work_items, heavy_degree,
                          heavy_groups, **dgraph.type_values)
         self.dg = dgraph
+        #: TopDown from a queue of the frontier's columns, not a sweep of every column
+        self.queue = bool(QUEUE_CPU if handle.is_cpu else QUEUE_GPU)
         self.alpha = float(ALPHA if alpha is None else alpha)   # (> 0: registry.PARAMS)
         self.batch_levels = max(1, int(batch_levels or (8 if handle.is_cpu else 16)))
 
@@ -76,13 +94,16 @@ class TreeGraftingMatcher(Launcher):
                 "column levels": nc * 4, "leaves": nc * 4, "bfs_array": nc * 4}
 
     def prepare(self, sched=None):
-        """Heavy columns for :meth:`top_down` (the only kernel a work-group may share)."""
+        """Heavy columns for :meth:`top_down` (the only kernel a work-group may share); the
+        frontier queues where there are none (a heavy tier sweeps its own columns)."""
         self.prepare_heavy(self.dg, ("cols",), sched)
+        self.queue = self.queue and not self.tiers
+        self.specialize(queue=self.queue)
 
     def build(self):
         """Fetch every kernel of the family."""
         super().build("rebuild_forest", "top_down", "bottom_up", "augment", "count_forest",
-                      "graft", "cover_bfs_array")
+                      "graft", "cover_bfs_array", *(("top_down_group",) if self.queue else ()))
 
     def run(self, rmatch, cmatch, sched):
         """MS-BFS-Graft's phases until one finds no augmenting path; returns (bfs_array,
@@ -112,8 +133,12 @@ class TreeGraftingMatcher(Launcher):
         self.croot = cla.empty(q, max(self.nc, 1), idt)
         self.clevel = cla.empty(q, max(self.nc, 1), np.int32)
         self.leaf = cla.empty(q, max(self.nc, 1), idt)
-        self.flags = cla.empty(q, F_BATCH + 2 * self.batch_levels, np.int32)
-        self.host = np.zeros(F_BATCH + 2 * self.batch_levels, np.int32)
+        self.fq = cla.empty(q, 2 * max(self.nc, 1) if self.queue else 1, idt)
+        #: the one-group levels' frontier bound (0: none) and their batch's counter slots
+        self.group = GROUP_FRONTIER_CPU if self.queue and self.handle.is_cpu else 0
+        slots = F_BATCH + 2 * max(self.batch_levels, GROUP_LEVELS if self.group else 0) + 1
+        self.flags = cla.empty(q, slots, np.int32)
+        self.host = np.zeros(slots, np.int32)
         self.level = 0
         self.frontier = self.unvisited = self.unmatched = self.grafted_leaves = 0
         self.stats = {"phases": 0, "bfs_levels": 0, "bfs_levels_launched": 0,
@@ -126,10 +151,12 @@ class TreeGraftingMatcher(Launcher):
         first call (one read-back); later the augmented paths are subtracted on the host."""
         self.level += 1
         n = max(self.nr, self.nc)
+        self.sched.fill("ptg-forest", self.flags[F_NEXT:F_NEXT + 1], 0)
         self.sched.launch("ptg-forest", self.kernel("rebuild_forest"), self.global_size(n),
                           self.wg, np.int32(self.nr), np.int32(self.nc), self.cmatch.data,
                           self.croot.data, self.clevel.data, self.leaf.data,
-                          self.rroot.data, np.int32(self.level))
+                          self.rroot.data, np.int32(self.level), *self._queue_args(),
+                          self.flags.data, np.int32(F_NEXT))
         if self.stats["phases"] == 0:
             self.sched.fill("ptg-forest", self.flags, 0)
             self.count_forest()
@@ -157,16 +184,20 @@ class TreeGraftingMatcher(Launcher):
                     f"ptg: the BFS of phase {self.stats['phases']} ran past {depth_bound} "
                     f"levels on {self.handle.label}; stopped instead of hanging (please "
                     f"report this graph)")
-            if batch == 1:       # one level: the host's rule, no device guard
+            run, replay = batch, batch > 1
+            if self.group and self.frontier <= self.group and self._top_down_next():
+                counts, run = self.enqueue_group_levels()
+                replay = True
+            elif batch == 1:     # one level: the host's rule, no device guard
                 (self.top_down if self._top_down_next() else self.bottom_up)()
                 self.level += 1
                 counts = self.sched.read("ptg-bfs", self.host[:2], self.flags.data)
             else:
                 counts = self.enqueue_levels(batch)
-            for i in range(batch):
+            for i in range(run):
                 if not self.frontier:
                     break
-                if batch > 1:    # (the stats: the device's choice, replayed)
+                if replay:       # (the stats: the device's choice, replayed)
                     self.stats["top_down_levels" if self._top_down_next()
                                else "bottom_up_levels"] += 1
                 nxt, leaves = int(counts[2 * i]), int(counts[2 * i + 1])
@@ -177,6 +208,28 @@ class TreeGraftingMatcher(Launcher):
                 self.stats["bfs_levels"] += 1
             batch = min(2 * batch, self.batch_levels)
         return found > 0
+
+    def enqueue_group_levels(self):
+        """Up to GROUP_LEVELS top-down levels in one work-group (``top_down_group``, while
+        the rule picks top-down and the frontier stays within ``self.group``), then one
+        read-back of their counts and of how many ran; returns ``(counts, levels run)``."""
+        sched, levels = self.sched, GROUP_LEVELS
+        sched.fill("ptg-bfs", self.flags[F_BATCH:], 0)
+        dg, done_slot = self.dg, F_BATCH + 2 * levels
+        sched.launch("ptg-top-down", self.kernel("top_down_group"), self.wg, self.wg,
+                     np.int32(self.level), dg.col_ptr.data, dg.col_ind.data,
+                     np.int32(self.nc), self.rmatch.data, self.croot.data, self.clevel.data,
+                     self.leaf.data, self.rroot.data, self.parent.data, self.flags.data,
+                     np.int32(levels), np.int32(self.frontier), np.int32(self.unvisited),
+                     np.float32(self.alpha), np.int32(self.group), np.int32(done_slot),
+                     *self._queue_args())
+        host = sched.read("ptg-bfs", self.host[F_BATCH:done_slot + 1], self.flags.data,
+                          offset=4 * F_BATCH)
+        run = int(host[-1])
+        self.level += run
+        self.stats["group_launches"] = self.stats.get("group_launches", 0) + 1
+        self.stats["bfs_levels_launched"] = self.stats.get("bfs_levels_launched", 0) + run
+        return host[:-1], run
 
     def _top_down_next(self):
         """The alpha rule (as the device's LEVEL_GUARD applies it): the next level grows
@@ -199,10 +252,15 @@ class TreeGraftingMatcher(Launcher):
                           self.flags.data, offset=4 * F_BATCH)
 
     def _single(self):
-        """The guard arguments of a single level chosen by the host (counts at F_NEXT)."""
+        """The guard arguments of a single level chosen by the host (counts at F_NEXT; the
+        frontier's size, for its queue)."""
         self.sched.fill("ptg-bfs", self.flags[:2], 0)
-        return (np.int32(0), np.int32(0), np.int32(0), np.int32(0), np.float32(1),
-                np.int32(F_NEXT))
+        return (np.int32(0), np.int32(0), np.int32(self.frontier), np.int32(0),
+                np.float32(1), np.int32(F_NEXT))
+
+    def _queue_args(self):
+        """The frontier queues' arguments (QUEUE_ARGS of the kernels; unused without)."""
+        return self.fq.data, np.int32(self.nc)
 
     def top_down(self):
         """TopDown: the frontier's columns (active trees only) claim their unvisited rows
@@ -216,7 +274,7 @@ class TreeGraftingMatcher(Launcher):
                     np.int32(self.level), dg.col_ptr.data, dg.col_ind.data,
                     np.int32(self.nc), self.rmatch.data, self.croot.data, self.clevel.data,
                     self.leaf.data, self.rroot.data, self.parent.data, self.flags.data,
-                    *guard)
+                    *guard, *self._queue_args())
 
     def bottom_up(self):
         """BottomUp: every unvisited row joins an active tree next to it, if any (one level
@@ -230,7 +288,8 @@ class TreeGraftingMatcher(Launcher):
                           self.global_size(self.nr), self.wg, np.int32(self.level),
                           dg.row_ptr.data, dg.row_ind.data, np.int32(self.nr),
                           self.rmatch.data, self.croot.data, self.clevel.data, self.leaf.data,
-                          self.rroot.data, self.parent.data, self.flags.data, *guard)
+                          self.rroot.data, self.parent.data, self.flags.data, *guard,
+                          *self._queue_args())
 
     def augment(self):
         """Step 2 (Augment): flip the path of every tree that found one; then the counts of
@@ -282,7 +341,8 @@ class TreeGraftingMatcher(Launcher):
         sched.launch("ptg-graft", self.kernel("graft"), self.global_size(self.nr), self.wg,
                      np.int32(self.level), dg.row_ptr.data, dg.row_ind.data,
                      np.int32(self.nr), self.rmatch.data, self.croot.data, self.clevel.data,
-                     self.leaf.data, self.rroot.data, self.parent.data, self.flags.data)
+                     self.leaf.data, self.rroot.data, self.parent.data, self.flags.data,
+                     *self._queue_args())
         host = sched.read("ptg-graft", self.host[:2], self.flags.data)
         grafted, self.grafted_leaves = int(host[F_NEXT]), int(host[F_LEAVES])
         self.frontier = grafted
