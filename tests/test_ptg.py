@@ -111,6 +111,53 @@ def test_batched_levels(batch, device):
             assert c["bfs_levels_launched"] >= c["bfs_levels"]
 
 
+@pytest.mark.parametrize("queue,group", [(False, 0), (True, 0), (True, 4), (True, 1024)])
+def test_queues_and_one_group_levels(queue, group, device, monkeypatch):
+    """TopDown from the frontier queues, with or without runs of levels in one work-group
+    (and one work-group taking a frontier of at most 4 columns), and from sweeps of every
+    column: the same cardinality, a certified cover, each level counted once."""
+    monkeypatch.setattr(ptg_module, "QUEUE_CPU", queue)
+    monkeypatch.setattr(ptg_module, "QUEUE_GPU", queue)
+    monkeypatch.setattr(ptg_module, "GROUP_FRONTIER_CPU", group)
+    for A in (generators.grid(40), long_paths(300, seed=4), random_rect(2000, 1800, 3.0, seed=2),
+              hubs(300, seed=5)):
+        for init in ("none", "karp-sipser"):
+            res = ptg(A, device, init=init)
+            check(A, res)
+            c = res.counters
+            assert c["bfs_levels"] == c["top_down_levels"] + c["bottom_up_levels"]
+            if not (queue and group):
+                assert c.get("group_launches", 0) == 0
+
+
+def test_group_levels_keep_the_forest(device):
+    """top_down_group on a chain whose only augmenting path runs through every vertex (the
+    greedy matching of ``chain``): one launch runs its levels one column at a time, each
+    counted once, the last levels' queues hold the columns stamped with them, the tree ends
+    at the free row, and the forest stays valid."""
+    n = 40
+    A = chain(n)
+    rm = np.append(np.arange(1, n), NONE).astype(np.int32)       # row i -> column i + 1
+    cm = np.append(NONE, np.arange(n - 1)).astype(np.int32)      # column 0 unmatched
+    croot = np.where(np.arange(n) == 0, 0, NONE)
+    clevel = np.where(np.arange(n) == 0, 3, -1)
+    f = Forest(device, A, wg=8, mode="ct").set(rm, cm, np.full(n, NONE), np.full(n, NONE),
+                                               croot, clevel, np.full(n, NONE), 3)
+    if not f.m.queue:
+        pytest.skip("the queues are off on this device")
+    f.m.group, f.m.unvisited, f.m.alpha = 1 << 20, n, 1e-3     # (the rule: top-down)
+    counts, run = f.m.enqueue_group_levels()
+    s = f.state()
+    assert run == n                              # n - 1 columns, then the free row's level
+    assert (counts[0:2 * (n - 1):2] == 1).all() and counts[2 * (n - 1)] == 0
+    assert s["leaf"][0] == n - 1 and (s["rroot"] == 0).all()
+    assert_valid_forest(A, s)
+    fq = f.m.fq.get()
+    for k in (n - 2, n - 1):     # (column k joined at level 3 + k; the two queues hold the
+        level = 3 + k            #  last two levels: each is rewritten two levels on)
+        assert fq[(level & 1) * n] == np.flatnonzero(s["clevel"] == level)[0] == k
+
+
 def test_repeated_runs_never_wrong(device):
     """Claims and grafts race between work-items; every run must be maximum and verified."""
     A = permuted_perfect(2000, extra=3, seed=9)
