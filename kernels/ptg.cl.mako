@@ -86,8 +86,9 @@ inline int level_runs(int top_down, int decide, int i, int frontier0, int unvisi
     int slot
 /* The frontier queues (queue mode): fq[0 .. qn) holds the columns of the frontier of the
    even levels, fq[qn .. 2 qn) of the odd ones; a column joining the frontier of level L is
-   appended to L's queue by one atomic increment of its count slot (nslot), which then holds
-   that frontier's size. TopDown then visits its queue instead of every column. */
+   appended to L's queue (QUEUE_FLUSH: a work-item's columns together, their places reserved
+   by one atomic addition to the count slot nslot, which then holds that frontier's size).
+   TopDown then visits its queue instead of every column. */
 #define QUEUE_ARGS __global index_t *fq, index_t qn
 #define LEVEL_GUARD(TD) \
     if (!level_runs(TD, decide, batch_i, frontier0, unvisited0, alpha, flags)) return
