@@ -119,8 +119,8 @@ def test_queues_and_one_group_levels(queue, group, device, monkeypatch):
     monkeypatch.setattr(ptg_module, "QUEUE_CPU", queue)
     monkeypatch.setattr(ptg_module, "QUEUE_GPU", queue)
     monkeypatch.setattr(ptg_module, "GROUP_FRONTIER_CPU", group)
-    for A in (generators.grid(40), long_paths(300, seed=4), random_rect(2000, 1800, 3.0, seed=2),
-              hubs(300, seed=5)):
+    for A in (generators.grid(40), long_paths(300, seed=4),
+              random_rect(2000, 1800, 3.0, seed=2), hubs(300, seed=5)):
         for init in ("none", "karp-sipser"):
             res = ptg(A, device, init=init)
             check(A, res)

@@ -18,7 +18,8 @@ on average), each column keeps its highest bid (``auction_tie``) and takes it
 (``auction_assign``). Once at most a work-group's rows are unassigned, the rounds run inside
 one launch of one work-group (``auction_tail``, a team of up to :data:`TEAM_GPU` work-items
 per row on GPUs; for wide rows there, only the last rows of :data:`WIDE_TAIL_ENTRIES_GPU`
-entries, with teams of up to the whole group). ``eps`` shrinks by ``scaling`` per phase down to 1.
+entries, with teams of up to the whole group). ``eps`` shrinks by ``scaling`` per phase down
+to 1.
 
 The last rows of a phase displace each other along long chains, a price rise of about
 ``eps`` per round, when the unassigned columns are far away: push-relabel without its global
