@@ -176,6 +176,24 @@ def test_user_matrix_left_as_it_was(form):
     assert all(np.array_equal(x, y) for x, y in zip(before, after))
 
 
+@pytest.mark.parametrize("maximize", [False, True])
+@pytest.mark.parametrize("full", [False, True])
+def test_intake_extremes_are_the_costs(maximize, full):
+    """The costs' (min, max) that the intake finds and hands on (to the transposed and the
+    square problem, whose doubled form adds zeros) are those of the costs themselves."""
+    from pyclmatch.assignment.problem import square
+    rng = np.random.default_rng(2)
+    D = rng.uniform(-3.0, 7.0, (5, 8))
+    D[rng.random(D.shape) < 0.3] = np.inf
+    for A in (sparse_instance(30, 4, seed=2, nc=40), D,
+              sp.csr_matrix(rng.uniform(1, 2, (6, 4)))):
+        p = take_in(A, maximize=maximize, full=full)
+        for q in (p, p.transposed()):
+            assert q.extremes == (q.cost.min(), q.cost.max())
+            *_, cost, _, ext = square(q)
+            assert ext == (cost.min(), cost.max())
+
+
 def test_infeasible_names_the_deficiency():
     A = sp.csr_matrix(np.array([[1.0, 0, 0], [2.0, 0, 0], [0, 3.0, 4.0]]))
     with pytest.raises(InputError, match="structural rank 2") as exc:

@@ -89,8 +89,9 @@ def _solve(p, handle, sched, scaling, stats):
     made the rounded benefits too coarse for the rest, the entries that no optimal
     assignment can hold are dropped and the auction runs again (:func:`_needless_above`);
     the host's tightening then makes the duals feasible on every entry."""
-    indptr, indices, cost, n = square(p)
-    rm, u, v, pos, drv = _auction(indptr, indices, cost, n, handle, sched, scaling, stats)
+    indptr, indices, cost, n, extremes = square(p)
+    rm, u, v, pos, drv = _auction(indptr, indices, cost, n, handle, sched, scaling, stats,
+                                  extremes)
     bmap = drv.map
     known = {"scale": bmap.scale}               # (of every cost of p, and zeros)
     if indices is p.indices:
@@ -116,16 +117,17 @@ def _solve(p, handle, sched, scaling, stats):
     return (*out, objective, known)
 
 
-def _auction(indptr, indices, cost, n, handle, sched, scaling, stats):
+def _auction(indptr, indices, cost, n, handle, sched, scaling, stats, extremes=None):
     """The auction and the exact finishing on the square problem: ``(row_match, u, v, pos,
     driver)``, ``pos`` the matched entries' positions (None where the host finished), the
-    driver holding the problem on the device and its benefit map.
+    driver holding the problem on the device and its benefit map (``extremes``: the costs'
+    ``(min, max)`` where known).
     The tightening runs on the device; the host finishes
     (:func:`~pyclmatch.assignment.finish.exact`) where it does not converge."""
     drv = AuctionMatcher(handle, indices.size, scaling, avg_degree=indices.size / max(n, 1))
     with sched.step("build"):
         drv.build(*drv.KERNELS)
-    rm, price, st = drv.run(indptr, indices, cost, sched)
+    rm, price, st = drv.run(indptr, indices, cost, sched, extremes)
     whole = drv.map.integers        # (integer potentials: every reduced cost exact, tol < 1)
     v = -np.rint(price * drv.map.unit) if whole else -(price * drv.map.unit)
     tol = INTEGER_TOL if whole else \

@@ -81,6 +81,7 @@ class BenefitMap:
     below 2**50. Computed from half the costs, so that a
     range past the largest float64 (costs near +-1.8e308) and a tiny one (near 1e-308) stay
     finite. :meth:`apply` maps on the host, the ``benefits`` kernel on the device.
+    ``extremes``: the costs' ``(min, max)`` where known (else found here).
 
     Examples
     --------
@@ -91,10 +92,11 @@ class BenefitMap:
     """
     INTEGRAL, ROUNDED, ZERO = range(3)
 
-    def __init__(self, cost, n):
+    def __init__(self, cost, n, extremes=None):
         self.top = int(min(2 ** BENEFIT_BITS, 2 ** 60 // (4 * (n + 1))))
-        self.cmax, self.cmin = (float(cost.max()), float(cost.min())) if cost.size \
-            else (0.0, 0.0)
+        if extremes is None:
+            extremes = (float(cost.min()), float(cost.max())) if cost.size else (0.0, 0.0)
+        self.cmin, self.cmax = (float(x) for x in extremes)
         cmin = self.cmin
         self.half, self.mult = self.cmax / 2 - cmin / 2, float(n + 1)
         self.scale = max(-cmin, self.cmax, -self.cmax, cmin)
@@ -181,11 +183,12 @@ class AuctionMatcher(KernelFamily):
     def grid(self, n):
         return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
 
-    def upload(self, indptr, indices, cost, sched):
-        """The problem (the costs, and their benefits made on the device: ``self.map``) and
-        the auction's state on the device; every row unassigned."""
+    def upload(self, indptr, indices, cost, sched, extremes=None):
+        """The problem (the costs, and their benefits made on the device: ``self.map``;
+        ``extremes`` the costs' ``(min, max)`` where known) and the auction's state on the
+        device; every row unassigned."""
         h, n = self.handle, indptr.size - 1
-        self.map = BenefitMap(cost, n)
+        self.map = BenefitMap(cost, n, extremes)
         with sched.step("upload"):
             self.n = n
             self.ptr = h.to_device(indptr.astype(self.odt))
@@ -342,12 +345,13 @@ class AuctionMatcher(KernelFamily):
                      cl.LocalMemory(4 * t))
         stats["tail_launches"] = stats.get("tail_launches", 0) + 1
 
-    def run(self, indptr, indices, cost, sched):
+    def run(self, indptr, indices, cost, sched, extremes=None):
         """The auction of the square problem ``(indptr, indices, cost)`` (costs, minimised;
-        their benefits maximised); returns ``(row_match int32, price int64, stats)`` on the
-        host (``self.map.unit``: the cost of a price unit)."""
+        their benefits maximised; ``extremes`` their ``(min, max)`` where known); returns
+        ``(row_match int32, price int64, stats)`` on the host (``self.map.unit``: the cost
+        of a price unit)."""
         stats = {"phases": 0, "rounds": 0}
-        self.upload(indptr, indices, cost, sched)
+        self.upload(indptr, indices, cost, sched, extremes)
         span = self.map.span
         eps = max(1, span // self.scaling)
         knl = self.kernel("auction_tail")          # (its group may be smaller than the device's)

@@ -35,12 +35,21 @@ class Problem:
     """A checked assignment problem in the minimisation form: ``shape`` ``(nr, nc)``, the
     canonical CSR arrays ``indptr``, ``indices`` (int64, int32; sorted rows, no duplicates)
     and ``cost`` (float64: the user's values, negated when ``maximize``), ``full`` (every
-    vertex of the smaller side matched) and ``maximize``."""
+    vertex of the smaller side matched) and ``maximize``; ``extremes``: the costs' ``(min,
+    max)``, where the intake found them already (else computed when first asked)."""
 
-    def __init__(self, shape, indptr, indices, cost, maximize, full):
+    def __init__(self, shape, indptr, indices, cost, maximize, full, extremes=None):
         self.shape = (int(shape[0]), int(shape[1]))
         self.indptr, self.indices, self.cost = indptr, indices, cost
         self.maximize, self.full = bool(maximize), bool(full)
+        self._extremes = extremes
+
+    @property
+    def extremes(self):
+        """``(min, max)`` of the costs (0, 0 without any)."""
+        if self._extremes is None:
+            self._extremes = _extremes(self.cost)
+        return self._extremes
 
     @property
     def nnz(self):
@@ -59,7 +68,7 @@ class Problem:
         t = self.csr().T.tocsr()
         t.sort_indices()
         return Problem(t.shape, t.indptr.astype(np.int64), t.indices.astype(np.int32),
-                       t.data, self.maximize, self.full)
+                       t.data, self.maximize, self.full, self._extremes)
 
     def objective(self, row_match, pos=None):
         """The user's objective (the sum of the user's values of the matched entries);
@@ -193,16 +202,18 @@ def take_in(A, *, maximize, full, argument="A", dense_inf=True, drop_zeros=False
     m.sort_indices()
     cost = -m.data if maximize else m.data        # (never written to: may share the user's)
     return Problem(m.shape, m.indptr.astype(np.int64), m.indices.astype(np.int32, copy=False),
-                   cost, maximize, full)
+                   cost, maximize, full, (-hi, -lo) if maximize else (lo, hi))
 
 
 def square(p):
     """The square problem the auction solves for ``p`` (whose rows are its smaller side when
     ``p.full``): ``p`` itself when it is square and full, else the doubled problem (module
-    docstring). Returns ``(indptr, indices, cost, n)``."""
+    docstring). Returns ``(indptr, indices, cost, n, extremes)``, ``extremes`` the costs'
+    ``(min, max)`` (the doubled problem's are ``p``'s and zeros)."""
     nr, nc = p.shape
+    lo, hi = p.extremes
     if p.full and nr == nc:
-        return p.indptr, p.indices, p.cost, nr
+        return p.indptr, p.indices, p.cost, nr, (lo, hi)
     n = nr + nc
     rows = [p.rows(), nr + p.indices, nr + np.arange(nc, dtype=np.int32)]
     cols = [p.indices, nc + p.rows(), np.arange(nc, dtype=np.int32)]
@@ -214,7 +225,8 @@ def square(p):
     m = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                       shape=(n, n))
     m.sort_indices()
-    return m.indptr.astype(np.int64), m.indices.astype(np.int32), m.data, n
+    return m.indptr.astype(np.int64), m.indices.astype(np.int32), m.data, n, \
+        (min(lo, 0.0), max(hi, 0.0))
 
 
 def original_duals(p, row_match, u, v, pos=None):
