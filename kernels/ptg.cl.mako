@@ -185,6 +185,22 @@ ${attach("y", "x", "r", "level + 1")}
             }
 </%def>
 
+/* TopDown's work for frontier column x of `level`: unless its tree is renewable, it claims
+   its unvisited rows until the tree has found an augmenting path (leaf[r] set, tested per
+   edge). */
+<%def name="expand_column()">
+        const index_t r = croot[x];
+        if (leaf[r] != NONE) continue;                          /* a renewable tree */
+        for (offset_t j = cxadj[x]; j < cxadj[x + 1] && leaf[r] == NONE; ++j)
+${claim_edge("j")}
+</%def>
+/* The size of level i's frontier in a batch (queue mode): the count of the level before,
+   or the batch's first frontier0. */
+inline int batch_frontier(int i, int frontier0, __global const int *flags)
+{
+    return i > 0 ? flags[F_BATCH + 2 * (i - 1)] : frontier0;
+}
+
 /* TopDown (Step 1, MS-BFS-Graft's top-down BFS step): every column x of the frontier
    (clevel[x] == level) whose tree is still active claims its unvisited rows; the tree stops
    growing once it has found an augmenting path (leaf[r] set, tested per edge). With a heavy
@@ -216,7 +232,7 @@ ${claim_edge("j")}
 % endif
 % if queue:
     /* the frontier's size: the count of the level before (or the host's) */
-    const int qlen = decide && batch_i > 0 ? flags[F_BATCH + 2 * (batch_i - 1)] : frontier0;
+    const int qlen = batch_frontier(decide ? batch_i : 0, frontier0, flags);
     __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
     for (int k = get_global_id(0); k < qlen; k += get_global_size(0)) {
         const index_t x = frontier[k];
@@ -227,10 +243,7 @@ ${claim_edge("j")}
 % if heavy:
         if (IS_HEAVY(cxadj[x + 1] - cxadj[x])) continue;      /* the heavy tier's */
 % endif
-        const index_t r = croot[x];
-        if (leaf[r] != NONE) continue;                          /* a renewable tree */
-        for (offset_t j = cxadj[x]; j < cxadj[x + 1] && leaf[r] == NONE; ++j)
-${claim_edge("j")}
+${expand_column()}
     }
 % if queue:
     ${queue_flush("level + 1")}
@@ -259,7 +272,7 @@ __kernel void top_down_group(int level0, __global const offset_t *cxadj,
     for (; i < levels; ++i) {
         /* (every input was counted before the barrier below: uniform over the group) */
         if (!level_runs(1, 1, i, frontier0, unvisited0, alpha, flags)) break;
-        const int qlen = i ? flags[F_BATCH + 2 * (i - 1)] : frontier0;
+        const int qlen = batch_frontier(i, frontier0, flags);
         if (qlen > most) break;
         const int level = level0 + i, nslot = F_BATCH + 2 * i;
         int n_next = 0, n_leaves = 0;
@@ -267,10 +280,7 @@ __kernel void top_down_group(int level0, __global const offset_t *cxadj,
         for (int k = get_local_id(0); k < qlen; k += get_local_size(0)) {
             const index_t x = frontier[k];
             if (clevel[x] != level) continue;
-            const index_t r = croot[x];
-            if (leaf[r] != NONE) continue;
-            for (offset_t j = cxadj[x]; j < cxadj[x + 1] && leaf[r] == NONE; ++j)
-${claim_edge("j")}
+${expand_column()}
         }
         ${queue_flush("level + 1")}
         add_group_counts(2, n_next, n_leaves, 0, flags + nslot, sums);

@@ -151,7 +151,8 @@ class TreeGraftingMatcher(Launcher):
         first call (one read-back); later the augmented paths are subtracted on the host."""
         self.level += 1
         n = max(self.nr, self.nc)
-        self.sched.fill("ptg-forest", self.flags[F_NEXT:F_NEXT + 1], 0)
+        if self.queue:              # (the queue's count)
+            self.sched.fill("ptg-forest", self.flags[F_NEXT:F_NEXT + 1], 0)
         self.sched.launch("ptg-forest", self.kernel("rebuild_forest"), self.global_size(n),
                           self.wg, np.int32(self.nr), np.int32(self.nc), self.cmatch.data,
                           self.croot.data, self.clevel.data, self.leaf.data,
