@@ -355,9 +355,7 @@ class AuctionMatcher(KernelFamily):
         span = self.map.span
         eps = max(1, span // self.scaling)
         knl = self.kernel("auction_tail")          # (its group may be smaller than the device's)
-        fits = knl.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE,
-                                       self.handle.device)
-        group = 1 << (int(fits).bit_length() - 1)
+        group = self.handle.group_fits(knl, most=1 << 30)
         self.tail = min(self.tail, group)
         if self.wide and not self.handle.is_cpu:
             self.team = self.group_min = group

@@ -202,9 +202,8 @@ class _DeviceDM(KernelFamily):
         self.one_group = ONE_GROUP_MAX[kind]
         #: work-group of ``scc_small`` (the last rounds in one group): on GPUs the widest the
         #: kernel allows on this device, up to 1024
-        self.small_wg = self.wg if handle.is_cpu else min(1024, self.kernel("scc_small")
-                                                           .get_work_group_info(
-            cl.kernel_work_group_info.WORK_GROUP_SIZE, handle.device))
+        self.small_wg = (self.wg if handle.is_cpu
+                         else handle.group_fits(self.kernel("scc_small")))
         #: the loops' flags (``flags[0]``: the last pass that changed something, see
         #: :meth:`Scheduler.converge`; ``flags[1]``: an augmenting path seen) and the pass
         #: counter, increasing over the whole call (the push kernels' stamps compare with it)

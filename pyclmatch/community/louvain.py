@@ -279,8 +279,7 @@ class DeviceLouvain(KernelFamily):
         per-bucket size when registers or local memory do not allow ``og_wg``)."""
         og = self.og_wg
         knl = self.kernel(name, **self._one_group_values(og))
-        if og != self.wg and knl.get_work_group_info(
-                cl.kernel_work_group_info.WORK_GROUP_SIZE, self.handle.device) < og:
+        if og != self.wg and self.handle.group_fits(knl, most=og) < og:
             self.og_wg = self.wg        # (both one-group kernels fall back to it)
             return self.one_group_kernel(name)
         return knl

@@ -293,6 +293,20 @@ class DeviceHandle:
                 return kernels
         return False
 
+    def group_fits(self, knl, most=1024):
+        """The largest work-group (a power of two, at most ``most``) that kernel ``knl``
+        fits on this device: its registers and local memory may allow fewer work-items
+        than the device's maximum.
+
+        >>> import pyopencl as cl
+        >>> h = get_device("cpu")
+        >>> prg = cl.Program(h.context, "__kernel void k(__global int *a) { *a = 1; }")
+        >>> h.group_fits(prg.build().k, most=64)
+        64
+        """
+        fits = knl.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, self.device)
+        return 1 << (int(min(fits, most)).bit_length() - 1)
+
     def kernel(self, template, name, kernels=None, **values):
         """Kernel ``name`` of ``template`` specialized with ``values``: the calling thread's
         kernel object, memoized per (thread, program, name). The program is built once and
