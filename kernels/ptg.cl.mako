@@ -36,8 +36,10 @@
   tree that augmented in the same launch: row_match and col_match disagreed on GPUs). The
   augmented trees are fixed before Graft: count_forest marks their rows RELEASED.
   flags[] (int, zeroed by the host): F_NEXT columns put in the next frontier, F_LEAVES unmatched
-  rows claimed (paths found), F_PATHS paths augmented, C_* the forest's counts for Step 3;
-  from F_BATCH on, the same two counts per level of a batch of BFS levels (LEVEL_GUARD).
+  rows claimed (paths found), F_PATHS paths augmented, C_* the forest's counts for Step 3,
+  F_GRAFTED set when Graft ran (Step 3 decided on the device, RENEWAL_GUARD), F_F0 and F_U0
+  the next BFS's first frontier and unvisited rows (phase_start); from F_BATCH on, the same
+  two counts per level of a batch of BFS levels (LEVEL_GUARD).
   heavy_degree (optional, common.cl.mako): TopDown expands heavy columns by a work-group.
 </%doc>
 <%namespace name="common" file="common.cl.mako"/>
@@ -57,7 +59,10 @@
 #define C_ACTIVE_COLS 3
 #define C_RENEWABLE_ROWS 4
 #define C_ACTIVE_ROWS 5
-#define F_BATCH 6
+#define F_GRAFTED 6
+#define F_F0 7
+#define F_U0 8
+#define F_BATCH 9
 #define IN_ACTIVE_TREE(r) ((r) != NONE && leaf[r] == NONE)
 
 /* LEVEL_GUARD(TOP_DOWN): whether this launch is the level's direction, decided on the device
@@ -67,18 +72,22 @@
    with frontier0 columns and unvisited0 unvisited rows: the level's frontier is the last
    level's count (none: the BFS has ended, both kernels return), and it runs top-down iff
    |F| * alpha < |unvisited rows| (the paper's rule; the bottom-up kernel takes the other
-   case). Every input was written by an earlier launch: the choice is uniform over the grid
-   (no barrier is skipped by part of a group). */
+   case), or top-down whatever the rule says with decide == 2 (the host launched no
+   bottom-up: it expects the frontier to stay small). frontier0 < 0: the batch starts a
+   phase whose Step 3 ran on the device, its frontier and unvisited rows at F_F0, F_U0. Every input was written by an earlier
+   launch: the choice is uniform over the grid (no barrier is skipped by part of a group). */
 inline int level_runs(int top_down, int decide, int i, int frontier0, int unvisited0,
                       float alpha, __global const int *flags)
 {
     if (!decide) return 1;
     int frontier = frontier0, unvisited = unvisited0;
+    if (frontier0 < 0) { frontier = flags[F_F0]; unvisited = flags[F_U0]; }
     for (int j = 0; j < i; ++j) {
         frontier = flags[F_BATCH + 2 * j];
         unvisited -= flags[F_BATCH + 2 * j] + flags[F_BATCH + 2 * j + 1];
     }
     if (frontier == 0) return 0;
+    if (decide == 2) return top_down;
     const int td = (float)frontier * alpha < (float)unvisited;
     return top_down ? td : !td;
 }
@@ -114,7 +123,7 @@ inline void add_group_counts(int k, int c0, int c1, int c2, __global int *dst,
 
 /* QUEUE_FLUSH (queue mode): a work-item's columns for the frontier of `level`, kept in
    qbuf (up to QBUF), appended to that level's queue with one atomic addition to its count
-   (nslot) instead of one per column. */
+   (nslot) instead of one per column (a full qbuf, mid-kernel). */
 #define QBUF 16
 <%def name="queue_flush(level)">{
                             const int at_ = atomic_add(&flags[nslot], qcnt);
@@ -122,6 +131,29 @@ inline void add_group_counts(int k, int c0, int c1, int c2, __global int *dst,
                             for (int i_ = 0; i_ < qcnt; ++i_) dst_[i_] = qbuf[i_];
                             qcnt = 0;
                         }</%def>
+/* The work-group's last columns for the frontier of `level` (every work-item's qbuf) go to
+   that level's queue with one atomic addition per work-group: places within the group from
+   a local count, then the group's base from the global one (a GPU launch of millions of
+   work-items would otherwise contend on one counter). Every work-item of the group must
+   call it (barriers); the local add is unconditional (see add_group_counts). */
+inline void append_group(int level, const index_t *qbuf, int qcnt, __global int *count,
+                         __global index_t *fq, index_t qn, volatile __local int *s)
+{
+    if (get_local_id(0) == 0) s[0] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int at = atomic_add(&s[0], qcnt);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) s[1] = s[0] ? atomic_add(count, s[0]) : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global index_t *dst = fq + (size_t)(level & 1) * qn + s[1] + at;
+    for (int i = 0; i < qcnt; ++i) dst[i] = qbuf[i];
+    barrier(CLK_LOCAL_MEM_FENCE);             /* (s is reused by the caller) */
+}
+<%def name="queue_end(level)">
+% if context.get('queue', False):
+    append_group(${level}, qbuf, qcnt, &flags[nslot], fq, qn, sums);
+% endif
+</%def>
 /* ATTACH: row y joins tree r through column x (updatePointers of MS-BFS-Graft's TopDown and
    BottomUp): parent[y] <- x; an unmatched y ends the tree's augmenting path (leaf[r] <- y if
    the tree has none yet, one compare-and-swap: the tree stops growing); a matched y brings
@@ -145,15 +177,25 @@ inline void add_group_counts(int k, int c0, int c1, int c2, __global int *dst,
                 }
 </%def>
 
+/* RENEWAL_GUARD(GRAFT): Step 3's rule decided on the device from count_forest's counts (an
+   earlier launch: uniform over the grid): Graft runs iff |active columns| * alpha >
+   |renewable rows|, RebuildForest iff not; guard == 0: run (the host decided). */
+#define RENEWAL_ARGS int guard, float alpha
+#define RENEWAL_GUARD(GRAFT) \
+    if (guard && ((float)flags[C_ACTIVE_COLS] * alpha > (float)flags[C_RENEWABLE_ROWS]) \
+            != (GRAFT)) return
+
 /* RebuildForest (Step 3's rebuild, and the initial forest of MS-BFS-Graft): every unmatched
    column is the root of a tree of its own in the frontier of `level`, every other vertex is
    in no tree and every row unvisited. */
 __kernel void rebuild_forest(index_t nr, index_t nc, __global const index_t *cmatch,
                              __global index_t *croot, __global int *clevel,
                              __global index_t *leaf, __global index_t *rroot, int level,
-                             QUEUE_ARGS, __global int *flags, int nslot)
+                             QUEUE_ARGS, __global int *flags, int nslot, RENEWAL_ARGS)
 {
+    RENEWAL_GUARD(0);
 % if queue:
+    __local int sums[3];
     index_t qbuf[QBUF];
     int qcnt = 0;
 % endif
@@ -169,9 +211,7 @@ __kernel void rebuild_forest(index_t nr, index_t nc, __global const index_t *cma
         }
 % endif
     }
-% if queue:
-    ${queue_flush("level")}
-% endif
+${queue_end("level")}
     FOR_EACH_VERTEX(y, nr) rroot[y] = NONE;
 }
 
@@ -198,7 +238,7 @@ ${claim_edge("j")}
    or the batch's first frontier0. */
 inline int batch_frontier(int i, int frontier0, __global const int *flags)
 {
-    return i > 0 ? flags[F_BATCH + 2 * (i - 1)] : frontier0;
+    return i > 0 ? flags[F_BATCH + 2 * (i - 1)] : frontier0 < 0 ? flags[F_F0] : frontier0;
 }
 
 /* TopDown (Step 1, MS-BFS-Graft's top-down BFS step): every column x of the frontier
@@ -245,9 +285,7 @@ ${claim_edge("j")}
 % endif
 ${expand_column()}
     }
-% if queue:
-    ${queue_flush("level + 1")}
-% endif
+${queue_end("level + 1")}
     add_group_counts(2, n_next, n_leaves, 0, flags + slot, sums);
 }
 
@@ -268,12 +306,11 @@ __kernel void top_down_group(int level0, __global const offset_t *cxadj,
 {
     __local int sums[3];
     index_t qbuf[QBUF];
-    int qcnt = 0, i = 0;
+    int qcnt = 0, i = 0, qlen = frontier0, unvisited = unvisited0;
     for (; i < levels; ++i) {
-        /* (every input was counted before the barrier below: uniform over the group) */
-        if (!level_runs(1, 1, i, frontier0, unvisited0, alpha, flags)) break;
-        const int qlen = batch_frontier(i, frontier0, flags);
-        if (qlen > most) break;
+        /* the alpha rule (as LEVEL_GUARD's) on the counts of the level before, read after
+           the barrier below (volatile: not a stale cached copy): uniform over the group */
+        if (!qlen || qlen > most || !((float)qlen * alpha < (float)unvisited)) break;
         const int level = level0 + i, nslot = F_BATCH + 2 * i;
         int n_next = 0, n_leaves = 0;
         __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
@@ -282,9 +319,13 @@ __kernel void top_down_group(int level0, __global const offset_t *cxadj,
             if (clevel[x] != level) continue;
 ${expand_column()}
         }
-        ${queue_flush("level + 1")}
+        append_group(level + 1, qbuf, qcnt, &flags[nslot], fq, qn, sums);
+        qcnt = 0;
         add_group_counts(2, n_next, n_leaves, 0, flags + nslot, sums);
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        volatile __global const int *counts = flags + nslot;
+        qlen = counts[0];
+        unvisited -= counts[0] + counts[1];
     }
     if (get_local_id(0) == 0) flags[done_slot] = i;
 }
@@ -324,9 +365,7 @@ __kernel void bottom_up(int level, __global const offset_t *rxadj,
         if (rroot[y] != NONE) continue;                         /* visited */
 ${find_active_neighbour("level + 1")}
     }
-% if queue:
-    ${queue_flush("level + 1")}
-% endif
+${queue_end("level + 1")}
     add_group_counts(2, n_next, n_leaves, 0, flags + slot, sums);
 }
 
@@ -389,11 +428,14 @@ __kernel void graft(int level, __global const offset_t *rxadj, __global const in
                     index_t nr, __global const index_t *rmatch,
                     volatile __global index_t *croot, __global int *clevel,
                     volatile __global index_t *leaf, __global index_t *rroot,
-                    __global index_t *parent, __global int *flags, QUEUE_ARGS)
+                    __global index_t *parent, __global int *flags, QUEUE_ARGS,
+                    RENEWAL_ARGS)
 {
     __local int sums[3];
     int n_next = 0, n_leaves = 0;
     const int nslot = F_NEXT;
+    RENEWAL_GUARD(1);
+    if (get_global_id(0) == 0) flags[F_GRAFTED] = 1;
 % if queue:
     index_t qbuf[QBUF];
     int qcnt = 0;
@@ -403,10 +445,19 @@ __kernel void graft(int level, __global const offset_t *rxadj, __global const in
         rroot[y] = NONE;                                        /* visited[y] <- 0 */
 ${find_active_neighbour("level")}
     }
-% if queue:
-    ${queue_flush("level")}
-% endif
+${queue_end("level")}
     add_group_counts(2, n_next, n_leaves, 0, flags + F_NEXT, sums);
+}
+
+/* The next BFS's first frontier and unvisited rows (F_F0, F_U0) after a Step 3 decided on
+   the device (one work-item): Graft's frontier and the rows outside active trees, or, after
+   RebuildForest, every unmatched column (`unmatched` before Augment, less the paths) and
+   every row. */
+__kernel void phase_start(index_t nr, int unmatched, __global int *flags)
+{
+    const int grafted = flags[F_GRAFTED];
+    flags[F_F0] = grafted ? flags[F_NEXT] : unmatched - flags[F_PATHS];
+    flags[F_U0] = grafted ? nr - flags[C_ACTIVE_ROWS] - flags[F_NEXT] - flags[F_LEAVES] : nr;
 }
 
 /* The König cover's BFS array (the API's convention, values >= L0 = reached from an unmatched

@@ -119,6 +119,7 @@ def test_queues_and_one_group_levels(queue, group, device, monkeypatch):
     monkeypatch.setattr(ptg_module, "QUEUE_CPU", queue)
     monkeypatch.setattr(ptg_module, "QUEUE_GPU", queue)
     monkeypatch.setattr(ptg_module, "GROUP_FRONTIER_CPU", group)
+    monkeypatch.setattr(ptg_module, "GROUP_FRONTIER_GPU", group)
     for A in (generators.grid(40), long_paths(300, seed=4),
               random_rect(2000, 1800, 3.0, seed=2), hubs(300, seed=5)):
         for init in ("none", "karp-sipser"):
@@ -429,7 +430,7 @@ def test_grafted_leaf_keeps_its_tree(mode, wg, items, device):
     f.m.stats["phases"] = 1
     f.m.count_forest(release=True)
     counts = f.m.flags.get()
-    assert list(counts[C_ACTIVE_COLS:F_BATCH]) == [3, 2, 1]   # r3, r2, ca; u, d; a
+    assert list(counts[C_ACTIVE_COLS:C_ACTIVE_ROWS + 1]) == [3, 2, 1]   # r3, r2, ca; u, d; a
     f.m.graft(active_rows=int(counts[C_ACTIVE_ROWS]))
     s = f.state()
     assert_forest_invariants(A, s)
@@ -594,8 +595,12 @@ class CheckedMatcher(TreeGraftingMatcher):
         super().graft(active_rows)
         self.checked()
 
-    def enqueue_levels(self, batch):
-        counts = super().enqueue_levels(batch)
+    def enqueue_renewal(self):
+        super().enqueue_renewal()
+        self.checked()
+
+    def enqueue_levels(self, batch, top_down_only=False, settle=False):
+        counts = super().enqueue_levels(batch, top_down_only, settle)
         self.checked()
         return counts
 

@@ -20,14 +20,18 @@ exactly those reachable from unmatched columns: they are the König cover's ``bf
 (no extra BFS). BFS levels go in batches of doubling size (``batch_levels``, default 16 on
 GPUs, 8 on CPUs) between two read-backs of their counters: the alpha rule is applied on the
 device from the previous level's counts (both directions are launched, one returns at
-once); a phase adds one read-back for Steps 2-3 and one for Graft.
+once; while the frontier stays far below the unvisited rows, top-down alone). Steps 2-3
+are decided on the device too (:meth:`~TreeGraftingMatcher.enqueue_renewal`): their
+counts come back with the next phase's first batch, so a phase costs no read-back of its
+own (with ``batch_levels=1`` the host decides, one read-back per step).
 
-On CPU devices (:data:`QUEUE_CPU`) every step that adds columns to a frontier also appends
-them to that level's queue, and TopDown visits the queue instead of sweeping every column;
-while the frontier is small (:data:`GROUP_FRONTIER_CPU`) one work-group runs up to
+Every step that adds columns to a frontier also appends them to that level's queue
+(:data:`QUEUE_CPU`, :data:`QUEUE_GPU`; a work-group's appends take one atomic addition),
+and TopDown visits the queue instead of sweeping every column; while the frontier is small
+(:data:`GROUP_FRONTIER_CPU`, :data:`GROUP_FRONTIER_GPU`) one work-group runs up to
 :data:`GROUP_LEVELS` top-down levels in one launch (``top_down_group``). Meshes, whose BFS
 runs hundreds of levels of a few columns, then cost one launch per batch instead of two per
-level and a sweep each.
+level and a sweep each. Graphs with a heavy tier keep the sweeps.
 
 Parameters: ``work_group_size``, ``ct_work_items``, ``mode`` (``"ct"``/``"mt"``; default CT on
 CPU devices, MT on GPUs), ``alpha`` (default 5, the paper's), ``heavy_degree`` and
@@ -42,7 +46,8 @@ from .geometry import Launcher
 from .registry import register_algorithm
 
 #: flags[] slots of kernels/ptg.cl.mako (from F_BATCH on: two counts per level of a batch)
-F_NEXT, F_LEAVES, F_PATHS, C_ACTIVE_COLS, C_RENEWABLE_ROWS, C_ACTIVE_ROWS, F_BATCH = range(7)
+(F_NEXT, F_LEAVES, F_PATHS, C_ACTIVE_COLS, C_RENEWABLE_ROWS, C_ACTIVE_ROWS, F_GRAFTED, F_F0,
+ F_U0, F_BATCH) = range(10)
 #: the BFS level value of the cover's reached columns (the API's convention)
 L0 = 2
 #: the paper's alpha (direction switch and graft-or-rebuild rule)
@@ -51,11 +56,18 @@ ALPHA = 5.0
 #: tier), instead of a sweep of every column per level: on meshes, hundreds of levels of a
 #: few columns each
 QUEUE_CPU = True
-QUEUE_GPU = False
+QUEUE_GPU = True
 #: with the queues, frontiers of at most this many columns run in one work-group, up to
-#: GROUP_LEVELS levels a launch (``top_down_group``), on CPU devices (0: never)
+#: GROUP_LEVELS levels a launch (``top_down_group``), on CPU devices and GPUs (0: never)
 GROUP_FRONTIER_CPU = 1024
+GROUP_FRONTIER_GPU = 1024
 GROUP_LEVELS = 64
+#: on GPUs, TopDown from the queues runs at most this many work-items (they stride over the
+#: queue): a launch over every column would start millions of work-items for a frontier of a
+#: few thousand
+QUEUE_GRID_GPU = 1 << 16
+#: the BFS levels of a phase's first batch (later batches double, up to ``batch_levels``)
+FIRST_BATCH = 2
 
 
 class TreeGraftingMatcher(Launcher):
@@ -103,7 +115,8 @@ class TreeGraftingMatcher(Launcher):
     def build(self):
         """Fetch every kernel of the family."""
         super().build("rebuild_forest", "top_down", "bottom_up", "augment", "count_forest",
-                      "graft", "cover_bfs_array", *(("top_down_group",) if self.queue else ()))
+                      "graft", "phase_start", "cover_bfs_array",
+                      *(("top_down_group",) if self.queue else ()))
 
     def run(self, rmatch, cmatch, sched):
         """MS-BFS-Graft's phases until one finds no augmenting path; returns (bfs_array,
@@ -111,16 +124,19 @@ class TreeGraftingMatcher(Launcher):
         self.rmatch, self.cmatch, self.sched = rmatch, cmatch, sched
         self.allocate()
         self.rebuild_forest()                               # the initial forest
-        bound = min(self.nr, self.nc) + 2
+        bound, renewed = min(self.nr, self.nc) + 2, False
         while True:
             sched.tick("ptg phases", bound)
-            found = self.grow_forest()                      # Step 1
+            found = self.grow_forest(renewed)               # Step 1
             sched.report("ptg", phase=self.stats["phases"], levels=self.stats["bfs_levels"])
             if not found:
                 break
             self.stats["phases"] += 1
-            counts = self.augment()                         # Step 2
-            self.graft_or_rebuild(counts)                   # Step 3
+            if self.batch_levels > 1:                       # Steps 2-3, decided on the device
+                self.enqueue_renewal()
+                renewed = True
+            else:                                           # the host's rule
+                self.graft_or_rebuild(self.augment())
         return self.cover(), dict(self.stats)
 
     def allocate(self):
@@ -135,7 +151,8 @@ class TreeGraftingMatcher(Launcher):
         self.leaf = cla.empty(q, max(self.nc, 1), idt)
         self.fq = cla.empty(q, 2 * max(self.nc, 1) if self.queue else 1, idt)
         #: the one-group levels' frontier bound (0: none) and their batch's counter slots
-        self.group = GROUP_FRONTIER_CPU if self.queue and self.handle.is_cpu else 0
+        bound = GROUP_FRONTIER_CPU if self.handle.is_cpu else GROUP_FRONTIER_GPU
+        self.group = bound if self.queue else 0
         slots = F_BATCH + 2 * max(self.batch_levels, GROUP_LEVELS if self.group else 0) + 1
         self.flags = cla.empty(q, slots, np.int32)
         self.host = np.zeros(slots, np.int32)
@@ -150,14 +167,9 @@ class TreeGraftingMatcher(Launcher):
         frontier of a fresh level; every row unvisited. Counts the unmatched columns on the
         first call (one read-back); later the augmented paths are subtracted on the host."""
         self.level += 1
-        n = max(self.nr, self.nc)
         if self.queue:              # (the queue's count)
             self.sched.fill("ptg-forest", self.flags[F_NEXT:F_NEXT + 1], 0)
-        self.sched.launch("ptg-forest", self.kernel("rebuild_forest"), self.global_size(n),
-                          self.wg, np.int32(self.nr), np.int32(self.nc), self.cmatch.data,
-                          self.croot.data, self.clevel.data, self.leaf.data,
-                          self.rroot.data, np.int32(self.level), *self._queue_args(),
-                          self.flags.data, np.int32(F_NEXT))
+        self._rebuild_forest(guard=False)
         if self.stats["phases"] == 0:
             self.sched.fill("ptg-forest", self.flags, 0)
             self.count_forest()
@@ -168,25 +180,69 @@ class TreeGraftingMatcher(Launcher):
         self.frontier, self.unvisited = self.unmatched, self.nr
         self.grafted_leaves = 0
 
-    def grow_forest(self):
+    def _rebuild_forest(self, guard):
+        n = max(self.nr, self.nc)
+        self.sched.launch("ptg-forest", self.kernel("rebuild_forest"), self.global_size(n),
+                          self.wg, np.int32(self.nr), np.int32(self.nc), self.cmatch.data,
+                          self.croot.data, self.clevel.data, self.leaf.data,
+                          self.rroot.data, np.int32(self.level), *self._queue_args(),
+                          self.flags.data, np.int32(F_NEXT), *self._renewal_args(guard))
+
+    def _renewal_args(self, guard):
+        """RENEWAL_GUARD's arguments: Step 3's rule on the device (``guard``) or not."""
+        return np.int32(bool(guard)), np.float32(self.alpha)
+
+    def enqueue_renewal(self):
+        """Steps 2-3 without a read-back: Augment, the counts of Step 3's rule, Graft and
+        RebuildForest each guarded by the rule on the device (RENEWAL_GUARD: one of them
+        runs, at the same fresh level), then the next BFS's first frontier and unvisited rows
+        (``phase_start``). The next :meth:`grow_forest` reads these counts with its first
+        batch's (:meth:`settle_renewal`): a phase costs one read-back fewer per step."""
+        sched = self.sched
+        sched.fill("ptg-augment", self.flags, 0)
+        self._augment()
+        self.count_forest(release=True)
+        wrap = self.level > 2**31 - 4 * (self.nr + 4)
+        self.level = 1 if wrap else self.level + 1   # (a rebuild rewrites every stamp)
+        if not wrap:
+            self._graft(guard=True)
+        self._rebuild_forest(guard=not wrap)
+        sched.launch("ptg-augment", self.kernel("phase_start"), 1, 1, np.int32(self.nr),
+                     np.int32(self.unmatched), self.flags.data)
+
+    def settle_renewal(self, host):
+        """The host's side of :meth:`enqueue_renewal` from the counts read back: paths,
+        graft or rebuild, the frontier, the unvisited rows and the free rows grafted."""
+        paths = int(host[F_PATHS])
+        self.stats["paths"] += paths
+        self.unmatched -= paths
+        grafted = bool(host[F_GRAFTED])
+        self.stats["grafts" if grafted else "rebuilds"] += 1
+        self.grafted_leaves = int(host[F_LEAVES]) if grafted else 0
+        self.frontier, self.unvisited = int(host[F_F0]), int(host[F_U0])
+
+    def grow_forest(self, renewed=False):
         """Step 1: BFS levels from the frontier until a level adds no column; returns whether
         a path was found. Levels go in batches of doubling size (up to ``batch_levels``)
         between two read-backs: each level launches both directions, and on the device
         (LEVEL_GUARD) the one that the alpha rule picks from the last level's counts runs
         while the other returns; levels after the one that ended the BFS return at once. The
         host replays the rule on the counts read back (the stats)."""
+        depth_bound, first = self.nr + 2, renewed
+        depth, batch, growth = 0, min(FIRST_BATCH, self.batch_levels), float("inf")
         # (paths Graft found: a released free row grafted onto an active tree ends its path)
-        found, depth_bound = self.grafted_leaves, self.nr + 2
-        self.grafted_leaves = 0
-        depth, batch = 0, min(2, self.batch_levels)
-        while self.frontier:
+        found = 0 if renewed else self.grafted_leaves
+        while first or self.frontier:
             if depth >= depth_bound:
                 raise IterationLimitError(
                     f"ptg: the BFS of phase {self.stats['phases']} ran past {depth_bound} "
                     f"levels on {self.handle.label}; stopped instead of hanging (please "
                     f"report this graph)")
-            run, replay = batch, batch > 1
-            if self.group and self.frontier <= self.group and self._top_down_next():
+            run, replay, forced = batch, batch > 1, False
+            if first:            # (its read-back brings the renewal's counts)
+                counts = self.enqueue_levels(batch, settle=True)
+                found, first = self.grafted_leaves, False
+            elif self.group and self.frontier <= self.group and self._top_down_next():
                 counts, run = self.enqueue_group_levels()
                 replay = True
             elif batch == 1:     # one level: the host's rule, no device guard
@@ -194,20 +250,24 @@ class TreeGraftingMatcher(Launcher):
                 self.level += 1
                 counts = self.sched.read("ptg-bfs", self.host[:2], self.flags.data)
             else:
-                counts = self.enqueue_levels(batch)
+                forced = self._top_down_sure(batch, growth)
+                counts = self.enqueue_levels(batch, forced)
+            growth = 1.0
             for i in range(run):
                 if not self.frontier:
                     break
                 if replay:       # (the stats: the device's choice, replayed)
-                    self.stats["top_down_levels" if self._top_down_next()
-                               else "bottom_up_levels"] += 1
+                    self.stats["top_down_levels" if forced or self._top_down_next()
+                                else "bottom_up_levels"] += 1
                 nxt, leaves = int(counts[2 * i]), int(counts[2 * i + 1])
+                growth = max(growth, nxt / self.frontier)
                 self.frontier = nxt
                 self.unvisited -= nxt + leaves
                 found += leaves
                 depth += 1
                 self.stats["bfs_levels"] += 1
             batch = min(2 * batch, self.batch_levels)
+        self.grafted_leaves = 0
         return found > 0
 
     def enqueue_group_levels(self):
@@ -217,7 +277,9 @@ class TreeGraftingMatcher(Launcher):
         sched, levels = self.sched, GROUP_LEVELS
         sched.fill("ptg-bfs", self.flags[F_BATCH:], 0)
         dg, done_slot = self.dg, F_BATCH + 2 * levels
-        sched.launch("ptg-top-down", self.kernel("top_down_group"), self.wg, self.wg,
+        knl = self.kernel("top_down_group")
+        wg = self.wg if self.handle.is_cpu else self.handle.group_fits(knl)
+        sched.launch("ptg-top-down", knl, wg, wg,
                      np.int32(self.level), dg.col_ptr.data, dg.col_ind.data,
                      np.int32(self.nc), self.rmatch.data, self.croot.data, self.clevel.data,
                      self.leaf.data, self.rroot.data, self.parent.data, self.flags.data,
@@ -237,18 +299,36 @@ class TreeGraftingMatcher(Launcher):
         top-down while ``|frontier| < |unvisited rows| / alpha``, else bottom-up."""
         return self.frontier * self.alpha < self.unvisited
 
-    def enqueue_levels(self, batch):
+    def _top_down_sure(self, batch, growth):
+        """Whether the alpha rule will pick top-down at every level of the next ``batch``,
+        the frontier growing at most ``growth`` times per level (the last batch's most):
+        then the batch launches no bottom-up levels. Meshes, whose frontiers stay a few
+        columns among millions of unvisited rows, then pay one launch per level, not two."""
+        return self.frontier * self.alpha * growth ** batch < self.unvisited
+
+    def enqueue_levels(self, batch, top_down_only=False, settle=False):
         """``batch`` BFS levels, each a top-down and a bottom-up launch of which the device
-        runs one (LEVEL_GUARD), then one read-back of their counts; returns the counts."""
+        runs one (LEVEL_GUARD), or top-down launches alone (``top_down_only``), then one
+        read-back of their counts; returns the counts. ``settle``: the batch begins the
+        phase after :meth:`enqueue_renewal`, its frontier on the device; the read-back also
+        brings the renewal's counts (:meth:`settle_renewal`)."""
         sched = self.sched
         sched.fill("ptg-bfs", self.flags[F_BATCH:F_BATCH + 2 * batch], 0)
         f0, u0, alpha = np.int32(self.frontier), np.int32(self.unvisited), np.float32(self.alpha)
+        if settle:
+            f0 = u0 = np.int32(-1)
+        decide = np.int32(2 if top_down_only else 1)
         for i in range(batch):
-            guard = (np.int32(1), np.int32(i), f0, u0, alpha, np.int32(F_BATCH + 2 * i))
+            guard = (decide, np.int32(i), f0, u0, alpha, np.int32(F_BATCH + 2 * i))
             self._top_down(guard)
-            self._bottom_up(guard)
+            if not top_down_only:
+                self._bottom_up(guard)
             self.level += 1
         self.stats["bfs_levels_launched"] = self.stats.get("bfs_levels_launched", 0) + batch
+        if settle:
+            host = sched.read("ptg-bfs", self.host[:F_BATCH + 2 * batch], self.flags.data)
+            self.settle_renewal(host)
+            return host[F_BATCH:]
         return sched.read("ptg-bfs", self.host[F_BATCH:F_BATCH + 2 * batch],
                           self.flags.data, offset=4 * F_BATCH)
 
@@ -271,7 +351,8 @@ class TreeGraftingMatcher(Launcher):
 
     def _top_down(self, guard):
         dg = self.dg
-        self.launch(self.sched, "ptg-top-down", self.kernel("top_down"), "cols", self.nc,
+        n = min(self.nc, QUEUE_GRID_GPU) if self.queue and not self.handle.is_cpu else self.nc
+        self.launch(self.sched, "ptg-top-down", self.kernel("top_down"), "cols", n,
                     np.int32(self.level), dg.col_ptr.data, dg.col_ind.data,
                     np.int32(self.nc), self.rmatch.data, self.croot.data, self.clevel.data,
                     self.leaf.data, self.rroot.data, self.parent.data, self.flags.data,
@@ -297,15 +378,18 @@ class TreeGraftingMatcher(Launcher):
         Step 3's rule. One read-back; returns the host copy of the counters."""
         sched = self.sched
         sched.fill("ptg-augment", self.flags[F_PATHS:], 0)
-        sched.launch("ptg-augment", self.kernel("augment"), self.global_size(self.nc),
-                     self.wg, np.int32(self.nc), self.cmatch.data, self.rmatch.data,
-                     self.leaf.data, self.parent.data, self.flags.data)
+        self._augment()
         self.count_forest(release=True)
         host = sched.read("ptg-augment", self.host, self.flags.data)
         paths = int(host[F_PATHS])
         self.stats["paths"] += paths
         self.unmatched -= paths
         return host.copy()
+
+    def _augment(self):
+        self.sched.launch("ptg-augment", self.kernel("augment"), self.global_size(self.nc),
+                          self.wg, np.int32(self.nc), self.cmatch.data, self.rmatch.data,
+                          self.leaf.data, self.parent.data, self.flags.data)
 
     def count_forest(self, release=False):
         """Columns in active trees, rows in renewable and in active trees (flags C_*); with
@@ -337,17 +421,20 @@ class TreeGraftingMatcher(Launcher):
         :meth:`grow_forest` reports even if its BFS finds no other)."""
         self.stats["grafts"] += 1
         self.level += 1
-        dg, sched = self.dg, self.sched
-        sched.fill("ptg-graft", self.flags[:2], 0)
-        sched.launch("ptg-graft", self.kernel("graft"), self.global_size(self.nr), self.wg,
-                     np.int32(self.level), dg.row_ptr.data, dg.row_ind.data,
-                     np.int32(self.nr), self.rmatch.data, self.croot.data, self.clevel.data,
-                     self.leaf.data, self.rroot.data, self.parent.data, self.flags.data,
-                     *self._queue_args())
-        host = sched.read("ptg-graft", self.host[:2], self.flags.data)
+        self.sched.fill("ptg-graft", self.flags[:2], 0)
+        self._graft(guard=False)
+        host = self.sched.read("ptg-graft", self.host[:2], self.flags.data)
         grafted, self.grafted_leaves = int(host[F_NEXT]), int(host[F_LEAVES])
         self.frontier = grafted
         self.unvisited = self.nr - active_rows - grafted - self.grafted_leaves
+
+    def _graft(self, guard):
+        dg = self.dg
+        self.sched.launch("ptg-graft", self.kernel("graft"), self.global_size(self.nr),
+                          self.wg, np.int32(self.level), dg.row_ptr.data, dg.row_ind.data,
+                          np.int32(self.nr), self.rmatch.data, self.croot.data,
+                          self.clevel.data, self.leaf.data, self.rroot.data, self.parent.data,
+                          self.flags.data, *self._queue_args(), *self._renewal_args(guard))
 
     def cover(self):
         """The König cover's ``bfs_array`` from the final forest (columns of active trees)."""
