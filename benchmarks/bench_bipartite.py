@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 import common
+import ecl_mm
 from common import finish_child, start_scipy
 import pyclmatch
 from pyclmatch import generators
@@ -59,6 +60,9 @@ def main(argv=None):
                     help="seconds; 0 skips scipy")
     ap.add_argument("--slow-seconds", type=float, default=5.0,
                     help="a (graph, algorithm) whose verified warm-up takes longer is timed once")
+    ap.add_argument("--ecl-mm", default=None, metavar="BINARY",
+                    help="an ECL-MM build (benchmarks/build_ecl_mm.sh) to run on each square "
+                         "graph in the same run")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     handle = pyclmatch.get_device(args.device)
@@ -115,11 +119,33 @@ def main(argv=None):
                 assert all(r["cardinality"] == rec["scipy_cardinality"]
                            for r in rec["runs"].values()), gname
             print(f"{gname:<22} scipy: {rec['scipy_s']} s", flush=True)
+        if args.ecl_mm:
+            rec["ecl_mm"] = run_ecl_mm(args, gname, g.csr, rec)
         ok = [a for a in rec["runs"] if "device_s" in rec["runs"][a]]
         best = min(ok, key=lambda a: rec["runs"][a]["device_s"])
         rec["best"] = best
         records.append(rec)
     write(args.out, meta, records)
+
+
+def run_ecl_mm(args, gname, A, rec):
+    """ECL-MM on ``A`` (None for a rectangular one), its cardinality checked against
+    pyclmatch's verified one."""
+    res = ecl_mm.run(args.ecl_mm, A, repeat=args.repeat)
+    if res is not None:
+        cards = {r["cardinality"] for r in rec["runs"].values() if "cardinality" in r}
+        if cards and cards != {res["cardinality"]}:
+            raise SystemExit(f"{gname}: ECL-MM's cardinality {res['cardinality']} differs "
+                             f"from pyclmatch's {cards}")
+        print(f"{gname:<22} {'ECL-MM':<20} card {res['cardinality']:>9} "
+              f"device {res['seconds']:9.4f} s", flush=True)
+    return res
+
+
+def ecl_seconds(r):
+    """ECL-MM's time on record ``r``: run in this command where it was, else the anchor."""
+    run = r.get("ecl_mm")
+    return run["seconds"] if run else ECL_MM_H100.get(r["graph"])
 
 
 def gmean(xs):
@@ -139,7 +165,7 @@ def write(out, meta, records):
              "| scipy/best |", "|" + "---|" * (len(algs) + 6)]
     for r in records:
         best = r["runs"][r["best"]]["device_s"]
-        ecl = ECL_MM_H100.get(r["graph"])
+        ecl = ecl_seconds(r)
         sc = r.get("scipy_s")
         lines.append(
             f"| {r['graph']} | {r['edges']} | "
@@ -155,10 +181,21 @@ def write(out, meta, records):
                      else f"- {a}: - (not run on every graph)")
     bests = [r["runs"][r["best"]]["device_s"] for r in records]
     lines.append(f"- best variant per graph: {gmean(bests):.4f}")
-    ecl = [ECL_MM_H100[r["graph"]] for r in records if r["graph"] in ECL_MM_H100]
+    ecl = [ecl_seconds(r) for r in records if ecl_seconds(r)]
     if len(ecl) == len(records) and records:
-        lines.append(f"- ECL-MM (H100 anchor): {gmean(ecl):.4f}; best/ECL-MM = "
-                     f"{gmean(bests) / gmean(ecl):.2f}")
+        run_here = all(r.get("ecl_mm") for r in records)
+        lines.append(f"- ECL-MM ({'run in this command' if run_here else 'H100 anchor'}): "
+                     f"{gmean(ecl):.4f}; best/ECL-MM = {gmean(bests) / gmean(ecl):.2f}")
+    if any(r.get("ecl_mm") for r in records):
+        lines += ["", "Against ECL-MM run in this command (device seconds / its "
+                  "totalRunTime, median of as many runs):", "",
+                  "| graph | ECL-MM s | " + " | ".join(algs) + " |",
+                  "|" + "---|" * (len(algs) + 2)]
+        for r in (r for r in records if r.get("ecl_mm")):
+            e = r["ecl_mm"]["seconds"]
+            lines.append(f"| {r['graph']} | {e:.4f} | " + " | ".join(
+                f"{r['runs'][a]['device_s'] / e:.2f}" if "device_s" in r["runs"].get(a, {})
+                else "-" for a in algs) + " |")
     lines += ["", "End-to-end seconds (validation, upload, device, download; no verify):", "",
               "| graph | " + " | ".join(algs) + " |", "|" + "---|" * (len(algs) + 1)]
     for r in records:
