@@ -95,11 +95,13 @@ def test_counters_and_rules(device):
     assert up.counters["top_down_levels"] == 0 and up.counters["rebuilds"] == 0
 
 
-@pytest.mark.parametrize("batch", [1, 2, 5, 16])
-def test_batched_levels(batch, device):
+@pytest.mark.parametrize("batch,first", [(1, 2), (2, 2), (5, 2), (16, 2), (16, 1), (5, 4)])
+def test_batched_levels(batch, first, device, monkeypatch):
     """BFS levels in batches (the direction chosen on the device, levels past the end of a
-    BFS returning at once) give the same answers, count each level once and launch at least
-    as many; batch_levels 1 is the host's rule, a read-back per level."""
+    BFS returning at once, a phase's first batch of ``first`` levels also bringing Steps 2-3
+    decided on the device) give the same answers, count each level once and launch at least
+    as many; batch_levels 1 is the host's rule, a read-back per level and step."""
+    monkeypatch.setattr(ptg_module, "FIRST_BATCH", first)
     for A, alpha in ((random_rect(3000, 3000, 3.0, seed=7), None), (long_paths(500, seed=2),
                                                                    None),
                      (hubs(400, seed=3), 0.5), (generators.grid(30), 100.0)):

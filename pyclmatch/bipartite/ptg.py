@@ -241,34 +241,46 @@ class TreeGraftingMatcher(Launcher):
             run, replay, forced = batch, batch > 1, False
             if first:            # (its read-back brings the renewal's counts)
                 counts = self.enqueue_levels(batch, settle=True)
-                found, first = self.grafted_leaves, False
+                found, first, replay = self.grafted_leaves, False, True
             elif self.group and self.frontier <= self.group and self._top_down_next():
                 counts, run = self.enqueue_group_levels()
                 replay = True
             elif batch == 1:     # one level: the host's rule, no device guard
                 (self.top_down if self._top_down_next() else self.bottom_up)()
                 self.level += 1
+                self.stats["bfs_levels_launched"] += 1
                 counts = self.sched.read("ptg-bfs", self.host[:2], self.flags.data)
             else:
                 forced = self._top_down_sure(batch, growth)
                 counts = self.enqueue_levels(batch, forced)
-            growth = 1.0
-            for i in range(run):
-                if not self.frontier:
-                    break
-                if replay:       # (the stats: the device's choice, replayed)
-                    self.stats["top_down_levels" if forced or self._top_down_next()
-                                else "bottom_up_levels"] += 1
-                nxt, leaves = int(counts[2 * i]), int(counts[2 * i + 1])
-                growth = max(growth, nxt / self.frontier)
-                self.frontier = nxt
-                self.unvisited -= nxt + leaves
-                found += leaves
-                depth += 1
-                self.stats["bfs_levels"] += 1
+            levels, leaves, growth = self._take_counts(counts, run, replay, forced)
+            depth += levels
+            found += leaves
             batch = min(2 * batch, self.batch_levels)
         self.grafted_leaves = 0
         return found > 0
+
+    def _take_counts(self, counts, run, replay, forced):
+        """The host's side of ``run`` levels from their counts read back (two per level):
+        the frontier and unvisited rows after each, until one adds no column; with
+        ``replay`` the direction the device chose (top-down if ``forced``) goes into the
+        stats. Returns (levels taken, free rows claimed, the largest frontier growth)."""
+        levels = leaves = 0
+        growth = 1.0
+        for i in range(run):
+            if not self.frontier:
+                break
+            if replay:
+                self.stats["top_down_levels" if forced or self._top_down_next()
+                            else "bottom_up_levels"] += 1
+            nxt, claimed = int(counts[2 * i]), int(counts[2 * i + 1])
+            growth = max(growth, nxt / self.frontier)
+            self.frontier = nxt
+            self.unvisited -= nxt + claimed
+            leaves += claimed
+            levels += 1
+        self.stats["bfs_levels"] += levels
+        return levels, leaves, growth
 
     def enqueue_group_levels(self):
         """Up to GROUP_LEVELS top-down levels in one work-group (``top_down_group``, while
