@@ -255,6 +255,7 @@ class Forest:
         fq = np.zeros(2 * max(self.nc, 1), np.int32)
         fq[(level & 1) * self.nc:][:front.size] = front
         m.fq, m.frontier = up(fq), int(front.size)
+        m.bind_levels()
         return self
 
     def state(self):

@@ -94,6 +94,15 @@ class Launcher(KernelFamily):
             self._heavy_args[side] = pre
         return pre
 
+    def bind(self, sched, phase, kernel, side, n, *args):
+        """:meth:`launch`'s grid and arguments kept in a :class:`~pyclmatch.engine.scheduler.
+        BoundLaunch` (``sched.bind``), for a kernel relaunched with a few arguments changed."""
+        if not self.tiers:
+            return sched.bind(phase, kernel, self.global_size(n), self.wg, *args)
+        heavy_items, heavy_args = self._heavy_launch_args(side)
+        light = -(-self.global_size(n) // self.wg) * self.wg
+        return sched.bind(phase, kernel, heavy_items + light, self.wg, *args, *heavy_args)
+
     def launch(self, sched, phase, kernel, side, n, *args):
         """Launch ``kernel`` over ``n`` vertices of ``side``; with heavy tiers, the heavy
         groups of that side come first in the grid and the heavy arguments last."""

@@ -66,6 +66,8 @@ GROUP_LEVELS = 64
 #: queue): a launch over every column would start millions of work-items for a frontier of a
 #: few thousand
 QUEUE_GRID_GPU = 1 << 16
+#: the positions of LEVEL_ARGS (the guard) in TopDown's and BottomUp's arguments
+GUARD_ARGS = range(11, 17)
 #: the BFS levels of a phase's first batch (later batches double, up to ``batch_levels``)
 FIRST_BATCH = 2
 
@@ -123,6 +125,7 @@ class TreeGraftingMatcher(Launcher):
         stats), ``bfs_array`` marking the columns of the final (active, complete) forest."""
         self.rmatch, self.cmatch, self.sched = rmatch, cmatch, sched
         self.allocate()
+        self.bind_levels()
         self.rebuild_forest()                               # the initial forest
         bound, renewed = min(self.nr, self.nc) + 2, False
         while True:
@@ -362,13 +365,26 @@ class TreeGraftingMatcher(Launcher):
         self._top_down(self._single())
 
     def _top_down(self, guard):
-        dg = self.dg
+        self._level_launches["top_down"]((0, np.int32(self.level)), *zip(GUARD_ARGS, guard))
+
+    def bind_levels(self):
+        """TopDown and BottomUp bound to this run's arrays (:meth:`Launcher.bind`): a level
+        changes only its level and guard arguments (:data:`GUARD_ARGS`), and meshes launch
+        a thousand levels a call."""
+        dg, sched = self.dg, self.sched
         n = min(self.nc, QUEUE_GRID_GPU) if self.queue and not self.handle.is_cpu else self.nc
-        self.launch(self.sched, "ptg-top-down", self.kernel("top_down"), "cols", n,
-                    np.int32(self.level), dg.col_ptr.data, dg.col_ind.data,
-                    np.int32(self.nc), self.rmatch.data, self.croot.data, self.clevel.data,
-                    self.leaf.data, self.rroot.data, self.parent.data, self.flags.data,
-                    *guard, *self._queue_args())
+        state = (self.rmatch.data, self.croot.data, self.clevel.data, self.leaf.data,
+                 self.rroot.data, self.parent.data, self.flags.data)
+        guard = (np.int32(0), np.int32(0), np.int32(0), np.int32(0), np.float32(1),
+                 np.int32(F_NEXT))                  # (each launch sets its own)
+        self._level_launches = {
+            "top_down": self.bind(sched, "ptg-top-down", self.kernel("top_down"), "cols", n,
+                                  np.int32(self.level), dg.col_ptr.data, dg.col_ind.data,
+                                  np.int32(self.nc), *state, *guard, *self._queue_args()),
+            "bottom_up": sched.bind("ptg-bottom-up", self.kernel("bottom_up"),
+                                    self.global_size(self.nr), self.wg, np.int32(self.level),
+                                    dg.row_ptr.data, dg.row_ind.data, np.int32(self.nr),
+                                    *state, *guard, *self._queue_args())}
 
     def bottom_up(self):
         """BottomUp: every unvisited row joins an active tree next to it, if any (one level
@@ -377,13 +393,7 @@ class TreeGraftingMatcher(Launcher):
         self._bottom_up(self._single())
 
     def _bottom_up(self, guard):
-        dg = self.dg
-        self.sched.launch("ptg-bottom-up", self.kernel("bottom_up"),
-                          self.global_size(self.nr), self.wg, np.int32(self.level),
-                          dg.row_ptr.data, dg.row_ind.data, np.int32(self.nr),
-                          self.rmatch.data, self.croot.data, self.clevel.data, self.leaf.data,
-                          self.rroot.data, self.parent.data, self.flags.data, *guard,
-                          *self._queue_args())
+        self._level_launches["bottom_up"]((0, np.int32(self.level)), *zip(GUARD_ARGS, guard))
 
     def augment(self):
         """Step 2 (Augment): flip the path of every tree that found one; then the counts of
