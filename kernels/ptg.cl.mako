@@ -74,8 +74,9 @@
    |F| * alpha < |unvisited rows| (the paper's rule; the bottom-up kernel takes the other
    case), or top-down whatever the rule says with decide == 2 (the host launched no
    bottom-up: it expects the frontier to stay small). frontier0 < 0: the batch starts a
-   phase whose Step 3 ran on the device, its frontier and unvisited rows at F_F0, F_U0. Every input was written by an earlier
-   launch: the choice is uniform over the grid (no barrier is skipped by part of a group). */
+   phase whose Step 3 ran on the device, its frontier and unvisited rows at F_F0, F_U0.
+   Every input was written by an earlier launch: the choice is uniform over the grid (no
+   barrier is skipped by part of a group). */
 inline int level_runs(int top_down, int decide, int i, int frontier0, int unvisited0,
                       float alpha, __global const int *flags)
 {

@@ -230,7 +230,9 @@ class TreeGraftingMatcher(Launcher):
         between two read-backs: each level launches both directions, and on the device
         (LEVEL_GUARD) the one that the alpha rule picks from the last level's counts runs
         while the other returns; levels after the one that ended the BFS return at once. The
-        host replays the rule on the counts read back (the stats)."""
+        host replays the rule on the counts read back (the stats). ``renewed``: Steps 2-3
+        ran on the device (:meth:`enqueue_renewal`), the first batch's read-back settles
+        them."""
         depth_bound, first = self.nr + 2, renewed
         depth, batch, growth = 0, min(FIRST_BATCH, self.batch_levels), float("inf")
         # (paths Graft found: a released free row grafted onto an active tree ends its path)
@@ -292,9 +294,8 @@ class TreeGraftingMatcher(Launcher):
         sched, levels = self.sched, GROUP_LEVELS
         sched.fill("ptg-bfs", self.flags[F_BATCH:], 0)
         dg, done_slot = self.dg, F_BATCH + 2 * levels
-        knl = self.kernel("top_down_group")
-        wg = self.wg if self.handle.is_cpu else self.handle.group_fits(knl)
-        sched.launch("ptg-top-down", knl, wg, wg,
+        wg = self.group_wg
+        sched.launch("ptg-top-down", self.kernel("top_down_group"), wg, wg,
                      np.int32(self.level), dg.col_ptr.data, dg.col_ind.data,
                      np.int32(self.nc), self.rmatch.data, self.croot.data, self.clevel.data,
                      self.leaf.data, self.rroot.data, self.parent.data, self.flags.data,
@@ -377,6 +378,9 @@ class TreeGraftingMatcher(Launcher):
                  self.rroot.data, self.parent.data, self.flags.data)
         guard = (np.int32(0), np.int32(0), np.int32(0), np.int32(0), np.float32(1),
                  np.int32(F_NEXT))                  # (each launch sets its own)
+        #: top_down_group's work-items: on GPUs the widest group the kernel fits
+        self.group_wg = (self.wg if self.handle.is_cpu or not self.group
+                         else self.handle.group_fits(self.kernel("top_down_group")))
         self._level_launches = {
             "top_down": self.bind(sched, "ptg-top-down", self.kernel("top_down"), "cols", n,
                                   np.int32(self.level), dg.col_ptr.data, dg.col_ind.data,
