@@ -13,6 +13,9 @@ the whole ``maximum_matching`` call (validation, upload, device work, download, 
 
     python benchmarks/bench_bipartite.py --device gpu --suite reference --out benchmarks/results/bipartite-h100
     python benchmarks/bench_bipartite.py --device cpu --suite small --out benchmarks/results/bipartite-pocl
+
+With ``--ecl-mm BINARY`` (built by ``benchmarks/build_ecl_mm.sh``) ECL-MM runs on each square
+graph in the same run (``ecl_mm.py``), and the tables compare with its ``totalRunTime``.
 """
 import argparse
 import os
