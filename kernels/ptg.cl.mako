@@ -153,6 +153,7 @@ inline void append_group(int level, const index_t *qbuf, int qcnt, __global int 
 <%def name="queue_end(level)">
 % if context.get('queue', False):
     append_group(${level}, qbuf, qcnt, &flags[nslot], fq, qn, sums);
+    qcnt = 0;
 % endif
 </%def>
 /* ATTACH: row y joins tree r through column x (updatePointers of MS-BFS-Graft's TopDown and
@@ -186,20 +187,7 @@ inline void append_group(int level, const index_t *qbuf, int qcnt, __global int 
     if (guard && ((float)flags[C_ACTIVE_COLS] * alpha > (float)flags[C_RENEWABLE_ROWS]) \
             != (GRAFT)) return
 
-/* RebuildForest (Step 3's rebuild, and the initial forest of MS-BFS-Graft): every unmatched
-   column is the root of a tree of its own in the frontier of `level`, every other vertex is
-   in no tree and every row unvisited. */
-__kernel void rebuild_forest(index_t nr, index_t nc, __global const index_t *cmatch,
-                             __global index_t *croot, __global int *clevel,
-                             __global index_t *leaf, __global index_t *rroot, int level,
-                             QUEUE_ARGS, __global int *flags, int nslot, RENEWAL_ARGS)
-{
-    RENEWAL_GUARD(0);
-% if queue:
-    __local int sums[3];
-    index_t qbuf[QBUF];
-    int qcnt = 0;
-% endif
+<%def name="rebuild_body()">
     FOR_EACH_VERTEX(x, nc) {
         const int unmatched = cmatch[x] == NONE;
         croot[x] = unmatched ? x : NONE;
@@ -214,6 +202,22 @@ __kernel void rebuild_forest(index_t nr, index_t nc, __global const index_t *cma
     }
 ${queue_end("level")}
     FOR_EACH_VERTEX(y, nr) rroot[y] = NONE;
+</%def>
+/* RebuildForest (Step 3's rebuild, and the initial forest of MS-BFS-Graft): every unmatched
+   column is the root of a tree of its own in the frontier of `level`, every other vertex is
+   in no tree and every row unvisited. */
+__kernel void rebuild_forest(index_t nr, index_t nc, __global const index_t *cmatch,
+                             __global index_t *croot, __global int *clevel,
+                             __global index_t *leaf, __global index_t *rroot, int level,
+                             QUEUE_ARGS, __global int *flags, int nslot, RENEWAL_ARGS)
+{
+    RENEWAL_GUARD(0);
+% if queue:
+    __local int sums[3];
+    index_t qbuf[QBUF];
+    int qcnt = 0;
+% endif
+${rebuild_body()}
 }
 
 <%def name="claim_edge(j)">
@@ -291,6 +295,15 @@ ${queue_end("level + 1")}
 }
 
 % if queue:
+/* TopDown's work in one work-group: the group's work-items take the columns of `level`'s
+   queue (`frontier`, qlen of them) in turn. */
+<%def name="visit_queue()">
+        for (int k = get_local_id(0); k < qlen; k += get_local_size(0)) {
+            const index_t x = frontier[k];
+            if (clevel[x] != level) continue;
+${expand_column()}
+        }
+</%def>
 /* TopDown for up to `levels` BFS levels in one work-group (queue mode), from level level0:
    while the alpha rule picks top-down and the frontier holds at most `most` columns, the
    group takes a level's queue, then, after a barrier, the next one; counts at F_BATCH + 2i
@@ -315,13 +328,8 @@ __kernel void top_down_group(int level0, __global const offset_t *cxadj,
         const int level = level0 + i, nslot = F_BATCH + 2 * i;
         int n_next = 0, n_leaves = 0;
         __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
-        for (int k = get_local_id(0); k < qlen; k += get_local_size(0)) {
-            const index_t x = frontier[k];
-            if (clevel[x] != level) continue;
-${expand_column()}
-        }
-        append_group(level + 1, qbuf, qcnt, &flags[nslot], fq, qn, sums);
-        qcnt = 0;
+${visit_queue()}
+${queue_end("level + 1")}
         add_group_counts(2, n_next, n_leaves, 0, flags + nslot, sums);
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
         volatile __global const int *counts = flags + nslot;
@@ -343,6 +351,13 @@ ${attach("y", "x", "r", level)}
         }
 </%def>
 
+<%def name="bottom_up_body()">
+    FOR_EACH_VERTEX(y, nr) {
+        if (rroot[y] != NONE) continue;                         /* visited */
+${find_active_neighbour("level + 1")}
+    }
+${queue_end("level + 1")}
+</%def>
 /* BottomUp (Step 1, MS-BFS-Graft's bottom-up BFS step): every unvisited row looks for a
    neighbour column in an active tree and joins the first it finds. Each row is written by its
    own work-item only; a column that joins a tree in this launch may or may not be seen (either
@@ -362,23 +377,11 @@ __kernel void bottom_up(int level, __global const offset_t *rxadj,
     index_t qbuf[QBUF];
     int qcnt = 0;
 % endif
-    FOR_EACH_VERTEX(y, nr) {
-        if (rroot[y] != NONE) continue;                         /* visited */
-${find_active_neighbour("level + 1")}
-    }
-${queue_end("level + 1")}
+${bottom_up_body()}
     add_group_counts(2, n_next, n_leaves, 0, flags + slot, sums);
 }
 
-/* Augment (Step 2 of MS-BFS-Graft): every tree that found an augmenting path (its root x0 is
-   still unmatched and leaf[x0] set) flips the path from its leaf back to x0 along parent[] and
-   the mates. Trees are vertex-disjoint, so the paths are; the walk is bounded by nc steps. */
-__kernel void augment(index_t nc, __global index_t *cmatch, __global index_t *rmatch,
-                      __global const index_t *leaf, __global const index_t *parent,
-                      __global int *flags)
-{
-    __local int sums[3];
-    int n_paths = 0;
+<%def name="augment_body()">
     FOR_EACH_VERTEX(x0, nc) {
         if (cmatch[x0] != NONE) continue;                       /* a root is unmatched */
         index_t y = leaf[x0];
@@ -393,19 +396,21 @@ __kernel void augment(index_t nc, __global index_t *cmatch, __global index_t *rm
         }
         ++n_paths;
     }
+</%def>
+/* Augment (Step 2 of MS-BFS-Graft): every tree that found an augmenting path (its root x0 is
+   still unmatched and leaf[x0] set) flips the path from its leaf back to x0 along parent[] and
+   the mates. Trees are vertex-disjoint, so the paths are; the walk is bounded by nc steps. */
+__kernel void augment(index_t nc, __global index_t *cmatch, __global index_t *rmatch,
+                      __global const index_t *leaf, __global const index_t *parent,
+                      __global int *flags)
+{
+    __local int sums[3];
+    int n_paths = 0;
+${augment_body()}
     add_group_counts(1, n_paths, 0, 0, flags + F_PATHS, sums);
 }
 
-/* The counts of Step 3's rule (MS-BFS-Graft's Graft): columns in active trees (activeX), rows
-   in renewable trees (renewableY) and rows in active trees (activeY). With release != 0 (after
-   Augment) the rows of renewable trees are also marked RELEASED: the renewable set is fixed
-   here, in a launch that writes no leaf[], for Graft (which does write leaf[]) to take. */
-__kernel void count_forest(index_t nr, index_t nc, __global const index_t *croot,
-                           __global index_t *rroot, __global const index_t *leaf,
-                           int release, __global int *flags)
-{
-    __local int sums[3];
-    int active_cols = 0, renewable_rows = 0, active_rows = 0;
+<%def name="count_body()">
     FOR_EACH_VERTEX(x, nc) active_cols += IN_ACTIVE_TREE(croot[x]);
     FOR_EACH_VERTEX(y, nr) {
         const index_t r = rroot[y];
@@ -417,9 +422,29 @@ __kernel void count_forest(index_t nr, index_t nc, __global const index_t *croot
             }
         }
     }
+</%def>
+/* The counts of Step 3's rule (MS-BFS-Graft's Graft): columns in active trees (activeX), rows
+   in renewable trees (renewableY) and rows in active trees (activeY). With release != 0 (after
+   Augment) the rows of renewable trees are also marked RELEASED: the renewable set is fixed
+   here, in a launch that writes no leaf[], for Graft (which does write leaf[]) to take. */
+__kernel void count_forest(index_t nr, index_t nc, __global const index_t *croot,
+                           __global index_t *rroot, __global const index_t *leaf,
+                           int release, __global int *flags)
+{
+    __local int sums[3];
+    int active_cols = 0, renewable_rows = 0, active_rows = 0;
+${count_body()}
     add_group_counts(3, active_cols, renewable_rows, active_rows, flags + C_ACTIVE_COLS, sums);
 }
 
+<%def name="graft_body()">
+    FOR_EACH_VERTEX(y, nr) {
+        if (rroot[y] != RELEASED) continue;                     /* not renewable */
+        rroot[y] = NONE;                                        /* visited[y] <- 0 */
+${find_active_neighbour("level")}
+    }
+${queue_end("level")}
+</%def>
 /* Graft (Step 3 of MS-BFS-Graft, when the active trees are large enough): every row of a
    renewable tree (RELEASED by count_forest) becomes unvisited (root NONE), then joins an
    active tree next to it if there is one, as in BottomUp (its mate joins the frontier of
@@ -441,14 +466,113 @@ __kernel void graft(int level, __global const offset_t *rxadj, __global const in
     index_t qbuf[QBUF];
     int qcnt = 0;
 % endif
-    FOR_EACH_VERTEX(y, nr) {
-        if (rroot[y] != RELEASED) continue;                     /* not renewable */
-        rroot[y] = NONE;                                        /* visited[y] <- 0 */
-${find_active_neighbour("level")}
-    }
-${queue_end("level")}
+${graft_body()}
     add_group_counts(2, n_next, n_leaves, 0, flags + F_NEXT, sums);
 }
+
+% if queue and not heavy and mode == "ct":
+/* MS-BFS-Graft whole in ONE work-group (small graphs; rendered in CT mode, which the driver
+   asks for on every device): the phases of the kernels above, a barrier (global and local
+   fence: visibility inside the group) where the large path ends a launch, launched once
+   with global size = local size (FOR_EACH_VERTEX strides over the group). Every branch
+   around a barrier depends on counts all work-items read after a barrier: uniform over the
+   group. From the initial forest at level 1 to the final one;
+   out[0..6) = phases, BFS levels, top-down levels, grafts, paths, and 1 if a bound was
+   exceeded (phases or a BFS's levels: the host raises IterationLimitError). */
+__kernel void ptg_one_group(__global const offset_t *cxadj, __global const index_t *cadj,
+                            __global const offset_t *rxadj, __global const index_t *radj,
+                            index_t nr, index_t nc, __global index_t *rmatch,
+                            __global index_t *cmatch, volatile __global index_t *croot,
+                            __global int *clevel, volatile __global index_t *leaf,
+                            volatile __global index_t *rroot, __global index_t *parent,
+                            __global int *flags, QUEUE_ARGS, float alpha,
+                            __global int *out)
+{
+    __local int sums[3];
+    index_t qbuf[QBUF];
+    int qcnt = 0, n_next = 0, n_leaves = 0, n_paths = 0;
+    int active_cols = 0, renewable_rows = 0, active_rows = 0;
+    const int nslot = F_NEXT, release = 1;
+    int level = 1, phases = 0, levels = 0, down = 0, grafts = 0, paths = 0, exceeded = 0;
+    int unmatched, nfront, unvisited = nr, found = 0;
+    if (get_local_id(0) == 0) flags[F_NEXT] = 0;
+    barrier(CLK_GLOBAL_MEM_FENCE);
+${rebuild_body()}
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    unmatched = nfront = flags[F_NEXT];
+    for (;;) {
+        for (int depth = 0; nfront; ++depth) {              /* Step 1: the BFS levels */
+            if (depth > nr + 2) { exceeded = 1; break; }
+            barrier(CLK_GLOBAL_MEM_FENCE);                  /* (all have read the counts) */
+            if (get_local_id(0) == 0) { flags[F_NEXT] = 0; flags[F_LEAVES] = 0; }
+            barrier(CLK_GLOBAL_MEM_FENCE);
+            n_next = n_leaves = 0;
+            if ((float)nfront * alpha < (float)unvisited) {        /* TopDown */
+                const int qlen = nfront;
+                __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
+${visit_queue()}
+${queue_end("level + 1")}
+                ++down;
+            } else {                                             /* BottomUp */
+${bottom_up_body()}
+            }
+            add_group_counts(2, n_next, n_leaves, 0, flags + F_NEXT, sums);
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+            const int nxt = flags[F_NEXT], claimed = flags[F_LEAVES];
+            nfront = nxt;
+            unvisited -= nxt + claimed;
+            found += claimed;
+            ++level;
+            ++levels;
+        }
+        if (!found || exceeded) break;
+        if (++phases > min(nr, nc) + 2) { exceeded = 1; break; }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        if (get_local_id(0) == 0)
+            for (int i = F_PATHS; i <= C_ACTIVE_ROWS; ++i) flags[i] = 0;
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        n_paths = 0;                                             /* Step 2: Augment */
+${augment_body()}
+        add_group_counts(1, n_paths, 0, 0, flags + F_PATHS, sums);
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        active_cols = renewable_rows = active_rows = 0;          /* Step 3's counts */
+${count_body()}
+        add_group_counts(3, active_cols, renewable_rows, active_rows,
+                         flags + C_ACTIVE_COLS, sums);
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        const int made = flags[F_PATHS], cols = flags[C_ACTIVE_COLS];
+        const int renewable = flags[C_RENEWABLE_ROWS], rows = flags[C_ACTIVE_ROWS];
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        if (get_local_id(0) == 0) { flags[F_NEXT] = 0; flags[F_LEAVES] = 0; }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        paths += made;
+        unmatched -= made;
+        /* (a rebuild rewrites every level stamp: before the level counter could wrap) */
+        const int wrap = level > 2147483647 - 4 * (nr + 4);
+        level = wrap ? 1 : level + 1;
+        n_next = n_leaves = 0;
+        if (!wrap && (float)cols * alpha > (float)renewable) {   /* Graft */
+${graft_body()}
+            add_group_counts(2, n_next, n_leaves, 0, flags + F_NEXT, sums);
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+            nfront = flags[F_NEXT];
+            found = flags[F_LEAVES];
+            unvisited = nr - rows - nfront - found;
+            ++grafts;
+        } else {                                                 /* RebuildForest */
+${rebuild_body()}
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+            nfront = unmatched;
+            found = 0;
+            unvisited = nr;
+        }
+    }
+    if (get_local_id(0) == 0) {
+        out[0] = phases; out[1] = levels; out[2] = down; out[3] = grafts; out[4] = paths;
+        out[5] = exceeded;
+    }
+}
+% endif
 
 /* The next BFS's first frontier and unvisited rows (F_F0, F_U0) after a Step 3 decided on
    the device (one work-item): Graft's frontier and the rows outside active trees, or, after

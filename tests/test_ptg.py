@@ -24,6 +24,16 @@ from bipartite_cases import (structured_cases, heavy_cases, bipartite_matrices,
 NONE = -1
 
 
+@pytest.fixture(autouse=True, params=["launches", "one-group"])
+def path(request, monkeypatch):
+    """Every test on both paths: the kernels launched per step, and the whole run in one
+    work-group (``ptg_one_group``) for every graph with edges."""
+    limit = 0 if request.param == "launches" else 1 << 62
+    monkeypatch.setattr(ptg_module, "ONE_GROUP_EDGES_CPU", limit)
+    monkeypatch.setattr(ptg_module, "ONE_GROUP_EDGES_GPU", limit)
+    return request.param
+
+
 def check(A, res):
     """Scipy's cardinality, the device check passed, the König cover from the final forest
     (no extra BFS) checked again on the host."""
@@ -610,15 +620,17 @@ class CheckedMatcher(TreeGraftingMatcher):
 
 def checked_run(device, A, **params):
     """One whole PTG run of ``A`` from the empty matching with the invariants checked after
-    every kernel; returns (cardinality, number of checks)."""
-    pass
+    every kernel (the launches' path); returns (cardinality, number of checks)."""
     A = sp.csr_matrix(A)
     nr, nc = A.shape
     dg = DeviceBipartite(device, as_bipartite(A), need_csr=True, canonical=False)
     m = CheckedMatcher(device, dg, **params)
     m.A, m.n_checks = A, 0
     sched = Scheduler(device)
-    m.prepare(sched)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ptg_module, "ONE_GROUP_EDGES_CPU", 0)
+        mp.setattr(ptg_module, "ONE_GROUP_EDGES_GPU", 0)
+        m.prepare(sched)
     rm = cla.to_device(device.queue, np.full(max(nr, 1), NONE, np.int32))
     cm = cla.to_device(device.queue, np.full(max(nc, 1), NONE, np.int32))
     m.run(rm, cm, sched)

@@ -33,6 +33,10 @@ and TopDown visits the queue instead of sweeping every column; while the frontie
 runs hundreds of levels of a few columns, then cost one launch per batch instead of two per
 level and a sweep each. Graphs with a heavy tier keep the sweeps.
 
+On CPU devices a graph of at most :data:`ONE_GROUP_EDGES_CPU` edges runs whole in one
+work-group (``ptg_one_group``: the same steps, barriers where launches end): one launch and
+one read-back instead of a few per phase, which on small graphs cost more than the kernels.
+
 Parameters: ``work_group_size``, ``ct_work_items``, ``mode`` (``"ct"``/``"mt"``; default CT on
 CPU devices, MT on GPUs), ``alpha`` (default 5, the paper's), ``heavy_degree`` and
 ``heavy_groups`` (top-down columns of larger degree expanded by a work-group),
@@ -66,6 +70,10 @@ GROUP_LEVELS = 64
 #: queue): a launch over every column would start millions of work-items for a frontier of a
 #: few thousand
 QUEUE_GRID_GPU = 1 << 16
+#: graphs of at most this many edges run MS-BFS-Graft whole in one work-group, one launch
+#: (``ptg_one_group``), on CPU devices and GPUs (0: never)
+ONE_GROUP_EDGES_CPU = 1 << 18
+ONE_GROUP_EDGES_GPU = 0
 #: the positions of LEVEL_ARGS (the guard) in TopDown's and BottomUp's arguments
 GUARD_ARGS = range(11, 17)
 #: the BFS levels of a phase's first batch (later batches double, up to ``batch_levels``)
@@ -110,12 +118,18 @@ class TreeGraftingMatcher(Launcher):
     def prepare(self, sched=None):
         """Heavy columns for :meth:`top_down` (the only kernel a work-group may share); the
         frontier queues where there are none (a heavy tier sweeps its own columns)."""
-        self.prepare_heavy(self.dg, ("cols",), sched)
-        self.queue = self.queue and not self.tiers
+        limit = ONE_GROUP_EDGES_CPU if self.handle.is_cpu else ONE_GROUP_EDGES_GPU
+        #: the whole run in one work-group (``ptg_one_group``, its queues and no heavy tier)
+        self.one_group = 0 < self.dg.graph.nnz <= limit
+        if not self.one_group:
+            self.prepare_heavy(self.dg, ("cols",), sched)
+        self.queue = self.one_group or (self.queue and not self.tiers)
         self.specialize(queue=self.queue)
 
     def build(self):
         """Fetch every kernel of the family."""
+        if self.one_group:
+            self.kernel("ptg_one_group", mode="ct")
         super().build("rebuild_forest", "top_down", "bottom_up", "augment", "count_forest",
                       "graft", "phase_start", "cover_bfs_array",
                       *(("top_down_group",) if self.queue else ()))
@@ -125,6 +139,8 @@ class TreeGraftingMatcher(Launcher):
         stats), ``bfs_array`` marking the columns of the final (active, complete) forest."""
         self.rmatch, self.cmatch, self.sched = rmatch, cmatch, sched
         self.allocate()
+        if self.one_group:
+            return self.run_one_group()
         self.bind_levels()
         self.rebuild_forest()                               # the initial forest
         bound, renewed = min(self.nr, self.nc) + 2, False
@@ -140,6 +156,29 @@ class TreeGraftingMatcher(Launcher):
                 renewed = True
             else:                                           # the host's rule
                 self.graft_or_rebuild(self.augment())
+        return self.cover(), dict(self.stats)
+
+    def run_one_group(self):
+        """MS-BFS-Graft whole in one work-group (``ptg_one_group``): one launch, one read-back
+        of its counts; returns (bfs_array, stats) as :meth:`run`."""
+        dg, sched = self.dg, self.sched
+        out = cla.zeros(self.handle.queue, 6, np.int32)
+        sched.launch("ptg-one-group", self.kernel("ptg_one_group", mode="ct"), self.wg,
+                     self.wg, dg.col_ptr.data, dg.col_ind.data, dg.row_ptr.data,
+                     dg.row_ind.data, np.int32(self.nr), np.int32(self.nc), self.rmatch.data,
+                     self.cmatch.data, self.croot.data, self.clevel.data, self.leaf.data,
+                     self.rroot.data, self.parent.data, self.flags.data, *self._queue_args(),
+                     np.float32(self.alpha), out.data)
+        phases, levels, down, grafts, paths, exceeded = (
+            int(v) for v in sched.read("ptg-one-group", np.zeros(6, np.int32), out.data))
+        if exceeded:
+            raise IterationLimitError(
+                f"ptg: the one-group run exceeded its bound of {min(self.nr, self.nc) + 2} "
+                f"phases or {self.nr + 2} levels per BFS on {self.handle.label}; stopped "
+                f"instead of hanging (please report this graph)")
+        self.stats.update(phases=phases, bfs_levels=levels, bfs_levels_launched=levels,
+                          top_down_levels=down, bottom_up_levels=levels - down,
+                          grafts=grafts, rebuilds=phases - grafts, paths=paths, one_group=1)
         return self.cover(), dict(self.stats)
 
     def allocate(self):
