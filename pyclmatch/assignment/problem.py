@@ -77,14 +77,9 @@ class Problem:
         if not rows.size:
             return 0.0
         if pos is None:
-            pos = _entry_positions(self, rows, row_match[rows])
+            pos = entry_positions(self.indptr, self.indices, rows, row_match[rows])
         total = float(self.cost[pos].sum())
         return -total if self.maximize else total
-
-
-def _entry_positions(p, rows, cols):
-    """The positions of the stored entries ``(rows[k], cols[k])`` (they must exist)."""
-    return entry_positions(p.indptr, p.indices, rows, cols)
 
 
 #: the largest magnitude of a value: the potentials and reduced costs, sums and differences
@@ -254,7 +249,7 @@ def original_duals(p, row_match, u, v, pos=None):
             uu[rm < 0] = 0.0
     if matched.size:
         if pos is None:
-            pos = _entry_positions(p, matched, rm[matched])
+            pos = entry_positions(p.indptr, p.indices, matched, rm[matched])
         uu = uu.copy()
         uu[matched] = p.cost[pos] - vv[rm[matched]]
     return rm.astype(np.int32), cm, uu, vv
