@@ -127,9 +127,11 @@ class TreeGraftingMatcher(Launcher):
         self.specialize(queue=self.queue)
 
     def build(self):
-        """Fetch every kernel of the family."""
+        """Fetch the kernels of the path this graph takes (one group or per step)."""
         if self.one_group:
             self.kernel("ptg_one_group", mode="ct")
+            super().build("cover_bfs_array")
+            return
         super().build("rebuild_forest", "top_down", "bottom_up", "augment", "count_forest",
                       "graft", "phase_start", "cover_bfs_array",
                       *(("top_down_group",) if self.queue else ()))
