@@ -47,6 +47,8 @@
 <%
     heavy = int(context.get('heavy_degree', -1)) >= 0
     queue = bool(context.get('queue', False))
+    lanes = int(context.get('lanes', 1))
+    sparse = bool(context.get('sparse_counts', False))
     HEAVY_PARAMS = " HEAVY_PARAMS" if heavy else ""
     EACH = "FOR_EACH_LIGHT_VERTEX" if heavy else "FOR_EACH_VERTEX"
 %>\
@@ -112,9 +114,15 @@ inline void add_group_counts(int k, int c0, int c1, int c2, __global int *dst,
 {
     if (get_local_id(0) == 0) { s[0] = 0; s[1] = 0; s[2] = 0; }
     barrier(CLK_LOCAL_MEM_FENCE);
+% if sparse:
+    if (c0) atomic_add(&s[0], c0);
+    if (k > 1 && c1) atomic_add(&s[1], c1);
+    if (k > 2 && c2) atomic_add(&s[2], c2);
+% else:
     atomic_add(&s[0], c0);
     if (k > 1) atomic_add(&s[1], c1);
     if (k > 2) atomic_add(&s[2], c2);
+% endif
     barrier(CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0) {
         for (int i = 0; i < k; ++i)
@@ -142,7 +150,11 @@ inline void append_group(int level, const index_t *qbuf, int qcnt, __global int 
 {
     if (get_local_id(0) == 0) s[0] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+% if sparse:
+    const int at = qcnt ? atomic_add(&s[0], qcnt) : 0;
+% else:
     const int at = atomic_add(&s[0], qcnt);
+% endif
     barrier(CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0) s[1] = s[0] ? atomic_add(count, s[0]) : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -187,7 +199,7 @@ inline void append_group(int level, const index_t *qbuf, int qcnt, __global int 
     if (guard && ((float)flags[C_ACTIVE_COLS] * alpha > (float)flags[C_RENEWABLE_ROWS]) \
             != (GRAFT)) return
 
-<%def name="rebuild_body()">
+<%def name="rebuild_body(end=True)">
     FOR_EACH_VERTEX(x, nc) {
         const int unmatched = cmatch[x] == NONE;
         croot[x] = unmatched ? x : NONE;
@@ -200,7 +212,9 @@ inline void append_group(int level, const index_t *qbuf, int qcnt, __global int 
         }
 % endif
     }
+% if end:
 ${queue_end("level")}
+% endif
     FOR_EACH_VERTEX(y, nr) rroot[y] = NONE;
 </%def>
 /* RebuildForest (Step 3's rebuild, and the initial forest of MS-BFS-Graft): every unmatched
@@ -246,6 +260,31 @@ inline int batch_frontier(int i, int frontier0, __global const int *flags)
     return i > 0 ? flags[F_BATCH + 2 * (i - 1)] : frontier0 < 0 ? flags[F_F0] : frontier0;
 }
 
+/* The columns of a frontier queue (`frontier`, qlen of them) expanded by work-items id of
+   size (of the launch or of the group): with LANES > 1, a team of up to LANES work-items
+   per column while the frontier is small against them, its rows claimed in parallel (a
+   shorter chain of dependent reads per level), else one work-item per column. */
+<%def name="visit_frontier(id, size)">
+% if lanes > 1:
+        int team = 1;
+        while (team < ${lanes} && 2 * team * qlen <= (int)${size}) team *= 2;
+        const int lane = (int)${id} % team;
+        for (int k = (int)${id} / team; k < qlen; k += (int)${size} / team) {
+            const index_t x = frontier[k];
+            if (clevel[x] != level) continue;
+            const index_t r = croot[x];
+            if (leaf[r] != NONE) continue;                      /* a renewable tree */
+            for (offset_t j = cxadj[x] + lane; j < cxadj[x + 1] && leaf[r] == NONE; j += team)
+${claim_edge("j")}
+        }
+% else:
+        for (int k = ${id}; k < qlen; k += ${size}) {
+            const index_t x = frontier[k];
+            if (clevel[x] != level) continue;
+${expand_column()}
+        }
+% endif
+</%def>
 /* TopDown (Step 1, MS-BFS-Graft's top-down BFS step): every column x of the frontier
    (clevel[x] == level) whose tree is still active claims its unvisited rows; the tree stops
    growing once it has found an augmenting path (leaf[r] set, tested per edge). With a heavy
@@ -277,19 +316,20 @@ ${claim_edge("j")}
 % endif
 % if queue:
     /* the frontier's size: the count of the level before (or the host's) */
-    const int qlen = batch_frontier(decide ? batch_i : 0, frontier0, flags);
-    __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
-    for (int k = get_global_id(0); k < qlen; k += get_global_size(0)) {
-        const index_t x = frontier[k];
+    {
+        const int qlen = batch_frontier(decide ? batch_i : 0, frontier0, flags);
+        __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
+${visit_frontier("get_global_id(0)", "get_global_size(0)")}
+    }
 % else:
     ${EACH}(x, nc) {
-% endif
         if (clevel[x] != level) continue;                      /* x in the frontier */
-% if heavy:
+%   if heavy:
         if (IS_HEAVY(cxadj[x + 1] - cxadj[x])) continue;      /* the heavy tier's */
-% endif
+%   endif
 ${expand_column()}
     }
+% endif
 ${queue_end("level + 1")}
     add_group_counts(2, n_next, n_leaves, 0, flags + slot, sums);
 }
@@ -298,11 +338,7 @@ ${queue_end("level + 1")}
 /* TopDown's work in one work-group: the group's work-items take the columns of `level`'s
    queue (`frontier`, qlen of them) in turn. */
 <%def name="visit_queue()">
-        for (int k = get_local_id(0); k < qlen; k += get_local_size(0)) {
-            const index_t x = frontier[k];
-            if (clevel[x] != level) continue;
-${expand_column()}
-        }
+${visit_frontier("get_local_id(0)", "get_local_size(0)")}
 </%def>
 /* TopDown for up to `levels` BFS levels in one work-group (queue mode), from level level0:
    while the alpha rule picks top-down and the frontier holds at most `most` columns, the
@@ -351,12 +387,14 @@ ${attach("y", "x", "r", level)}
         }
 </%def>
 
-<%def name="bottom_up_body()">
+<%def name="bottom_up_body(end=True)">
     FOR_EACH_VERTEX(y, nr) {
         if (rroot[y] != NONE) continue;                         /* visited */
 ${find_active_neighbour("level + 1")}
     }
+% if end:
 ${queue_end("level + 1")}
+% endif
 </%def>
 /* BottomUp (Step 1, MS-BFS-Graft's bottom-up BFS step): every unvisited row looks for a
    neighbour column in an active tree and joins the first it finds. Each row is written by its
@@ -437,13 +475,15 @@ ${count_body()}
     add_group_counts(3, active_cols, renewable_rows, active_rows, flags + C_ACTIVE_COLS, sums);
 }
 
-<%def name="graft_body()">
+<%def name="graft_body(end=True)">
     FOR_EACH_VERTEX(y, nr) {
         if (rroot[y] != RELEASED) continue;                     /* not renewable */
         rroot[y] = NONE;                                        /* visited[y] <- 0 */
 ${find_active_neighbour("level")}
     }
+% if end:
 ${queue_end("level")}
+% endif
 </%def>
 /* Graft (Step 3 of MS-BFS-Graft, when the active trees are large enough): every row of a
    renewable tree (RELEASED by count_forest) becomes unvisited (root NONE), then joins an
@@ -478,7 +518,9 @@ ${graft_body()}
    around a barrier depends on counts all work-items read after a barrier: uniform over the
    group. From the initial forest at level 1 to the final one;
    out[0..6) = phases, BFS levels, top-down levels, grafts, paths, and 1 if a bound was
-   exceeded (phases or a BFS's levels: the host raises IterationLimitError). */
+   exceeded (phases or a BFS's levels: the host raises IterationLimitError). No barrier is
+   inside a branch (the branches' queues are appended after them): PoCL 5.0's work-item loops
+   abort the build on barriers in both arms of an if. */
 __kernel void ptg_one_group(__global const offset_t *cxadj, __global const index_t *cadj,
                             __global const offset_t *rxadj, __global const index_t *radj,
                             index_t nr, index_t nc, __global index_t *rmatch,
@@ -507,15 +549,16 @@ ${rebuild_body()}
             if (get_local_id(0) == 0) { flags[F_NEXT] = 0; flags[F_LEAVES] = 0; }
             barrier(CLK_GLOBAL_MEM_FENCE);
             n_next = n_leaves = 0;
-            if ((float)nfront * alpha < (float)unvisited) {        /* TopDown */
+            const int td = (float)nfront * alpha < (float)unvisited;
+            if (td) {                                            /* TopDown */
                 const int qlen = nfront;
                 __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
 ${visit_queue()}
-${queue_end("level + 1")}
-                ++down;
             } else {                                             /* BottomUp */
-${bottom_up_body()}
+${bottom_up_body(end=False)}
             }
+${queue_end("level + 1")}
+            down += td;
             add_group_counts(2, n_next, n_leaves, 0, flags + F_NEXT, sums);
             barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
             const int nxt = flags[F_NEXT], claimed = flags[F_LEAVES];
@@ -551,21 +594,19 @@ ${count_body()}
         const int wrap = level > 2147483647 - 4 * (nr + 4);
         level = wrap ? 1 : level + 1;
         n_next = n_leaves = 0;
-        if (!wrap && (float)cols * alpha > (float)renewable) {   /* Graft */
-${graft_body()}
-            add_group_counts(2, n_next, n_leaves, 0, flags + F_NEXT, sums);
-            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-            nfront = flags[F_NEXT];
-            found = flags[F_LEAVES];
-            unvisited = nr - rows - nfront - found;
-            ++grafts;
+        const int graft = !wrap && (float)cols * alpha > (float)renewable;
+        if (graft) {                                             /* Graft */
+${graft_body(end=False)}
         } else {                                                 /* RebuildForest */
-${rebuild_body()}
-            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-            nfront = unmatched;
-            found = 0;
-            unvisited = nr;
+${rebuild_body(end=False)}
         }
+${queue_end("level")}
+        add_group_counts(2, n_next, n_leaves, 0, flags + F_NEXT, sums);
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        nfront = graft ? flags[F_NEXT] : unmatched;
+        found = graft ? flags[F_LEAVES] : 0;
+        unvisited = graft ? nr - rows - nfront - found : nr;
+        grafts += graft;
     }
     if (get_local_id(0) == 0) {
         out[0] = phases; out[1] = levels; out[2] = down; out[3] = grafts; out[4] = paths;

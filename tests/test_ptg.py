@@ -123,11 +123,16 @@ def test_batched_levels(batch, first, device, monkeypatch):
             assert c["bfs_levels_launched"] >= c["bfs_levels"]
 
 
-@pytest.mark.parametrize("queue,group", [(False, 0), (True, 0), (True, 4), (True, 1024)])
-def test_queues_and_one_group_levels(queue, group, device, monkeypatch):
+@pytest.mark.parametrize("queue,group,lanes", [(False, 0, 1), (True, 0, 1), (True, 4, 1),
+                                               (True, 1024, 1), (True, 1024, 4),
+                                               (True, 4, 8)])
+def test_queues_and_one_group_levels(queue, group, lanes, device, monkeypatch):
     """TopDown from the frontier queues, with or without runs of levels in one work-group
-    (and one work-group taking a frontier of at most 4 columns), and from sweeps of every
-    column: the same cardinality, a certified cover, each level counted once."""
+    (and one work-group taking a frontier of at most 4 columns; the queues' columns
+    expanded by teams of up to ``lanes`` work-items), and from sweeps of every column: the same
+    cardinality, a certified cover, each level counted once."""
+    monkeypatch.setattr(ptg_module, "TEAM_LANES_CPU", lanes)
+    monkeypatch.setattr(ptg_module, "TEAM_LANES_GPU", lanes)
     monkeypatch.setattr(ptg_module, "QUEUE_CPU", queue)
     monkeypatch.setattr(ptg_module, "QUEUE_GPU", queue)
     monkeypatch.setattr(ptg_module, "GROUP_FRONTIER_CPU", group)

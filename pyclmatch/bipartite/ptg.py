@@ -66,6 +66,15 @@ QUEUE_GPU = True
 GROUP_FRONTIER_CPU = 1024
 GROUP_FRONTIER_GPU = 1024
 GROUP_LEVELS = 64
+#: TopDown from the queues (a launch's or one work-group's levels) expands each frontier
+#: column with a team of up to this many work-items while the frontier is small against
+#: them (1: one each), on CPU devices and GPUs: a level's chain of dependent reads is then
+#: one edge long, not a column's degree
+TEAM_LANES_CPU = 1
+TEAM_LANES_GPU = 8
+#: on GPUs, the work-groups' count sums skip the work-items that have nothing to add (on
+#: CPU devices every one adds: see add_group_counts in kernels/ptg.cl.mako)
+SPARSE_COUNTS_GPU = True
 #: on GPUs, TopDown from the queues runs at most this many work-items (they stride over the
 #: queue): a launch over every column would start millions of work-items for a frontier of a
 #: few thousand
@@ -124,7 +133,9 @@ class TreeGraftingMatcher(Launcher):
         if not self.one_group:
             self.prepare_heavy(self.dg, ("cols",), sched)
         self.queue = self.one_group or (self.queue and not self.tiers)
-        self.specialize(queue=self.queue)
+        gpu = not self.handle.is_cpu
+        self.specialize(queue=self.queue, lanes=TEAM_LANES_GPU if gpu else TEAM_LANES_CPU,
+                        sparse_counts=bool(gpu and SPARSE_COUNTS_GPU))
 
     def build(self):
         """Fetch the kernels of the path this graph takes (one group or per step)."""
