@@ -376,6 +376,73 @@ ${queue_end("level + 1")}
 }
 % endif
 
+/* A barrier over every work-group of a launch (top_down_grid): each group's writes are
+   fenced, then it adds one to the arrival count *bar and waits until `target` groups have
+   arrived (the count only grows: the i-th barrier waits for i * groups). Sound only while
+   every group of the launch runs at once (the host launches at most one group per compute
+   unit, on GPUs); a wait longer than spin_limit polls gives up: returns 0, and the host
+   falls back (the forest rebuilt, levels launched one by one). Every work-item of the
+   group must call it (barriers). */
+inline int grid_barrier(volatile __global int *bar, int target, int spin_limit,
+                        volatile __local int *ok)
+{
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        atomic_inc(bar);
+        int spins = 0;
+        while (*bar < target && spins < spin_limit) ++spins;
+        *ok = *bar >= target;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    return *ok;
+}
+
+% if queue:
+/* TopDown for up to `levels` BFS levels in ONE launch of `groups` work-groups (GPUs; queue
+   mode), from level level0, while the alpha rule picks top-down and the frontier holds at
+   most `most` columns: the work-items stride over a level's queue (teams, visit_frontier),
+   then a barrier over the groups (grid_barrier, arrivals at flags[bar_slot]) and every
+   group reads the level's counts. Counts at F_BATCH + 2i as a batch of launches has them,
+   the levels run at flags[done_slot], 1 at flags[bar_slot + 1] if a barrier gave up. The
+   arrays other groups write during the launch (croot, clevel, leaf, rroot, the queues, the
+   counts) are read volatile: not from a compute unit's stale cache. Meshes' levels of a
+   few thousand columns then cost a barrier each instead of a launch and a host round trip
+   per batch. */
+__kernel void top_down_grid(int level0, __global const offset_t *cxadj,
+                            __global const index_t *cadj, index_t nc,
+                            __global const index_t *rmatch, volatile __global index_t *croot,
+                            volatile __global int *clevel, volatile __global index_t *leaf,
+                            volatile __global index_t *rroot, __global index_t *parent,
+                            __global int *flags, int levels, int frontier0, int unvisited0,
+                            float alpha, int most, int done_slot, int bar_slot,
+                            int spin_limit, QUEUE_ARGS)
+{
+    __local int sums[3];
+    __local int ok;
+    index_t qbuf[QBUF];
+    int qcnt = 0, i = 0, qlen = frontier0, unvisited = unvisited0;
+    for (; i < levels; ++i) {
+        if (!qlen || qlen > most || !((float)qlen * alpha < (float)unvisited)) break;
+        const int level = level0 + i, nslot = F_BATCH + 2 * i;
+        int n_next = 0, n_leaves = 0;
+        volatile __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
+${visit_frontier("get_global_id(0)", "get_global_size(0)")}
+${queue_end("level + 1")}
+        add_group_counts(2, n_next, n_leaves, 0, flags + nslot, sums);
+        if (!grid_barrier(flags + bar_slot, (i + 1) * (int)get_num_groups(0), spin_limit,
+                          &ok)) {
+            if (get_local_id(0) == 0) flags[bar_slot + 1] = 1;
+            break;
+        }
+        volatile __global const int *counts = flags + nslot;
+        qlen = counts[0];
+        unvisited -= counts[0] + counts[1];
+    }
+    if (get_global_id(0) == 0) flags[done_slot] = i;
+}
+% endif
+
 <%def name="find_active_neighbour(level)">
         for (offset_t j = rxadj[y]; j < rxadj[y + 1]; ++j) {
             const index_t x = radj[j];

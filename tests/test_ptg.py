@@ -123,15 +123,19 @@ def test_batched_levels(batch, first, device, monkeypatch):
             assert c["bfs_levels_launched"] >= c["bfs_levels"]
 
 
-@pytest.mark.parametrize("queue,group,lanes", [(False, 0, 1), (True, 0, 1), (True, 4, 1),
-                                               (True, 1024, 1), (True, 1024, 4),
-                                               (True, 4, 8)])
-def test_queues_and_one_group_levels(queue, group, lanes, device, monkeypatch):
-    """TopDown from the frontier queues, with or without runs of levels in one work-group
-    (and one work-group taking a frontier of at most 4 columns; the queues' columns
-    expanded by teams of up to ``lanes`` work-items), and from sweeps of every column: the same
-    cardinality, a certified cover, each level counted once."""
+@pytest.mark.parametrize("queue,group,lanes,grid", [
+    (False, 0, 1, 0), (True, 0, 1, 0), (True, 4, 1, 0), (True, 1024, 1, 0),
+    (True, 1024, 4, 0), (True, 4, 8, 0), (True, 1024, 1, 1), (True, 4, 4, 1)])
+def test_queues_and_one_group_levels(queue, group, lanes, grid, device, monkeypatch):
+    """TopDown from the frontier queues, with or without runs of levels in one launch (one
+    work-group, or ``grid`` work-groups with barriers between them: top_down_grid; one
+    taking a frontier of at most 4 columns; the queues' columns expanded by teams of up to
+    ``lanes`` work-items), and from sweeps of every column: the same cardinality, a
+    certified cover, each level counted once."""
     monkeypatch.setattr(ptg_module, "TEAM_LANES_CPU", lanes)
+    monkeypatch.setattr(ptg_module, "GRID_GROUPS_CPU", grid)
+    monkeypatch.setattr(ptg_module, "GRID_GPU", bool(grid))
+    monkeypatch.setattr(ptg_module, "GRID_FRONTIER_GPU", group)
     monkeypatch.setattr(ptg_module, "TEAM_LANES_GPU", lanes)
     monkeypatch.setattr(ptg_module, "QUEUE_CPU", queue)
     monkeypatch.setattr(ptg_module, "QUEUE_GPU", queue)
@@ -146,6 +150,22 @@ def test_queues_and_one_group_levels(queue, group, lanes, device, monkeypatch):
             assert c["bfs_levels"] == c["top_down_levels"] + c["bottom_up_levels"]
             if not (queue and group):
                 assert c.get("group_launches", 0) == 0
+
+
+def test_grid_gives_up(device, monkeypatch):
+    """A barrier of top_down_grid that gives up (a device that did not run every group of
+    the launch at once, simulated here) leaves the run to go on from a fresh forest with a
+    launch per level: the same certified answer."""
+    def gave_up(self):
+        raise ptg_module._GridGaveUp()
+    monkeypatch.setattr(ptg_module.TreeGraftingMatcher, "enqueue_group_levels", gave_up)
+    monkeypatch.setattr(ptg_module, "GROUP_FRONTIER_CPU", 1024)
+    monkeypatch.setattr(ptg_module, "GROUP_FRONTIER_GPU", 1024)
+    A = generators.grid(40)
+    res = ptg(A, device, init="none")
+    check(A, res)
+    if not res.counters.get("one_group"):
+        assert res.counters["grid_fallbacks"] == 1
 
 
 def test_group_levels_keep_the_forest(device):
@@ -257,7 +277,8 @@ class Forest:
         m.rroot, m.parent, m.croot = up(rroot), up(parent), up(croot)
         m.clevel, m.leaf = up(clevel), up(leaf)
         m.group = ptg_module.GROUP_FRONTIER_CPU if m.queue and m.handle.is_cpu else 0
-        slots = F_BATCH + 2 * max(m.batch_levels, ptg_module.GROUP_LEVELS) + 1
+        m.group_levels = ptg_module.GROUP_LEVELS
+        slots = F_BATCH + 2 * max(m.batch_levels, ptg_module.GROUP_LEVELS) + 3
         m.flags = cla.zeros(self.q, slots, np.int32)
         m.host = np.zeros(slots, np.int32)
         m.nr, m.nc, m.level = self.nr, self.nc, level

@@ -31,7 +31,10 @@ and TopDown visits the queue instead of sweeping every column; while the frontie
 (:data:`GROUP_FRONTIER_CPU`, :data:`GROUP_FRONTIER_GPU`) one work-group runs up to
 :data:`GROUP_LEVELS` top-down levels in one launch (``top_down_group``). Meshes, whose BFS
 runs hundreds of levels of a few columns, then cost one launch per batch instead of two per
-level and a sweep each. Graphs with a heavy tier keep the sweeps.
+level and a sweep each. On GPUs the launch of those levels has one work-group per compute
+unit instead of one, with a barrier over the groups between levels (``top_down_grid``,
+:data:`GRID_GPU`): a level costs a barrier, not a launch, and many compute units share its
+memory traffic. Graphs with a heavy tier keep the sweeps.
 
 On CPU devices a graph of at most :data:`ONE_GROUP_EDGES_CPU` edges runs whole in one
 work-group (``ptg_one_group``: the same steps, barriers where launches end): one launch and
@@ -75,6 +78,18 @@ TEAM_LANES_GPU = 8
 #: on GPUs, the work-groups' count sums skip the work-items that have nothing to add (on
 #: CPU devices every one adds: see add_group_counts in kernels/ptg.cl.mako)
 SPARSE_COUNTS_GPU = True
+#: on GPUs, frontiers of at most GRID_FRONTIER_GPU columns run up to GRID_LEVELS top-down
+#: levels in ONE launch of one work-group (of GRID_WORK_GROUP work-items) per compute unit,
+#: a barrier over the groups between levels (``top_down_grid``), instead of the launches and
+#: the single work-group above; GRID_GROUPS_CPU: that many groups on CPU devices (0: none;
+#: for the tests, a CPU device need not run its groups at once); a barrier that waits past
+#: GRID_SPIN_LIMIT polls gives up, and the run goes on without (the forest rebuilt)
+GRID_GPU = True
+GRID_FRONTIER_GPU = 1 << 16
+GRID_LEVELS = 256
+GRID_WORK_GROUP = 512
+GRID_GROUPS_CPU = 0
+GRID_SPIN_LIMIT = 1 << 21
 #: on GPUs, TopDown from the queues runs at most this many work-items (they stride over the
 #: queue): a launch over every column would start millions of work-items for a frontier of a
 #: few thousand
@@ -87,6 +102,11 @@ ONE_GROUP_EDGES_GPU = 0
 GUARD_ARGS = range(11, 17)
 #: the BFS levels of a phase's first batch (later batches double, up to ``batch_levels``)
 FIRST_BATCH = 2
+
+
+class _GridGaveUp(Exception):
+    """A barrier of ``top_down_grid`` waited past its bound: the device did not run every
+    work-group of the launch at once."""
 
 
 class TreeGraftingMatcher(Launcher):
@@ -133,6 +153,11 @@ class TreeGraftingMatcher(Launcher):
         if not self.one_group:
             self.prepare_heavy(self.dg, ("cols",), sched)
         self.queue = self.one_group or (self.queue and not self.tiers)
+        #: work-groups of top_down_grid's launches (0: top_down_group instead)
+        self.grid_groups = 0
+        if self.queue and not self.one_group:
+            self.grid_groups = (GRID_GROUPS_CPU if self.handle.is_cpu
+                                else self.handle.compute_units * bool(GRID_GPU))
         gpu = not self.handle.is_cpu
         self.specialize(queue=self.queue, lanes=TEAM_LANES_GPU if gpu else TEAM_LANES_CPU,
                         sparse_counts=bool(gpu and SPARSE_COUNTS_GPU))
@@ -145,7 +170,8 @@ class TreeGraftingMatcher(Launcher):
             return
         super().build("rebuild_forest", "top_down", "bottom_up", "augment", "count_forest",
                       "graft", "phase_start", "cover_bfs_array",
-                      *(("top_down_group",) if self.queue else ()))
+                      *((("top_down_grid" if self.grid_groups else "top_down_group"),)
+                        if self.queue else ()))
 
     def run(self, rmatch, cmatch, sched):
         """MS-BFS-Graft's phases until one finds no augmenting path; returns (bfs_array,
@@ -159,7 +185,15 @@ class TreeGraftingMatcher(Launcher):
         bound, renewed = min(self.nr, self.nc) + 2, False
         while True:
             sched.tick("ptg phases", bound)
-            found = self.grow_forest(renewed)               # Step 1
+            try:
+                found = self.grow_forest(renewed)           # Step 1
+            except _GridGaveUp:        # (levels one launch each from a fresh forest)
+                self.grid_groups = self.group = 0
+                self.stats["grid_fallbacks"] = 1
+                self.level += self.group_levels + 1
+                self.rebuild_forest()
+                renewed = False
+                continue
             sched.report("ptg", phase=self.stats["phases"], levels=self.stats["bfs_levels"])
             if not found:
                 break
@@ -207,8 +241,12 @@ class TreeGraftingMatcher(Launcher):
         self.fq = cla.empty(q, 2 * max(self.nc, 1) if self.queue else 1, idt)
         #: the one-group levels' frontier bound (0: none) and their batch's counter slots
         bound = GROUP_FRONTIER_CPU if self.handle.is_cpu else GROUP_FRONTIER_GPU
+        if self.grid_groups and not self.handle.is_cpu:
+            bound = GRID_FRONTIER_GPU
         self.group = bound if self.queue else 0
-        slots = F_BATCH + 2 * max(self.batch_levels, GROUP_LEVELS if self.group else 0) + 1
+        self.group_levels = GRID_LEVELS if self.grid_groups else GROUP_LEVELS
+        #: (after the levels' counts: levels run, the grid's arrivals and its give-up flag)
+        slots = F_BATCH + 2 * max(self.batch_levels, self.group_levels if self.group else 0) + 3
         self.flags = cla.empty(q, slots, np.int32)
         self.host = np.zeros(slots, np.int32)
         self.level = 0
@@ -340,22 +378,32 @@ class TreeGraftingMatcher(Launcher):
         return levels, leaves, growth
 
     def enqueue_group_levels(self):
-        """Up to GROUP_LEVELS top-down levels in one work-group (``top_down_group``, while
-        the rule picks top-down and the frontier stays within ``self.group``), then one
-        read-back of their counts and of how many ran; returns ``(counts, levels run)``."""
-        sched, levels = self.sched, GROUP_LEVELS
+        """Up to ``self.group_levels`` top-down levels in one launch, while the rule picks
+        top-down and the frontier stays within ``self.group``: one work-group
+        (``top_down_group``) or one per compute unit with barriers between them
+        (``top_down_grid``); then one read-back of their counts and of how many ran;
+        returns ``(counts, levels run)``."""
+        sched, levels = self.sched, self.group_levels
         sched.fill("ptg-bfs", self.flags[F_BATCH:], 0)
         dg, done_slot = self.dg, F_BATCH + 2 * levels
-        wg = self.group_wg
-        sched.launch("ptg-top-down", self.kernel("top_down_group"), wg, wg,
+        wg, args = self.group_wg, ()
+        if self.grid_groups:
+            name, size = "top_down_grid", wg * self.grid_groups
+            args = (np.int32(done_slot + 1), np.int32(GRID_SPIN_LIMIT))
+        else:
+            name, size = "top_down_group", wg
+        sched.launch("ptg-top-down", self.kernel(name), size, wg,
                      np.int32(self.level), dg.col_ptr.data, dg.col_ind.data,
                      np.int32(self.nc), self.rmatch.data, self.croot.data, self.clevel.data,
                      self.leaf.data, self.rroot.data, self.parent.data, self.flags.data,
                      np.int32(levels), np.int32(self.frontier), np.int32(self.unvisited),
                      np.float32(self.alpha), np.int32(self.group), np.int32(done_slot),
-                     *self._queue_args())
-        host = sched.read("ptg-bfs", self.host[F_BATCH:done_slot + 1], self.flags.data,
+                     *args, *self._queue_args())
+        host = sched.read("ptg-bfs", self.host[F_BATCH:done_slot + 3], self.flags.data,
                           offset=4 * F_BATCH)
+        if host[-1]:
+            raise _GridGaveUp()
+        host = host[:-2]
         run = int(host[-1])
         self.level += run
         self.stats["group_launches"] = self.stats.get("group_launches", 0) + 1
@@ -430,9 +478,14 @@ class TreeGraftingMatcher(Launcher):
                  self.rroot.data, self.parent.data, self.flags.data)
         guard = (np.int32(0), np.int32(0), np.int32(0), np.int32(0), np.float32(1),
                  np.int32(F_NEXT))                  # (each launch sets its own)
-        #: top_down_group's work-items: on GPUs the widest group the kernel fits
-        self.group_wg = (self.wg if self.handle.is_cpu or not self.group
-                         else self.handle.group_fits(self.kernel("top_down_group")))
+        #: top_down_group's (top_down_grid's) work-items per group: on GPUs the widest
+        #: group the kernel fits (at most GRID_WORK_GROUP)
+        self.group_wg = self.wg
+        if self.group and not self.handle.is_cpu:
+            self.group_wg = (self.handle.group_fits(self.kernel("top_down_grid"),
+                                                    most=GRID_WORK_GROUP)
+                             if self.grid_groups
+                             else self.handle.group_fits(self.kernel("top_down_group")))
         self._level_launches = {
             "top_down": self.bind(sched, "ptg-top-down", self.kernel("top_down"), "cols", n,
                                   np.int32(self.level), dg.col_ptr.data, dg.col_ind.data,
