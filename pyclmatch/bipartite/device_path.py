@@ -178,7 +178,7 @@ class _DeviceCall:
         self.handle, self.graph, self.name, self.factory = handle, graph, name, factory
         self.init, self.params, self.sched = init, params, sched
         self.alg_params = {k: v for k, v in params.items() if k in factory.params}
-        self.pending = self.init_card = None
+        self.pending = self.init_card = self._init_read = None
 
     def upload(self, need_csr):
         """The device graph (engine intake), the drivers and their heavy-vertex lists."""
@@ -246,7 +246,13 @@ class _DeviceCall:
             sched.fill("init", self.cmatch, -1)
             if not self.one_group:
                 self.initm.run(self.init, self.rmatch, self.cmatch, sched)
-                self.init_card = int(sched.get("init", _count_matched(handle, self.cmatch)))
+                # (read without a wait: the run is enqueued behind it, result() takes it)
+                self._init_count = _count_matched(handle, self.cmatch)
+                self._init_host = np.zeros(1, self._init_count.dtype)
+                self._init_read = sched.read_later("init", self._init_host,
+                                                   self._init_count.data)
+                sched.pending_reads.append(self._init_read)   # (kept if the call is raced
+                #                                                off before it lands)
 
     def augment(self, defer):
         """The family's run, then the certifier's BFS when the run left no ``bfs_array``."""
@@ -274,6 +280,9 @@ class _DeviceCall:
 
     def result(self):
         """The cover flags enqueued, and the :class:`DeviceMatching`."""
+        if self._init_read is not None:      # (the initial matching's cardinality)
+            self.sched.wait(self._init_read)
+            self.init_card, self._init_read = int(self._init_host[0]), None
         self.cert.cover(self.rmatch, self.cmatch, self.bfs_array, self.sched)
         return DeviceMatching(self.dg, self.rmatch, self.cmatch, self.bfs_array, self.cert,
                               self.init_card, self.stats, self.pending, self.runner)

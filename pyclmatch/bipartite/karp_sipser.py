@@ -3,7 +3,6 @@ matching of paper 000 and parallel Karp-Sipser (paper 001's initial matching), d
 through the heavy tier of :class:`~pyclmatch.bipartite.geometry.Launcher`.
 """
 import numpy as np
-import pyopencl.array as cla
 
 from .geometry import Launcher
 
@@ -45,11 +44,11 @@ class InitialMatcher(Launcher):
     def karp_sipser(self, rmatch, cmatch, sched):
         """Karp-Sipser rounds (degree-1 vertices first, then minimum degree) until a round
         matches nothing or ``ks_rounds`` are done."""
-        q, g = self.handle.queue, self.dg.graph
+        g = self.dg.graph
         nr, nc = np.int32(g.n_rows), np.int32(g.n_cols)
-        cdeg = cla.empty(q, int(nc), self.dg.idt)
-        rdeg = cla.empty(q, int(nr), self.dg.idt)
-        flags = cla.zeros(q, 1, np.int32)
+        cdeg = self.empty(int(nc), self.dg.idt)       # (from the device's memory pool;
+        rdeg = self.empty(int(nr), self.dg.idt)       # each round zeroes the flag)
+        flags = self.empty(1, np.int32)
         host = np.zeros(1, np.int32)
         cols = (self.dg.col_ptr.data, self.dg.col_ind.data, nc, cmatch.data, rmatch.data)
         rows = (self.dg.row_ptr.data, self.dg.row_ind.data, nr, rmatch.data, cmatch.data)

@@ -230,15 +230,15 @@ class TreeGraftingMatcher(Launcher):
 
     def allocate(self):
         """The forest's arrays (see ``kernels/ptg.cl.mako``), the counters and the stats."""
-        q, g = self.handle.queue, self.dg.graph
+        g = self.dg.graph
         self.nr, self.nc = int(g.n_rows), int(g.n_cols)
-        idt = self.dg.idt
-        self.rroot = cla.empty(q, max(self.nr, 1), idt)
-        self.parent = cla.empty(q, max(self.nr, 1), idt)
-        self.croot = cla.empty(q, max(self.nc, 1), idt)
-        self.clevel = cla.empty(q, max(self.nc, 1), np.int32)
-        self.leaf = cla.empty(q, max(self.nc, 1), idt)
-        self.fq = cla.empty(q, 2 * max(self.nc, 1) if self.queue else 1, idt)
+        idt, empty = self.dg.idt, self.empty        # (from the device's memory pool)
+        self.rroot = empty(max(self.nr, 1), idt)
+        self.parent = empty(max(self.nr, 1), idt)
+        self.croot = empty(max(self.nc, 1), idt)
+        self.clevel = empty(max(self.nc, 1), np.int32)
+        self.leaf = empty(max(self.nc, 1), idt)
+        self.fq = empty(2 * max(self.nc, 1) if self.queue else 1, idt)
         #: the one-group levels' frontier bound (0: none) and their batch's counter slots
         bound = GROUP_FRONTIER_CPU if self.handle.is_cpu else GROUP_FRONTIER_GPU
         if self.grid_groups and not self.handle.is_cpu:
@@ -247,7 +247,7 @@ class TreeGraftingMatcher(Launcher):
         self.group_levels = GRID_LEVELS if self.grid_groups else GROUP_LEVELS
         #: (after the levels' counts: levels run, the grid's arrivals and its give-up flag)
         slots = F_BATCH + 2 * max(self.batch_levels, self.group_levels if self.group else 0) + 3
-        self.flags = cla.empty(q, slots, np.int32)
+        self.flags = empty(slots, np.int32)
         self.host = np.zeros(slots, np.int32)
         self.level = 0
         self.frontier = self.unvisited = self.unmatched = self.grafted_leaves = 0
