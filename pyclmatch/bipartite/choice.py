@@ -14,7 +14,8 @@ power-law graphs) and ``shape``. The rule (:func:`rule`), per profile of :data:`
    or a dispersion in PPF's band: ``"ppf"`` (parallel Pothen-Fan); but on many-core CPUs
    large random-like graphs (``edges >= graft_edges``, ``dispersion <= graft_dispersion``):
    ``graft_family`` (``"ptg"``, tree grafting);
-4. otherwise ``large_family`` (APFB with GPUBFS-WR).
+4. GPUs, ``edges >= graft_edges``: ``graft_family`` (``"ptg"``); otherwise ``large_family``
+   (APFB with GPUBFS-WR).
 
 Graphs of at most ``race_edges`` edges sent to a device family also race the host family in
 a worker process (:mod:`pyclmatch.bipartite.race`): no cheap feature tells the graphs the
@@ -42,6 +43,7 @@ PROFILES = {
     "gpu": {"host_edges": 1 << 13, "race_edges": 1 << 17,
             "one_group_edges": 1 << 15, "small_family": "apfb-gpubfs-wr-mt",
             "mesh_dispersion": None, "ppf_edges": 0, "mesh_family": "ppf",
+            "graft_edges": 1 << 20, "graft_family": "ptg",
             "large_family": "apfb-gpubfs-wr-mt"},
 }
 
@@ -136,6 +138,11 @@ def rule(feat, prof, device_type, tuned_algorithm=None):
                                             f"PPF's band on this device (above it "
                                             f"Kronecker-like graphs, below it random "
                                             f"expanders on few cores)")
+    ge = prof.get("graft_edges")
+    if device_type != "cpu" and ge is not None and e >= ge:
+        return prof["graft_family"], 4, (f"{e} edges >= graft_edges {ge}: tree grafting, "
+                                         f"the fastest family measured on large graphs of "
+                                         f"this device type")
     degs = (f", degree dispersion {feat['dispersion']}, max degree {feat['max_degree']}"
             if feat.get("dispersion") is not None else "")
     return prof["large_family"], 4, f"{e} edges{degs}: the large-graph family of this device"
