@@ -168,6 +168,19 @@ def test_grid_gives_up(device, monkeypatch):
         assert res.counters["grid_fallbacks"] == 1
 
 
+def test_grid_fence_refused(device, monkeypatch):
+    """A device named NVIDIA's gets top_down_grid with an inline PTX fence; where the driver
+    refuses to build it (this CPU device's, which cannot assemble PTX), the run takes the
+    single work-group's levels instead: the same certified answer."""
+    monkeypatch.setattr(device, "platform_name", "NVIDIA CUDA")
+    monkeypatch.setattr(ptg_module, "GRID_GROUPS_CPU", 1)
+    monkeypatch.setattr(ptg_module, "ONE_GROUP_EDGES_CPU", 0)
+    monkeypatch.setattr(ptg_module, "_PTX_FENCE_REFUSED", set())
+    A = generators.grid(40)
+    for _ in range(2):             # (the second call knows the refusal)
+        check(A, ptg(A, device, init="none"))
+
+
 def test_group_levels_keep_the_forest(device):
     """top_down_group on a chain whose only augmenting path runs through every vertex (the
     greedy matching of ``chain``): one launch runs its levels one column at a time, each

@@ -48,7 +48,7 @@ CPU devices, MT on GPUs), ``alpha`` (default 5, the paper's), ``heavy_degree`` a
 import numpy as np
 import pyopencl.array as cla
 
-from ..errors import IterationLimitError
+from ..errors import IterationLimitError, KernelBuildError
 from .geometry import Launcher
 from .registry import register_algorithm
 
@@ -78,7 +78,9 @@ TEAM_LANES_GPU = 8
 #: on GPUs, the work-groups' count sums skip the work-items that have nothing to add (on
 #: CPU devices every one adds: see add_group_counts in kernels/ptg.cl.mako)
 SPARSE_COUNTS_GPU = True
-#: on GPUs, frontiers of at most GRID_FRONTIER_GPU columns run up to GRID_LEVELS top-down
+#: on NVIDIA's GPUs (where the barrier's device-wide fence is inline PTX: OpenCL 1.2's
+#: mem_fence is only CTA-wide there), frontiers of at most GRID_FRONTIER_GPU columns run up
+#: to GRID_LEVELS top-down
 #: levels in ONE launch of one work-group (of GRID_WORK_GROUP work-items) per compute unit,
 #: a barrier over the groups between levels (``top_down_grid``), instead of the launches and
 #: the single work-group above; GRID_GROUPS_CPU: that many groups on CPU devices (0: none;
@@ -102,6 +104,10 @@ ONE_GROUP_EDGES_GPU = 0
 GUARD_ARGS = range(11, 17)
 #: the BFS levels of a phase's first batch (later batches double, up to ``batch_levels``)
 FIRST_BATCH = 2
+
+
+#: the devices (labels) whose driver refused to build top_down_grid's inline PTX fence
+_PTX_FENCE_REFUSED = set()
 
 
 class _GridGaveUp(Exception):
@@ -155,12 +161,16 @@ class TreeGraftingMatcher(Launcher):
         self.queue = self.one_group or (self.queue and not self.tiers)
         #: work-groups of top_down_grid's launches (0: top_down_group instead)
         self.grid_groups = 0
-        if self.queue and not self.one_group:
+        nvidia = "NVIDIA" in self.handle.platform_name.upper()
+        if self.queue and not self.one_group:   # (GPUs: where the device-wide fence is known)
             self.grid_groups = (GRID_GROUPS_CPU if self.handle.is_cpu
-                                else self.handle.compute_units * bool(GRID_GPU))
+                                else self.handle.compute_units * bool(GRID_GPU and nvidia))
         gpu = not self.handle.is_cpu
+        if self.grid_groups and nvidia and self.handle.label in _PTX_FENCE_REFUSED:
+            self.grid_groups = 0
         self.specialize(queue=self.queue, lanes=TEAM_LANES_GPU if gpu else TEAM_LANES_CPU,
-                        sparse_counts=bool(gpu and SPARSE_COUNTS_GPU))
+                        sparse_counts=bool(gpu and SPARSE_COUNTS_GPU),
+                        ptx_fence=bool(self.grid_groups and nvidia))
 
     def build(self):
         """Fetch the kernels of the path this graph takes (one group or per step)."""
@@ -168,6 +178,19 @@ class TreeGraftingMatcher(Launcher):
             self.kernel("ptg_one_group", mode="ct")
             super().build("cover_bfs_array")
             return
+        try:
+            self._build_steps()
+        except KernelBuildError:
+            if not self.values.get("ptx_fence"):
+                raise
+            # (a driver that refuses the inline PTX fence: the single work-group's levels,
+            # from now on without trying again)
+            _PTX_FENCE_REFUSED.add(self.handle.label)
+            self.grid_groups = 0
+            self.specialize(ptx_fence=False)
+            self._build_steps()
+
+    def _build_steps(self):
         super().build("rebuild_forest", "top_down", "bottom_up", "augment", "count_forest",
                       "graft", "phase_start", "cover_bfs_array",
                       *((("top_down_grid" if self.grid_groups else "top_down_group"),)
