@@ -79,12 +79,18 @@
    phase whose Step 3 ran on the device, its frontier and unvisited rows at F_F0, F_U0.
    Every input was written by an earlier launch: the choice is uniform over the grid (no
    barrier is skipped by part of a group). */
+/* A batch's first frontier: frontier0, or the one phase_start wrote (F_F0) when the batch
+   starts a phase whose Step 3 ran on the device (frontier0 < 0). */
+inline int first_frontier(int frontier0, __global const int *flags)
+{
+    return frontier0 < 0 ? flags[F_F0] : frontier0;
+}
 inline int level_runs(int top_down, int decide, int i, int frontier0, int unvisited0,
                       float alpha, __global const int *flags)
 {
     if (!decide) return 1;
-    int frontier = frontier0, unvisited = unvisited0;
-    if (frontier0 < 0) { frontier = flags[F_F0]; unvisited = flags[F_U0]; }
+    int frontier = first_frontier(frontier0, flags);
+    int unvisited = frontier0 < 0 ? flags[F_U0] : unvisited0;
     for (int j = 0; j < i; ++j) {
         frontier = flags[F_BATCH + 2 * j];
         unvisited -= flags[F_BATCH + 2 * j] + flags[F_BATCH + 2 * j + 1];
@@ -254,10 +260,10 @@ ${attach("y", "x", "r", "level + 1")}
 ${claim_edge("j")}
 </%def>
 /* The size of level i's frontier in a batch (queue mode): the count of the level before,
-   or the batch's first frontier0. */
+   or the batch's first frontier. */
 inline int batch_frontier(int i, int frontier0, __global const int *flags)
 {
-    return i > 0 ? flags[F_BATCH + 2 * (i - 1)] : frontier0 < 0 ? flags[F_F0] : frontier0;
+    return i > 0 ? flags[F_BATCH + 2 * (i - 1)] : first_frontier(frontier0, flags);
 }
 
 /* The columns of a frontier queue (`frontier`, qlen of them) expanded by work-items id of
