@@ -19,41 +19,33 @@ args = [np.int32(0), buf, buf, np.int32(0), buf, buf, buf, buf, buf, buf, np.int
         np.int32(0), np.int32(0), np.int32(0), np.float32(1), np.int32(0), buf, np.int32(0)]
 sched = schedmod.Scheduler(h)
 N = 3000
-for gs in (65536, 1024):
-    bl = sched.bind("x", knl, gs, 256 if gs > 1024 else 1024, *args)
+
+
+def timed(label, gs, launch):
+    """Two trials of N launches (``launch(i)``): host microseconds per launch, and with the
+    device's drain."""
     for trial in range(2):
         q.finish()
         t = time.perf_counter()
         for i in range(N):
-            bl((0, np.int32(i)), (10, np.int32(1)), (11, np.int32(i & 15)), (12, np.int32(5)),
-               (13, np.int32(7)), (14, np.float32(5)), (15, np.int32(9)))
+            launch(i)
         t1 = time.perf_counter()
         q.finish()
         t2 = time.perf_counter()
-        print(f"gs {gs} invoker 7 args: {(t1 - t) / N * 1e6:.1f} us/launch host, "
+        print(f"gs {gs} {label}: {(t1 - t) / N * 1e6:.1f} us/launch host, "
               f"{(t2 - t) / N * 1e6:.1f} us/launch with device", flush=True)
+
+
+for gs in (65536, 1024):
+    ls = (256 if gs > 1024 else 1024,)
+    bl = sched.bind("x", knl, gs, ls[0], *args)
+    timed("invoker 7 args", gs, lambda i: bl(
+        (0, np.int32(i)), (10, np.int32(1)), (11, np.int32(i & 15)), (12, np.int32(5)),
+        (13, np.int32(7)), (14, np.float32(5)), (15, np.int32(9))))
     knl.set_args(*args)
-    for trial in range(2):
-        q.finish()
-        t = time.perf_counter()
-        for i in range(N):
-            knl.set_arg(0, np.int32(i))
-            cl.enqueue_nd_range_kernel(q, knl, (gs,), (256 if gs > 1024 else 1024,))
-        t1 = time.perf_counter()
-        q.finish()
-        t2 = time.perf_counter()
-        print(f"gs {gs} set_arg + raw enqueue: {(t1 - t) / N * 1e6:.1f} us host, "
-              f"{(t2 - t) / N * 1e6:.1f} us with device", flush=True)
-    for trial in range(2):
-        q.finish()
-        t = time.perf_counter()
-        for i in range(N):
-            cl.enqueue_nd_range_kernel(q, knl, (gs,), (256 if gs > 1024 else 1024,))
-        t1 = time.perf_counter()
-        q.finish()
-        t2 = time.perf_counter()
-        print(f"gs {gs} raw enqueue: {(t1 - t) / N * 1e6:.1f} us host, "
-              f"{(t2 - t) / N * 1e6:.1f} us with device", flush=True)
+    timed("set_arg + raw enqueue", gs, lambda i: (knl.set_arg(0, np.int32(i)),
+                                                  cl.enqueue_nd_range_kernel(q, knl, (gs,), ls)))
+    timed("raw enqueue", gs, lambda i: cl.enqueue_nd_range_kernel(q, knl, (gs,), ls))
     # a blocking 8-byte read-back after each of 200 launches
     host = np.zeros(2, np.int32)
     q.finish()
