@@ -2,7 +2,7 @@
 """Sweep the bipartite family's template values on one device and store the best.
 
 Sweeps every registered exact family (the APFB/APsB x GPUBFS/GPUBFS-WR x CT/MT variants, G-PR,
-PPF) with its ``work_group_size`` and, where the family has it, ``batch_levels`` on a few suite
+PPF, PTG) with its ``work_group_size`` and, where the family has it, ``batch_levels`` on a few suite
 graphs, takes the configuration with the smallest geometric
 mean of device seconds (median of ``--repeat`` runs, programs built in a warm-up, every answer
 verified) and stores it with :func:`pyclmatch.engine.tuning.store`.  Later
@@ -49,7 +49,7 @@ def main(argv=None):
     wgs = [w for w in (32, 64, 128, 256) if w <= h.max_work_group_size]
     batches = [4, 8, 16]
     if args.quick:
-        keep = ("apfb-gpubfs-wr-mt", "apfb-gpubfs-wr-ct", "gpr", "ppf")
+        keep = ("apfb-gpubfs-wr-mt", "apfb-gpubfs-wr-ct", "gpr", "ppf", "ptg")
         algs, wgs, batches = [a for a in algs if a in keep], wgs[:2], [8]
     configs = []
     for alg in algs:
