@@ -12,9 +12,9 @@ programs built (one warm-up call first); pyclmatch's calls verify their answers 
 ``verify=True``: Leiden's connectivity certificate included), and the time covers it. Every
 modularity is recomputed by ``pyclmatch.modularity`` on the host; ``disconnected`` of every
 partition (igraph's too) is counted by scipy's connected_components per community. igraph
-runs on one core with ``n_iterations=2`` (its default) and ``-1`` (until stable) with
-``--igraph-seeds`` seeds: its modularity is the median seed's (``best_modularity`` the best
-one's), its time the median. NetworKit runs in a child process of the same command
+runs on one core with ``n_iterations=2`` (its default) and ``-1`` (until stable), or those
+``--igraph-iterations`` names, with ``--igraph-seeds`` seeds: its modularity is the median
+seed's (``best_modularity`` the best one's), its time the median. NetworKit runs in a child process of the same command
 (``common.in_child``), so that its OpenMP threads and our host thread do not share one.
 
     python3 benchmarks/bench_leiden.py --device gpu --out benchmarks/results/leiden-h100
@@ -143,7 +143,8 @@ def row_of(name, A, args, handle):
         row["methods"]["networkit-leiden"] = dict(
             time_s=t, modularity=pyclmatch.modularity(A, memb),
             communities=int(np.unique(memb).size), disconnected=disconnected(A, memb))
-    for it in (2, -1) if A.nnz <= args.igraph_max_edges else ():
+    its = [int(x) for x in args.igraph_iterations.split(",") if x.strip()]
+    for it in its if A.nnz <= args.igraph_max_edges else ():
         got = run_igraph(A, it, args.igraph_seeds)
         if got is not None:
             t, memb, best = got
@@ -179,6 +180,8 @@ def main(argv=None):
     ap.add_argument("--max-edges", type=float, default=2e7)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--igraph-seeds", type=int, default=3)
+    ap.add_argument("--igraph-iterations", default="2,-1",
+                    help="igraph's n_iterations to run, comma-separated (-1: until stable)")
     ap.add_argument("--igraph-max-edges", type=float, default=5e6,
                     help="skip igraph on graphs of more stored entries (one core: minutes)")
     ap.add_argument("--deterministic", action="store_true")

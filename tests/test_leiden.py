@@ -493,3 +493,29 @@ def test_results_pickle():
     assert pickle.loads(pickle.dumps(lv)).disconnected == 0
     ld = pickle.loads(pickle.dumps(leiden(G, deterministic=True)))
     assert ld.disconnected == 0 and ld.components == ld.n_communities
+
+
+def test_random_like_graphs_take_more_subrounds(monkeypatch):
+    """With ``subrounds=None`` a random-like graph (degree dispersion in (0.5, 2]) runs its
+    local moving in EXPANDER_SUBROUNDS hashed sub-rounds at every level; a mesh, a power-law
+    graph and an explicit ``subrounds`` keep louvain's rule; the answers stay certified."""
+    from pyclmatch.community.leiden import DeviceLeiden
+    seen = []
+    run = DeviceLeiden.run
+
+    def spy(self, *a, **kw):
+        seen.append((kw.get("large_subrounds"), kw.get("small_subrounds"),
+                     kw.get("subrounds")))
+        return run(self, *a, **kw)
+    monkeypatch.setattr(DeviceLeiden, "run", spy)
+    rand = nx.gnm_random_graph(3000, 12000, seed=3)
+    mesh = nx.grid_2d_graph(40, 40)
+    star = nx.star_graph(50)
+    big = api.EXPANDER_SUBROUNDS
+    for G, kw, want in ((rand, {}, (big, big, None)), (mesh, {}, (None, None, None)),
+                        (star, {}, (None, None, None)),
+                        (rand, {"subrounds": 2}, (None, None, 2))):
+        seen.clear()
+        res = leiden(G, device="cpu", **kw)
+        assert res.disconnected == 0
+        assert seen and all(s == want for s in seen), (kw, seen)
