@@ -179,6 +179,7 @@ def test_grid_fence_refused(device, monkeypatch):
     A = generators.grid(40)
     for _ in range(2):             # (the second call knows the refusal)
         check(A, ptg(A, device, init="none"))
+        assert device.label in ptg_module._PTX_FENCE_REFUSED
 
 
 def test_group_levels_keep_the_forest(device):

@@ -80,12 +80,12 @@ TEAM_LANES_GPU = 8
 SPARSE_COUNTS_GPU = True
 #: on NVIDIA's GPUs (where the barrier's device-wide fence is inline PTX: OpenCL 1.2's
 #: mem_fence is only CTA-wide there), frontiers of at most GRID_FRONTIER_GPU columns run up
-#: to GRID_LEVELS top-down
-#: levels in ONE launch of one work-group (of GRID_WORK_GROUP work-items) per compute unit,
-#: a barrier over the groups between levels (``top_down_grid``), instead of the launches and
-#: the single work-group above; GRID_GROUPS_CPU: that many groups on CPU devices (0: none;
-#: for the tests, a CPU device need not run its groups at once); a barrier that waits past
-#: GRID_SPIN_LIMIT polls gives up, and the run goes on without (the forest rebuilt)
+#: to GRID_LEVELS top-down levels in ONE launch of one work-group (of GRID_WORK_GROUP
+#: work-items) per compute unit, a barrier over the groups between levels
+#: (``top_down_grid``), instead of the launches and the single work-group above;
+#: GRID_GROUPS_CPU: that many groups on CPU devices (0: none; for the tests, a CPU device
+#: need not run its groups at once); a barrier that waits past GRID_SPIN_LIMIT polls gives
+#: up, and the run goes on without (the forest rebuilt)
 GRID_GPU = True
 GRID_FRONTIER_GPU = 1 << 16
 GRID_LEVELS = 256
@@ -159,15 +159,15 @@ class TreeGraftingMatcher(Launcher):
         if not self.one_group:
             self.prepare_heavy(self.dg, ("cols",), sched)
         self.queue = self.one_group or (self.queue and not self.tiers)
-        #: work-groups of top_down_grid's launches (0: top_down_group instead)
-        self.grid_groups = 0
-        nvidia = "NVIDIA" in self.handle.platform_name.upper()
-        if self.queue and not self.one_group:   # (GPUs: where the device-wide fence is known)
-            self.grid_groups = (GRID_GROUPS_CPU if self.handle.is_cpu
-                                else self.handle.compute_units * bool(GRID_GPU and nvidia))
         gpu = not self.handle.is_cpu
-        if self.grid_groups and nvidia and self.handle.label in _PTX_FENCE_REFUSED:
-            self.grid_groups = 0
+        nvidia = "NVIDIA" in self.handle.platform_name.upper()
+        #: work-groups of top_down_grid's launches (0: top_down_group instead); on GPUs only
+        #: NVIDIA's, where the barrier's device-wide fence is known, and not where the driver
+        #: refused to build it
+        self.grid_groups = 0
+        if self.queue and not self.one_group and self.handle.label not in _PTX_FENCE_REFUSED:
+            self.grid_groups = (self.handle.compute_units * bool(GRID_GPU and nvidia)
+                                if gpu else GRID_GROUPS_CPU)
         self.specialize(queue=self.queue, lanes=TEAM_LANES_GPU if gpu else TEAM_LANES_CPU,
                         sparse_counts=bool(gpu and SPARSE_COUNTS_GPU),
                         ptx_fence=bool(self.grid_groups and nvidia))
