@@ -67,6 +67,12 @@
 #define F_BATCH 9
 #define IN_ACTIVE_TREE(r) ((r) != NONE && leaf[r] == NONE)
 
+/* A batch's first frontier: frontier0, or the one phase_start wrote (F_F0) when the batch
+   starts a phase whose Step 3 ran on the device (frontier0 < 0). */
+inline int first_frontier(int frontier0, __global const int *flags)
+{
+    return frontier0 < 0 ? flags[F_F0] : frontier0;
+}
 /* LEVEL_GUARD(TOP_DOWN): whether this launch is the level's direction, decided on the device
    so that the host can enqueue a batch of levels between two read-backs. decide == 0: run
    (a single level, the direction chosen by the host). Else this is level i of a batch whose
@@ -79,12 +85,6 @@
    phase whose Step 3 ran on the device, its frontier and unvisited rows at F_F0, F_U0.
    Every input was written by an earlier launch: the choice is uniform over the grid (no
    barrier is skipped by part of a group). */
-/* A batch's first frontier: frontier0, or the one phase_start wrote (F_F0) when the batch
-   starts a phase whose Step 3 ran on the device (frontier0 < 0). */
-inline int first_frontier(int frontier0, __global const int *flags)
-{
-    return frontier0 < 0 ? flags[F_F0] : frontier0;
-}
 inline int level_runs(int top_down, int decide, int i, int frontier0, int unvisited0,
                       float alpha, __global const int *flags)
 {
