@@ -24,10 +24,8 @@ host solves fast from those it does not. The thresholds are those the measured g
 tuning cache (:mod:`pyclmatch.engine.tuning`) may override any of them per device, or fix
 the algorithm (rule 0). ``res.choice`` records what was chosen and why.
 """
-import numpy as np
-
 from ..engine import catalog
-from ..engine.graphs import BipartiteGraph, as_bipartite
+from ..engine.graphs import BipartiteGraph, as_bipartite, degree_stats
 from ..engine.tuning import tuned_params
 from .registry import HOST_FAMILY as HOST, algorithms
 #: compute units from which a CPU device gets the ``"cpu-many"`` profile
@@ -57,11 +55,6 @@ PROFILES["cpu-many"] = dict(PROFILES["cpu"], host_edges=1 << 15, race_edges=1 <<
                             graft_dispersion=2.0, graft_family="ptg")
 
 
-def _degrees(graph):
-    ptr = np.asarray(graph.indptr)
-    return np.diff(ptr).astype(np.float64) if ptr.size > 1 else np.zeros(0)
-
-
 def features(graph, degrees=True):
     """The cheap features of ``graph`` (a :class:`~pyclmatch.engine.graphs.BipartiteGraph`).
     The size and shape are O(1); ``degrees=False`` leaves out ``max_degree`` and
@@ -71,10 +64,8 @@ def features(graph, degrees=True):
             "max_degree": None, "dispersion": None,
             "shape": round(graph.n_rows / graph.n_cols, 4) if graph.n_cols else 0.0}
     if degrees:
-        deg = _degrees(graph)
-        mean = float(deg.mean()) if deg.size else 0.0
-        feat["max_degree"] = int(deg.max()) if deg.size else 0
-        feat["dispersion"] = round(float(deg.var()) / mean, 4) if mean > 0 else 0.0
+        top, dispersion = degree_stats(graph.indptr)
+        feat["max_degree"], feat["dispersion"] = top, round(dispersion, 4)
     return feat
 
 

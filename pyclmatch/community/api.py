@@ -43,6 +43,7 @@ from numpy.typing import ArrayLike
 from .._typing import DeviceSpec, GraphInput, Progress
 from ..engine import args, limits
 from ..engine.devices import get_device, device_call
+from ..engine.graphs import degree_stats
 from ..engine.compressed import check_compressed_host, check_no_entries
 from ..engine.scheduler import Scheduler
 from ..errors import InputError, VerificationError
@@ -483,11 +484,8 @@ def random_like(indptr):
     >>> random_like(np.cumsum([0, 1, 5, 4, 6, 2])), random_like(np.arange(0, 24, 4))
     (True, False)
     """
-    deg = np.diff(np.asarray(indptr)).astype(np.float64)
-    if deg.size == 0 or deg.mean() == 0:
-        return False
     lo, hi = EXPANDER_DISPERSION
-    return bool(lo < deg.var() / deg.mean() <= hi)
+    return lo < degree_stats(indptr)[1] <= hi
 
 
 def _driver_args(a):
