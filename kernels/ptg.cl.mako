@@ -346,6 +346,45 @@ ${queue_end("level + 1")}
 <%def name="visit_queue()">
 ${visit_frontier("get_local_id(0)", "get_local_size(0)")}
 </%def>
+/* The level loop of top_down_group (one work-group, a group barrier between levels) and
+   top_down_grid (grid: every group of the launch, grid_barrier between levels). */
+<%def name="top_down_levels(grid)">
+    __local int sums[3];
+% if grid:
+    __local int ok;
+% endif
+    index_t qbuf[QBUF];
+    int qcnt = 0, i = 0, qlen = frontier0, unvisited = unvisited0;
+    for (; i < levels; ++i) {
+        /* the alpha rule (as LEVEL_GUARD's) on the counts of the level before, read after
+           the barrier below (volatile: not a stale cached copy): uniform over the group */
+        if (!qlen || qlen > most || !((float)qlen * alpha < (float)unvisited)) break;
+        const int level = level0 + i, nslot = F_BATCH + 2 * i;
+        int n_next = 0, n_leaves = 0;
+% if grid:
+        volatile __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
+${visit_frontier("get_global_id(0)", "get_global_size(0)")}
+% else:
+        __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
+${visit_queue()}
+% endif
+${queue_end("level + 1")}
+        add_group_counts(2, n_next, n_leaves, 0, flags + nslot, sums);
+% if grid:
+        if (!grid_barrier(flags + bar_slot, (i + 1) * (int)get_num_groups(0), spin_limit,
+                          &ok)) {
+            if (get_local_id(0) == 0) flags[bar_slot + 1] = 1;
+            break;
+        }
+% else:
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+% endif
+        volatile __global const int *counts = flags + nslot;
+        qlen = counts[0];
+        unvisited -= counts[0] + counts[1];
+    }
+    if (${"get_global_id" if grid else "get_local_id"}(0) == 0) flags[done_slot] = i;
+</%def>
 /* TopDown for up to `levels` BFS levels in one work-group (queue mode), from level level0:
    while the alpha rule picks top-down and the frontier holds at most `most` columns, the
    group takes a level's queue, then, after a barrier, the next one; counts at F_BATCH + 2i
@@ -360,25 +399,7 @@ __kernel void top_down_group(int level0, __global const offset_t *cxadj,
                              __global int *flags, int levels, int frontier0, int unvisited0,
                              float alpha, int most, int done_slot, QUEUE_ARGS)
 {
-    __local int sums[3];
-    index_t qbuf[QBUF];
-    int qcnt = 0, i = 0, qlen = frontier0, unvisited = unvisited0;
-    for (; i < levels; ++i) {
-        /* the alpha rule (as LEVEL_GUARD's) on the counts of the level before, read after
-           the barrier below (volatile: not a stale cached copy): uniform over the group */
-        if (!qlen || qlen > most || !((float)qlen * alpha < (float)unvisited)) break;
-        const int level = level0 + i, nslot = F_BATCH + 2 * i;
-        int n_next = 0, n_leaves = 0;
-        __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
-${visit_queue()}
-${queue_end("level + 1")}
-        add_group_counts(2, n_next, n_leaves, 0, flags + nslot, sums);
-        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-        volatile __global const int *counts = flags + nslot;
-        qlen = counts[0];
-        unvisited -= counts[0] + counts[1];
-    }
-    if (get_local_id(0) == 0) flags[done_slot] = i;
+${top_down_levels(grid=False)}
 }
 % endif
 
@@ -433,28 +454,7 @@ __kernel void top_down_grid(int level0, __global const offset_t *cxadj,
                             float alpha, int most, int done_slot, int bar_slot,
                             int spin_limit, QUEUE_ARGS)
 {
-    __local int sums[3];
-    __local int ok;
-    index_t qbuf[QBUF];
-    int qcnt = 0, i = 0, qlen = frontier0, unvisited = unvisited0;
-    for (; i < levels; ++i) {
-        if (!qlen || qlen > most || !((float)qlen * alpha < (float)unvisited)) break;
-        const int level = level0 + i, nslot = F_BATCH + 2 * i;
-        int n_next = 0, n_leaves = 0;
-        volatile __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
-${visit_frontier("get_global_id(0)", "get_global_size(0)")}
-${queue_end("level + 1")}
-        add_group_counts(2, n_next, n_leaves, 0, flags + nslot, sums);
-        if (!grid_barrier(flags + bar_slot, (i + 1) * (int)get_num_groups(0), spin_limit,
-                          &ok)) {
-            if (get_local_id(0) == 0) flags[bar_slot + 1] = 1;
-            break;
-        }
-        volatile __global const int *counts = flags + nslot;
-        qlen = counts[0];
-        unvisited -= counts[0] + counts[1];
-    }
-    if (get_global_id(0) == 0) flags[done_slot] = i;
+${top_down_levels(grid=True)}
 }
 % endif
 
