@@ -108,6 +108,9 @@ inline int level_runs(int top_down, int decide, int i, int frontier0, int unvisi
    by one atomic addition to the count slot nslot, which then holds that frontier's size).
    TopDown then visits its queue instead of every column. */
 #define QUEUE_ARGS __global index_t *fq, index_t qn
+/* The heavy list of the levels of top_down_group and top_down_grid (with a heavy tier): a
+   level's heavy columns at hq[0 .. flags[hslot0 + i]) for level i of the launch. */
+#define HEAVY_LIST_ARGS volatile __global index_t *hq, int hslot0
 #define LEVEL_GUARD(TD) \
     if (!level_runs(TD, decide, batch_i, frontier0, unvisited0, alpha, flags)) return
 
@@ -266,11 +269,25 @@ inline int batch_frontier(int i, int frontier0, __global const int *flags)
     return i > 0 ? flags[F_BATCH + 2 * (i - 1)] : first_frontier(frontier0, flags);
 }
 
+/* With a heavy tier, a heavy column in a frontier queue is not a light work-item's: TopDown's
+   launch leaves it to the heavy tier's groups (which find it by its level), the levels of
+   top_down_group and top_down_grid append it to the level's heavy list (`hlist`: hq, counted
+   at flags[hslot]; by one work-item of its team, `first`) for their heavy pass. */
+<%def name="skip_heavy(hlist, first)">
+% if heavy:
+            if (IS_HEAVY(cxadj[x + 1] - cxadj[x])) {
+%   if hlist:
+                if (${first}) hq[atomic_add(&flags[hslot], 1)] = x;
+%   endif
+                continue;
+            }
+% endif
+</%def>
 /* The columns of a frontier queue (`frontier`, qlen of them) expanded by work-items id of
    size (of the launch or of the group): with LANES > 1, a team of up to LANES work-items
    per column while the frontier is small against them, its rows claimed in parallel (a
    shorter chain of dependent reads per level), else one work-item per column. */
-<%def name="visit_frontier(id, size)">
+<%def name="visit_frontier(id, size, hlist=False)">
 % if lanes > 1:
         int team = 1;
         while (team < ${lanes} && 2 * team * qlen <= (int)${size}) team *= 2;
@@ -278,6 +295,7 @@ inline int batch_frontier(int i, int frontier0, __global const int *flags)
         for (int k = (int)${id} / team; k < qlen; k += (int)${size} / team) {
             const index_t x = frontier[k];
             if (clevel[x] != level) continue;
+${skip_heavy(hlist, "lane == 0")}
             const index_t r = croot[x];
             if (leaf[r] != NONE) continue;                      /* a renewable tree */
             for (offset_t j = cxadj[x] + lane; j < cxadj[x + 1] && leaf[r] == NONE; j += team)
@@ -287,6 +305,7 @@ ${claim_edge("j")}
         for (int k = ${id}; k < qlen; k += ${size}) {
             const index_t x = frontier[k];
             if (clevel[x] != level) continue;
+${skip_heavy(hlist, "1")}
 ${expand_column()}
         }
 % endif
@@ -325,7 +344,11 @@ ${claim_edge("j")}
     {
         const int qlen = batch_frontier(decide ? batch_i : 0, frontier0, flags);
         __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
+%   if heavy:
+${visit_frontier("LIGHT_ID()", "LIGHT_SIZE()")}
+%   else:
 ${visit_frontier("get_global_id(0)", "get_global_size(0)")}
+%   endif
     }
 % else:
     ${EACH}(x, nc) {
@@ -344,10 +367,27 @@ ${queue_end("level + 1")}
 /* TopDown's work in one work-group: the group's work-items take the columns of `level`'s
    queue (`frontier`, qlen of them) in turn. */
 <%def name="visit_queue()">
-${visit_frontier("get_local_id(0)", "get_local_size(0)")}
+${visit_frontier("get_local_id(0)", "get_local_size(0)", hlist=True)}
+</%def>
+/* The heavy pass of a level of top_down_levels: the level's heavy columns (hq, nh of them),
+   each expanded by a whole work-group (group g takes g, g + groups, ...), as the heavy tier
+   of TopDown's launch expands them. */
+<%def name="heavy_pass()">
+        {
+            const int nh = ((volatile __global const int *)flags)[hslot];
+            for (int h = (int)get_group_id(0); h < nh; h += (int)get_num_groups(0)) {
+                const index_t x = hq[h];
+                const index_t r = croot[x];
+                for (offset_t j = cxadj[x] + get_local_id(0);
+                     j < cxadj[x + 1] && leaf[r] == NONE; j += get_local_size(0))
+${claim_edge("j")}
+            }
+        }
 </%def>
 /* The level loop of top_down_group (one work-group, a group barrier between levels) and
-   top_down_grid (grid: every group of the launch, grid_barrier between levels). */
+   top_down_grid (grid: every group of the launch, grid_barrier between levels). With a heavy
+   tier a level has two passes: the light columns by work-items or teams (the heavy ones
+   listed), a barrier, then the heavy columns by whole groups (heavy_pass). */
 <%def name="top_down_levels(grid)">
     __local int sums[3];
 % if grid:
@@ -355,24 +395,38 @@ ${visit_frontier("get_local_id(0)", "get_local_size(0)")}
 % endif
     index_t qbuf[QBUF];
     int qcnt = 0, i = 0, qlen = frontier0, unvisited = unvisited0;
+    /* grid barriers per level: with a heavy tier, one more between the light and the heavy
+       pass (the heavy list complete) */
+    const int per_level = ${2 if heavy else 1};
     for (; i < levels; ++i) {
         /* the alpha rule (as LEVEL_GUARD's) on the counts of the level before, read after
            the barrier below (volatile: not a stale cached copy): uniform over the group */
         if (!qlen || qlen > most || !((float)qlen * alpha < (float)unvisited)) break;
-        const int level = level0 + i, nslot = F_BATCH + 2 * i;
+        const int level = level0 + i, nslot = F_BATCH + 2 * i, hslot = hslot0 + i;
         int n_next = 0, n_leaves = 0;
 % if grid:
         volatile __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
-${visit_frontier("get_global_id(0)", "get_global_size(0)")}
+${visit_frontier("get_global_id(0)", "get_global_size(0)", hlist=True)}
 % else:
         __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
 ${visit_queue()}
 % endif
+% if heavy and grid:
+        if (!grid_barrier(flags + bar_slot, (per_level * i + 1) * (int)get_num_groups(0),
+                          spin_limit, &ok)) {
+            if (get_local_id(0) == 0) flags[bar_slot + 1] = 1;
+            break;
+        }
+${heavy_pass()}
+% elif heavy:
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+${heavy_pass()}
+% endif
 ${queue_end("level + 1")}
         add_group_counts(2, n_next, n_leaves, 0, flags + nslot, sums);
 % if grid:
-        if (!grid_barrier(flags + bar_slot, (i + 1) * (int)get_num_groups(0), spin_limit,
-                          &ok)) {
+        if (!grid_barrier(flags + bar_slot, per_level * (i + 1) * (int)get_num_groups(0),
+                          spin_limit, &ok)) {
             if (get_local_id(0) == 0) flags[bar_slot + 1] = 1;
             break;
         }
@@ -397,7 +451,8 @@ __kernel void top_down_group(int level0, __global const offset_t *cxadj,
                              __global int *clevel, volatile __global index_t *leaf,
                              volatile __global index_t *rroot, __global index_t *parent,
                              __global int *flags, int levels, int frontier0, int unvisited0,
-                             float alpha, int most, int done_slot, QUEUE_ARGS)
+                             float alpha, int most, int done_slot, QUEUE_ARGS,
+                             HEAVY_LIST_ARGS)
 {
 ${top_down_levels(grid=False)}
 }
@@ -442,8 +497,9 @@ inline int grid_barrier(volatile __global int *bar, int target, int spin_limit,
    group reads the level's counts. Counts at F_BATCH + 2i as a batch of launches has them,
    the levels run at flags[done_slot], 1 at flags[bar_slot + 1] if a barrier gave up. The
    arrays other groups write during the launch (croot, clevel, leaf, rroot, the queues, the
-   counts) are read volatile: not from a compute unit's stale cache. Meshes' levels of a
-   few thousand columns then cost a barrier each instead of a launch and a host round trip
+   counts, the heavy list) are read volatile: not from a compute unit's stale cache. Meshes'
+   and power-law graphs' levels of a few thousand columns then cost a barrier each (two
+   with a heavy tier) instead of a launch and a host round trip
    per batch. */
 __kernel void top_down_grid(int level0, __global const offset_t *cxadj,
                             __global const index_t *cadj, index_t nc,
@@ -452,7 +508,7 @@ __kernel void top_down_grid(int level0, __global const offset_t *cxadj,
                             volatile __global index_t *rroot, __global index_t *parent,
                             __global int *flags, int levels, int frontier0, int unvisited0,
                             float alpha, int most, int done_slot, int bar_slot,
-                            int spin_limit, QUEUE_ARGS)
+                            int spin_limit, QUEUE_ARGS, HEAVY_LIST_ARGS)
 {
 ${top_down_levels(grid=True)}
 }

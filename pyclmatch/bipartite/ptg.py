@@ -34,7 +34,9 @@ runs hundreds of levels of a few columns, then cost one launch per batch instead
 level and a sweep each. On GPUs the launch of those levels has one work-group per compute
 unit instead of one, with a barrier over the groups between levels (``top_down_grid``,
 :data:`GRID_GPU`): a level costs a barrier, not a launch, and many compute units share its
-memory traffic. Graphs with a heavy tier keep the sweeps.
+memory traffic. With a heavy tier the heavy columns of the queues are the tier's: TopDown's
+launch leaves them to its heavy work-groups, and those levels list them for a pass of whole
+work-groups after the light columns.
 
 On CPU devices a graph of at most :data:`ONE_GROUP_EDGES_CPU` edges runs whole in one
 work-group (``ptg_one_group``: the same steps, barriers where launches end): one launch and
@@ -59,9 +61,8 @@ from .registry import register_algorithm
 L0 = 2
 #: the paper's alpha (direction switch and graft-or-rebuild rule)
 ALPHA = 5.0
-#: TopDown from queues of the frontier's columns on CPU and GPU devices (without a heavy
-#: tier), instead of a sweep of every column per level: on meshes, hundreds of levels of a
-#: few columns each
+#: TopDown from queues of the frontier's columns on CPU and GPU devices, instead of a sweep
+#: of every column per level: on meshes, hundreds of levels of a few columns each
 QUEUE_CPU = True
 QUEUE_GPU = True
 #: with the queues, frontiers of at most this many columns run in one work-group, up to
@@ -151,14 +152,14 @@ class TreeGraftingMatcher(Launcher):
                 "column levels": nc * 4, "leaves": nc * 4, "bfs_array": nc * 4}
 
     def prepare(self, sched=None):
-        """Heavy columns for :meth:`top_down` (the only kernel a work-group may share); the
-        frontier queues where there are none (a heavy tier sweeps its own columns)."""
+        """Heavy columns for :meth:`top_down` and the levels of ``top_down_group`` and
+        ``top_down_grid`` (the kernels a work-group may share a column in)."""
         limit = ONE_GROUP_EDGES_CPU if self.handle.is_cpu else ONE_GROUP_EDGES_GPU
         #: the whole run in one work-group (``ptg_one_group``, its queues and no heavy tier)
         self.one_group = 0 < self.dg.graph.nnz <= limit
         if not self.one_group:
             self.prepare_heavy(self.dg, ("cols",), sched)
-        self.queue = self.one_group or (self.queue and not self.tiers)
+        self.queue = self.one_group or self.queue
         gpu = not self.handle.is_cpu
         nvidia = "NVIDIA" in self.handle.platform_name.upper()
         #: work-groups of top_down_grid's launches (0: top_down_group instead); on GPUs only
@@ -268,9 +269,13 @@ class TreeGraftingMatcher(Launcher):
             bound = GRID_FRONTIER_GPU
         self.group = bound if self.queue else 0
         self.group_levels = GRID_LEVELS if self.grid_groups else GROUP_LEVELS
-        #: (after the levels' counts: levels run, the grid's arrivals and its give-up flag)
-        slots = F_BATCH + 2 * max(self.batch_levels, self.group_levels if self.group else 0) + 3
+        #: (after the levels' counts: levels run, the grid's arrivals and its give-up flag,
+        #: then the group levels' heavy list counts)
+        levels = self.group_levels if self.group else 0
+        slots = F_BATCH + 2 * max(self.batch_levels, levels) + 3 + levels
         self.flags = empty(slots, np.int32)
+        #: the group levels' heavy list (a level's heavy columns: at most its frontier)
+        self.hq = empty(self.group if self.group and self.tiers else 1, idt)
         self.host = np.zeros(slots, np.int32)
         self.level = 0
         self.frontier = self.unvisited = self.unmatched = self.grafted_leaves = 0
@@ -421,7 +426,7 @@ class TreeGraftingMatcher(Launcher):
                      self.leaf.data, self.rroot.data, self.parent.data, self.flags.data,
                      np.int32(levels), np.int32(self.frontier), np.int32(self.unvisited),
                      np.float32(self.alpha), np.int32(self.group), np.int32(done_slot),
-                     *args, *self._queue_args())
+                     *args, *self._queue_args(), self.hq.data, np.int32(done_slot + 3))
         host = sched.read("ptg-bfs", self.host[F_BATCH:done_slot + 3], self.flags.data,
                           offset=4 * F_BATCH)
         if host[-1]:
