@@ -154,6 +154,15 @@ __kernel void ks_degrees(__global const offset_t *xadj, __global const index_t *
 ${ks_degrees_loop(EACH)}
 }
 
+/* The first round's residual degrees: Karp-Sipser starts from empty mates, so every vertex is
+   free and its residual degree is its degree, read from xadj alone (ks_degrees reads every
+   edge and its end's mate). */
+__kernel void ks_degrees_first(__global const offset_t *xadj, index_t n,
+                               __global index_t *deg)
+{
+    FOR_EACH_VERTEX(v, n) deg[v] = (index_t)(xadj[v + 1] - xadj[v]);
+}
+
 /* Rule 1 for the vertices of one side: a free vertex with one free neighbour takes it.
    ``mine`` is this side's mate array (written only by the owner), ``other`` the other side's
    (claimed by CAS). flags[0] counts the matches of the round. */

@@ -27,7 +27,8 @@ class InitialMatcher(Launcher):
         self.prepare_heavy(self.dg, sides, sched)
 
     def run(self, init, rmatch, cmatch, sched):
-        """Enqueue the initial matching ``init`` ("karp-sipser", "cheap" or "none")."""
+        """Enqueue the initial matching ``init`` ("karp-sipser", "cheap" or "none") on empty
+        mates (``rmatch`` and ``cmatch`` all -1)."""
         if init == "none":
             return
         if init == "karp-sipser":
@@ -43,7 +44,8 @@ class InitialMatcher(Launcher):
 
     def karp_sipser(self, rmatch, cmatch, sched):
         """Karp-Sipser rounds (degree-1 vertices first, then minimum degree) until a round
-        matches nothing or ``ks_rounds`` are done."""
+        matches nothing or ``ks_rounds`` are done, from empty mates: the first round's
+        residual degrees are the degrees (``ks_degrees_first``, no edge read)."""
         g = self.dg.graph
         nr, nc = np.int32(g.n_rows), np.int32(g.n_cols)
         cdeg = self.empty(int(nc), self.dg.idt)       # (from the device's memory pool;
@@ -54,10 +56,17 @@ class InitialMatcher(Launcher):
         rows = (self.dg.row_ptr.data, self.dg.row_ind.data, nr, rmatch.data, cmatch.data)
         deg, deg1 = self.kernel("ks_degrees"), self.kernel("ks_match_deg1")
         mindeg = self.kernel("ks_match_mindeg")
-        for _ in range(self.ks_rounds):
+        for rnd in range(self.ks_rounds):
             sched.fill("init", flags.data, 0)
-            self.launch(sched, "init", deg, "cols", nc, *cols, cdeg.data)
-            self.launch(sched, "init", deg, "rows", nr, *rows, rdeg.data)
+            if rnd == 0:
+                first = self.kernel("ks_degrees_first")
+                sched.launch("init", first, self.global_size(nc), self.wg,
+                             self.dg.col_ptr.data, nc, cdeg.data)
+                sched.launch("init", first, self.global_size(nr), self.wg,
+                             self.dg.row_ptr.data, nr, rdeg.data)
+            else:
+                self.launch(sched, "init", deg, "cols", nc, *cols, cdeg.data)
+                self.launch(sched, "init", deg, "rows", nr, *rows, rdeg.data)
             self.launch(sched, "init", deg1, "cols", nc, *cols, cdeg.data, flags.data)
             self.launch(sched, "init", deg1, "rows", nr, *rows, rdeg.data, flags.data)
             self.launch(sched, "init", mindeg, "cols", nc, *cols, rdeg.data, flags.data)
