@@ -85,16 +85,22 @@ inline int first_frontier(int frontier0, __global const int *flags)
    phase whose Step 3 ran on the device, its frontier and unvisited rows at F_F0, F_U0.
    Every input was written by an earlier launch: the choice is uniform over the grid (no
    barrier is skipped by part of a group). */
+inline void batch_state(int i, int frontier0, int unvisited0, __global const int *flags,
+                        int *frontier, int *unvisited)
+{
+    *frontier = first_frontier(frontier0, flags);
+    *unvisited = frontier0 < 0 ? flags[F_U0] : unvisited0;
+    for (int j = 0; j < i; ++j) {
+        *frontier = flags[F_BATCH + 2 * j];
+        *unvisited -= flags[F_BATCH + 2 * j] + flags[F_BATCH + 2 * j + 1];
+    }
+}
 inline int level_runs(int top_down, int decide, int i, int frontier0, int unvisited0,
                       float alpha, __global const int *flags)
 {
     if (!decide) return 1;
-    int frontier = first_frontier(frontier0, flags);
-    int unvisited = frontier0 < 0 ? flags[F_U0] : unvisited0;
-    for (int j = 0; j < i; ++j) {
-        frontier = flags[F_BATCH + 2 * j];
-        unvisited -= flags[F_BATCH + 2 * j] + flags[F_BATCH + 2 * j + 1];
-    }
+    int frontier, unvisited;
+    batch_state(i, frontier0, unvisited0, flags, &frontier, &unvisited);
     if (frontier == 0) return 0;
     if (decide == 2) return top_down;
     const int td = (float)frontier * alpha < (float)unvisited;
@@ -394,7 +400,9 @@ ${claim_edge("j")}
     __local int ok;
 % endif
     index_t qbuf[QBUF];
-    int qcnt = 0, i = 0, qlen = frontier0, unvisited = unvisited0;
+    int qcnt = 0, i = 0, qlen, unvisited;
+    /* (the state after the `after` levels of a batch launched just before: from their counts) */
+    batch_state(after, frontier0, unvisited0, flags, &qlen, &unvisited);
     /* grid barriers per level: with a heavy tier, one more between the light and the heavy
        pass (the heavy list complete) */
     const int per_level = ${2 if heavy else 1};
@@ -402,7 +410,7 @@ ${claim_edge("j")}
         /* the alpha rule (as LEVEL_GUARD's) on the counts of the level before, read after
            the barrier below (volatile: not a stale cached copy): uniform over the group */
         if (!qlen || qlen > most || !((float)qlen * alpha < (float)unvisited)) break;
-        const int level = level0 + i, nslot = F_BATCH + 2 * i, hslot = hslot0 + i;
+        const int level = level0 + i, nslot = F_BATCH + 2 * (after + i), hslot = hslot0 + i;
         int n_next = 0, n_leaves = 0;
 % if grid:
         volatile __global const index_t *frontier = fq + (size_t)(level & 1) * qn;
@@ -444,14 +452,16 @@ ${queue_end("level + 1")}
    group takes a level's queue, then, after a barrier, the next one; counts at F_BATCH + 2i
    as a batch of launches has them, and the levels run at flags[done_slot]. Levels of a few
    columns, hundreds of them on meshes, then cost a launch between them all instead of two
-   each. */
+   each. after > 0: the launch goes on from the `after` levels of a batch launched just
+   before it (frontier0 and unvisited0 as that batch's), from their counts, and its own
+   counts follow theirs (F_BATCH + 2 (after + i)): the host reads both at once. */
 __kernel void top_down_group(int level0, __global const offset_t *cxadj,
                              __global const index_t *cadj, index_t nc,
                              __global const index_t *rmatch, __global index_t *croot,
                              __global int *clevel, volatile __global index_t *leaf,
                              volatile __global index_t *rroot, __global index_t *parent,
-                             __global int *flags, int levels, int frontier0, int unvisited0,
-                             float alpha, int most, int done_slot, QUEUE_ARGS,
+                             __global int *flags, int levels, int after, int frontier0,
+                             int unvisited0, float alpha, int most, int done_slot, QUEUE_ARGS,
                              HEAVY_LIST_ARGS)
 {
 ${top_down_levels(grid=False)}
@@ -494,8 +504,8 @@ inline int grid_barrier(volatile __global int *bar, int target, int spin_limit,
    mode), from level level0, while the alpha rule picks top-down and the frontier holds at
    most `most` columns: the work-items stride over a level's queue (teams, visit_frontier),
    then a barrier over the groups (grid_barrier, arrivals at flags[bar_slot]) and every
-   group reads the level's counts. Counts at F_BATCH + 2i as a batch of launches has them,
-   the levels run at flags[done_slot], 1 at flags[bar_slot + 1] if a barrier gave up. The
+   group reads the level's counts. Counts at F_BATCH + 2i as a batch of launches has them
+   (after a batch's `after` levels, as top_down_group's), the levels run at flags[done_slot], 1 at flags[bar_slot + 1] if a barrier gave up. The
    arrays other groups write during the launch (croot, clevel, leaf, rroot, the queues, the
    counts, the heavy list) are read volatile: not from a compute unit's stale cache. Meshes'
    and power-law graphs' levels of a few thousand columns then cost a barrier each (two
@@ -506,8 +516,8 @@ __kernel void top_down_grid(int level0, __global const offset_t *cxadj,
                             __global const index_t *rmatch, volatile __global index_t *croot,
                             volatile __global int *clevel, volatile __global index_t *leaf,
                             volatile __global index_t *rroot, __global index_t *parent,
-                            __global int *flags, int levels, int frontier0, int unvisited0,
-                            float alpha, int most, int done_slot, int bar_slot,
+                            __global int *flags, int levels, int after, int frontier0,
+                            int unvisited0, float alpha, int most, int done_slot, int bar_slot,
                             int spin_limit, QUEUE_ARGS, HEAVY_LIST_ARGS)
 {
 ${top_down_levels(grid=True)}

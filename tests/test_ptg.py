@@ -160,7 +160,10 @@ def test_grid_gives_up(device, monkeypatch):
     """A barrier of top_down_grid that gives up (a device that did not run every group of
     the launch at once, simulated here) leaves the run to go on from a fresh forest with a
     launch per level: the same certified answer."""
-    def gave_up(self):
+    real = ptg_module.TreeGraftingMatcher.enqueue_group_levels
+
+    def gave_up(self, **kw):        # (its levels ran, a barrier gave up after them)
+        real(self, **kw)
         raise ptg_module._GridGaveUp()
     monkeypatch.setattr(ptg_module.TreeGraftingMatcher, "enqueue_group_levels", gave_up)
     monkeypatch.setattr(ptg_module, "GROUP_FRONTIER_CPU", 1024)
@@ -662,10 +665,15 @@ class CheckedMatcher(TreeGraftingMatcher):
         super().enqueue_renewal()
         self.checked()
 
-    def enqueue_levels(self, batch, top_down_only=False, settle=False):
-        counts = super().enqueue_levels(batch, top_down_only, settle)
+    def enqueue_levels(self, batch, top_down_only=False, settle=False, read=True):
+        counts = super().enqueue_levels(batch, top_down_only, settle, read)
         self.checked()
         return counts
+
+    def enqueue_group_levels(self, after=0, settle=False):
+        out = super().enqueue_group_levels(after, settle)
+        self.checked()
+        return out
 
 
 def checked_run(device, A, **params):

@@ -272,7 +272,7 @@ class TreeGraftingMatcher(Launcher):
         #: (after the levels' counts: levels run, the grid's arrivals and its give-up flag,
         #: then the group levels' heavy list counts)
         levels = self.group_levels if self.group else 0
-        slots = F_BATCH + 2 * max(self.batch_levels, levels) + 3 + levels
+        slots = F_BATCH + 2 * max(self.batch_levels, FIRST_BATCH + levels) + 3 + levels
         self.flags = empty(slots, np.int32)
         #: the group levels' heavy list (a level's heavy columns: at most its frontier)
         self.hq = empty(self.group if self.group and self.tiers else 1, idt)
@@ -363,7 +363,11 @@ class TreeGraftingMatcher(Launcher):
                     f"report this graph)")
             run, replay, forced = batch, batch > 1, False
             if first:            # (its read-back brings the renewal's counts)
-                counts = self.enqueue_levels(batch, settle=True)
+                if self.group:   # (the one-launch levels behind it: one read-back for both)
+                    self.enqueue_levels(batch, settle=True, read=False)
+                    counts, run = self.enqueue_group_levels(after=batch, settle=True)
+                else:
+                    counts = self.enqueue_levels(batch, settle=True)
                 found, first, replay = self.grafted_leaves, False, True
             elif self.group and self.frontier <= self.group and self._top_down_next():
                 counts, run = self.enqueue_group_levels()
@@ -405,15 +409,19 @@ class TreeGraftingMatcher(Launcher):
         self.stats["bfs_levels"] += levels
         return levels, leaves, growth
 
-    def enqueue_group_levels(self):
+    def enqueue_group_levels(self, after=0, settle=False):
         """Up to ``self.group_levels`` top-down levels in one launch, while the rule picks
         top-down and the frontier stays within ``self.group``: one work-group
         (``top_down_group``) or one per compute unit with barriers between them
         (``top_down_grid``); then one read-back of their counts and of how many ran;
-        returns ``(counts, levels run)``."""
+        returns ``(counts, levels run)``. ``after``: the launch follows the ``after`` levels
+        of a batch enqueued without its read-back (``enqueue_levels(read=False)``) and goes
+        on from their state on the device; the counts and levels returned are the batch's
+        then the launch's (``settle`` as :meth:`enqueue_levels`'s)."""
         sched, levels = self.sched, self.group_levels
-        sched.fill("ptg-bfs", self.flags[F_BATCH:], 0)
-        dg, done_slot = self.dg, F_BATCH + 2 * levels
+        base = F_BATCH + 2 * after
+        sched.fill("ptg-bfs", self.flags[base:], 0)
+        dg, done_slot = self.dg, base + 2 * levels
         wg, args = self.group_wg, ()
         if self.grid_groups:
             name, size = "top_down_grid", wg * self.grid_groups
@@ -424,19 +432,20 @@ class TreeGraftingMatcher(Launcher):
                      np.int32(self.level), dg.col_ptr.data, dg.col_ind.data,
                      np.int32(self.nc), self.rmatch.data, self.croot.data, self.clevel.data,
                      self.leaf.data, self.rroot.data, self.parent.data, self.flags.data,
-                     np.int32(levels), np.int32(self.frontier), np.int32(self.unvisited),
+                     np.int32(levels), np.int32(after),
+                     np.int32(-1 if settle else self.frontier), np.int32(self.unvisited),
                      np.float32(self.alpha), np.int32(self.group), np.int32(done_slot),
                      *args, *self._queue_args(), self.hq.data, np.int32(done_slot + 3))
-        host = sched.read("ptg-bfs", self.host[F_BATCH:done_slot + 3], self.flags.data,
-                          offset=4 * F_BATCH)
-        if host[-1]:
+        host = sched.read("ptg-bfs", self.host[:done_slot + 3], self.flags.data)
+        if settle:
+            self.settle_renewal(host)
+        if host[done_slot + 2]:
             raise _GridGaveUp()
-        host = host[:-2]
-        run = int(host[-1])
+        run = int(host[done_slot])
         self.level += run
         self.stats["group_launches"] = self.stats.get("group_launches", 0) + 1
         self.stats["bfs_levels_launched"] = self.stats.get("bfs_levels_launched", 0) + run
-        return host[:-1], run
+        return host[F_BATCH:base + 2 * run], after + run
 
     def _top_down_next(self):
         """The alpha rule (as the device's LEVEL_GUARD applies it): the next level grows
@@ -450,12 +459,13 @@ class TreeGraftingMatcher(Launcher):
         columns among millions of unvisited rows, then pay one launch per level, not two."""
         return self.frontier * self.alpha * growth ** batch < self.unvisited
 
-    def enqueue_levels(self, batch, top_down_only=False, settle=False):
+    def enqueue_levels(self, batch, top_down_only=False, settle=False, read=True):
         """``batch`` BFS levels, each a top-down and a bottom-up launch of which the device
         runs one (LEVEL_GUARD), or top-down launches alone (``top_down_only``), then one
         read-back of their counts; returns the counts. ``settle``: the batch begins the
         phase after :meth:`enqueue_renewal`, its frontier on the device; the read-back also
-        brings the renewal's counts (:meth:`settle_renewal`)."""
+        brings the renewal's counts (:meth:`settle_renewal`). ``read=False``: no read-back
+        (:meth:`enqueue_group_levels` follows with ``after=batch`` and reads both)."""
         sched = self.sched
         sched.fill("ptg-bfs", self.flags[F_BATCH:F_BATCH + 2 * batch], 0)
         f0, u0, alpha = np.int32(self.frontier), np.int32(self.unvisited), np.float32(self.alpha)
@@ -469,6 +479,8 @@ class TreeGraftingMatcher(Launcher):
                 self._bottom_up(guard)
             self.level += 1
         self.stats["bfs_levels_launched"] = self.stats.get("bfs_levels_launched", 0) + batch
+        if not read:
+            return None
         if settle:
             host = sched.read("ptg-bfs", self.host[:F_BATCH + 2 * batch], self.flags.data)
             self.settle_renewal(host)
