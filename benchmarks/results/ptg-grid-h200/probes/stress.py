@@ -28,7 +28,7 @@ rng = np.random.default_rng(1)
 bad = runs = grids = 0
 t = time.time()
 while time.time() - t < float(sys.argv[1]):
-    kind = runs % 4
+    kind = runs % 5
     n = int(rng.integers(20000, 400000))
     if kind == 0:
         A = generators.grid(int(np.sqrt(n)), seed=int(rng.integers(1 << 30)))
@@ -37,6 +37,9 @@ while time.time() - t < float(sys.argv[1]):
     elif kind == 2:
         A = generators.permuted(generators.grid(int(np.sqrt(n)), seed=runs),
                                 seed=int(rng.integers(1 << 30)))
+    elif kind == 4:
+        A = generators.kron(int(rng.integers(14, 19)), seed=int(rng.integers(1 << 30)))
+        A = generators.permuted(A, seed=runs) if runs % 2 else A
     else:
         A = generators.delaunay(int(rng.integers(14, 19)), seed=int(rng.integers(1 << 30)))
     init = ("none", "karp-sipser", "cheap")[runs % 3]
