@@ -255,19 +255,28 @@ __kernel void apfb_one_group(__global int *bfs_array, __global const offset_t *c
     int phases = 0, levels = 0, max_depth = 0, exceeded = 0;
     /* The initial matching (karp_sipser.cl.mako's loops, a barrier per launch of the
        large path): init_kind 2 = Karp-Sipser rounds then the cheap pass, 1 = the cheap pass,
-       0 = none. rxadj/radj/cdeg/rdeg are read by Karp-Sipser only. */
+       0 = none. rxadj/radj/cdeg/rdeg are read by Karp-Sipser only. The mates start empty,
+       so the first round's residual degrees are the degrees (ks_degrees_first's loop). */
     for (int round = 0; init_kind == 2 && round < ks_rounds; ++round) {
         if (get_local_id(0) == 0) flags[0] = 0;
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
         {   __global const offset_t *xadj = cxadj; __global const index_t *adj = cadj;
             const index_t n = nc; volatile __global index_t *mine = cmatch;
             volatile __global index_t *other = rmatch; __global index_t *deg = cdeg;
+            if (round == 0) {
+${initial.ks_degrees_first_loop("FOR_EACH_VERTEX")}
+            } else {
 ${initial.ks_degrees_loop("FOR_EACH_VERTEX")}
+            }
         }
         {   __global const offset_t *xadj = rxadj; __global const index_t *adj = radj;
             const index_t n = nr; volatile __global index_t *mine = rmatch;
             volatile __global index_t *other = cmatch; __global index_t *deg = rdeg;
+            if (round == 0) {
+${initial.ks_degrees_first_loop("FOR_EACH_VERTEX")}
+            } else {
 ${initial.ks_degrees_loop("FOR_EACH_VERTEX")}
+            }
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
         {   __global const offset_t *xadj = cxadj; __global const index_t *adj = cadj;

@@ -56,6 +56,9 @@
         deg[v] = d;
     }
 </%def>
+<%def name="ks_degrees_first_loop(each)">
+    ${each}(v, n) deg[v] = (index_t)(xadj[v + 1] - xadj[v]);
+</%def>
 <%def name="ks_match_deg1_loop(each)">
     ${each}(v, n) {
         if (deg[v] != 1 || mine[v] != -1) continue;
@@ -160,7 +163,7 @@ ${ks_degrees_loop(EACH)}
 __kernel void ks_degrees_first(__global const offset_t *xadj, index_t n,
                                __global index_t *deg)
 {
-    FOR_EACH_VERTEX(v, n) deg[v] = (index_t)(xadj[v + 1] - xadj[v]);
+${ks_degrees_first_loop("FOR_EACH_VERTEX")}
 }
 
 /* Rule 1 for the vertices of one side: a free vertex with one free neighbour takes it.
