@@ -73,6 +73,19 @@ inline int first_frontier(int frontier0, __global const int *flags)
 {
     return frontier0 < 0 ? flags[F_F0] : frontier0;
 }
+/* The frontier and the unvisited rows after the first i levels of a batch that began with
+   frontier0 columns and unvisited0 unvisited rows (frontier0 < 0: at F_F0, F_U0), from the
+   levels' counts at F_BATCH + 2j: level i's state, as the device sees it. */
+inline void batch_state(int i, int frontier0, int unvisited0, __global const int *flags,
+                        int *frontier, int *unvisited)
+{
+    *frontier = first_frontier(frontier0, flags);
+    *unvisited = frontier0 < 0 ? flags[F_U0] : unvisited0;
+    for (int j = 0; j < i; ++j) {
+        *frontier = flags[F_BATCH + 2 * j];
+        *unvisited -= flags[F_BATCH + 2 * j] + flags[F_BATCH + 2 * j + 1];
+    }
+}
 /* LEVEL_GUARD(TOP_DOWN): whether this launch is the level's direction, decided on the device
    so that the host can enqueue a batch of levels between two read-backs. decide == 0: run
    (a single level, the direction chosen by the host). Else this is level i of a batch whose
@@ -85,16 +98,6 @@ inline int first_frontier(int frontier0, __global const int *flags)
    phase whose Step 3 ran on the device, its frontier and unvisited rows at F_F0, F_U0.
    Every input was written by an earlier launch: the choice is uniform over the grid (no
    barrier is skipped by part of a group). */
-inline void batch_state(int i, int frontier0, int unvisited0, __global const int *flags,
-                        int *frontier, int *unvisited)
-{
-    *frontier = first_frontier(frontier0, flags);
-    *unvisited = frontier0 < 0 ? flags[F_U0] : unvisited0;
-    for (int j = 0; j < i; ++j) {
-        *frontier = flags[F_BATCH + 2 * j];
-        *unvisited -= flags[F_BATCH + 2 * j] + flags[F_BATCH + 2 * j + 1];
-    }
-}
 inline int level_runs(int top_down, int decide, int i, int frontier0, int unvisited0,
                       float alpha, __global const int *flags)
 {
@@ -401,7 +404,7 @@ ${claim_edge("j")}
 % endif
     index_t qbuf[QBUF];
     int qcnt = 0, i = 0, qlen, unvisited;
-    /* (the state after the `after` levels of a batch launched just before: from their counts) */
+    /* (the state after the `after` levels of a batch launched just before it) */
     batch_state(after, frontier0, unvisited0, flags, &qlen, &unvisited);
     /* grid barriers per level: with a heavy tier, one more between the light and the heavy
        pass (the heavy list complete) */
@@ -505,12 +508,12 @@ inline int grid_barrier(volatile __global int *bar, int target, int spin_limit,
    most `most` columns: the work-items stride over a level's queue (teams, visit_frontier),
    then a barrier over the groups (grid_barrier, arrivals at flags[bar_slot]) and every
    group reads the level's counts. Counts at F_BATCH + 2i as a batch of launches has them
-   (after a batch's `after` levels, as top_down_group's), the levels run at flags[done_slot], 1 at flags[bar_slot + 1] if a barrier gave up. The
-   arrays other groups write during the launch (croot, clevel, leaf, rroot, the queues, the
-   counts, the heavy list) are read volatile: not from a compute unit's stale cache. Meshes'
-   and power-law graphs' levels of a few thousand columns then cost a barrier each (two
-   with a heavy tier) instead of a launch and a host round trip
-   per batch. */
+   (after a batch's `after` levels, as top_down_group's), the levels run at
+   flags[done_slot], 1 at flags[bar_slot + 1] if a barrier gave up. The arrays other groups
+   write during the launch (croot, clevel, leaf, rroot, the queues, the counts, the heavy
+   list) are read volatile: not from a compute unit's stale cache. Meshes' and power-law
+   graphs' levels of a few thousand columns then cost a barrier each (two with a heavy
+   tier) instead of a launch and a host round trip per batch. */
 __kernel void top_down_grid(int level0, __global const offset_t *cxadj,
                             __global const index_t *cadj, index_t nc,
                             __global const index_t *rmatch, volatile __global index_t *croot,
