@@ -304,10 +304,9 @@ class Forest:
         m.clevel, m.leaf = up(clevel), up(leaf)
         m.group = ptg_module.GROUP_FRONTIER_CPU if m.queue and m.handle.is_cpu else 0
         m.group_levels = ptg_module.GROUP_LEVELS
-        slots = F_BATCH + 2 * max(m.batch_levels, ptg_module.GROUP_LEVELS) + 3 + m.group_levels
-        m.flags = cla.zeros(self.q, slots, np.int32)
+        m.flags = cla.zeros(self.q, m.flag_slots(), np.int32)
         m.hq = cla.zeros(self.q, max(m.group, 1), np.int32)
-        m.host = np.zeros(slots, np.int32)
+        m.host = np.zeros(m.flags.size, np.int32)
         m.nr, m.nc, m.level = self.nr, self.nc, level
         m.stats = {k: 0 for k in ("phases", "bfs_levels", "top_down_levels", "paths",
                                   "bottom_up_levels", "grafts", "rebuilds")}

@@ -55,11 +55,10 @@ class InitialMatcher(Launcher):
         cols = (self.dg.col_ptr.data, self.dg.col_ind.data, nc, cmatch.data, rmatch.data)
         rows = (self.dg.row_ptr.data, self.dg.row_ind.data, nr, rmatch.data, cmatch.data)
         deg, deg1 = self.kernel("ks_degrees"), self.kernel("ks_match_deg1")
-        mindeg = self.kernel("ks_match_mindeg")
+        mindeg, first = self.kernel("ks_match_mindeg"), self.kernel("ks_degrees_first")
         for rnd in range(self.ks_rounds):
             sched.fill("init", flags.data, 0)
             if rnd == 0:
-                first = self.kernel("ks_degrees_first")
                 sched.launch("init", first, self.global_size(nc), self.wg,
                              self.dg.col_ptr.data, nc, cdeg.data)
                 sched.launch("init", first, self.global_size(nr), self.wg,

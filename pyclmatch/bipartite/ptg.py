@@ -269,19 +269,22 @@ class TreeGraftingMatcher(Launcher):
             bound = GRID_FRONTIER_GPU
         self.group = bound if self.queue else 0
         self.group_levels = GRID_LEVELS if self.grid_groups else GROUP_LEVELS
-        #: (after the levels' counts: levels run, the grid's arrivals and its give-up flag,
-        #: then the group levels' heavy list counts)
-        levels = self.group_levels if self.group else 0
-        slots = F_BATCH + 2 * max(self.batch_levels, FIRST_BATCH + levels) + 3 + levels
-        self.flags = empty(slots, np.int32)
+        self.flags = empty(self.flag_slots(), np.int32)
         #: the group levels' heavy list (a level's heavy columns: at most its frontier)
         self.hq = empty(self.group if self.group and self.tiers else 1, idt)
-        self.host = np.zeros(slots, np.int32)
+        self.host = np.zeros(self.flags.size, np.int32)
         self.level = 0
         self.frontier = self.unvisited = self.unmatched = self.grafted_leaves = 0
         self.stats = {"phases": 0, "bfs_levels": 0, "bfs_levels_launched": 0,
                       "top_down_levels": 0, "bottom_up_levels": 0, "grafts": 0,
                       "rebuilds": 0, "paths": 0, "cover_phases": 0}
+
+    def flag_slots(self):
+        """The size of flags[]: the counters, two counts per level of a batch or of a phase's
+        first batch and the group levels behind it, then the levels run, the grid's arrivals
+        and its give-up flag, then the group levels' heavy list counts."""
+        levels = self.group_levels if self.group else 0
+        return F_BATCH + 2 * max(self.batch_levels, FIRST_BATCH + levels) + 3 + levels
 
     def rebuild_forest(self):
         """RebuildForest (and the initial forest): a tree per unmatched column, in the
