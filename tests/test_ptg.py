@@ -11,7 +11,7 @@ import pyclmatch
 from pyclmatch import generators
 from pyclmatch.bipartite import INITS, verify_matching
 from pyclmatch.bipartite import ptg as ptg_module
-from pyclmatch.bipartite.ptg import (C_ACTIVE_COLS, C_ACTIVE_ROWS, C_RENEWABLE_ROWS, F_BATCH,
+from pyclmatch.bipartite.ptg import (C_ACTIVE_COLS, C_ACTIVE_ROWS, C_RENEWABLE_ROWS,
                                      F_LEAVES, F_NEXT, F_PATHS, TreeGraftingMatcher)
 from pyclmatch.engine.graphs import DeviceBipartite, as_bipartite
 from pyclmatch.engine.scheduler import Scheduler
