@@ -304,7 +304,8 @@ class Forest:
         m.clevel, m.leaf = up(clevel), up(leaf)
         m.group = ptg_module.GROUP_FRONTIER_CPU if m.queue and m.handle.is_cpu else 0
         m.group_levels = ptg_module.GROUP_LEVELS
-        m.flags = cla.zeros(self.q, m.flag_slots(), np.int32)
+        # (room for the group levels also where the helper's group is 0: a test may set it)
+        m.flags = cla.zeros(self.q, m.flag_slots(m.group_levels), np.int32)
         m.hq = cla.zeros(self.q, max(m.group, 1), np.int32)
         m.host = np.zeros(m.flags.size, np.int32)
         m.nr, m.nc, m.level = self.nr, self.nc, level

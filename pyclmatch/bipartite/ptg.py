@@ -279,11 +279,13 @@ class TreeGraftingMatcher(Launcher):
                       "top_down_levels": 0, "bottom_up_levels": 0, "grafts": 0,
                       "rebuilds": 0, "paths": 0, "cover_phases": 0}
 
-    def flag_slots(self):
+    def flag_slots(self, levels=None):
         """The size of flags[]: the counters, two counts per level of a batch or of a phase's
         first batch and the group levels behind it, then the levels run, the grid's arrivals
-        and its give-up flag, then the group levels' heavy list counts."""
-        levels = self.group_levels if self.group else 0
+        and its give-up flag, then the group levels' heavy list counts (``levels``: the
+        group levels a launch may run; default ``group_levels`` where there are any)."""
+        if levels is None:
+            levels = self.group_levels if self.group else 0
         return F_BATCH + 2 * max(self.batch_levels, FIRST_BATCH + levels) + 3 + levels
 
     def rebuild_forest(self):
