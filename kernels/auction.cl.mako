@@ -311,12 +311,16 @@ inline long relabel_step(long mine, long a_ik, long p_k, long eps)
 
 /* One pass: each assigned row's column m takes min(cap, min over its other entries k of
    steps_ik + dist[k]) (chaotic: a column is written by its row only). flags[0]: the last
-   pass that raised one. */
+   pass that raised one. The row keeps the column of its least term (least_col, -1 before
+   its first pass: the host fills it) and that column's distance then (least_dist): every
+   distance only rises, so while that one has not moved the row's minimum has not either,
+   and a later pass skips its entries (a read of one distance instead of a row's). */
 __kernel void relabel_pass(index_t n, __global const offset_t *ptr,
                            __global const index_t *col, __global const long *a,
                            __global const long *price, __global const index_t *row_match,
                            __global const long *profit, __global int *dist, long eps,
-                           int cap, int pass, __global int *flags)
+                           int cap, int pass, __global int *flags,
+                           __global index_t *least_col, __global int *least_dist)
 {
     int raised = 0;
     FOR_EACH_VERTEX(i, n) {
@@ -324,14 +328,21 @@ __kernel void relabel_pass(index_t n, __global const offset_t *ptr,
         if (m < 0) continue;
         const int dm = dist[m];
         if (dm >= cap) continue;
+        const index_t lc = least_col[i];
+        if (lc >= 0 && dist[lc] == least_dist[i]) continue;    /* (its minimum unchanged) */
         const long mine = profit[i] + eps;
         long best = cap;
+        index_t arg = -1;
+        int at = 0;
         for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
             const index_t k = col[e];
             const int dk = dist[k];
             if (k == m || dk >= best) continue;            /* (a step costs >= 0) */
-            best = min(best, relabel_step(mine, a[e], price[k], eps) + dk);
+            const long t = relabel_step(mine, a[e], price[k], eps) + dk;
+            if (t < best) { best = t; arg = k; at = dk; }
         }
+        least_col[i] = arg;
+        least_dist[i] = at;
         if (best > dm) { dist[m] = (int)best; raised = 1; }
     }
     if (raised) flags[0] = pass;

@@ -232,6 +232,9 @@ class AuctionMatcher(KernelFamily):
             self.dist, self.profit = self.empty(max(self.n, 1)), self.empty(max(self.n, 1),
                                                                             np.int64)
             self.rflags = self.empty(1)
+            #: per row, the column of its least term and that column's distance then
+            #: (relabel_pass skips a row while that distance has not moved)
+            self.least_col, self.least_dist = (self.empty(max(self.n, 1)) for _ in range(2))
         sched.launch("relabel", self.kernel("relabel_init"), g, wg, n, self.ptr.data,
                      self.col.data, self.a.data, self.price.data, self.row_match.data,
                      self.dist.data, self.profit.data, np.int32(not self.wide))
@@ -245,9 +248,11 @@ class AuctionMatcher(KernelFamily):
                               self.rflags.data, cl.LocalMemory(8 * w))
             at = 9
         else:
+            sched.fill("relabel", self.least_col, -1)
             step = sched.bind("relabel", self.kernel("relabel_pass"), g, wg, *common,
                               self.profit.data, self.dist.data, np.int64(eps), cap,
-                              np.int32(0), self.rflags.data)
+                              np.int32(0), self.rflags.data, self.least_col.data,
+                              self.least_dist.data)
             at = 10
         sched.fill("relabel", self.rflags, 0)
         passes, seen = 0, np.zeros(1, np.int32)
