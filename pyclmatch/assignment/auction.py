@@ -66,7 +66,8 @@ RELABEL_CPU = 0
 #: a parallel round counts for this many tail rounds towards a global update (it costs
 #: three launches and a sweep of every row)
 PARALLEL_WEIGHT = 16
-#: the most passes of a global update's distances (each a sweep of every row)
+#: the most passes of a global update's distances (each a sweep of every row; a row whose
+#: least term has not moved since the last pass reads one distance, not its entries)
 RELABEL_PASSES = 128
 #: the largest distance (in eps) that a global update gives a column
 RELABEL_CAP = 256
