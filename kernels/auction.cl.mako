@@ -350,15 +350,20 @@ __kernel void relabel_pass(index_t n, __global const offset_t *ptr,
 
 /* The same pass for long rows (dense problems): a work-group per assigned row, its
    work-items strided over the row's entries (first the matched entry's value, then the
-   steps), their minima merged in local memory. */
+   steps), their minima (and the columns of the least terms) merged in local memory; a row
+   whose least term has not moved is skipped as in relabel_pass (decided by one work-item:
+   another group may be raising that distance while the group reads it). */
 __kernel void relabel_pass_wide(index_t n, __global const offset_t *ptr,
                                 __global const index_t *col, __global const long *a,
                                 __global const long *price,
                                 __global const index_t *row_match, __global int *dist,
                                 long eps, int cap, int pass, __global int *flags,
-                                __local long *least)
+                                __local long *least, __global index_t *least_col,
+                                __global int *least_dist, __local index_t *least_k,
+                                __local int *least_d)
 {
     __local long mine;
+    __local int skip;
     const int lid = get_local_id(0), lsz = get_local_size(0);
     for (index_t i = get_group_id(0); i < n; i += get_num_groups(0)) {
         const index_t m = row_match[i];
@@ -366,23 +371,44 @@ __kernel void relabel_pass_wide(index_t n, __global const offset_t *ptr,
                                                  only this row's group writes it) */
         const int dm = dist[m];
         if (dm >= cap) continue;
+        if (lid == 0) {
+            const index_t lc = least_col[i];
+            skip = lc >= 0 && dist[lc] == least_dist[i];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int skipped = skip;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (skipped) continue;                              /* (its minimum unchanged) */
         for (offset_t e = ptr[i] + lid; e < ptr[i + 1]; e += lsz)
             if (col[e] == m) mine = a[e] - price[m] + eps;
         barrier(CLK_LOCAL_MEM_FENCE);
         long best = cap;
+        index_t arg = -1;
+        int at = 0;
         for (offset_t e = ptr[i] + lid; e < ptr[i + 1]; e += lsz) {
             const index_t k = col[e];
             const int dk = dist[k];
             if (k == m || dk >= best) continue;            /* (a step costs >= 0) */
-            best = min(best, relabel_step(mine, a[e], price[k], eps) + dk);
+            const long t = relabel_step(mine, a[e], price[k], eps) + dk;
+            if (t < best) { best = t; arg = k; at = dk; }
         }
         least[lid] = best;
+        least_k[lid] = arg;
+        least_d[lid] = at;
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int step = lsz / 2; step > 0; step /= 2) {
-            if (lid < step) least[lid] = min(least[lid], least[lid + step]);
+            if (lid < step && least[lid + step] < least[lid]) {
+                least[lid] = least[lid + step];
+                least_k[lid] = least_k[lid + step];
+                least_d[lid] = least_d[lid + step];
+            }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        if (lid == 0 && least[0] > dm) { dist[m] = (int)least[0]; flags[0] = pass; }
+        if (lid == 0) {
+            least_col[i] = least_k[0];
+            least_dist[i] = least_d[0];
+            if (least[0] > dm) { dist[m] = (int)least[0]; flags[0] = pass; }
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }

@@ -241,15 +241,17 @@ class AuctionMatcher(KernelFamily):
                      self.dist.data, self.profit.data, np.int32(not self.wide))
         common = (n, self.ptr.data, self.col.data, self.a.data, self.price.data,
                   self.row_match.data)
+        sched.fill("relabel", self.least_col, -1)
         if self.wide:
             w = self.wide
             groups = min(self.n, max(1, self.handle.constant_grid(w) // w))
             step = sched.bind("relabel", self.kernel("relabel_pass_wide"), groups * w, w,
                               *common, self.dist.data, np.int64(eps), cap, np.int32(0),
-                              self.rflags.data, cl.LocalMemory(8 * w))
+                              self.rflags.data, cl.LocalMemory(8 * w), self.least_col.data,
+                              self.least_dist.data, cl.LocalMemory(4 * w),
+                              cl.LocalMemory(4 * w))
             at = 9
         else:
-            sched.fill("relabel", self.least_col, -1)
             step = sched.bind("relabel", self.kernel("relabel_pass"), g, wg, *common,
                               self.profit.data, self.dist.data, np.int64(eps), cap,
                               np.int32(0), self.rflags.data, self.least_col.data,
