@@ -306,7 +306,7 @@ class Forest:
         m.group_levels = ptg_module.GROUP_LEVELS
         # (room for the group levels also where the helper's group is 0: a test may set it)
         m.flags = cla.zeros(self.q, m.flag_slots(m.group_levels), np.int32)
-        m.hq = cla.zeros(self.q, max(m.group, 1), np.int32)
+        m.hq = cla.zeros(self.q, max(self.nc, 1), np.int32)      # (a level's heavy columns)
         m.host = np.zeros(m.flags.size, np.int32)
         m.nr, m.nc, m.level = self.nr, self.nc, level
         m.stats = {k: 0 for k in ("phases", "bfs_levels", "top_down_levels", "paths",

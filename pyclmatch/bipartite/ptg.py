@@ -270,8 +270,10 @@ class TreeGraftingMatcher(Launcher):
         self.group = bound if self.queue else 0
         self.group_levels = GRID_LEVELS if self.grid_groups else GROUP_LEVELS
         self.flags = empty(self.flag_slots(), np.int32)
-        #: the group levels' heavy list (a level's heavy columns: at most its frontier)
-        self.hq = empty(self.group if self.group and self.tiers else 1, idt)
+        #: the group levels' heavy list (a level's heavy columns: at most its frontier, and
+        #: at most every column)
+        self.hq = empty(min(self.group, max(self.nc, 1)) if self.group and self.tiers else 1,
+                        idt)
         self.host = np.zeros(self.flags.size, np.int32)
         self.level = 0
         self.frontier = self.unvisited = self.unmatched = self.grafted_leaves = 0
