@@ -6,15 +6,19 @@
   launches: auction_bid (the rows bid), auction_tie (the highest bid of a column is kept,
   ties to the smaller row), auction_assign (the columns take their bids). The host runs the
   rounds of one epsilon-scaling phase until every row is assigned (flags[2] = 0).
-  Template values: those of common.cl.mako (mode "ct": strided loops).
+  Template values: those of common.cl.mako (mode "ct": strided loops), ptx_fence
+  (grid.cl.mako), grid_wide (auction_grid's bidding: a work-group per row).
   Arrays: row_match[n] (-1 unassigned), owner[n] (the row a column is assigned to, -1),
   bid_col[n], bid[n] (a row's bid of the round), col_bid[n] (LONG_MIN: none),
-  col_winner[n] (INT_MAX: none), flags[4] (flags[0]: the last pass in which a row bid;
+  col_winner[n] (INT_MAX: none), flags[6] (flags[0]: the last pass in which a row bid;
   flags[1]: a price passed PRICE_LIMIT; flags[2]: the unassigned rows, kept by the kernels
   from the count the host sets at the start of a phase; flags[3]: the rounds of the last
-  auction_tail).
+  auction_tail or auction_grid; flags[4], flags[5]: auction_grid's barrier arrivals and
+  whether one gave up).
 </%doc>
 <%include file="common.cl.mako"/>
+<%include file="grid.cl.mako"/>
+<% grid_wide = bool(context.get('grid_wide', False)) %>\
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
 #define NO_BID LONG_MIN
@@ -151,6 +155,107 @@ __kernel void auction_assign(index_t n, __global index_t *row_match, __global in
         col_winner[j] = NO_WINNER;
     }
     if (filled) atomic_sub(&flags[2], filled);
+}
+
+/* The bidding rounds in ONE launch of one work-group per compute unit (pyclmatch.engine.grid:
+   NVIDIA's GPUs), a barrier over the groups (grid.cl.mako) after each of a round's three
+   steps: auction_bid's (or, template value grid_wide, auction_bid_wide's: a group per
+   row), auction_tie's and auction_assign's, the same code on arrays read volatile (other
+   groups write them during the launch). Up to max_rounds rounds, until at most `stop` rows are unassigned:
+   every group reads that count (flags[2]) after the round's last barrier, before anyone
+   changes it again (the next round's assignment step). A round then costs three barriers
+   instead of three launches and, every few rounds, a read-back. Barrier arrivals count at
+   flags[4] (the host zeroes flags[4] and flags[5]); a barrier that gives up sets flags[5]
+   and the groups return (the host then repairs the state: pyclmatch.assignment.auction).
+   flags[3]: the rounds run. */
+__kernel void auction_grid(index_t n, __global const offset_t *ptr,
+                           __global const index_t *col, __global const long *a,
+                           volatile __global long *price, volatile __global index_t *row_match,
+                           volatile __global index_t *owner, volatile __global index_t *bid_col,
+                           volatile __global long *bid, volatile __global long *col_bid,
+                           volatile __global index_t *col_winner, long eps, long lonely,
+                           int max_rounds, int stop, int spin_limit,
+                           volatile __global int *flags, __local long *sb,
+                           __local long *ss, __local index_t *sj)
+{
+    __local int ok;
+    const int lid = get_local_id(0), lsz = get_local_size(0), groups = get_num_groups(0);
+    int rounds = 0, arrived = 0;
+    for (; rounds < max_rounds && flags[2] > stop; ++rounds) {
+% if grid_wide:
+        {                                                    /* (auction_bid_wide's) */
+            for (index_t i = get_group_id(0); i < n; i += groups) {
+                if (row_match[i] >= 0) continue;            /* (uniform over the group) */
+                long best = NO_BID, second = NO_BID;
+                index_t bj = -1;
+                for (offset_t e = ptr[i] + lid; e < ptr[i + 1]; e += lsz) {
+                    const index_t j = col[e];
+                    const long val = a[e] - price[j];
+                    if (val > best) { second = best; best = val; bj = j; }
+                    else if (val > second) second = val;
+                }
+                sb[lid] = best; ss[lid] = second; sj[lid] = bj;
+                barrier(CLK_LOCAL_MEM_FENCE);
+                for (int step = lsz / 2; step > 0; step /= 2) {
+                    if (lid < step) merge_best(sb, ss, sj, lid, lid + step);
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                }
+                if (lid == 0 && sj[0] >= 0) {
+                    const index_t j = sj[0];
+                    const long b = price[j] + (ss[0] == NO_BID ? lonely : sb[0] - ss[0]) + eps;
+                    bid_col[i] = j;
+                    bid[i] = b;
+                    atom_max(&col_bid[j], b);
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+        }
+% else:
+        {
+            FOR_EACH_VERTEX(i, n) {                          /* (auction_bid's) */
+                if (row_match[i] >= 0) continue;
+                long best = NO_BID, second = NO_BID;
+                index_t bj = -1;
+                for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
+                    const index_t j = col[e];
+                    const long val = a[e] - price[j];
+                    if (val > best) { second = best; best = val; bj = j; }
+                    else if (val > second) second = val;
+                }
+                if (bj < 0) continue;
+                const long b = price[bj] + (second == NO_BID ? lonely : best - second) + eps;
+                bid_col[i] = bj;
+                bid[i] = b;
+                atom_max(&col_bid[bj], b);
+            }
+        }
+% endif
+        if (!grid_barrier(flags + 4, ++arrived * groups, spin_limit, &ok)) break;
+        FOR_EACH_VERTEX(i, n) {                              /* (auction_tie's) */
+            if (row_match[i] >= 0) continue;
+            const index_t j = bid_col[i];
+            if (bid[i] == col_bid[j]) atomic_min(&col_winner[j], i);
+        }
+        if (!grid_barrier(flags + 4, ++arrived * groups, spin_limit, &ok)) break;
+        int filled = 0;
+        FOR_EACH_VERTEX(j, n) {                              /* (auction_assign's) */
+            const index_t w = col_winner[j];
+            if (w == NO_WINNER) continue;
+            const index_t old = owner[j];
+            if (old >= 0) row_match[old] = -1;
+            else ++filled;
+            owner[j] = w;
+            row_match[w] = j;
+            price[j] = col_bid[j];
+            if (col_bid[j] > PRICE_LIMIT) flags[1] = 1;
+            col_bid[j] = NO_BID;
+            col_winner[j] = NO_WINNER;
+        }
+        if (filled) atomic_sub(&flags[2], filled);
+        if (!grid_barrier(flags + 4, ++arrived * groups, spin_limit, &ok)) break;
+    }
+    if (arrived % 3) { if (lid == 0) flags[5] = 1; }       /* (a barrier gave up) */
+    else if (get_global_id(0) == 0) flags[3] = rounds;
 }
 
 /* Epsilon-scaling, start of a phase: the rows whose assignment is not eps-optimal at the
@@ -472,6 +577,35 @@ __kernel void tighten_pass(index_t n, __global const offset_t *ptr, __global con
         if (stamp[i] != pass) continue;
         const double u = c[mpos[i]] - dval(vkey[row_match[i]]);
         for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
+            const index_t k = col[e];
+            const double cand = c[e] - u;
+            if (cand < dval(vkey[k]) - tol) {
+                atom_min(&vkey[k], dkey(cand));
+                stamp[owner[k]] = pass + 1;
+                lowered = 1;
+            }
+        }
+    }
+    if (lowered) flags[0] = pass;
+}
+
+/* The same pass for long rows (dense problems): a work-group per stamped row, its
+   work-items strided over the row's entries. A row restamped during the pass (its column
+   lowered by another row) may be seen stamped by some work-items and not by others: it is
+   stamped for the next pass, which takes it whole. */
+__kernel void tighten_pass_wide(index_t n, __global const offset_t *ptr,
+                                __global const index_t *col, __global const double *c,
+                                __global const offset_t *mpos,
+                                __global const index_t *row_match,
+                                __global const index_t *owner, __global long *vkey,
+                                __global int *stamp, double tol, int pass,
+                                __global int *flags)
+{
+    int lowered = 0;
+    for (index_t i = get_group_id(0); i < n; i += get_num_groups(0)) {
+        if (stamp[i] != pass) continue;
+        const double u = c[mpos[i]] - dval(vkey[row_match[i]]);
+        for (offset_t e = ptr[i] + get_local_id(0); e < ptr[i + 1]; e += get_local_size(0)) {
             const index_t k = col[e];
             const double cand = c[e] - u;
             if (cand < dval(vkey[k]) - tol) {

@@ -44,6 +44,7 @@
 </%doc>
 <%namespace name="common" file="common.cl.mako"/>
 <%include file="common.cl.mako"/>
+<%include file="grid.cl.mako"/>
 <%
     heavy = int(context.get('heavy_degree', -1)) >= 0
     queue = bool(context.get('queue', False))
@@ -470,37 +471,6 @@ __kernel void top_down_group(int level0, __global const offset_t *cxadj,
 ${top_down_levels(grid=False)}
 }
 % endif
-
-/* A barrier over every work-group of a launch (top_down_grid), as CUDA's grid
-   synchronisation: after a group barrier, one work-item fences the group's writes
-   device-wide, adds one to the arrival count *bar, waits until `target` groups have arrived
-   (the count only grows: the i-th barrier waits for i * groups) and fences again. Sound
-   only while every group of the launch runs at once (the host launches at most one group
-   per compute unit, on GPUs); a wait longer than spin_limit polls gives up: returns 0, and
-   the host falls back (the forest rebuilt, levels launched one by one). Every work-item of
-   the group must call it (barriers). */
-% if context.get('ptx_fence', False):
-/* a device-wide fence: OpenCL 1.2's mem_fence compiles to a CTA-wide one (membar.cta) on
-   NVIDIA's driver; inline PTX gives the fence CUDA's grid synchronisation uses */
-#define DEVICE_FENCE() asm volatile("membar.gl;" ::: "memory")
-% else:
-#define DEVICE_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
-% endif
-inline int grid_barrier(volatile __global int *bar, int target, int spin_limit,
-                        volatile __local int *ok)
-{
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    if (get_local_id(0) == 0) {
-        DEVICE_FENCE();             /* (the group's writes, before its arrival) */
-        atomic_inc(bar);
-        int spins = 0;
-        while (*bar < target && spins < spin_limit) ++spins;
-        *ok = *bar >= target;
-        DEVICE_FENCE();             /* (the other groups' writes, after theirs) */
-    }
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    return *ok;
-}
 
 % if queue:
 /* TopDown for up to `levels` BFS levels in ONE launch of `groups` work-groups (GPUs; queue

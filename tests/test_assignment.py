@@ -433,6 +433,28 @@ def test_wide_bidding_and_small_tail(monkeypatch, tail):
         assert res.counters["rounds"] > 0
 
 
+@pytest.mark.parametrize("groups, spin", [(1, None), (2, 1)])
+def test_grid_rounds(monkeypatch, groups, spin):
+    """The parallel rounds in one launch (``auction_grid``: work-groups with a barrier over
+    them between steps; one group runs them on any device) for narrow and wide rows; with
+    ``spin`` 1 a barrier gives up at once (a device that does not run every group at once),
+    and the rounds go on in launches: objectives equal to scipy's either way."""
+    from pyclmatch.assignment import auction
+    monkeypatch.setattr(auction, "GRID_GROUPS_CPU", groups)
+    monkeypatch.setattr(auction, "TAIL_CPU", 32)
+    if spin:
+        monkeypatch.setattr(auction, "GRID_SPIN_LIMIT", spin)
+    rng = np.random.default_rng(12)
+    C = rng.random((150, 150))
+    A = sp.random(400, 400, density=0.03, random_state=5, format="csr") + sp.eye(400)
+    for M, dense in ((C, True), (A.tocsr(), False)):
+        res = pyclmatch.assignment(M, device=DEV)
+        r, c = scipy_lsa(M) if dense else scipy_mwfbm(M)
+        assert res.objective == pytest.approx(float(M[r, c].sum()), rel=1e-12)
+        if pyclmatch.get_device(DEV).is_cpu:
+            assert bool(res.counters.get("grid_fallbacks")) == bool(spin)
+
+
 @pytest.mark.parametrize("scale", [1e-300, 1e-10, 1e10, 1e300])
 def test_extreme_magnitudes(scale):
     rng = np.random.default_rng(3)

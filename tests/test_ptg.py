@@ -10,6 +10,7 @@ from hypothesis import given, settings, HealthCheck, strategies as st
 import pyclmatch
 from pyclmatch import generators
 from pyclmatch.bipartite import INITS, verify_matching
+from pyclmatch.engine import grid
 from pyclmatch.bipartite import ptg as ptg_module
 from pyclmatch.bipartite.ptg import (C_ACTIVE_COLS, C_ACTIVE_ROWS, C_RENEWABLE_ROWS,
                                      F_LEAVES, F_NEXT, F_PATHS, TreeGraftingMatcher)
@@ -184,11 +185,11 @@ def test_grid_fence_refused(device, monkeypatch):
     monkeypatch.setattr(device, "platform_name", "NVIDIA CUDA")
     monkeypatch.setattr(ptg_module, "GRID_GROUPS_CPU", 1)
     monkeypatch.setattr(ptg_module, "ONE_GROUP_EDGES_CPU", 0)
-    monkeypatch.setattr(ptg_module, "_PTX_FENCE_REFUSED", set())
+    monkeypatch.setattr(grid, "PTX_FENCE_REFUSED", set())
     A = generators.grid(40)
     for _ in range(2):             # (the second call knows the refusal)
         check(A, ptg(A, device, init="none"))
-        assert (device.label in ptg_module._PTX_FENCE_REFUSED) is not nvidia
+        assert (device.label in grid.PTX_FENCE_REFUSED) is not nvidia
 
 
 @pytest.mark.parametrize("heavy", [-1, 0])

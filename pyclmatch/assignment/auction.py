@@ -33,9 +33,10 @@ the bids straight to the unassigned columns.
 import numpy as np
 import pyopencl as cl
 
+from ..engine import grid
 from ..engine.family import KernelFamily
 from ..engine.indices import offset_type, require_offset64
-from ..errors import IterationLimitError
+from ..errors import IterationLimitError, KernelBuildError
 
 TEMPLATE = "auction.cl.mako"
 #: the rounded benefits span at most 2**BENEFIT_BITS (less for large problems: the prices
@@ -71,6 +72,17 @@ PARALLEL_WEIGHT = 16
 RELABEL_PASSES = 128
 #: the largest distance (in eps) that a global update gives a column
 RELABEL_CAP = 256
+#: on NVIDIA's GPUs (pyclmatch.engine.grid) the parallel rounds run up to GRID_ROUNDS at a
+#: time in ONE launch of one work-group (of up to GRID_WORK_GROUP work-items) per compute
+#: unit, a barrier over the groups between steps (``auction_grid``); wide rows then take no
+#: tail (the grid's rounds are the cheaper there). GRID_GROUPS_CPU: that many groups on CPU
+#: devices (0: none; for the tests). A barrier that waits past GRID_SPIN_LIMIT polls gives
+#: up, and the rounds go on in launches.
+GRID_GPU = True
+GRID_GROUPS_CPU = 0
+GRID_ROUNDS = 1024
+GRID_WORK_GROUP = 1024
+GRID_SPIN_LIMIT = 1 << 21
 
 
 class BenefitMap:
@@ -153,9 +165,11 @@ class AuctionMatcher(KernelFamily):
     """
 
     TEMPLATE = TEMPLATE
+    GROUPS = (("auction_grid",),)
     KERNELS = ("benefits", "auction_bid", "auction_bid_wide", "auction_tie", "auction_assign",
                "auction_release", "auction_tail", "relabel_init", "relabel_pass",
-               "relabel_pass_wide", "relabel_top", "relabel_apply", "tighten_init", "tighten_pass")
+               "relabel_pass_wide", "relabel_top", "relabel_apply", "tighten_init", "tighten_pass",
+               "tighten_pass_wide")
 
     def __init__(self, handle, nnz, scaling=8, work_group_size=None, avg_degree=0.0):
         ot, self.odt = offset_type(nnz)
@@ -180,6 +194,27 @@ class AuctionMatcher(KernelFamily):
         if self.wide and not handle.is_cpu:
             self.tail = min(self.tail, int(WIDE_TAIL_ENTRIES_GPU // max(avg_degree, 1)))
         self.dist = None
+        #: work-groups of auction_grid's launches (0: rounds of three launches)
+        self.grid_groups = grid.grid_groups(handle, GRID_GPU, GRID_GROUPS_CPU)
+
+    def build(self, *names):
+        """The kernels ``names`` and, where the device takes them, ``auction_grid``'s (a
+        driver that refuses its inline PTX fence is remembered, and the rounds take three
+        launches)."""
+        super().build(*names)
+        if self.grid_groups:
+            try:
+                self.grid_kernel()
+            except KernelBuildError:
+                if not grid.ptx_fence(self.handle, self.grid_groups):
+                    raise
+                grid.refuse_ptx_fence(self.handle)
+                self.grid_groups = 0
+
+    def grid_kernel(self):
+        """``auction_grid`` for this problem's rows (wide or not)."""
+        return self.kernel("auction_grid", grid_wide=bool(self.wide),
+                           ptx_fence=grid.ptx_fence(self.handle, self.grid_groups))
 
     def grid(self, n):
         return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
@@ -202,7 +237,7 @@ class AuctionMatcher(KernelFamily):
             self.row_match, self.owner, self.bid_col, self.col_winner = (
                 self.empty(max(n, 1)) for _ in range(4))
             self.bid, self.col_bid = (self.empty(max(n, 1), np.int64) for _ in range(2))
-            self.flags = h.to_device(np.array([0, 0, n, 0], np.int32), read_only=False)
+            self.flags = h.to_device(np.array([0, 0, n, 0, 0, 0], np.int32), read_only=False)
         for buf, value, dt in ((self.price, 0, np.int64), (self.row_match, -1, np.int32),
                                (self.owner, -1, np.int32), (self.col_bid, NO_BID, np.int64),
                                (self.col_winner, NO_WINNER, np.int32)):
@@ -298,9 +333,14 @@ class AuctionMatcher(KernelFamily):
         assign = sched.bind("assign", self.kernel("auction_assign"), g, wg, n,
                             self.row_match.data, self.owner.data, self.price.data,
                             self.col_bid.data, self.col_winner.data, self.flags.data)
-        chunk, flags, since = 1, np.zeros(4, np.int32), 0
+        chunk, flags, since, grid_ran = 1, np.zeros(6, np.int32), 0, False
         while True:
             left = self._left(sched, flags)
+            if grid_ran:
+                ran = self._grid_ran(sched, flags, stats)
+                stats["rounds"] += ran
+                since += ran * PARALLEL_WEIGHT
+                left, grid_ran = int(flags[2]), False
             while 0 < left <= self.tail:
                 since = self._relabel_due(since, eps, lonely, sched, stats)
                 self.tail_rounds(eps, lonely, sched, stats, left, min(
@@ -312,14 +352,52 @@ class AuctionMatcher(KernelFamily):
             if not left:
                 return
             since = self._relabel_due(since, eps, lonely, sched, stats)
-            for _ in range(chunk):
-                stats["rounds"] += 1
-                bid((11, np.int32(stats["rounds"])))
-                tie()
-                assign()
-            since += chunk * PARALLEL_WEIGHT
-            chunk = min(2 * chunk, 8)
+            if self.grid_groups:
+                most = (self.relabel_rounds - since) // PARALLEL_WEIGHT \
+                    if self.relabel_rounds else GRID_ROUNDS
+                self.grid_rounds(eps, lonely, sched, max(1, min(GRID_ROUNDS, most)))
+                grid_ran = True
+            else:
+                for _ in range(chunk):
+                    stats["rounds"] += 1
+                    bid((11, np.int32(stats["rounds"])))
+                    tie()
+                    assign()
+                since += chunk * PARALLEL_WEIGHT
+                chunk = min(2 * chunk, 8)
             sched.tick("auction rounds", 50 * self.n + 100000)
+
+    def grid_rounds(self, eps, lonely, sched, max_rounds):
+        """Up to ``max_rounds`` parallel rounds in one launch (``auction_grid``), until at
+        most ``tail`` rows are unassigned; the host reads what ran with the unassigned rows
+        (:meth:`_grid_ran`)."""
+        knl = self.grid_kernel()
+        wg = self.handle.group_fits(knl, most=GRID_WORK_GROUP)
+        sched.fill("bid", self.flags, 0, start=4)
+        sched.launch("bid", knl, wg * self.grid_groups, wg, np.int32(self.n), self.ptr.data,
+                     self.col.data, self.a.data, self.price.data, self.row_match.data,
+                     self.owner.data, self.bid_col.data, self.bid.data, self.col_bid.data,
+                     self.col_winner.data, np.int64(eps), np.int64(lonely),
+                     np.int32(max_rounds), np.int32(self.tail), np.int32(GRID_SPIN_LIMIT),
+                     self.flags.data, *(cl.LocalMemory(8 * wg) for _ in range(2)),
+                     cl.LocalMemory(4 * wg))
+
+    def _grid_ran(self, sched, flags, stats):
+        """The rounds the last ``auction_grid`` ran (``flags`` read back after it). Where
+        one of its barriers gave up (a device that did not run every group at once) the
+        rounds go on in launches from now on: every step of a round leaves the assignment
+        whole (a column's step is one work-item's), so only the bids of an unfinished round
+        are dropped, and the unassigned rows recounted."""
+        if not flags[5]:
+            return int(flags[3])
+        self.grid_groups, self.tail = 0, self.narrow_tail
+        stats["grid_fallbacks"] = 1
+        sched.fill("bid", self.col_bid, NO_BID, np.int64)
+        sched.fill("bid", self.col_winner, NO_WINNER)
+        left = int(np.count_nonzero(self.handle.download(self.row_match)[:self.n] < 0))
+        flags[2:] = (left, 0, 0, 0)
+        self.flags.set(flags)
+        return 0
 
     def _relabel_due(self, since, eps, span, sched, stats):
         """A global update once ``since`` rounds ran since the last; the rounds since then."""
@@ -367,6 +445,10 @@ class AuctionMatcher(KernelFamily):
         self.tail = min(self.tail, group)
         if self.wide and not self.handle.is_cpu:
             self.team = self.group_min = group
+        #: the tail of narrow rows; wide rows take none where the grid's rounds run
+        self.narrow_tail = self.tail
+        if self.wide and self.grid_groups:
+            self.tail = 0
         with sched.step("auction"):
             while self.n:
                 if stats["phases"]:
@@ -395,7 +477,13 @@ class AuctionMatcher(KernelFamily):
                          self.ptr.data, self.col.data, self.row_match.data, self.price.data,
                          np.float64(self.map.unit), np.int32(self.map.integers),
                          mpos.data, vkey.data, stamp.data)
-            step = sched.bind("tighten", self.kernel("tighten_pass"), g, wg, np.int32(n),
+            if self.wide:
+                w = self.wide
+                name, g, wg = "tighten_pass_wide", w * min(n, max(
+                    1, self.handle.constant_grid(w) // w)), w
+            else:
+                name = "tighten_pass"
+            step = sched.bind("tighten", self.kernel(name), g, wg, np.int32(n),
                               self.ptr.data, self.col.data, self.c.data, mpos.data,
                               self.row_match.data, self.owner.data, vkey.data, stamp.data,
                               np.float64(tol), np.int32(0), flags.data)

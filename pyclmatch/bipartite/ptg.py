@@ -50,6 +50,7 @@ CPU devices, MT on GPUs), ``alpha`` (default 5, the paper's), ``heavy_degree`` a
 import numpy as np
 import pyopencl.array as cla
 
+from ..engine import grid
 from ..errors import IterationLimitError, KernelBuildError
 from .geometry import Launcher
 from .registry import register_algorithm
@@ -107,10 +108,6 @@ GUARD_ARGS = range(11, 17)
 FIRST_BATCH = 2
 
 
-#: the devices (labels) whose driver refused to build top_down_grid's inline PTX fence
-_PTX_FENCE_REFUSED = set()
-
-
 class _GridGaveUp(Exception):
     """A barrier of ``top_down_grid`` waited past its bound: the device did not run every
     work-group of the launch at once."""
@@ -161,17 +158,13 @@ class TreeGraftingMatcher(Launcher):
             self.prepare_heavy(self.dg, ("cols",), sched)
         self.queue = self.one_group or self.queue
         gpu = not self.handle.is_cpu
-        nvidia = "NVIDIA" in self.handle.platform_name.upper()
-        #: work-groups of top_down_grid's launches (0: top_down_group instead); on GPUs only
-        #: NVIDIA's, where the barrier's device-wide fence is known, and not where the driver
-        #: refused to build it
+        #: work-groups of top_down_grid's launches (0: top_down_group instead)
         self.grid_groups = 0
-        if self.queue and not self.one_group and self.handle.label not in _PTX_FENCE_REFUSED:
-            self.grid_groups = (self.handle.compute_units * bool(GRID_GPU and nvidia)
-                                if gpu else GRID_GROUPS_CPU)
+        if self.queue and not self.one_group:
+            self.grid_groups = grid.grid_groups(self.handle, GRID_GPU, GRID_GROUPS_CPU)
         self.specialize(queue=self.queue, lanes=TEAM_LANES_GPU if gpu else TEAM_LANES_CPU,
                         sparse_counts=bool(gpu and SPARSE_COUNTS_GPU),
-                        ptx_fence=bool(self.grid_groups and nvidia))
+                        ptx_fence=grid.ptx_fence(self.handle, self.grid_groups))
 
     def build(self):
         """Fetch the kernels of the path this graph takes (one group or per step)."""
@@ -186,7 +179,7 @@ class TreeGraftingMatcher(Launcher):
                 raise
             # (a driver that refuses the inline PTX fence: the single work-group's levels,
             # from now on without trying again)
-            _PTX_FENCE_REFUSED.add(self.handle.label)
+            grid.refuse_ptx_fence(self.handle)
             self.grid_groups = 0
             self.specialize(ptx_fence=False)
             self._build_steps()

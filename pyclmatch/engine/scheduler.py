@@ -127,15 +127,18 @@ class Scheduler:
                           else "copies"] += 1
         return evt
 
-    def fill(self, phase, buf, value, dtype=np.int32):
-        """Fill a device buffer or array with ``value`` (an enqueue, not a round trip). For a
-        ``pyopencl.array.Array`` only its bytes are filled (a pooled buffer can be larger)."""
+    def fill(self, phase, buf, value, dtype=np.int32, start=0):
+        """Fill a device buffer or array with ``value`` (an enqueue, not a round trip), from
+        its element ``start`` on. For a ``pyopencl.array.Array`` only its bytes are filled
+        (a pooled buffer can be larger)."""
         offset = 0
         if hasattr(buf, "nbytes") and hasattr(buf, "base_data"):  # pyopencl Array
             nbytes, dtype, offset, buf = int(buf.nbytes), buf.dtype, buf.offset, buf.base_data
         else:
             nbytes = int(buf.size)
-        if nbytes == 0:
+        skip = start * np.dtype(dtype).itemsize
+        offset, nbytes = offset + skip, nbytes - skip
+        if nbytes <= 0:
             return None
         evt = cl.enqueue_fill_buffer(self.queue, buf, np.array(value, dtype), offset, nbytes)
         self._events.append((phase, evt))
