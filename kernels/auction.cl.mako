@@ -26,6 +26,28 @@
 /* prices above this may overflow a later bid: the host stops and says so */
 #define PRICE_LIMIT (LONG_MAX / 4)
 
+/* Best and second-best values a_ij - p_j (and the best's column bj) of row i's entries
+   start, start + step, ... (the caller declares best, second, bj): four entries a loop
+   trip, their loads issued together (a scan is a chain of dependent loads otherwise). */
+<%def name="best_of_row(start, step)">{
+    offset_t e = ${start};
+    const offset_t end = ptr[i + 1];
+    for (; end - e > 3 * (${step}); e += 4 * (${step})) {
+        const index_t j0 = col[e], j1 = col[e + (${step})], j2 = col[e + 2 * (${step})],
+                      j3 = col[e + 3 * (${step})];
+        const long v0 = a[e] - price[j0], v1 = a[e + (${step})] - price[j1],
+                   v2 = a[e + 2 * (${step})] - price[j2], v3 = a[e + 3 * (${step})] - price[j3];
+        CONSIDER(v0, j0); CONSIDER(v1, j1); CONSIDER(v2, j2); CONSIDER(v3, j3);
+    }
+    for (; e < end; e += ${step}) {
+        const index_t j = col[e];
+        CONSIDER(a[e] - price[j], j);
+    }
+}</%def>
+#define CONSIDER(val, j) do { const long v_ = (val); \
+    if (v_ > best) { second = best; best = v_; bj = (j); } \
+    else if (v_ > second) second = v_; } while (0)
+
 /* The benefits a[e] of the costs c[e] (pyclmatch.assignment.auction.BenefitMap, whose
    apply() is the host's same map, operation for operation): mode 0 (integral) (cmax - c) *
    mult, mode 1 (rounded) rint((cmax / 2 - c / 2) / hspan * top), mode 2 0. */
@@ -59,12 +81,7 @@ __kernel void auction_bid(index_t n, __global const offset_t *ptr,
         if (row_match[i] >= 0) continue;
         long best = NO_BID, second = NO_BID;
         index_t bj = -1;
-        for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
-            const index_t j = col[e];
-            const long val = a[e] - price[j];
-            if (val > best) { second = best; best = val; bj = j; }
-            else if (val > second) second = val;
-        }
+        ${best_of_row('ptr[i]', '1')}
         if (bj < 0) continue;
         const long b = price[bj] + (second == NO_BID ? lonely : best - second) + eps;
         bid_col[i] = bj;
@@ -98,12 +115,7 @@ __kernel void auction_bid_wide(index_t n, __global const offset_t *ptr,
         if (row_match[i] >= 0) continue;             /* (uniform over the group) */
         long best = NO_BID, second = NO_BID;
         index_t bj = -1;
-        for (offset_t e = ptr[i] + lid; e < ptr[i + 1]; e += lsz) {
-            const index_t j = col[e];
-            const long val = a[e] - price[j];
-            if (val > best) { second = best; best = val; bj = j; }
-            else if (val > second) second = val;
-        }
+        ${best_of_row('ptr[i] + lid', 'lsz')}
         sb[lid] = best; ss[lid] = second; sj[lid] = bj;
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int step = lsz / 2; step > 0; step /= 2) {
@@ -176,24 +188,29 @@ __kernel void auction_grid(index_t n, __global const offset_t *ptr,
                            volatile __global index_t *col_winner, long eps, long lonely,
                            int max_rounds, int stop, int spin_limit,
                            volatile __global int *flags, __local long *sb,
-                           __local long *ss, __local index_t *sj)
+                           __local long *ss, __local index_t *sj, __local index_t *todo)
 {
-    __local int ok;
+    __local int ok, listed;
     const int lid = get_local_id(0), lsz = get_local_size(0), groups = get_num_groups(0);
     int rounds = 0, arrived = 0;
     for (; rounds < max_rounds && flags[2] > stop; ++rounds) {
 % if grid_wide:
-        {                                                    /* (auction_bid_wide's) */
-            for (index_t i = get_group_id(0); i < n; i += groups) {
-                if (row_match[i] >= 0) continue;            /* (uniform over the group) */
+        /* (auction_bid_wide's, a group per row: the group's rows g, g + groups, ... are
+           listed lsz at a time, each work-item checking one, then bid for one by one) */
+        for (index_t base = get_group_id(0); base < n; base += (index_t)groups * lsz) {
+            if (lid == 0) listed = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            const index_t mine = base + (index_t)lid * groups;
+            const int take = mine < n && row_match[mine] < 0;
+            const int k = atomic_add(&listed, take);    /* (every work-item adds 0 or 1) */
+            if (take) todo[k] = mine;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            const int count = listed;
+            for (int t = 0; t < count; ++t) {
+                const index_t i = todo[t];
                 long best = NO_BID, second = NO_BID;
                 index_t bj = -1;
-                for (offset_t e = ptr[i] + lid; e < ptr[i + 1]; e += lsz) {
-                    const index_t j = col[e];
-                    const long val = a[e] - price[j];
-                    if (val > best) { second = best; best = val; bj = j; }
-                    else if (val > second) second = val;
-                }
+                ${best_of_row('ptr[i] + lid', 'lsz')}
                 sb[lid] = best; ss[lid] = second; sj[lid] = bj;
                 barrier(CLK_LOCAL_MEM_FENCE);
                 for (int step = lsz / 2; step > 0; step /= 2) {
@@ -216,12 +233,7 @@ __kernel void auction_grid(index_t n, __global const offset_t *ptr,
                 if (row_match[i] >= 0) continue;
                 long best = NO_BID, second = NO_BID;
                 index_t bj = -1;
-                for (offset_t e = ptr[i]; e < ptr[i + 1]; ++e) {
-                    const index_t j = col[e];
-                    const long val = a[e] - price[j];
-                    if (val > best) { second = best; best = val; bj = j; }
-                    else if (val > second) second = val;
-                }
+                ${best_of_row('ptr[i]', '1')}
                 if (bj < 0) continue;
                 const long b = price[bj] + (second == NO_BID ? lonely : best - second) + eps;
                 bid_col[i] = bj;
@@ -280,6 +292,40 @@ __kernel void auction_release(index_t n, __global const offset_t *ptr,
     if (released) atomic_add(&flags[2], released);
 }
 
+/* The same release for long rows (dense problems): a work-group per assigned row, its
+   work-items strided over the row's entries, the best value's maximum in local memory. */
+__kernel void auction_release_wide(index_t n, __global const offset_t *ptr,
+                                   __global const index_t *col, __global const long *a,
+                                   __global const long *price, __global index_t *row_match,
+                                   __global index_t *owner, long eps, __global int *flags,
+                                   __local long *most)
+{
+    __local long mine;
+    const int lid = get_local_id(0), lsz = get_local_size(0);
+    for (index_t i = get_group_id(0); i < n; i += get_num_groups(0)) {
+        const index_t m = row_match[i];
+        if (m < 0) continue;                  /* (uniform: only this group writes row i) */
+        long best = NO_BID;
+        for (offset_t e = ptr[i] + lid; e < ptr[i + 1]; e += lsz) {
+            const long val = a[e] - price[col[e]];
+            best = max(best, val);
+            if (col[e] == m) mine = val;
+        }
+        most[lid] = best;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int step = lsz / 2; step > 0; step /= 2) {
+            if (lid < step) most[lid] = max(most[lid], most[lid + step]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0 && mine < most[0] - eps) {
+            row_match[i] = -1;
+            owner[m] = -1;
+            atomic_inc(&flags[2]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
 /* The auction's tail in one work-group: when at most get_local_size(0) rows are unassigned,
    the bidding rounds (the same three steps, a barrier between steps) run inside one launch
    instead of three launches a round, for up to max_rounds rounds, or until fewer than
@@ -323,12 +369,7 @@ __kernel void auction_tail(index_t n, __global const offset_t *ptr,
         index_t bj = -1;
         if (slot < count) {
             const index_t i = now[slot];
-            for (offset_t e = ptr[i] + lane; e < ptr[i + 1]; e += team) {
-                const index_t j = col[e];
-                const long val = a[e] - price[j];
-                if (val > best) { second = best; best = val; bj = j; }
-                else if (val > second) second = val;
-            }
+            ${best_of_row('ptr[i] + lane', 'team')}
         }
         sb[lid] = best; ss[lid] = second; sj[lid] = bj;
         barrier(CLK_LOCAL_MEM_FENCE);

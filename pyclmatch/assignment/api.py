@@ -216,13 +216,18 @@ def assignment(A, *, maximize=False, full=True, device=None, verify=True,
     maximize, full = checked_flags(maximize, full)
     verify = args.verify("verify", verify)
     scaling = args.integer("scaling", scaling, low=2, high=1 << 20)
-    p = take_in(A, maximize=maximize, full=full)
+    return _assign(take_in(A, maximize=maximize, full=full), device, verify, scaling, t0)
+
+
+def _assign(p, device, verify, scaling, t0):
+    """:func:`assignment` of the problem ``p`` (its arguments checked; ``t0`` the call's
+    start)."""
     handle = get_device(device)
     sched = Scheduler(handle, label="assignment[auction]")
     sched.wall["prepare"] = time.perf_counter() - t0
     with sched.step("check"):
         _feasible(p, handle)
-    flip = full and p.shape[0] > p.shape[1]
+    flip = p.full and p.shape[0] > p.shape[1]
     q = p.transposed() if flip else p
     stats = {}
     rm, cm, u, v, objective, known = _solve(q, handle, sched, scaling, stats)
@@ -235,7 +240,7 @@ def assignment(A, *, maximize=False, full=True, device=None, verify=True,
     elif verify:
         with sched.step("verify"):
             DeviceSlackness(handle, p).verify(rm, cm, u, v, sched, **known)
-    res = AssignmentResult(rm, cm, objective, u, v, maximize, full,
+    res = AssignmentResult(rm, cm, objective, u, v, p.maximize, p.full,
                            algorithm="auction", device=handle.label, verified=bool(verify))
     res.counters = {**sched.call_counters(), **stats}
     res.timings = sched.timings()
@@ -286,6 +291,7 @@ def min_weight_full_bipartite_matching(biadjacency_matrix, maximize=False):
     return rows.astype(np.int32), cols.astype(np.int64)
 
 
+@device_call
 def linear_sum_assignment(cost_matrix, maximize=False):
     """scipy's ``scipy.optimize.linear_sum_assignment`` on the device (:func:`assignment`),
     with its signature, return values and errors: ``(row_ind, col_ind)`` sorted by row, the
@@ -308,14 +314,14 @@ def linear_sum_assignment(cost_matrix, maximize=False):
         raise InputTypeError(f"Cannot cast array data from {c.dtype!r} to "
                              f"dtype('float64') according to the rule 'safe'",
                              argument="cost_matrix")
+    t0 = time.perf_counter()
     c, maximize = c.astype(np.float64, copy=False), _truth(maximize)
-    worst = (c.max() if maximize else c.min()) if c.size else 0.0    # (NaN: NaN)
-    if np.isnan(worst) or worst == (np.inf if maximize else -np.inf):
-        raise InputError("matrix contains invalid numeric entries", argument="cost_matrix")
+    p = take_in(c, maximize=maximize, full=True, argument="cost_matrix",
+                invalid=np.inf if maximize else -np.inf)
     if min(c.shape) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     try:
-        res = assignment(c, maximize=maximize)
+        res = _assign(p, None, True, 8, t0)
     except InputError as exc:
         if str(exc).startswith("no full matching"):
             raise InputError("cost matrix is infeasible", argument="cost_matrix") from None

@@ -167,7 +167,7 @@ class AuctionMatcher(KernelFamily):
     TEMPLATE = TEMPLATE
     GROUPS = (("auction_grid",),)
     KERNELS = ("benefits", "auction_bid", "auction_bid_wide", "auction_tie", "auction_assign",
-               "auction_release", "auction_tail", "relabel_init", "relabel_pass",
+               "auction_release", "auction_release_wide", "auction_tail", "relabel_init", "relabel_pass",
                "relabel_pass_wide", "relabel_top", "relabel_apply", "tighten_init", "tighten_pass",
                "tighten_pass_wide")
 
@@ -249,10 +249,17 @@ class AuctionMatcher(KernelFamily):
 
     def release(self, eps, sched):
         """Epsilon-scaling: unassign the rows that are not ``eps``-optimal any more."""
-        sched.launch("release", self.kernel("auction_release"), self.grid(self.n), self.wg,
-                     np.int32(self.n), self.ptr.data, self.col.data, self.a.data,
-                     self.price.data, self.row_match.data, self.owner.data, np.int64(eps),
-                     self.flags.data)
+        args = (np.int32(self.n), self.ptr.data, self.col.data, self.a.data,
+                self.price.data, self.row_match.data, self.owner.data, np.int64(eps),
+                self.flags.data)
+        if self.wide:
+            w = self.wide
+            sched.launch("release", self.kernel("auction_release_wide"),
+                         w * min(self.n, max(1, self.handle.constant_grid(w) // w)), w,
+                         *args, cl.LocalMemory(8 * w))
+        else:
+            sched.launch("release", self.kernel("auction_release"), self.grid(self.n),
+                         self.wg, *args)
 
     def relabel(self, eps, span, sched, stats):
         """The global price update (``relabel_*`` in the kernels): every price raised by
@@ -380,7 +387,7 @@ class AuctionMatcher(KernelFamily):
                      self.col_winner.data, np.int64(eps), np.int64(lonely),
                      np.int32(max_rounds), np.int32(self.tail), np.int32(GRID_SPIN_LIMIT),
                      self.flags.data, *(cl.LocalMemory(8 * wg) for _ in range(2)),
-                     cl.LocalMemory(4 * wg))
+                     *(cl.LocalMemory(4 * wg) for _ in range(2)))
 
     def _grid_ran(self, sched, flags, stats):
         """The rounds the last ``auction_grid`` ran (``flags`` read back after it). Where

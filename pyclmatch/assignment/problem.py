@@ -145,8 +145,9 @@ def _dense_csr(dense, dense_inf):
     allowed = np.isfinite(dense) if dense_inf else None
     if allowed is None or allowed.all():
         indptr = np.arange(nr + 1, dtype=np.int64) * nc
-        m = sp.csr_matrix((dense.ravel(), np.tile(np.arange(nc, dtype=np.int32), nr),
-                           indptr), shape=(nr, nc))
+        cols = np.empty((nr, nc), np.int32)
+        cols[:] = np.arange(nc, dtype=np.int32)          # (a broadcast: faster than np.tile)
+        m = sp.csr_matrix((dense.ravel(), cols.ravel(), indptr), shape=(nr, nc))
     else:
         indptr = np.zeros(nr + 1, np.int64)
         np.cumsum(allowed.sum(axis=1), out=indptr[1:])
@@ -156,12 +157,15 @@ def _dense_csr(dense, dense_inf):
     return m
 
 
-def take_in(A, *, maximize, full, argument="A", dense_inf=True, drop_zeros=False):
+def take_in(A, *, maximize, full, argument="A", dense_inf=True, drop_zeros=False,
+            invalid=None):
     """The :class:`Problem` of ``A`` (scipy sparse, or a dense array-like: then its finite
     entries are the allowed pairs and ``+-inf`` forbidden, when ``dense_inf``).
     ``drop_zeros``: explicit zeros are removed with a warning (scipy's
     ``min_weight_full_bipartite_matching``). NaN, and infinite stored entries of a sparse
-    matrix, are refused."""
+    matrix, are refused; so is a dense matrix holding ``invalid`` (scipy's
+    ``linear_sum_assignment`` refuses ``-inf`` when minimising, ``+inf`` when maximising),
+    as NaN is."""
     if sp.issparse(A):
         if A.ndim != 2:
             raise InputError(f"{argument} must be a 2-D matrix", argument=argument)
@@ -178,7 +182,8 @@ def take_in(A, *, maximize, full, argument="A", dense_inf=True, drop_zeros=False
             raise InputError(f"expected a matrix (2-D array), got a {dense.ndim}-D array",
                              argument=argument)
         lo, hi = _extremes(dense)
-        if (np.isnan(lo) or np.isnan(hi)) and np.isnan(dense).any():
+        if (np.isnan(lo) or np.isnan(hi)) and np.isnan(dense).any() or \
+                invalid is not None and invalid in (lo, hi):
             raise InputError("matrix contains invalid numeric entries", argument=argument)
         complete = np.isfinite(lo) and np.isfinite(hi)
         m = _dense_csr(dense, dense_inf and not complete)
