@@ -244,6 +244,11 @@ def original_duals(p, row_match, u, v, pos=None):
         uu = u[:nr] + v[nc:nc + nr]
         vv = v[:nc] + u[nr:nr + nc]
     cm = np.full(nc, -1, np.int32)
+    if nr == nc and p.full and nr and rm.min() >= 0:       # (every row: no gathers)
+        cm[rm] = np.arange(nr, dtype=np.int32)
+        if pos is None:
+            pos = entry_positions(p.indptr, p.indices, np.arange(nr), rm)
+        return rm.astype(np.int32, copy=False), cm, p.cost[pos] - v[rm], v
     matched = np.flatnonzero(rm >= 0)
     cm[rm[matched]] = matched
     if not (p.full and nr == nc):
