@@ -69,14 +69,7 @@ __kernel void benefits(offset_t nnz, __global const double *c, __global long *a,
    best = a_ij - p_j over its entries, its column j, and the second-best value second; its
    bid for j is p_j + (best - second) + eps (a row with one entry bids p_j + lonely + eps).
    The column keeps the highest bid (one 64-bit atomic maximum per bid). */
-__kernel void auction_bid(index_t n, __global const offset_t *ptr,
-                          __global const index_t *col, __global const long *a,
-                          __global const long *price, __global const index_t *row_match,
-                          __global index_t *bid_col, __global long *bid,
-                          __global long *col_bid, long eps, long lonely, int pass,
-                          __global int *flags)
-{
-    int bids = 0;
+<%def name="bid_step(mark='')">
     FOR_EACH_VERTEX(i, n) {
         if (row_match[i] >= 0) continue;
         long best = NO_BID, second = NO_BID;
@@ -87,8 +80,18 @@ __kernel void auction_bid(index_t n, __global const offset_t *ptr,
         bid_col[i] = bj;
         bid[i] = b;
         atom_max(&col_bid[bj], b);
-        bids = 1;
+        ${mark}
     }
+</%def>
+__kernel void auction_bid(index_t n, __global const offset_t *ptr,
+                          __global const index_t *col, __global const long *a,
+                          __global const long *price, __global const index_t *row_match,
+                          __global index_t *bid_col, __global long *bid,
+                          __global long *col_bid, long eps, long lonely, int pass,
+                          __global int *flags)
+{
+    int bids = 0;
+${bid_step("bids = 1;")}
     if (bids) flags[0] = pass;
 }
 
@@ -102,17 +105,8 @@ inline void merge_best(__local long *sb, __local long *ss, __local index_t *sj, 
     else ss[a] = max(b2, max(ss[a], ss[b]));
 }
 
-__kernel void auction_bid_wide(index_t n, __global const offset_t *ptr,
-                               __global const index_t *col, __global const long *a,
-                               __global const long *price, __global const index_t *row_match,
-                               __global index_t *bid_col, __global long *bid,
-                               __global long *col_bid, long eps, long lonely, int pass,
-                               __global int *flags, __local long *sb, __local long *ss,
-                               __local index_t *sj)
-{
-    const int lid = get_local_id(0), lsz = get_local_size(0);
-    for (index_t i = get_group_id(0); i < n; i += get_num_groups(0)) {
-        if (row_match[i] >= 0) continue;             /* (uniform over the group) */
+/* (row i's bid by the whole group; `mark`: what the bidder does besides) */
+<%def name="bid_row_wide(mark='')">
         long best = NO_BID, second = NO_BID;
         index_t bj = -1;
         ${best_of_row('ptr[i] + lid', 'lsz')}
@@ -128,30 +122,43 @@ __kernel void auction_bid_wide(index_t n, __global const offset_t *ptr,
             bid_col[i] = j;
             bid[i] = b;
             atom_max(&col_bid[j], b);
-            flags[0] = pass;
+            ${mark}
         }
         barrier(CLK_LOCAL_MEM_FENCE);             /* (sb, ss, sj are rewritten next row) */
+</%def>
+__kernel void auction_bid_wide(index_t n, __global const offset_t *ptr,
+                               __global const index_t *col, __global const long *a,
+                               __global const long *price, __global const index_t *row_match,
+                               __global index_t *bid_col, __global long *bid,
+                               __global long *col_bid, long eps, long lonely, int pass,
+                               __global int *flags, __local long *sb, __local long *ss,
+                               __local index_t *sj)
+{
+    const int lid = get_local_id(0), lsz = get_local_size(0);
+    for (index_t i = get_group_id(0); i < n; i += get_num_groups(0)) {
+        if (row_match[i] >= 0) continue;             /* (uniform over the group) */
+${bid_row_wide("flags[0] = pass;")}
     }
 }
 
 /* Bidding, ties: of the rows whose bid equals their column's highest, the smallest wins. */
-__kernel void auction_tie(index_t n, __global const index_t *row_match,
-                          __global const index_t *bid_col, __global const long *bid,
-                          __global const long *col_bid, __global index_t *col_winner)
-{
+<%def name="tie_step()">
     FOR_EACH_VERTEX(i, n) {
         if (row_match[i] >= 0) continue;
         const index_t j = bid_col[i];
         if (bid[i] == col_bid[j]) atomic_min(&col_winner[j], i);
     }
+</%def>
+__kernel void auction_tie(index_t n, __global const index_t *row_match,
+                          __global const index_t *bid_col, __global const long *bid,
+                          __global const long *col_bid, __global index_t *col_winner)
+{
+${tie_step()}
 }
 
 /* Assignment (step 2): every column that received bids takes the highest, raises its price
    to it and is assigned to its bidder; the row it was assigned to becomes unassigned. */
-__kernel void auction_assign(index_t n, __global index_t *row_match, __global index_t *owner,
-                             __global long *price, __global long *col_bid,
-                             __global index_t *col_winner, __global int *flags)
-{
+<%def name="assign_step()">
     int filled = 0;
     FOR_EACH_VERTEX(j, n) {
         const index_t w = col_winner[j];
@@ -167,13 +174,19 @@ __kernel void auction_assign(index_t n, __global index_t *row_match, __global in
         col_winner[j] = NO_WINNER;
     }
     if (filled) atomic_sub(&flags[2], filled);
+</%def>
+__kernel void auction_assign(index_t n, __global index_t *row_match, __global index_t *owner,
+                             __global long *price, __global long *col_bid,
+                             __global index_t *col_winner, __global int *flags)
+{
+${assign_step()}
 }
 
 /* The bidding rounds in ONE launch of one work-group per compute unit (pyclmatch.engine.grid:
    NVIDIA's GPUs), a barrier over the groups (grid.cl.mako) after each of a round's three
    steps: auction_bid's (or, template value grid_wide, auction_bid_wide's: a group per
-   row), auction_tie's and auction_assign's, the same code on arrays read volatile (other
-   groups write them during the launch). Up to max_rounds rounds, until at most `stop` rows are unassigned:
+   row), auction_tie's and auction_assign's, the same code (their Mako defs) on arrays read
+   volatile (other groups write them during the launch). Up to max_rounds rounds, until at most `stop` rows are unassigned:
    every group reads that count (flags[2]) after the round's last barrier, before anyone
    changes it again (the next round's assignment step). A round then costs three barriers
    instead of three launches and, every few rounds, a read-back. Barrier arrivals count at
@@ -208,62 +221,22 @@ __kernel void auction_grid(index_t n, __global const offset_t *ptr,
             const int count = listed;
             for (int t = 0; t < count; ++t) {
                 const index_t i = todo[t];
-                long best = NO_BID, second = NO_BID;
-                index_t bj = -1;
-                ${best_of_row('ptr[i] + lid', 'lsz')}
-                sb[lid] = best; ss[lid] = second; sj[lid] = bj;
-                barrier(CLK_LOCAL_MEM_FENCE);
-                for (int step = lsz / 2; step > 0; step /= 2) {
-                    if (lid < step) merge_best(sb, ss, sj, lid, lid + step);
-                    barrier(CLK_LOCAL_MEM_FENCE);
-                }
-                if (lid == 0 && sj[0] >= 0) {
-                    const index_t j = sj[0];
-                    const long b = price[j] + (ss[0] == NO_BID ? lonely : sb[0] - ss[0]) + eps;
-                    bid_col[i] = j;
-                    bid[i] = b;
-                    atom_max(&col_bid[j], b);
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
+${bid_row_wide()}
             }
         }
 % else:
         {
-            FOR_EACH_VERTEX(i, n) {                          /* (auction_bid's) */
-                if (row_match[i] >= 0) continue;
-                long best = NO_BID, second = NO_BID;
-                index_t bj = -1;
-                ${best_of_row('ptr[i]', '1')}
-                if (bj < 0) continue;
-                const long b = price[bj] + (second == NO_BID ? lonely : best - second) + eps;
-                bid_col[i] = bj;
-                bid[i] = b;
-                atom_max(&col_bid[bj], b);
-            }
+${bid_step()}
         }
 % endif
         if (!grid_barrier(flags + 4, ++arrived * groups, spin_limit, &ok)) break;
-        FOR_EACH_VERTEX(i, n) {                              /* (auction_tie's) */
-            if (row_match[i] >= 0) continue;
-            const index_t j = bid_col[i];
-            if (bid[i] == col_bid[j]) atomic_min(&col_winner[j], i);
+        {
+${tie_step()}
         }
         if (!grid_barrier(flags + 4, ++arrived * groups, spin_limit, &ok)) break;
-        int filled = 0;
-        FOR_EACH_VERTEX(j, n) {                              /* (auction_assign's) */
-            const index_t w = col_winner[j];
-            if (w == NO_WINNER) continue;
-            const index_t old = owner[j];
-            if (old >= 0) row_match[old] = -1;
-            else ++filled;
-            owner[j] = w;
-            row_match[w] = j;
-            price[j] = col_bid[j];
-            if (col_bid[j] > PRICE_LIMIT) flags[1] = 1;
-            col_bid[j] = NO_BID;
-            col_winner[j] = NO_WINNER;
+        {
+${assign_step()}
         }
-        if (filled) atomic_sub(&flags[2], filled);
         if (!grid_barrier(flags + 4, ++arrived * groups, spin_limit, &ok)) break;
     }
     if (arrived % 3) { if (lid == 0) flags[5] = 1; }       /* (a barrier gave up) */
