@@ -367,3 +367,22 @@ def test_get_device_when_no_compiler_works(monkeypatch, spec, message):
     monkeypatch.setattr(devices, "compiler_problem", lambda dev: "a broken compiler")
     with pytest.raises(pyclmatch.DeviceError, match=message):
         devices._resolve(spec)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("shape, dtype", [(5, np.int32), ((3, 4), np.float64), (0, np.int64),
+                                          ((2, 0, 3), np.uint8)])
+def test_handle_empty_is_cla_empty(device, monkeypatch, fast, shape, dtype):
+    """DeviceHandle.empty (pyopencl's fast constructor, or its public one where a pyopencl
+    lacks it) makes the array cla.empty makes: shape, dtype, strides, size, pooled memory
+    that takes a fill and reads back."""
+    import pyopencl.array as cla
+    monkeypatch.setattr(devices, "_FAST_ARRAYS", [fast])
+    a, b = device.empty(shape, dtype), cla.empty(device.queue, shape, dtype,
+                                                allocator=device.pool)
+    assert (a.shape, a.dtype, a.strides, a.size, a.nbytes) == \
+        (b.shape, b.dtype, b.strides, b.size, b.nbytes)
+    assert a.flags.c_contiguous and a.queue is device.queue
+    if a.size:
+        a.fill(7)
+        assert (a.get() == 7).all()

@@ -14,7 +14,6 @@ by kernels that share nothing with the algorithms. One read-back per hooking pas
 from dataclasses import dataclass
 
 import numpy as np
-import pyopencl.array as cla
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
@@ -71,13 +70,11 @@ class DeviceConnectivity(KernelFamily):
         ``graph.n`` labels in ``0..k-1``) in ``graph``
         (:class:`~pyclmatch.community.modularity.InputGraph`): a :class:`Components`.
         Launches under phase ``verify``."""
-        n, q, wg = int(graph.n), self.handle.queue, self.wg
-        pool = self.handle.pool
+        n, wg = int(graph.n), self.wg
         grid = max(wg, min(self.grid, -(-max(n, 1) // wg) * wg))
         chunks = -(-int(graph.edges.size) // CHUNK)        # (work-items of the edge passes)
         egrid = max(wg, min(self.grid, -(-max(chunks, 1) // wg) * wg))
-        L = cla.empty(q, max(n, 1), np.int32, allocator=pool)
-        out = cla.empty(q, 4, np.int32, allocator=pool)
+        L, out = self.handle.empty(max(n, 1)), self.handle.empty(4)
         host = np.zeros(4, np.int32)
         sched.launch("verify", self.kernel("components_init"), grid, wg, np.int32(n), L.data)
         sched.launch("verify", self.kernel("components_link"), egrid, wg, np.int32(n),
@@ -95,7 +92,7 @@ class DeviceConnectivity(KernelFamily):
             sched.read("verify", host, out.data)
             if not host[0]:
                 break
-        roots = cla.empty(q, max(int(k), 1), np.int32, allocator=pool)
+        roots = self.handle.empty(max(int(k), 1))
         sched.fill("verify", roots, 0)
         sched.launch("verify", self.kernel("components_count"), grid, wg, np.int32(n),
                      np.int32(k), memb.data, L.data, roots.data, out.data)

@@ -115,18 +115,14 @@ class DeviceModularity(KernelFamily):
         the squares' total; returns the output buffer and the accumulator dtype."""
         handle, wg, lanes = self.handle, self.values["wg"], self.values["row_lanes"]
         n = int(graph.n)
-        q, pool = handle.queue, handle.pool
         rt, acc = _acc(graph.raw.dtype, m2_hint)
         acc_dt = np.dtype(np.int64 if acc == "long" else np.float64)
         grid = handle.constant_grid(wg)
         rgroups = max(1, min(MAX_GROUPS, grid // wg, -(-n * lanes // wg)))
         vgroups = max(1, min(MAX_GROUPS, grid // wg, -(-n // wg)))
-        out = cla.empty(q, 16, np.int32, allocator=pool)
-        kv = cla.empty(q, max(n, 1), acc_dt, allocator=pool)
-        part = cla.empty(q, 2 * rgroups, acc_dt, allocator=pool)
-        acw = cla.empty(q, 2 * max(n, 1), np.uint32, allocator=pool)
-        cnt = cla.empty(q, max(n, 1), np.int32, allocator=pool)
-        psq = cla.empty(q, vgroups, np.float64, allocator=pool)
+        out, kv = handle.empty(16), handle.empty(max(n, 1), acc_dt)
+        part, acw = handle.empty(2 * rgroups, acc_dt), handle.empty(2 * max(n, 1), np.uint32)
+        cnt, psq = handle.empty(max(n, 1)), handle.empty(vgroups, np.float64)
         for arr in (out, acw, cnt):
             sched.fill("verify", arr, 0)
         knl = self.kernel

@@ -71,6 +71,8 @@ def _type_name(dev):
     return "other"
 
 
+#: whether pyopencl takes DeviceHandle.empty's fast Array constructor (found at first use)
+_FAST_ARRAYS = [True]
 _PROBE_SRC = "__kernel void pyclmatch_probe(__global int *a) { a[get_global_id(0)] += 1; }"
 _probe_results = {}
 #: the context each successful probe made, until the device's first handle takes it over
@@ -378,6 +380,36 @@ class DeviceHandle:
         pool by its owner's thread and reused on the same in-order queue."""
         return self.memoize(("engine", "pool"),
                             lambda: MemoryPool(ImmediateAllocator(self.queue)))
+
+    def empty(self, shape, dtype=np.int32):
+        """A ``pyopencl.array.Array`` of ``shape`` (C order) from the pool (:attr:`pool`), as
+        ``cla.empty(queue, shape, dtype, allocator=pool)`` makes it, through pyopencl's
+        internal fast constructor where it has one: pyopencl's checks of the shape cost
+        several times the allocation, and a call on a large graph makes thousands of arrays.
+
+        >>> import pyclmatch
+        >>> a = pyclmatch.get_device("cpu").empty(3, "int64")
+        >>> a.shape, a.dtype.name, a.strides
+        ((3,), 'int64', (8,))
+        """
+        dtype = np.dtype(dtype)
+        shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+        size = 1
+        for s in shape:
+            size *= s
+        if size < 0 or dtype.kind == "O" or not _FAST_ARRAYS[0]:
+            return cla.empty(self.queue, shape, dtype, allocator=self.pool)
+        strides, step = [], dtype.itemsize
+        for s in reversed(shape):
+            strides.append(step)
+            step *= max(s, 1)
+        try:
+            return cla.Array(None, shape, dtype, allocator=self.pool, strides=tuple(
+                reversed(strides)), _fast=True, _size=size, _context=self.context,
+                _queue=self.queue)
+        except TypeError:                 # (a pyopencl without it: its public way from now)
+            _FAST_ARRAYS[0] = False
+            return cla.empty(self.queue, shape, dtype, allocator=self.pool)
 
     def scratch(self, n, dtype=np.int32):
         """A device buffer of ``n`` entries of ``dtype`` (at least one) from the pool: for

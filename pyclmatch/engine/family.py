@@ -14,7 +14,6 @@ import functools
 from fnmatch import fnmatchcase
 
 import numpy as np
-import pyopencl.array as cla
 
 from .programs import template_kernels
 
@@ -84,7 +83,7 @@ class KernelFamily:
     def empty(self, shape, dtype=np.int32):
         """A device array from the device's memory pool (``DeviceHandle.pool``): the buffers
         of one call go back to the pool when dropped, and the next call reuses them."""
-        return cla.empty(self.handle.queue, shape, dtype, allocator=self.handle.pool)
+        return self.handle.empty(shape, dtype)
 
     def build_group(self, name, **values):
         """Build the program holding kernel ``name`` (its group, :data:`GROUPS`) for this
