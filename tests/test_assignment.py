@@ -593,6 +593,24 @@ def test_big_m_costs(nr, nc, seed, big, sparse):
     assert res.objective == want and res.verified
 
 
+@pytest.mark.parametrize("shape", [(40, 44), (44, 40), (30, 60), (30, 61)])
+@pytest.mark.parametrize("pad", [True, False])
+def test_padded_and_doubled_rectangular(monkeypatch, shape, pad):
+    """A dense rectangular full problem is padded with dummy rows (at most one per row) or
+    doubled (module docstring of pyclmatch.assignment.problem; ``pad`` False forces the
+    doubling): the same optimum as scipy's either way, the duals certified (0 at the
+    unmatched columns); 30 x 61 needs more dummy rows than rows and is always doubled."""
+    from pyclmatch.assignment import problem
+    if not pad:
+        monkeypatch.setattr(problem, "PAD_DENSITY", 2.0)
+    C = np.random.default_rng(shape[1]).integers(0, 20, shape).astype(float)
+    r, c = scipy_lsa(C)
+    res = pyclmatch.assignment(C, device=DEV, verify="host")
+    assert res.objective == C[r, c].sum()
+    q = problem.take_in(C.T if shape[0] > shape[1] else C, maximize=False, full=True)
+    assert problem.padded(q) == (pad and shape != (30, 61))
+
+
 def test_big_m_fuzz_case():
     """The fuzz campaign's case (seed 108, case 735) that answered 0 where scipy finds -3:
     entries of 2**62 beside -1..7."""
@@ -600,4 +618,4 @@ def test_big_m_fuzz_case():
     C = np.array([[0, 0, 0, 0], [0, 0, 0, 0], [7, 0, -1, B], [0, -1, 2, 0], [0, 1, 0, -1],
                   [0, 0, 0, 0], [0, 0, B, 7], [B, 0, 0, 7]])
     res = pyclmatch.assignment(C, device=DEV)
-    assert res.objective == -3.0 and res.counters["needless_entries"] == 3
+    assert res.objective == -3.0 and res.counters["needless_entries"] >= 3    # (the 2**62s)
