@@ -268,7 +268,7 @@ def min_weight_full_bipartite_matching(biadjacency_matrix, maximize=False):
     Examples
     --------
     >>> import scipy.sparse as sp, pyclmatch
-    >>> A = sp.csr_matrix([[1.0, 2.0, 0], [3.0, 0, 4.0]])
+    >>> A = sp.csr_matrix([[1.0, 2.0, 0], [3.0, 0, 5.0]])
     >>> pyclmatch.min_weight_full_bipartite_matching(A)
     (array([0, 1]), array([1, 0], dtype=int32))
     """
