@@ -611,6 +611,34 @@ def test_padded_and_doubled_rectangular(monkeypatch, shape, pad):
     assert problem.padded(q) == (pad and shape != (30, 61))
 
 
+@pytest.mark.parametrize("kind", ["uniform", "integer", "ties", "crowded", "few"])
+@pytest.mark.parametrize("maximize", [False, True])
+def test_wide_dense_restricted(monkeypatch, kind, maximize):
+    """A complete problem of more than twice as many columns as rows is solved on each
+    row's cheapest entries first (pyclmatch.assignment.restrict), more entries joining where
+    the duals say so: scipy's optimum, certified. "crowded": every row's cheapest entries in
+    the same few columns (the first restricted problem has no full matching); "few": one
+    entry per row first, too few (the entries the duals find negative join)."""
+    from pyclmatch.assignment import restrict
+    if kind == "few":
+        monkeypatch.setattr(restrict, "KEEP", 1)
+    rng = np.random.default_rng(4)
+    nr, nc = 40, 130
+    C = {"uniform": lambda: rng.random((nr, nc)),
+         "integer": lambda: rng.integers(0, 9, (nr, nc)).astype(float),
+         "ties": lambda: np.ones((nr, nc)),
+         "crowded": lambda: np.hstack([np.zeros((nr, 20)), 1 + rng.random((nr, nc - 20))]),
+         "few": lambda: rng.random((nr, nc))}[kind]()
+    C = -C if maximize else C
+    for M in (C, C.T.copy()):
+        r, c = scipy_lsa(M, maximize=maximize)
+        res = pyclmatch.assignment(M, maximize=maximize, device=DEV)
+        assert res.objective == pytest.approx(float(M[r, c].sum()), rel=1e-12, abs=1e-12)
+        assert res.counters["restricted"] >= 1 and res.verified
+    if kind in ("crowded", "few"):
+        assert res.counters["restricted"] >= 2
+
+
 def test_big_m_fuzz_case():
     """The fuzz campaign's case (seed 108, case 735) that answered 0 where scipy finds -3:
     entries of 2**62 beside -1..7."""

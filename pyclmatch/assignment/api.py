@@ -19,6 +19,7 @@ from .auction import AuctionMatcher
 from .finish import SLACK, exact, matched_positions
 from .problem import (as_array, checked_flags, deficiency_error, original_duals, square,
                       take_in)
+from .restrict import solve_wide, wide
 from .slackness import DeviceSlackness, verify_assignment
 
 
@@ -230,7 +231,12 @@ def _assign(p, device, verify, scaling, t0):
     flip = p.full and p.shape[0] > p.shape[1]
     q = p.transposed() if flip else p
     stats = {}
-    rm, cm, u, v, objective, known = _solve(q, handle, sched, scaling, stats)
+    if wide(q):
+        rm, cm, u, v, objective, known = solve_wide(
+            q, lambda r: _solve(r, handle, sched, scaling, stats),
+            lambda r: _feasible(r, handle), stats)
+    else:
+        rm, cm, u, v, objective, known = _solve(q, handle, sched, scaling, stats)
     if flip:
         rm, cm, u, v = cm, rm, v, u
         known.pop("uploaded", None)             # (q's arrays, not p's)

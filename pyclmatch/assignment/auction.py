@@ -167,9 +167,9 @@ class AuctionMatcher(KernelFamily):
     TEMPLATE = TEMPLATE
     GROUPS = (("auction_grid",),)
     KERNELS = ("benefits", "auction_bid", "auction_bid_wide", "auction_tie", "auction_assign",
-               "auction_release", "auction_release_wide", "auction_tail", "relabel_init", "relabel_pass",
-               "relabel_pass_wide", "relabel_top", "relabel_apply", "tighten_init", "tighten_pass",
-               "tighten_pass_wide")
+               "auction_release", "auction_release_wide", "auction_tail", "relabel_init",
+               "relabel_pass", "relabel_pass_wide", "relabel_top", "relabel_apply",
+               "tighten_init", "tighten_pass", "tighten_pass_wide")
 
     def __init__(self, handle, nnz, scaling=8, work_group_size=None, avg_degree=0.0):
         ot, self.odt = offset_type(nnz)

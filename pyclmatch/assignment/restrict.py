@@ -1,0 +1,72 @@
+"""Wide dense problems solved on a few entries per row first: a complete full problem with
+more than twice as many columns as rows (``linear_sum_assignment`` on 100 workers and 1000
+tasks) is solved on each row's :data:`KEEP` cheapest entries, and the answer's dual
+variables are checked on every entry of the whole problem; the entries with a negative
+reduced cost join and the restricted problem is solved again, until none is left (at most
+:data:`ROUNDS` times; then the whole problem). Duals feasible on every entry prove the
+answer optimal for the whole problem (the certificate checks them again, independently).
+
+Such a problem would otherwise be doubled (:mod:`pyclmatch.assignment.problem`): its dense
+zero-cost copies tie, and the auction runs long price wars (2-core PoCL, 1000 x 3000
+uniform: 25 s doubled, 0.07 s restricted); padding it needs more dummy rows than rows,
+which tie among themselves as long.
+
+Examples
+--------
+>>> import numpy as np
+>>> from pyclmatch.assignment.problem import take_in
+>>> wide(take_in(np.ones((2, 40)), maximize=False, full=True))
+True
+"""
+import numpy as np
+
+from ..errors import InputError
+from .problem import Problem
+from .slackness import tolerance
+
+#: the entries per row of the first restricted problem
+KEEP = 16
+#: the restricted problems solved before the whole problem is
+ROUNDS = 4
+
+
+def wide(p):
+    """Whether ``p`` (rows its smaller side) is solved restricted: full, complete, more
+    than twice as many columns as rows, and more columns than :data:`KEEP`."""
+    nr, nc = p.shape
+    return p.full and 0 < nr and nc > max(2 * nr, KEEP) and p.nnz == nr * nc
+
+
+def solve_wide(p, solve, feasible, stats):
+    """The answer of the wide problem ``p`` as ``solve(problem)`` gives it (``(row_match,
+    col_match, u, v, objective, known)`` of a full problem of ``p``'s shape), from
+    restricted problems (module docstring); ``feasible(problem)`` raises an ``InputError``
+    where a restricted one has no full matching (each row's cheapest entries then double).
+    ``stats`` counts the restricted problems (``restricted``) and the last one's entries
+    (``restricted_entries``)."""
+    nr, nc = p.shape
+    C = p.cost.reshape(nr, nc)
+    keep, t = np.zeros((nr, nc), bool), KEEP
+    scale = max(-p.extremes[0], p.extremes[1])
+
+    def cheapest(t):                        # (each row's t cheapest entries join)
+        keep[np.arange(nr)[:, None], np.argpartition(C, t - 1, axis=1)[:, :t]] = True
+    cheapest(t)
+    for _ in range(ROUNDS):
+        r = Problem(p.shape, np.concatenate(([0], np.cumsum(keep.sum(axis=1)))),
+                    np.nonzero(keep)[1].astype(np.int32), C[keep], p.maximize, True,
+                    p.extremes)
+        stats["restricted"] = stats.get("restricted", 0) + 1
+        stats["restricted_entries"] = r.nnz
+        try:
+            feasible(r)
+        except InputError:                  # (no full matching on these entries: more)
+            t = min(nc, 2 * t)
+            cheapest(t)
+            continue
+        rm, cm, u, v, objective, _ = solve(r)
+        bad = C - u[:, None] - v[None, :] < -tolerance(p, u, v, scale)
+        if not bad.any():
+            return rm, cm, u, v, objective, {"scale": scale}
+        keep |= bad
+    return solve(p)
