@@ -2,7 +2,7 @@
 the CPU device: whole-call seconds, the auction's rounds (a parallel round counted as 8 tail
 rounds), and scipy's linear_sum_assignment beside them. Run from the repository root:
 
-    PYTHONPATH=$PWD python3 benchmarks/results/assignment-padded-pocl2/pad_ab.py
+    PYTHONPATH=$PWD python3 benchmarks/results/assignment-rectangular-pocl2/pad_ab.py
 """
 import time
 import numpy as np
