@@ -188,8 +188,9 @@ ${assign_step()}
    row), auction_tie's and auction_assign's, the same code (their Mako defs) on arrays read
    volatile (other groups write them during the launch). Up to max_rounds rounds, until at
    most `stop` rows are unassigned: every group reads that count (flags[2]) after the
-   round's last barrier, before anyone changes it again (the next round's assignment step). A round then costs three barriers
-   instead of three launches and, every few rounds, a read-back. Barrier arrivals count at
+   round's last barrier, before anyone changes it again (the next round's assignment
+   step). A round then costs three barriers instead of three launches and, every few
+   rounds, a read-back. Barrier arrivals count at
    flags[4] (the host zeroes flags[4] and flags[5]); a barrier that gives up sets flags[5]
    and the groups return (the host then repairs the state: pyclmatch.assignment.auction).
    flags[3]: the rounds run. */

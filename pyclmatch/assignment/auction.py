@@ -219,6 +219,12 @@ class AuctionMatcher(KernelFamily):
     def grid(self, n):
         return min(self.handle.constant_grid(self.wg), -(-max(int(n), 1) // self.wg) * self.wg)
 
+    def wide_grid(self):
+        """The work-items of a launch of the ``*_wide`` kernels: a work-group of ``wide``
+        work-items per row, as many groups as fill the device (at most one per row)."""
+        w = self.wide
+        return w * min(self.n, max(1, self.handle.constant_grid(w) // w))
+
     def upload(self, indptr, indices, cost, sched, extremes=None):
         """The problem (the costs, and their benefits made on the device: ``self.map``;
         ``extremes`` the costs' ``(min, max)`` where known) and the auction's state on the
@@ -254,8 +260,7 @@ class AuctionMatcher(KernelFamily):
                 self.flags.data)
         if self.wide:
             w = self.wide
-            sched.launch("release", self.kernel("auction_release_wide"),
-                         w * min(self.n, max(1, self.handle.constant_grid(w) // w)), w,
+            sched.launch("release", self.kernel("auction_release_wide"), self.wide_grid(), w,
                          *args, cl.LocalMemory(8 * w))
         else:
             sched.launch("release", self.kernel("auction_release"), self.grid(self.n),
@@ -286,8 +291,7 @@ class AuctionMatcher(KernelFamily):
         sched.fill("relabel", self.least_col, -1)
         if self.wide:
             w = self.wide
-            groups = min(self.n, max(1, self.handle.constant_grid(w) // w))
-            step = sched.bind("relabel", self.kernel("relabel_pass_wide"), groups * w, w,
+            step = sched.bind("relabel", self.kernel("relabel_pass_wide"), self.wide_grid(), w,
                               *common, self.dist.data, np.int64(eps), cap, np.int32(0),
                               self.rflags.data, cl.LocalMemory(8 * w), self.least_col.data,
                               self.least_dist.data, cl.LocalMemory(4 * w),
@@ -328,8 +332,7 @@ class AuctionMatcher(KernelFamily):
                     np.int64(eps), np.int64(lonely), np.int32(0), self.flags.data)
         if self.wide:
             w = self.wide
-            groups = min(self.n, max(1, self.handle.constant_grid(w) // w))
-            bid = sched.bind("bid", self.kernel("auction_bid_wide"), groups * w, w,
+            bid = sched.bind("bid", self.kernel("auction_bid_wide"), self.wide_grid(), w,
                              *bid_args, *(cl.LocalMemory(8 * w) for _ in range(2)),
                              cl.LocalMemory(4 * w))
         else:
@@ -485,9 +488,7 @@ class AuctionMatcher(KernelFamily):
                          np.float64(self.map.unit), np.int32(self.map.integers),
                          mpos.data, vkey.data, stamp.data)
             if self.wide:
-                w = self.wide
-                name, g, wg = "tighten_pass_wide", w * min(n, max(
-                    1, self.handle.constant_grid(w) // w)), w
+                name, g, wg = "tighten_pass_wide", self.wide_grid(), self.wide
             else:
                 name = "tighten_pass"
             step = sched.bind("tighten", self.kernel(name), g, wg, np.int32(n),
