@@ -50,7 +50,9 @@ def solve_wide(p, solve, feasible, stats):
     scale = max(-p.extremes[0], p.extremes[1])
 
     def cheapest(t):                        # (each row's t cheapest entries join)
-        keep[np.arange(nr)[:, None], np.argpartition(C, t - 1, axis=1)[:, :t]] = True
+        for rows in _blocks(nr, nc):
+            part = np.argpartition(C[rows], t - 1, axis=1)[:, :t]
+            keep[np.arange(rows.start, rows.stop)[:, None], part] = True
     cheapest(t)
     for _ in range(ROUNDS):
         r = Problem(p.shape, np.concatenate(([0], np.cumsum(keep.sum(axis=1)))),
@@ -65,8 +67,18 @@ def solve_wide(p, solve, feasible, stats):
             cheapest(t)
             continue
         rm, cm, u, v, objective, _ = solve(r)
-        bad = C - u[:, None] - v[None, :] < -tolerance(p, u, v, scale)
-        if not bad.any():
+        tol, found = tolerance(p, u, v, scale), False
+        for rows in _blocks(nr, nc):        # (the entries with a negative reduced cost join)
+            bad = C[rows] - u[rows, None] - v[None, :] < -tol
+            found = found or bool(bad.any())
+            keep[rows] |= bad
+        if not found:
             return rm, cm, u, v, objective, {"scale": scale}
-        keep |= bad
     return solve(p)
+
+
+def _blocks(nr, nc, entries=1 << 22):
+    """Slices of the rows of an ``nr x nc`` matrix, about ``entries`` entries each (the
+    temporaries of a pass over a dense matrix stay small)."""
+    step = max(1, entries // max(nc, 1))
+    return [slice(a, min(a + step, nr)) for a in range(0, nr, step)]
