@@ -173,9 +173,13 @@ def _needless_above(indptr, indices, cost, n, rm, pos, bmap):
     return bound
 
 
+#: the factor by which the auction's epsilon shrinks per phase, by default
+SCALING = 8
+
+
 @device_call
 def assignment(A, *, maximize=False, full=True, device=None, verify=True,
-               scaling=8) -> AssignmentResult:
+               scaling=SCALING) -> AssignmentResult:
     """The optimal (minimum-cost or maximum-weight) matching of a bipartite graph given by its
     biadjacency matrix, on an OpenCL device.
 
@@ -327,7 +331,7 @@ def linear_sum_assignment(cost_matrix, maximize=False):
     if min(c.shape) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     try:
-        res = _assign(p, None, True, 8, t0)
+        res = _assign(p, None, True, SCALING, t0)        # (assignment's defaults)
     except InputError as exc:
         if str(exc).startswith("no full matching"):
             raise InputError("cost matrix is infeasible", argument="cost_matrix") from None
