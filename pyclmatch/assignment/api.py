@@ -15,7 +15,7 @@ from ..engine import args
 from ..engine.devices import device_call, get_device
 from ..engine.scheduler import Scheduler
 from ..errors import InputError
-from .auction import AuctionMatcher
+from .auction import SCALING, AuctionMatcher
 from .finish import SLACK, exact, matched_positions
 from .problem import (as_array, checked_flags, deficiency_error, original_duals, square,
                       take_in)
@@ -171,10 +171,6 @@ def _needless_above(indptr, indices, cost, n, rm, pos, bmap):
     if not (bound - cmin) * NEEDLESS_RANGE <= bmap.cmax - cmin:
         return None
     return bound
-
-
-#: the factor by which the auction's epsilon shrinks per phase, by default
-SCALING = 8
 
 
 @device_call

@@ -36,9 +36,11 @@ import pyopencl as cl
 from ..engine import grid
 from ..engine.family import KernelFamily
 from ..engine.indices import offset_type, require_offset64
-from ..errors import IterationLimitError, KernelBuildError
+from ..errors import IterationLimitError
 
 TEMPLATE = "auction.cl.mako"
+#: the factor by which epsilon shrinks per scaling phase, by default
+SCALING = 8
 #: the rounded benefits span at most 2**BENEFIT_BITS (less for large problems: the prices
 #: must stay far below 2**63)
 BENEFIT_BITS = 40
@@ -171,7 +173,7 @@ class AuctionMatcher(KernelFamily):
                "relabel_pass", "relabel_pass_wide", "relabel_top", "relabel_apply",
                "tighten_init", "tighten_pass", "tighten_pass_wide")
 
-    def __init__(self, handle, nnz, scaling=8, work_group_size=None, avg_degree=0.0):
+    def __init__(self, handle, nnz, scaling=SCALING, work_group_size=None, avg_degree=0.0):
         ot, self.odt = offset_type(nnz)
         if ot == "long":
             require_offset64(handle)
@@ -203,13 +205,7 @@ class AuctionMatcher(KernelFamily):
         launches)."""
         super().build(*names)
         if self.grid_groups:
-            try:
-                self.grid_kernel()
-            except KernelBuildError:
-                if not grid.ptx_fence(self.handle, self.grid_groups):
-                    raise
-                grid.refuse_ptx_fence(self.handle)
-                self.grid_groups = 0
+            self.grid_groups = grid.fenced(self.handle, self.grid_groups, self.grid_kernel)
 
     def grid_kernel(self):
         """``auction_grid`` for this problem's rows (wide or not)."""

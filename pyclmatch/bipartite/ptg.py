@@ -51,7 +51,7 @@ import numpy as np
 import pyopencl.array as cla
 
 from ..engine import grid
-from ..errors import IterationLimitError, KernelBuildError
+from ..errors import IterationLimitError
 from .geometry import Launcher
 from .registry import register_algorithm
 
@@ -172,15 +172,10 @@ class TreeGraftingMatcher(Launcher):
             self.kernel("ptg_one_group", mode="ct")
             super().build("cover_bfs_array")
             return
-        try:
-            self._build_steps()
-        except KernelBuildError:
-            if not self.values.get("ptx_fence"):
-                raise
-            # (a driver that refuses the inline PTX fence: the single work-group's levels,
+        self.grid_groups = grid.fenced(self.handle, self.grid_groups, self._build_steps)
+        if not self.grid_groups and self.values.get("ptx_fence"):
+            # (a driver that refused the inline PTX fence: the single work-group's levels,
             # from now on without trying again)
-            grid.refuse_ptx_fence(self.handle)
-            self.grid_groups = 0
             self.specialize(ptx_fence=False)
             self._build_steps()
 

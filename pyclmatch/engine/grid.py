@@ -16,6 +16,8 @@ Examples
 0
 """
 
+from ..errors import KernelBuildError
+
 #: the devices (labels) whose driver refused to build the inline PTX fence
 PTX_FENCE_REFUSED = set()
 
@@ -45,3 +47,18 @@ def ptx_fence(handle, groups):
 def refuse_ptx_fence(handle):
     """Remember that ``handle``'s driver refused the inline PTX fence."""
     PTX_FENCE_REFUSED.add(handle.label)
+
+
+def fenced(handle, groups, build):
+    """``build()`` a family's kernels for ``groups`` such work-groups (:func:`grid_groups`);
+    returns ``groups``, or 0 where the driver refused the inline PTX fence (the refusal is
+    remembered, and the family goes on without the grid's launches). Other build failures,
+    and any without the fence, are raised."""
+    try:
+        build()
+    except KernelBuildError:
+        if not ptx_fence(handle, groups):
+            raise
+        refuse_ptx_fence(handle)
+        return 0
+    return groups
