@@ -12,18 +12,11 @@ matching ``M1`` of the original on ``R x C`` and a matching ``M2`` of the same r
 columns on the copies: its cost is at least twice the original's optimum, and exactly that
 with ``M1 = M2`` optimal, so ``M1`` of an optimal one is optimal. (Copies at cost 0, the
 textbook's choice, leave ``M2`` free among many ties, and the auction then runs long price
-wars: 2-core PoCL, 5000 x 5200 with 10 entries per row, 3.6M tail rounds against 25K.) Its
-dual variables give the original's (:func:`original_duals`): ``(u_i + v_i') / 2`` for row
-``i`` and ``(v_j + u_j') / 2`` for column ``j``, which are feasible, <= 0 where a side may
-stay unmatched, 0 at its unmatched vertices and tight on the matched entries (an optimal
-dual is tight on every optimal matching, ``M1`` beside its own copy among them).
-
-A dense full problem with a few more columns than rows (:func:`padded`) takes the other
-classic reduction instead: ``nc - nr`` dummy rows, each allowed every column at one cost
-(the smallest, so that the costs' range stays), which take the columns the rows leave: a
-square problem of ``nc`` rows instead of ``nr + nc``. Every dummy row's potential is the
-same, ``U``, so ``v_j - (cmin - U)`` is 0 at the unmatched columns and <= 0 elsewhere, and
-the rows' potentials shift the other way.
+wars among them.) Its dual variables give the original's (:func:`original_duals`):
+``(u_i + v_i') / 2`` for row ``i`` and ``(v_j + u_j') / 2`` for column ``j``, which are
+feasible, <= 0 where a side may stay unmatched, 0 at its unmatched vertices and tight on the
+matched entries (an optimal dual is tight on every optimal matching, ``M1`` beside its own
+copy among them).
 
 Examples
 --------
@@ -217,54 +210,40 @@ def take_in(A, *, maximize, full, argument="A", dense_inf=True, drop_zeros=False
                    cost, maximize, full, (-hi, -lo) if maximize else (lo, hi))
 
 
-#: a full problem of fewer rows than columns is padded with dummy rows (instead of doubled)
-#: where it holds at least PAD_DENSITY of its entries (its rows are long, as the dummy rows
-#: are) and needs at most one dummy row per PAD_ROWS rows (more dummy rows tie among
-#: themselves longer than the doubled problem's copies: 2-core PoCL, dense 466 x 480 and
-#: 2000 x 2100 1.4-1.8x faster padded, 466 x 520 and 466 x 700 1.5-8x faster doubled)
-PAD_DENSITY = 0.25
-PAD_ROWS = 16
-
-
-def padded(p):
-    """Whether the square problem of ``p`` is ``p`` padded with dummy rows (module
-    docstring): a full problem of ``nr < nc``, ``(nc - nr) * PAD_ROWS <= nr``, at least
-    :data:`PAD_DENSITY` dense."""
-    nr, nc = p.shape
-    return p.full and 0 < nr < nc and (nc - nr) * PAD_ROWS <= nr and \
-        p.nnz >= PAD_DENSITY * nr * nc
-
-
 def square(p):
     """The square problem the auction solves for ``p`` (whose rows are its smaller side when
-    ``p.full``): ``p`` itself when it is square and full, ``p`` padded with dummy rows where
-    :func:`padded`, else the doubled problem (module docstring). Returns ``(indptr, indices,
-    cost, n, extremes)``, ``extremes`` the costs' ``(min, max)`` (the doubled problem's are
-    ``p``'s and zeros)."""
+    ``p.full``): ``p`` itself when it is square and full, else the doubled problem (module
+    docstring). Returns ``(indptr, indices, cost, n, extremes)``, ``extremes`` the costs'
+    ``(min, max)`` (the doubled problem's are ``p``'s and zeros)."""
     nr, nc = p.shape
     lo, hi = p.extremes
     if p.full and nr == nc:
         return p.indptr, p.indices, p.cost, nr, (lo, hi)
-    if padded(p):
-        k = nc - nr
-        indptr = np.concatenate([p.indptr, p.nnz + nc * np.arange(1, k + 1, dtype=np.int64)])
-        cols = np.empty((k, nc), np.int32)
-        cols[:] = np.arange(nc, dtype=np.int32)
-        return indptr, np.concatenate([p.indices, cols.ravel()]), \
-            np.concatenate([p.cost, np.full(k * nc, lo)]), nc, (lo, hi)
-    n = nr + nc
-    rows = [p.rows(), nr + p.indices, nr + np.arange(nc, dtype=np.int32)]
-    cols = [p.indices, nc + p.rows(), np.arange(nc, dtype=np.int32)]
-    vals = [p.cost, p.cost, np.zeros(nc)]
-    if not p.full:
-        rows.append(np.arange(nr, dtype=np.int32))
-        cols.append(nc + np.arange(nr, dtype=np.int32))
-        vals.append(np.zeros(nr))
-    m = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                      shape=(n, n))
-    m.sort_indices()
-    return m.indptr.astype(np.int64), m.indices.astype(np.int32), m.data, n, \
-        (min(lo, 0.0), max(hi, 0.0))
+    return _doubled(p) + (nr + nc, (min(lo, 0.0), max(hi, 0.0)))
+
+
+def _doubled(p):
+    """The doubled problem's CSR arrays ``(indptr, indices, cost)``, rows sorted, laid out
+    directly: row ``i`` is ``p``'s row (then ``(i, i')`` when partial), row ``j'`` is
+    ``(j', j)`` then column ``j`` of ``p`` (the transpose of ``p`` under a row of zeros,
+    shifted by ``nc - 1``)."""
+    nr, nc = p.shape
+    under = sp.csr_matrix((np.concatenate([np.zeros(nc), p.cost]),
+                           np.concatenate([np.arange(nc, dtype=np.int32), p.indices]),
+                           np.concatenate([[0], nc + p.indptr])), shape=(nr + 1, nc)).tocsc()
+    bottom = under.indices + np.int32(nc - 1)
+    bottom[under.indptr[:-1]] = np.arange(nc)
+    if p.full:
+        top, top_cost, top_ptr = p.indices, p.cost, p.indptr
+    else:                                       # (row i's entries move down by i)
+        top_ptr = p.indptr + np.arange(nr + 1)
+        top, top_cost = np.empty(top_ptr[-1], np.int32), np.zeros(top_ptr[-1])
+        at = np.arange(p.nnz, dtype=np.int64) + \
+            np.repeat(np.arange(nr, dtype=np.int64), np.diff(p.indptr))
+        top[at], top_cost[at] = p.indices, p.cost
+        top[top_ptr[1:] - 1] = nc + np.arange(nr)
+    indptr = np.concatenate([top_ptr, top_ptr[-1] + under.indptr[1:]]).astype(np.int64)
+    return indptr, np.concatenate([top, bottom]), np.concatenate([top_cost, under.data])
 
 
 def original_duals(p, row_match, u, v, pos=None):
@@ -276,9 +255,6 @@ def original_duals(p, row_match, u, v, pos=None):
     nr, nc = p.shape
     if p.full and nr == nc:
         rm, uu, vv = row_match, u, v
-    elif padded(p):                    # (the dummy rows' potential U: module docstring)
-        shift = p.extremes[0] - float(np.median(u[nr:]))
-        rm, uu, vv = row_match[:nr].copy(), u[:nr] + shift, v - shift
     else:
         rm = row_match[:nr].copy()
         rm[rm >= nc] = -1

@@ -4,13 +4,14 @@ rounds), and scipy's linear_sum_assignment beside them. Run from the repository 
 
     PYTHONPATH=$PWD python3 benchmarks/results/assignment-rectangular-pocl2/pad_ab.py
 """
+import os
 import time
 import numpy as np
 from scipy.optimize import linear_sum_assignment as scipy_lsa
 import pyclmatch
 from pyclmatch.assignment import problem
 
-h = pyclmatch.get_device("cpu")
+h = pyclmatch.get_device(os.environ.get("DEVICE", "cpu"))
 rng = np.random.default_rng(0)
 pyclmatch.assignment(rng.random((50, 60)), device=h)         # (the kernels' builds)
 pyclmatch.assignment(rng.random((50, 200)), device=h)

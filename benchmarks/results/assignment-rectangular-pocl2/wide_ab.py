@@ -5,6 +5,7 @@ repository root:
 
     PYTHONPATH=$PWD python3 benchmarks/results/assignment-rectangular-pocl2/wide_ab.py
 """
+import os
 import time
 import numpy as np
 import scipy.sparse as sp
@@ -13,7 +14,7 @@ from scipy.sparse.csgraph import min_weight_full_bipartite_matching as scipy_mwf
 import pyclmatch
 from pyclmatch.assignment import api
 
-h = pyclmatch.get_device("cpu")
+h = pyclmatch.get_device(os.environ.get("DEVICE", "cpu"))
 rng = np.random.default_rng(0)
 pyclmatch.assignment(rng.random((50, 200)), device=h)          # (the kernels' builds)
 print("| shape | whole (doubled) s | restricted s (problems, entries) | scipy s | equal |")
