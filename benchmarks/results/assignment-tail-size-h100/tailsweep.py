@@ -10,7 +10,7 @@ sizes = [int(x) for x in (sys.argv[1] if len(sys.argv) > 1 else "1024,512,256,12
 for kind, n in (("uniform", 1000000), ("knn", 250000), ("uniform", 250000)):
     A = instance(kind, n, 10, 0)
     pyclmatch.assignment(A, device=h)
-    for rep in range(2):
+    for rep in range(int(__import__("os").environ.get("REPS", "2"))):
         for tail in sizes:
             auction.TAIL_GPU = tail
             ts, rs = [], []
