@@ -1,6 +1,6 @@
 # A/B (issue 31): the tail's bids in global col_bid/col_winner (.probe/base, 638f3f2) against
-# (.probe/base: mkdir -p .probe/base; git archive 638f3f2 pyclmatch kernels | tar -x -C .probe/base)
 # a local hash table (this tree), alternating processes, uniform 1M / knn 250K / uniform 250K
+# (.probe/base: mkdir -p .probe/base; git archive 638f3f2 pyclmatch kernels | tar -x -C .probe/base)
 set -u
 for i in 1 2; do
   for t in base new; do
