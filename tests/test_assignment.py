@@ -593,6 +593,30 @@ def test_big_m_costs(nr, nc, seed, big, sparse):
     assert res.objective == want and res.verified
 
 
+def test_doubled_duals_certified_at_the_costs_scale():
+    """A doubled problem's potentials may grow far past its costs (here 145 against 7), and
+    the original's, averaged from them, are certified relative to the costs: the
+    tightening's tolerance follows the costs (fuzz campaign seed 133, case 531: a 5 x 3
+    COO matrix with duplicates; then small random problems of such costs)."""
+    A = sp.coo_matrix((np.array([1.5, 6, 1.5, 1.5, 3, 21, -1, -4, -1, -1, -2, -14.0]),
+                       ([0, 1, 2, 3, 3, 4, 0, 1, 2, 3, 3, 4], [2, 0, 0, 1, 2, 1, 2, 0, 0, 1,
+                                                               2, 1])), shape=(5, 3))
+    res = pyclmatch.assignment(A, device=DEV)
+    assert res.verified and res.objective == 1.5
+    rng = np.random.default_rng(1)
+    for k in range(200):
+        nr, nc = rng.integers(1, 12, 2)
+        B = sp.random(nr, nc, density=rng.uniform(0.2, 1), random_state=k, format="csr")
+        B.data = rng.choice([0.5, 2, 7, 1.5, -1, 0.25, 3, 1e3, 1e-3, 21], B.nnz) * \
+            rng.choice([1, 3, -2], B.nnz)
+        full, maximize = bool(k % 2), bool(k % 3 == 0)
+        try:
+            res = pyclmatch.assignment(B, device=DEV, full=full, maximize=maximize)
+        except InputError:
+            continue                       # (no full matching)
+        assert res.verified
+
+
 @pytest.mark.parametrize("shape", [(64, 66), (66, 64), (40, 44), (30, 61)])
 def test_doubled_rectangular(shape):
     """A dense rectangular full problem, doubled (module docstring of

@@ -91,8 +91,9 @@ def _solve(p, handle, sched, scaling, stats):
     assignment can hold are dropped and the auction runs again (:func:`_needless_above`);
     the host's tightening then makes the duals feasible on every entry."""
     indptr, indices, cost, n, extremes = square(p)
+    doubled = n != p.shape[0] or not p.full
     rm, u, v, pos, drv = _auction(indptr, indices, cost, n, handle, sched, scaling, stats,
-                                  extremes)
+                                  extremes, doubled)
     bmap = drv.map
     known = {"scale": bmap.scale}               # (of every cost of p, and zeros)
     if indices is p.indices:
@@ -102,7 +103,7 @@ def _solve(p, handle, sched, scaling, stats):
         keep = cost <= bound
         kept = np.concatenate(([0], np.cumsum(keep)))[indptr]     # (the kept rows' indptr)
         rm, u, v, pos, _ = _auction(kept, indices[keep], cost[keep], n, handle, sched,
-                                    scaling, stats)
+                                    scaling, stats, None, doubled)
         with sched.step("finish"):
             rm, u, v, fs = exact(indptr, indices, cost, rm, v,
                                  INTEGER_TOL if bmap.integers else None)
@@ -118,21 +119,23 @@ def _solve(p, handle, sched, scaling, stats):
     return (*out, objective, known)
 
 
-def _auction(indptr, indices, cost, n, handle, sched, scaling, stats, extremes=None):
+def _auction(indptr, indices, cost, n, handle, sched, scaling, stats, extremes=None,
+             doubled=False):
     """The auction and the exact finishing on the square problem: ``(row_match, u, v, pos,
     driver)``, ``pos`` the matched entries' positions (None where the host finished), the
     driver holding the problem on the device and its benefit map (``extremes``: the costs'
     ``(min, max)`` where known).
     The tightening runs on the device; the host finishes
-    (:func:`~pyclmatch.assignment.finish.exact`) where it does not converge."""
+    (:func:`~pyclmatch.assignment.finish.exact`) where it does not converge. Its tolerance
+    is relative to the costs and potentials; for a ``doubled`` problem relative to the
+    costs alone as far as the potentials' rounding allows (:func:`_tight_scale`)."""
     drv = AuctionMatcher(handle, indices.size, scaling, avg_degree=indices.size / max(n, 1))
     with sched.step("build"):
         drv.build(*drv.KERNELS)
     rm, price, st = drv.run(indptr, indices, cost, sched, extremes)
     whole = drv.map.integers        # (integer potentials: every reduced cost exact, tol < 1)
     v = -np.rint(price * drv.map.unit) if whole else -(price * drv.map.unit)
-    tol = INTEGER_TOL if whole else \
-        SLACK * max(drv.map.scale, float(np.abs(v).max(initial=0.0)), 1e-300) / 16
+    tol = INTEGER_TOL if whole else SLACK * _tight_scale(drv.map.scale, v, doubled) / 16
     ok, u, v, passes, pos = drv.tighten(cost, tol, sched) \
         if n else (True, np.zeros(0), v, 0, None)
     with sched.step("finish"):
@@ -143,6 +146,16 @@ def _auction(indptr, indices, cost, n, handle, sched, scaling, stats, extremes=N
             pos = None
     stats.update(st, **fs, exact_benefits=int(drv.map.exact))
     return rm, u, v, pos, drv
+
+
+def _tight_scale(scale, v, doubled):
+    """What the tightening's tolerance is relative to: the largest magnitude of the costs
+    (``scale``) and of the potentials ``v``. A doubled problem's potentials are averaged
+    into the original's (:func:`~pyclmatch.assignment.problem.original_duals`), which are
+    of the costs' magnitude and certified relative to it: its potentials count for 1/64
+    only, as much as their float64 rounding (2**-52 each) allows."""
+    most = float(np.abs(v).max(initial=0.0))
+    return max(scale, most / 64 if doubled else most, 1e-300)
 
 
 #: the finishing step's tolerance on a reduced cost where the costs are integers below
