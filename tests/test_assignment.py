@@ -418,8 +418,15 @@ def test_networkx_minimum_weight_full_matching():
         minimum_weight_full_matching(G, top_nodes=range(4), weight="w", device=DEV)
 
 
+@pytest.fixture
+def whole(monkeypatch):
+    """Complete problems solved whole, not restricted to each row's cheapest entries first
+    (pyclmatch.assignment.restrict), for the tests of the whole problem's kernels."""
+    monkeypatch.setattr("pyclmatch.assignment.api.restricted", lambda p, cpu: False)
+
+
 @pytest.mark.parametrize("tail", [32, 1024])
-def test_wide_bidding_and_small_tail(monkeypatch, tail):
+def test_wide_bidding_and_small_tail(monkeypatch, whole, tail):
     """Rows of >= WIDE_DEGREE entries are bid for by a work-group each; a small tail leaves
     the main rounds most of the work."""
     from pyclmatch.assignment import auction
@@ -434,7 +441,7 @@ def test_wide_bidding_and_small_tail(monkeypatch, tail):
 
 
 @pytest.mark.parametrize("groups, spin", [(1, None), (2, 1)])
-def test_grid_rounds(monkeypatch, groups, spin):
+def test_grid_rounds(monkeypatch, whole, groups, spin):
     """The parallel rounds in one launch (``auction_grid``: work-groups with a barrier over
     them between steps; one group runs them on any device) for narrow and wide rows; with
     ``spin`` 1 a barrier gives up at once (a device that does not run every group at once),
@@ -496,7 +503,7 @@ def _reference_distances(ptr, ind, a, price, rm, eps, cap):
 
 @pytest.mark.parametrize("values", ["uniform", "integer", "ties", "dense"])
 @pytest.mark.parametrize("passes", [1, 1 << 20])
-def test_global_price_update(monkeypatch, values, passes):
+def test_global_price_update(monkeypatch, whole, values, passes):
     """Every global update (forced every 2 rounds) keeps eps-complementary slackness, after
     one pass of its distances or at their fixed point, where they equal a host value
     iteration's; "dense": rows long enough for a work-group each (relabel_pass_wide)."""
@@ -530,7 +537,7 @@ def test_global_price_update(monkeypatch, values, passes):
 
 
 @pytest.mark.parametrize("team", [1, 4, 32, 1024])
-def test_tail_teams(monkeypatch, team):
+def test_tail_teams(monkeypatch, whole, team):
     """The tail's rows bid by teams of work-items (auction_tail): the same optimum for every
     team size, on rows shorter and longer than the team, and on dense rows (which GPUs bid
     for with teams of the whole group)."""
@@ -618,7 +625,7 @@ def test_doubled_duals_certified_at_the_costs_scale():
 
 
 @pytest.mark.parametrize("shape", [(64, 66), (66, 64), (40, 44), (30, 61)])
-def test_doubled_rectangular(shape):
+def test_doubled_rectangular(whole, shape):
     """A dense rectangular full problem, doubled (module docstring of
     pyclmatch.assignment.problem): the same optimum as scipy's, the duals certified (0 at
     the unmatched columns)."""
@@ -630,17 +637,20 @@ def test_doubled_rectangular(shape):
 
 @pytest.mark.parametrize("kind", ["uniform", "integer", "ties", "crowded", "few"])
 @pytest.mark.parametrize("maximize", [False, True])
-def test_wide_dense_restricted(monkeypatch, kind, maximize):
-    """A complete problem of more than twice as many columns as rows is solved on each
-    row's cheapest entries first (pyclmatch.assignment.restrict), more entries joining where
-    the duals say so: scipy's optimum, certified. "crowded": every row's cheapest entries in
-    the same few columns (the first restricted problem has no full matching); "few": one
-    entry per row first, too few (the entries the duals find negative join)."""
+@pytest.mark.parametrize("shape", [(40, 130), (40, 41), (50, 50)])
+def test_complete_restricted(monkeypatch, kind, maximize, shape):
+    """A complete problem of more columns than rows (or as many: restrict.SQUARE set) is
+    solved on each row's cheapest entries first (pyclmatch.assignment.restrict), more
+    entries joining where the duals say so: scipy's optimum, certified. "crowded": every
+    row's cheapest entries in the same few columns (the first restricted problem has no
+    full matching); "few": one entry per row first, too few (the entries the duals find
+    negative join)."""
     from pyclmatch.assignment import restrict
     if kind == "few":
         monkeypatch.setattr(restrict, "KEEP", 1)
+    monkeypatch.setattr(restrict, "SQUARE", {"cpu": True, "gpu": True})
     rng = np.random.default_rng(4)
-    nr, nc = 40, 130
+    nr, nc = shape
     C = {"uniform": lambda: rng.random((nr, nc)),
          "integer": lambda: rng.integers(0, 9, (nr, nc)).astype(float),
          "ties": lambda: np.ones((nr, nc)),

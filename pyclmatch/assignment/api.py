@@ -19,7 +19,7 @@ from .auction import SCALING, AuctionMatcher
 from .finish import SLACK, exact, matched_positions
 from .problem import (as_array, checked_flags, deficiency_error, original_duals, square,
                       take_in)
-from .restrict import solve_wide, wide
+from .restrict import restricted, solve_restricted
 from .slackness import DeviceSlackness, verify_assignment
 
 
@@ -244,8 +244,8 @@ def _assign(p, device, verify, scaling, t0):
     flip = p.full and p.shape[0] > p.shape[1]
     q = p.transposed() if flip else p
     stats = {}
-    if wide(q):
-        rm, cm, u, v, objective, known = solve_wide(
+    if restricted(q, handle.is_cpu):
+        rm, cm, u, v, objective, known = solve_restricted(
             q, lambda r: _solve(r, handle, sched, scaling, stats),
             lambda r: _feasible(r, handle), stats)
     else:

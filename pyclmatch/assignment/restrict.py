@@ -1,20 +1,25 @@
-"""Wide dense problems solved on a few entries per row first: a complete full problem with
-more than twice as many columns as rows (``linear_sum_assignment`` on 100 workers and 1000
-tasks) is solved on each row's :data:`KEEP` cheapest entries, and the answer's dual
+"""Complete (dense) problems solved on a few entries per row first: a complete full problem
+with more columns than rows (``linear_sum_assignment`` on 100 workers and 1000 tasks, or
+2000 and 2100) is solved on each row's :data:`KEEP` cheapest entries, and the answer's dual
 variables are checked on every entry of the whole problem; the entries with a negative
 reduced cost join and the restricted problem is solved again, until none is left (at most
 :data:`ROUNDS` times; then the whole problem). Duals feasible on every entry prove the
 answer optimal for the whole problem (the certificate checks them again, independently).
+An optimal assignment of random costs holds few entries far down its rows' orders, so the
+first restricted problem usually is the last.
 
 Such a problem would otherwise be doubled (:mod:`pyclmatch.assignment.problem`): a square
 problem of ``nr + nc`` rows, every entry twice, whose auction then works on columns that
-no optimal answer uses.
+no optimal answer uses. A complete square problem is restricted where :data:`SQUARE` says
+so for the device's type: on CPU devices, where the dense auction's rounds cost a sweep of
+every entry; GPUs sweep the whole matrix faster than the host picks each row's cheapest
+entries.
 
 Examples
 --------
 >>> import numpy as np
 >>> from pyclmatch.assignment.problem import take_in
->>> wide(take_in(np.ones((2, 40)), maximize=False, full=True))
+>>> restricted(take_in(np.ones((2, 40)), maximize=False, full=True), cpu=False)
 True
 """
 import numpy as np
@@ -29,15 +34,21 @@ KEEP = 16
 ROUNDS = 4
 
 
-def wide(p):
+#: whether a complete square problem is restricted, by device type
+SQUARE = {"cpu": True, "gpu": False}
+
+
+def restricted(p, cpu):
     """Whether ``p`` (rows its smaller side) is solved restricted: full, complete, more
-    than twice as many columns as rows, and more columns than :data:`KEEP`."""
+    than ``2 * KEEP`` columns, and more columns than rows (or as many, where :data:`SQUARE`
+    says so for a CPU device if ``cpu``, else a GPU)."""
     nr, nc = p.shape
-    return p.full and 0 < nr and nc > max(2 * nr, KEEP) and p.nnz == nr * nc
+    return p.full and 0 < nr <= nc and nc > 2 * KEEP and p.nnz == nr * nc and \
+        (nr < nc or SQUARE["cpu" if cpu else "gpu"])
 
 
-def solve_wide(p, solve, feasible, stats):
-    """The answer of the wide problem ``p`` as ``solve(problem)`` gives it (``(row_match,
+def solve_restricted(p, solve, feasible, stats):
+    """The answer of the complete problem ``p`` as ``solve(problem)`` gives it (``(row_match,
     col_match, u, v, objective, known)`` of a full problem of ``p``'s shape), from
     restricted problems (module docstring); ``feasible(problem)`` raises an ``InputError``
     where a restricted one has no full matching (each row's cheapest entries then double).
