@@ -91,7 +91,7 @@ def _solve(p, handle, sched, scaling, stats):
     assignment can hold are dropped and the auction runs again (:func:`_needless_above`);
     the host's tightening then makes the duals feasible on every entry."""
     indptr, indices, cost, n, extremes = square(p)
-    doubled = n != p.shape[0] or not p.full
+    doubled = not (p.full and p.shape[0] == p.shape[1])     # (square(): module problem)
     rm, u, v, pos, drv = _auction(indptr, indices, cost, n, handle, sched, scaling, stats,
                                   extremes, doubled)
     bmap = drv.map
@@ -112,7 +112,7 @@ def _solve(p, handle, sched, scaling, stats):
         stats["needless_entries"] = int(keep.size - keep.sum())
         pos = None
     with sched.step("finish"):
-        if pos is not None and not (p.full and p.shape[0] == p.shape[1]):
+        if pos is not None and doubled:
             pos = None                  # (positions in the doubled problem, not in p's)
         out = original_duals(p, rm, u, v, pos)
         objective = p.objective(out[0], pos)
