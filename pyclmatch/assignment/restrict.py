@@ -56,35 +56,54 @@ def solve_restricted(p, solve, feasible, stats):
     (``restricted_entries``)."""
     nr, nc = p.shape
     C = p.cost.reshape(nr, nc)
-    keep, t = np.zeros((nr, nc), bool), KEEP
+    cols, extra = _cheapest(C, KEEP), None       # (extra: the entries that joined, or None)
     scale = max(-p.extremes[0], p.extremes[1])
-
-    def cheapest(t):                        # (each row's t cheapest entries join)
-        for rows in _blocks(nr, nc):
-            part = np.argpartition(C[rows], t - 1, axis=1)[:, :t]
-            keep[np.arange(rows.start, rows.stop)[:, None], part] = True
-    cheapest(t)
     for _ in range(ROUNDS):
-        r = Problem(p.shape, np.concatenate(([0], np.cumsum(keep.sum(axis=1)))),
-                    np.nonzero(keep)[1].astype(np.int32), C[keep], p.maximize, True,
-                    p.extremes)
+        r = _restricted_problem(p, C, cols, extra)
         stats["restricted"] = stats.get("restricted", 0) + 1
         stats["restricted_entries"] = r.nnz
         try:
             feasible(r)
         except InputError:                  # (no full matching on these entries: more)
-            t = min(nc, 2 * t)
-            cheapest(t)
+            cols = _cheapest(C, min(nc, 2 * cols.shape[1]))
             continue
         rm, cm, u, v, objective, _ = solve(r)
         tol, found = tolerance(p, u, v, scale), False
         for rows in _blocks(nr, nc):        # (the entries with a negative reduced cost join)
             bad = C[rows] - u[rows, None] - v[None, :] < -tol
-            found = found or bool(bad.any())
-            keep[rows] |= bad
+            if bad.any():
+                found = True
+                extra = np.zeros((nr, nc), bool) if extra is None else extra
+                extra[rows] |= bad
         if not found:
             return rm, cm, u, v, objective, {"scale": scale}
     return solve(p)
+
+
+def _cheapest(C, t):
+    """The columns of each row's ``t`` cheapest entries of the dense ``C``, sorted: an
+    ``(nr, t)`` int32 array."""
+    cols = np.empty((C.shape[0], t), np.int32)
+    for rows in _blocks(*C.shape):
+        part = np.argpartition(C[rows], t - 1, axis=1)[:, :t]
+        part.sort(axis=1)
+        cols[rows] = part
+    return cols
+
+
+def _restricted_problem(p, C, cols, extra):
+    """The restricted :class:`Problem` of ``p``: each row's entries ``cols`` (and those of
+    the mask ``extra``, where not None), in CSR order."""
+    nr, t = cols.shape
+    if extra is None:                        # (t entries a row, sorted: no mask to scan)
+        return Problem(p.shape, np.arange(0, nr * t + 1, t, dtype=np.int64), cols.ravel(),
+                       np.take_along_axis(C, cols, axis=1).ravel(), p.maximize, True,
+                       p.extremes)
+    keep = extra.copy()
+    keep[np.arange(nr)[:, None], cols] = True
+    return Problem(p.shape, np.concatenate(([0], np.cumsum(keep.sum(axis=1)))),
+                   np.nonzero(keep)[1].astype(np.int32), C[keep], p.maximize, True,
+                   p.extremes)
 
 
 def _blocks(nr, nc, entries=1 << 22):
