@@ -666,6 +666,33 @@ def test_complete_restricted(monkeypatch, kind, maximize, shape):
         assert res.counters["restricted"] >= 2
 
 
+@FAST
+@given(st.integers(1, 60), st.integers(0, 40), st.integers(0, 2**32 - 1),
+       st.sampled_from(["uniform", "integer", "ties", "crowded"]), st.booleans(),
+       st.booleans())
+def test_complete_hypothesis(nr, extra, seed, values, maximize, tall):
+    """Complete problems of 33 to 100 columns and any number of rows up to that, wide or
+    tall, square ones restricted too (restrict.SQUARE set): scipy's optimum, certified."""
+    from pyclmatch.assignment import restrict
+    rng = np.random.default_rng(seed)
+    nc = 33 + extra + max(0, nr - 33 - extra)
+    C = {"uniform": lambda: rng.random((nr, nc)),
+         "integer": lambda: rng.integers(-3, 4, (nr, nc)) * 1.0,
+         "ties": lambda: np.full((nr, nc), 2.0),
+         "crowded": lambda: np.hstack([np.zeros((nr, 3)), 1 + rng.random((nr, nc - 3))])}[
+        values]()
+    C = C.T.copy() if tall else C
+    saved = restrict.SQUARE
+    restrict.SQUARE = {"cpu": True, "gpu": True}
+    try:
+        res = pyclmatch.assignment(C, maximize=maximize, device=DEV)
+    finally:
+        restrict.SQUARE = saved
+    r, c = scipy_lsa(C, maximize=maximize)
+    assert res.objective == pytest.approx(float(C[r, c].sum()), rel=1e-12, abs=1e-12)
+    assert res.verified and res.counters["restricted"] >= 1
+
+
 def test_big_m_fuzz_case():
     """The fuzz campaign's case (seed 108, case 735) that answered 0 where scipy finds -3:
     entries of 2**62 beside -1..7."""
