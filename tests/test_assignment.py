@@ -701,3 +701,16 @@ def test_big_m_fuzz_case():
                   [0, 0, 0, 0], [0, 0, B, 7], [B, 0, 0, 7]])
     res = pyclmatch.assignment(C, device=DEV)
     assert res.objective == -3.0 and res.counters["needless_entries"] >= 3    # (the 2**62s)
+
+
+def test_example_script_runs(monkeypatch, capsys):
+    """examples/assignment.py runs as written (small), on the test device."""
+    import runpy
+    import sys
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "examples", "assignment.py")
+    monkeypatch.setenv("PYCLMATCH_DEVICE", DEV)       # (the script sets it; restored after)
+    monkeypatch.setattr(sys, "argv", [path, "--device", DEV, "--n", "300"])
+    runpy.run_path(path, run_name="__main__")
+    out = capsys.readouterr().out
+    assert "verified=True" in out and "|diagonal| = 1: True" in out
