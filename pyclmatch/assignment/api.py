@@ -92,37 +92,38 @@ def _solve(p, handle, sched, scaling, stats):
     the host's tightening then makes the duals feasible on every entry."""
     indptr, indices, cost, n, extremes = square(p)
     doubled = not (p.full and p.shape[0] == p.shape[1])     # (square(): module problem)
-    rm, u, v, pos, drv = _auction(indptr, indices, cost, n, handle, sched, scaling, stats,
-                                  extremes, doubled)
+    rm, u, v, (pos, mc), drv = _auction(indptr, indices, cost, n, handle, sched, scaling,
+                                        stats, extremes, doubled)
     bmap = drv.map
     known = {"scale": bmap.scale}               # (of every cost of p, and zeros)
     if indices is p.indices:
         known["uploaded"] = (drv.ptr, drv.col, drv.c)
-    bound = _needless_above(indptr, indices, cost, n, rm, pos, bmap)
+    bound = _needless_above(indptr, indices, cost, n, rm, mc, bmap)
     if bound is not None:
         keep = cost <= bound
         kept = np.concatenate(([0], np.cumsum(keep)))[indptr]     # (the kept rows' indptr)
-        rm, u, v, pos, _ = _auction(kept, indices[keep], cost[keep], n, handle, sched,
-                                    scaling, stats, None, doubled)
+        rm, u, v, _, _ = _auction(kept, indices[keep], cost[keep], n, handle, sched,
+                                  scaling, stats, None, doubled)
         with sched.step("finish"):
             rm, u, v, fs = exact(indptr, indices, cost, rm, v,
                                  INTEGER_TOL if bmap.integers else None)
         stats["tighten_passes"] += fs["tighten_passes"]
         stats["augmented"] += fs["augmented"]
         stats["needless_entries"] = int(keep.size - keep.sum())
-        pos = None
+        pos = mc = None
     with sched.step("finish"):
-        if pos is not None and doubled:
-            pos = None                  # (positions in the doubled problem, not in p's)
-        out = original_duals(p, rm, u, v, pos)
-        objective = p.objective(out[0], pos)
+        if doubled:
+            pos = mc = None             # (positions in the doubled problem, not in p's)
+        out = original_duals(p, rm, u, v, pos, tight=mc is not None)
+        objective = p.objective(out[0], pos, mc)
     return (*out, objective, known)
 
 
 def _auction(indptr, indices, cost, n, handle, sched, scaling, stats, extremes=None,
              doubled=False):
-    """The auction and the exact finishing on the square problem: ``(row_match, u, v, pos,
-    driver)``, ``pos`` the matched entries' positions (None where the host finished), the
+    """The auction and the exact finishing on the square problem: ``(row_match, u, v, (pos,
+    mc), driver)``, ``pos`` and ``mc`` the matched entries' positions and costs (None where
+    the host finished; else ``u = mc - v[row_match]``, the matched entries tight), the
     driver holding the problem on the device and its benefit map (``extremes``: the costs'
     ``(min, max)`` where known).
     The tightening runs on the device; the host finishes
@@ -136,16 +137,16 @@ def _auction(indptr, indices, cost, n, handle, sched, scaling, stats, extremes=N
     whole = drv.map.integers        # (integer potentials: every reduced cost exact, tol < 1)
     v = -np.rint(price * drv.map.unit) if whole else -(price * drv.map.unit)
     tol = INTEGER_TOL if whole else SLACK * _tight_scale(drv.map.scale, v, doubled) / 16
-    ok, u, v, passes, pos = drv.tighten(cost, tol, sched) \
-        if n else (True, np.zeros(0), v, 0, None)
+    ok, u, v, passes, pos, mc = drv.tighten(cost, tol, sched) \
+        if n else (True, np.zeros(0), v, 0, None, None)
     with sched.step("finish"):
         fs = {"tighten_passes": passes, "augmented": 0}
         if not ok:
             rm, u, v, fs = exact(indptr, indices, cost, rm, v, tol)
             fs["tighten_passes"] += passes
-            pos = None
+            pos = mc = None
     stats.update(st, **fs, exact_benefits=int(drv.map.exact))
-    return rm, u, v, pos, drv
+    return rm, u, v, (pos, mc), drv
 
 
 def _tight_scale(scale, v, doubled):
@@ -167,18 +168,19 @@ INTEGER_TOL = 0.25
 NEEDLESS_RANGE = 2.0 ** 8
 
 
-def _needless_above(indptr, indices, cost, n, rm, pos, bmap):
+def _needless_above(indptr, indices, cost, n, rm, mc, bmap):
     """The cost above which no entry can be in an optimal assignment of the square problem,
     where dropping those entries narrows the range of the costs by :data:`NEEDLESS_RANGE` or
     more and the benefits were rounded (else None): the assignment ``rm`` found costs ``U``
     and every entry at least ``cmin``, so an assignment holding an entry dearer than ``U -
     (n - 1) cmin`` costs more than ``U``. (The bound gets a relative margin of 2**-30 against
-    its own rounding; ``rm``'s entries stay below it, so the rest keeps a full matching.)"""
+    its own rounding; ``rm``'s entries stay below it, so the rest keeps a full matching.)
+    ``mc``: the matched entries' costs, where known."""
     if bmap.exact or not n:
         return None
-    if pos is None:
-        pos = matched_positions(indptr, indices, rm)
-    total, cmin = float(cost[pos].sum()), bmap.cmin
+    if mc is None:
+        mc = cost[matched_positions(indptr, indices, rm)]
+    total, cmin = float(mc.sum()), bmap.cmin
     bound = total - (n - 1) * cmin
     bound += 2.0 ** -30 * max(abs(total), abs((n - 1) * cmin), 1e-300)
     if not (bound - cmin) * NEEDLESS_RANGE <= bmap.cmax - cmin:

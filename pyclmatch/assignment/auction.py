@@ -473,8 +473,9 @@ class AuctionMatcher(KernelFamily):
         """The finishing step's tightening (:func:`pyclmatch.assignment.finish.tighten`) on
         the device, from the auction's assignment and prices (call after :meth:`run`; the
         potentials rounded to integers where ``self.map.integers``):
-        ``(converged, u, v, passes, pos)`` on the host (``u`` and ``pos``, the position of
-        each row's matched entry, None unless converged)."""
+        ``(converged, u, v, passes, pos, mc)`` on the host (``u``, ``pos`` and ``mc``: the
+        position of each row's matched entry and its cost, None unless converged; ``u =
+        mc - v[row_match]``, every matched entry exactly tight)."""
         h, n, g, wg = self.handle, self.n, self.grid(self.n), self.wg
         with sched.step("tighten"):
             mpos, vkey = self.empty(max(n, 1), self.odt), self.empty(max(n, 1), np.int64)
@@ -504,9 +505,10 @@ class AuctionMatcher(KernelFamily):
                 done, converged = count[0], False
             keys = h.download(vkey)[:n]
             v = np.where(keys >= 0, keys, keys ^ np.int64(2 ** 63 - 1)).view(np.float64)
-            u = pos = None
+            u = pos = mc = None
             if converged:
                 pos = h.download(mpos)[:n]
                 rm = h.download(self.row_match)[:n]
-                u = cost[pos] - v[rm]
-        return converged, u, v, done, pos
+                mc = cost[pos]
+                u = mc - v[rm]
+        return converged, u, v, done, pos, mc

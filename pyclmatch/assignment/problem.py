@@ -75,15 +75,18 @@ class Problem:
         return Problem(t.shape, t.indptr.astype(np.int64), t.indices.astype(np.int32),
                        t.data, self.maximize, self.full, self._extremes)
 
-    def objective(self, row_match, pos=None):
+    def objective(self, row_match, pos=None, values=None):
         """The user's objective (the sum of the user's values of the matched entries);
-        ``pos``: their positions, where known (every row matched)."""
+        ``pos``: their positions, ``values``: their costs, where known (every row
+        matched)."""
         rows = np.flatnonzero(row_match >= 0)
         if not rows.size:
             return 0.0
-        if pos is None:
-            pos = entry_positions(self.indptr, self.indices, rows, row_match[rows])
-        total = float(self.cost[pos].sum())
+        if values is None:
+            if pos is None:
+                pos = entry_positions(self.indptr, self.indices, rows, row_match[rows])
+            values = self.cost[pos]
+        total = float(values.sum())
         return -total if self.maximize else total
 
 
@@ -246,12 +249,12 @@ def _doubled(p):
     return indptr, np.concatenate([top, bottom]), np.concatenate([top_cost, under.data])
 
 
-def original_duals(p, row_match, u, v, pos=None):
+def original_duals(p, row_match, u, v, pos=None, tight=False):
     """The original problem's answer from the square problem's (:func:`square`): ``(row_match,
     col_match, u, v)``. The matched entries are made exactly tight (``u_i = c_ij - v_j``),
     the potentials of the unmatched vertices of a side that may stay unmatched exactly 0.
     ``pos``: the positions of the matched entries in ``p``, where known (``p`` square and
-    full)."""
+    full); ``tight``: ``u`` makes them exactly tight already (``p`` square and full)."""
     nr, nc = p.shape
     if p.full and nr == nc:
         rm, uu, vv = row_match, u, v
@@ -263,6 +266,8 @@ def original_duals(p, row_match, u, v, pos=None):
     cm = np.full(nc, -1, np.int32)
     if nr == nc and p.full and nr and rm.min() >= 0:       # (every row: no gathers)
         cm[rm] = np.arange(nr, dtype=np.int32)
+        if tight:
+            return rm.astype(np.int32, copy=False), cm, u, v
         if pos is None:
             pos = entry_positions(p.indptr, p.indices, np.arange(nr), rm)
         return rm.astype(np.int32, copy=False), cm, p.cost[pos] - v[rm], v
