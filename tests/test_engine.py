@@ -386,3 +386,32 @@ def test_handle_empty_is_cla_empty(device, monkeypatch, fast, shape, dtype):
     if a.size:
         a.fill(7)
         assert (a.get() == 7).all()
+
+
+def test_kernel_times_harvested_during_reads(device):
+    """The device times the read-backs' waits collect (Scheduler._harvest) are the times of
+    every event once: per phase, equal to the events' own profiling times, each event
+    dropped once counted, with or without harvesting on the way."""
+    import pyopencl.array as cla
+    from pyclmatch.engine.scheduler import Scheduler
+    prg = cl.Program(device.context, _CHAIN_SRC).build()
+    scale = cl.Kernel(prg, "scale")
+    for harvest in (True, False):
+        sched = Scheduler(device)
+        sched.HARVEST = harvest
+        y = cla.to_device(device.queue, np.ones(64, np.int32))
+        kept, host = [], np.zeros(64, np.int32)
+        for k in range(12):
+            kept.append(sched.launch("a" if k % 3 else "b", scale, 64, 8, np.int32(64),
+                                     np.int32(1), y.data))
+            if k % 4 == 3:
+                sched.read("r", host, y.data)
+        sched.converge("a", lambda: 1, cla.zeros(device.queue, 1, np.int32), "none", 4)
+        got = sched.kernel_times()
+        want = {}
+        for k, evt in enumerate(kept):
+            p = "a" if k % 3 else "b"
+            want[p] = want.get(p, 0.0) + (evt.profile.end - evt.profile.start) * 1e-9
+        assert got["b"] == pytest.approx(want["b"], rel=1e-9)
+        assert got["a"] >= want["a"] * (1 - 1e-9)          # (and converge's fill)
+        assert all(e is None for e in sched._events)

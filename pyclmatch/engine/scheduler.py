@@ -68,11 +68,20 @@ class Scheduler:
     #: (the first chunks are 1 and 2 passes, so that a loop that converges at once stops
     #: early), and the copies that may be in flight before the host waits for the oldest
     CONVERGE = {"cpu": (1, 2), "gpu": (2, 3)}
+    #: whether the waits for read-backs collect the profiling times of the events known
+    #: complete (:meth:`_harvest`), rather than :meth:`kernel_times` all at the end
+    HARVEST = True
 
     def __init__(self, handle, progress=None, label=""):
         self.handle = handle
         self.queue = handle.queue
+        #: (phase, event) of every launch, fill and recorded copy; an entry becomes None once
+        #: its device time is added to ``_device`` (:meth:`_harvest`)
         self._events = []
+        self._device = defaultdict(float)
+        #: the events before this index are complete (a read-back after them completed) or
+        #: harvested
+        self._complete = self._harvested = 0
         self.wall = defaultdict(float)
         self.counters = defaultdict(int)
         self._ticks = defaultdict(int)
@@ -148,12 +157,14 @@ class Scheduler:
         """Blocking read of ``buf`` into ``host`` (one counted round trip; in a raced call a
         non-blocking copy waited for through :meth:`_await_reads`)."""
         t0 = time.perf_counter()
-        if self.race is not None:
+        mark = len(self._events)
+        if self.race is None and not (self.HARVEST and self._harvested < self._complete):
+            cl.enqueue_copy(self.queue, host, buf, src_offset=offset, is_blocking=True)
+        else:
             evt = cl.enqueue_copy(self.queue, host, buf, src_offset=offset, is_blocking=False)
             self.queue.flush()
             self._await_reads([evt])
-        else:
-            cl.enqueue_copy(self.queue, host, buf, src_offset=offset, is_blocking=True)
+        self._complete = mark
         self.wall["readback"] += time.perf_counter() - t0
         self.handle.readbacks += 1
         return host
@@ -163,11 +174,13 @@ class Scheduler:
         and one wait for the last (one counted round trip; in a raced call the wait looks at
         the host attempt, :meth:`_await_reads`). Returns the host copies."""
         t0 = time.perf_counter()
+        mark = len(self._events)
         hosts = [np.empty(a.shape, a.dtype) for a in arrays]
         evts = [cl.enqueue_copy(self.queue, h, a.base_data, src_offset=a.offset,
                                 is_blocking=False) for h, a in zip(hosts, arrays)]
         self.queue.flush()
         self._await_reads(evts)
+        self._complete = mark
         self.wall["readback"] += time.perf_counter() - t0
         self.handle.readbacks += 1
         return hosts
@@ -181,6 +194,8 @@ class Scheduler:
             self.pending_reads.extend(evts)
             self.race.wait(evts[-1])
         else:
+            if self.HARVEST:
+                self._harvest(self._complete)
             evts[-1].wait()
 
     def read_later(self, phase, host, buf, offset=0):
@@ -247,9 +262,11 @@ class Scheduler:
         """Blocking read of the device array ``arr`` (a counted round trip, timed under
         ``readback``), as a new numpy array."""
         t0 = time.perf_counter()
+        mark = len(self._events)
         if self.race is not None:
             self.sync()
         host = self.handle.download(arr)
+        self._complete = mark
         self.wall["readback"] += time.perf_counter() - t0
         return host
 
@@ -279,6 +296,8 @@ class Scheduler:
         if self.done(evt):
             return
         t0 = time.perf_counter()
+        if self.HARVEST:
+            self._harvest(self._complete)
         evt.wait()
         self.wall["readback"] += time.perf_counter() - t0
         self.counters["flag_waits"] += 1
@@ -341,14 +360,25 @@ class Scheduler:
     def kernel_times(self):
         """Device seconds per phase from the profiling events (waits for the queue)."""
         self.finish()
-        out = defaultdict(float)
+        self._harvest(len(self._events))
+        return dict(self._device)
+
+    def _harvest(self, upto):
+        """Add the device times of the complete events before index ``upto`` to ``_device``
+        and drop them. The waits for a read-back do this for the events before the read-back
+        they last saw complete, while the device runs what was enqueued since: the profiling
+        queries (microseconds per event, thousands of events in a call) then cost the call
+        no time where the device, not the host, is what it waits for."""
         start, end = cl.profiling_info.START, cl.profiling_info.END
-        for phase, evt in self._events:
+        events, out = self._events, self._device
+        for k in range(self._harvested, upto):
+            phase, evt = events[k]
+            events[k] = None
             try:      # (get_profiling_info directly: cheaper than evt.profile's getattr)
                 out[phase] += (evt.get_profiling_info(end) - evt.get_profiling_info(start)) * 1e-9
             except cl.Error:  # profiling unavailable on this event
                 pass
-        return dict(out)
+        self._harvested = max(self._harvested, upto)
 
     def timings(self):
         """Wall-clock host steps plus ``kernel:<phase>`` device times, in seconds."""
