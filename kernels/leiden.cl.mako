@@ -140,12 +140,14 @@ void refine_init_one_group(index_t n, __global const offset_t *vertices,
    before), and for every singleton v of R the weights w(v, T) to the refined communities T
    of its community (v's hash table: keys[tpos[v] ..], tsz[v] slots). Later rounds keep extR
    up to date in refine_apply and rebuild the singletons' tables alone (refine_tables). */
-__kernel void refine_edges(offset_t nnz, __global const index_t *src,
+<%def name="edges_params()">offset_t nnz, __global const index_t *src,
                            __global const index_t *edges, __global const weight_t *w,
                            __global const index_t *C, __global const index_t *R,
                            __global const index_t *rsize, __global weight_t *extR,
                            __global const int *tpos, __global const int *tsz,
-                           __global int *keys, __global weight_t *vals)
+                           __global int *keys, __global weight_t *vals</%def>
+<%def name="edges_names()">nnz, src, edges, w, C, R, rsize, extR, tpos, tsz, keys, vals</%def>
+inline void refine_edges_body(${edges_params()})
 {
     for (offset_t e = get_global_id(0); e < nnz; e += get_global_size(0)) {
         const index_t v = src[e], u = edges[e];
@@ -156,6 +158,11 @@ __kernel void refine_edges(offset_t nnz, __global const index_t *src,
         if (rv == v && rsize[v] == 1)
             hash_add__global(keys + tpos[v], vals + tpos[v], tsz[v], ru, w[e]);
     }
+}
+
+__kernel void refine_edges(${edges_params()})
+{
+    refine_edges_body(${edges_names()});
 }
 
 /* Rounds run in batches between the host's reads: round r counts its moves and waiting
@@ -169,14 +176,14 @@ inline int settled(__global const int *rcount, int prev)
 
 /* A later round's pass: the hash tables of the singletons of R alone (as refine_edges fills
    them; no extR, which refine_apply keeps). */
-__kernel void refine_tables(offset_t nnz, __global const index_t *src,
+<%def name="tables_params()">offset_t nnz, __global const index_t *src,
                             __global const index_t *edges, __global const weight_t *w,
                             __global const index_t *C, __global const index_t *R,
                             __global const index_t *rsize, __global const int *tpos,
                             __global const int *tsz, __global int *keys,
-                            __global weight_t *vals, __global const int *rcount, int prev)
+                            __global weight_t *vals</%def>
+inline void refine_tables_body(${tables_params()})
 {
-    if (settled(rcount, prev)) return;
     for (offset_t e = get_global_id(0); e < nnz; e += get_global_size(0)) {
         const index_t v = src[e];
         if (R[v] != v || rsize[v] != 1) continue;
@@ -184,6 +191,12 @@ __kernel void refine_tables(offset_t nnz, __global const index_t *src,
         if (u == v || C[u] != C[v]) continue;
         hash_add__global(keys + tpos[v], vals + tpos[v], tsz[v], R[u], w[e]);
     }
+}
+
+__kernel void refine_tables(${tables_params()}, __global const int *rcount, int prev)
+{
+    if (settled(rcount, prev)) return;
+    refine_tables_body(nnz, src, edges, w, C, R, rsize, tpos, tsz, keys, vals);
 }
 
 /* MergeNodesSubset lines 13-16 for slot s of singleton v's table: the slot read and cleared
@@ -219,13 +232,16 @@ inline void choose_slot(index_t v, __global int *hk, __global weight_t *hv, int 
     }
 }
 
-<%def name="choose_args()">__global const index_t *C, __global const index_t *R,
+<%def name="choose_params()">__global const index_t *C, __global const index_t *R,
         __global const index_t *rsize, __global const weight_t *k, __global const int *kq,
         __global const int *ac, __global const int *aR, __global const weight_t *extR,
         __global const int *tpos, __global const int *tsz, __global int *keys,
         __global weight_t *vals, double ac_unit, double m2, double resolution,
         double inv_theta, uint round_key, uint nvisit, uint rnd, __global index_t *prop,
-        __global weight_t *propw, __global int *rcount, int at, int prev</%def>
+        __global weight_t *propw</%def>
+<%def name="choose_names()">C, R, rsize, k, kq, ac, aR, extR, tpos, tsz, keys, vals, ac_unit, m2,
+        resolution, inv_theta, round_key, nvisit, rnd, prop, propw</%def>
+<%def name="choose_args()">${choose_params()}, __global int *rcount, int at, int prev</%def>
 <%def name="choose_setup()">
         const double kv = (double)k[v], kvq = (double)kq[v] * ac_unit;
         const double KS = (double)ac[C[v]] * ac_unit;
@@ -248,10 +264,9 @@ inline void choose_slot(index_t v, __global int *hk, __global weight_t *hv, int 
    could not take this round (they or the target were movers): the host runs rounds until
    none is left and none moved. Vertices of at least heavy_degree entries are left to
    refine_choose_heavy (their prop EMPTY here). */
-__kernel void refine_choose(index_t n, ${choose_args()}, __global const offset_t *vertices,
-                            int heavy_degree)
+inline int refine_choose_body(index_t n, ${choose_params()},
+                              __global const offset_t *vertices, int heavy_degree)
 {
-    if (settled(rcount, prev)) return;
     int pending = 0;
     FOR_EACH_VERTEX(v, n) {
         prop[v] = EMPTY;
@@ -264,6 +279,14 @@ ${choose_setup()}
         propw[v] = bestw;
         pending += bestc == EMPTY && waiting;
     }
+    return pending;
+}
+
+__kernel void refine_choose(index_t n, ${choose_args()}, __global const offset_t *vertices,
+                            int heavy_degree)
+{
+    if (settled(rcount, prev)) return;
+    const int pending = refine_choose_body(n, ${choose_names()}, vertices, heavy_degree);
     if (pending) atomic_add(&rcount[at + 1], pending);
 }
 
@@ -320,14 +343,13 @@ ${choose_setup()}
    inside M, each mover adding its part (propw[v] = w(v, T) from refine_choose; its edges to
    other movers into T, counted from both ends: by refine_apply_heavy for the movers of at
    least heavy_degree entries). */
-__kernel void refine_apply(index_t n, __global const index_t *prop,
+<%def name="apply_params()">index_t n, __global const index_t *prop,
                            __global const weight_t *propw, __global const offset_t *vertices,
                            __global const index_t *edges, __global const weight_t *w,
                            __global index_t *R, __global const int *kq, __global int *aR,
-                           __global index_t *rsize, __global weight_t *extR,
-                           __global int *rcount, int at, int prev, int heavy_degree)
+                           __global index_t *rsize, __global weight_t *extR</%def>
+inline int refine_apply_body(${apply_params()}, int heavy_degree)
 {
-    if (settled(rcount, prev)) return;
     int moved = 0;
     FOR_EACH_VERTEX(v, n) {
         const index_t t = prop[v];
@@ -347,6 +369,15 @@ __kernel void refine_apply(index_t n, __global const index_t *prop,
         atomic_add_w__global(&extR[t], d);
         ++moved;
     }
+    return moved;
+}
+
+__kernel void refine_apply(${apply_params()}, __global int *rcount, int at, int prev,
+                           int heavy_degree)
+{
+    if (settled(rcount, prev)) return;
+    const int moved = refine_apply_body(n, prop, propw, vertices, edges, w, R, kq, aR, rsize,
+                                        extR, heavy_degree);
     if (moved) atomic_add(&rcount[at], moved);
 }
 
@@ -382,6 +413,63 @@ void refine_apply_heavy(int h0, int nheavy, __global const index_t *vset,
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
+
+/* RefinePartition's rounds of a small level (refine_init_one_group before) in one launch of
+   one work-group: each round refine_edges (the first) or refine_tables, refine_choose and
+   refine_apply for every vertex, a barrier between them, the round's counts in local memory;
+   the rounds stop as the host's do (MAX_ROUNDS or the visits, or a round that moved nothing
+   and left nothing waiting), with the same hashed movers (key_base: the host's round key of
+   the level but the round's term) and the same arithmetic, so the refinement is the same as
+   the rounds launched one by one (for a deterministic run, the same answer). out[0]: the
+   vertices moved, out[1]: the rounds. */
+% if wg == 1:
+#define barrier(flags) ((void)0)
+% endif
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void refine_one_group(index_t n, offset_t nnz, __global const index_t *src,
+                      __global const index_t *edges, __global const weight_t *w,
+                      __global const offset_t *vertices, __global const index_t *C,
+                      __global index_t *R, __global index_t *rsize, __global const weight_t *k,
+                      __global const int *kq, __global const int *ac, __global int *aR,
+                      __global weight_t *extR, __global const int *tpos,
+                      __global const int *tsz, __global int *keys, __global weight_t *vals,
+                      double ac_unit, double m2, double resolution, double inv_theta,
+                      uint key_base, uint nvisit, int max_rounds, __global index_t *prop,
+                      __global weight_t *propw, __global int *out)
+{
+    __local int l_moved, l_pending;
+    int total = 0, rounds = 0, go = 1;
+    while (go) {
+        if (get_local_id(0) == 0) { l_moved = 0; l_pending = 0; }
+        if (rounds == 0)
+            refine_edges_body(${edges_names()});
+        else
+            refine_tables_body(nnz, src, edges, w, C, R, rsize, tpos, tsz, keys, vals);
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        const uint rnd = (uint)rounds;
+        const uint x = key_base + (nvisit ? 0u : rnd) * 0xC2B2AE3Du;
+        const uint round_key = x ^ (x >> 15);
+        const int pending = refine_choose_body(n, ${choose_names()}, vertices, INT_MAX);
+        if (pending) atomic_add(&l_pending, pending);
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        const int moved = refine_apply_body(n, prop, propw, vertices, edges, w, R, kq, aR,
+                                            rsize, extR, INT_MAX);
+        if (moved) atomic_add(&l_moved, moved);
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        const int m = l_moved, p = l_pending;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        total += m;
+        ++rounds;
+        go = rounds < max_rounds && (nvisit || m || p);
+    }
+    if (get_local_id(0) == 0) {
+        out[0] = total;
+        out[1] = rounds;
+    }
+}
+% if wg == 1:
+#undef barrier
+% endif
 
 /* Aggregation on R, with P as the aggregate graph's starting partition (Algorithm A.1 line 6),
    where a refined community T that is not well connected to its community S of P (extR[T] =

@@ -210,6 +210,42 @@ def test_one_group_and_per_bucket_paths_agree():
     assert np.array_equal(a.membership, b.membership) and a.modularity == b.modularity
 
 
+@pytest.mark.parametrize("wg", [None, 64])
+@pytest.mark.parametrize("kw", [dict(), dict(theta=0.05, seed=4)])
+def test_one_group_refinement_equals_launched_rounds(monkeypatch, wg, kw):
+    """A small level's refinement rounds in one launch (refine_one_group; one work-item on
+    CPU devices, or a group of 64 with its barriers) or launched one by one: the same
+    deterministic answer and rounds, with the hashed movers and theta's draws; with visits
+    too (the rounds fixed)."""
+    from pyclmatch.community import leiden as mod
+    A = nx.to_scipy_sparse_array(nx.connected_caveman_graph(12, 6), format="csr")
+    for extra in (dict(), dict(visits=3)):
+        out = []
+        for bound in (0, 1 << 20):
+            for kind in ("cpu", "gpu"):
+                monkeypatch.setitem(mod.REFINE_ONE_GROUP_EDGES, kind, bound)
+            if extra:
+                monkeypatch.setattr(mod.DeviceLeiden, "__init__", _with_visits(3))
+            out.append(leiden(A, deterministic=True, work_group_size=wg, **kw))
+            monkeypatch.undo()
+        assert np.array_equal(out[0].membership, out[1].membership)
+        assert out[0].modularity == out[1].modularity
+        assert out[0].counters["refine_rounds"] == out[1].counters["refine_rounds"]
+        assert out[1].counters["launches"] < out[0].counters["launches"]
+        check_answer(A, out[1])
+
+
+def _with_visits(v):
+    """DeviceLeiden's constructor with ``visits=v``."""
+    from pyclmatch.community.leiden import DeviceLeiden
+    init = DeviceLeiden.__init__
+
+    def made(self, *args, **kwargs):
+        kwargs["visits"] = v
+        init(self, *args, **kwargs)
+    return made
+
+
 def test_verify_modes_and_edgeless():
     G = nx.karate_club_graph()
     for mode in (True, "device", "host"):

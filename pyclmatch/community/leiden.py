@@ -43,24 +43,39 @@ HEAVY_DEGREE = 85
 _INT_MAX = np.iinfo(np.int32).max
 #: refinement rounds enqueued between two reads of their counts
 BATCH = 4
+#: a small level (local moving in one work-group) of at most this many stored entries runs
+#: its refinement rounds in one launch of one work-group too (``refine_one_group``), per
+#: device type (0: never): where a launch costs tens of microseconds of host time, the rounds
+#: of a small level (some 50 launches and 4 read-backs) cost more than its work; on CPU
+#: devices the rounds' launches are cheap and the one work-group runs on one core
+REFINE_ONE_GROUP_EDGES = {"cpu": 0, "gpu": 1 << 16}
 
 
 def _slots():
-    """Count slots of the rounds (a ring one longer than a batch, so that a round's slot,
-    zeroed as it starts, is never the previous round's, which it reads)."""
-    return BATCH + 1
+    """Count slots of the rounds: a ring of two batches' slots, so that the batch's slots,
+    zeroed in one fill as it starts, never hold the previous round's, which its first round
+    reads."""
+    return 2 * BATCH
 
 
 class LeidenKernels(KernelFamily):
     """The kernels of ``kernels/leiden.cl.mako`` for one specialization of the Louvain
-    driver (its index types, work-group size and weight type)."""
+    driver (its index types, work-group size and weight type); ``refine_one_group``, built
+    for the one-group work-group size, is a program of its own."""
 
     TEMPLATE = "leiden.cl.mako"
+    GROUPS = (("refine_one_group",),)
+
+
+def _round_key_base(seed, level):
+    """The part of :func:`_round_key` that does not depend on the round."""
+    return (int(seed) * 0x9E3779B1 + level * 0x85EBCA77 + 0x27D4EB2F) & _U32
 
 
 def _round_key(seed, level, rnd):
-    """The hash key of refinement round ``rnd`` of ``level`` (which vertices move in it)."""
-    x = (int(seed) * 0x9E3779B1 + level * 0x85EBCA77 + rnd * 0xC2B2AE3D + 0x27D4EB2F) & _U32
+    """The hash key of refinement round ``rnd`` of ``level`` (which vertices move in it;
+    ``refine_one_group`` computes the same on the device)."""
+    x = (_round_key_base(seed, level) + rnd * 0xC2B2AE3D) & _U32
     return np.uint32(x ^ (x >> 15))
 
 
@@ -239,6 +254,7 @@ class DeviceLeiden(DeviceLouvain):
         with self.sched.step("refine"):
             self.R, self.aR, self.rsize = (self.empty(n, np.int32) for _ in range(3))
             tsz, self.tpos = self.empty(n, np.int32), self.empty(n + 1, np.int32)
+            self._tsz = tsz
             rflags = self.empty(4, np.int32)
             self._zero("refine", rflags)
             init = (np.int32(n), self.vertices.data, self.csize.data, self.kq.data,
@@ -261,11 +277,50 @@ class DeviceLeiden(DeviceLouvain):
                                                                           self.wdt)
             self.sched.fill("refine", keys, -1)
             self._zero("refine", vals)
-            moved = self._refine_rounds(tsz, keys, vals)
-            self.heavy = None
+            knl = self._refine_one_group_kernel()
+            moved = (self._refine_one_group(knl, keys, vals) if knl is not None
+                     else self._refine_rounds(tsz, keys, vals))
+            self.heavy = self._tsz = None
         self.n_R = n - moved
         self.stats.setdefault("communities", []).append(self.n_P)
         self.stats.setdefault("refined_communities", []).append(self.n_R)
+
+    def _refine_one_group_kernel(self):
+        """``refine_one_group`` for this level's work-group (Louvain's one-group size), or
+        None where the level is not small, is larger than :data:`REFINE_ONE_GROUP_EDGES` or
+        the kernel does not fit that group."""
+        bound = REFINE_ONE_GROUP_EDGES["cpu" if self.handle.is_cpu else "gpu"]
+        if not (self.small and self.nnz <= bound):
+            return None
+        og = self.og_wg
+        knl = self.lk.kernel("refine_one_group", wg=og)
+        return knl if og == 1 or self.handle.group_fits(knl, most=og) >= og else None
+
+    def _refine_one_group(self, knl, keys, vals):
+        """The rounds of :meth:`refine` in one launch of ``refine_one_group`` (a small level)
+        and one read-back; returns the vertices moved."""
+        n, og = self.n, self.og_wg
+        self.extR = self.empty(n, self.wdt)
+        self._zero("refine", self.extR)
+        prop, propw, out = self.empty(n, np.int32), self.empty(n, self.wdt), self.empty(2)
+        self.sched.launch("refine", knl, og, og, np.int32(n), np.int32(self.nnz),
+                          self.src.data, self.edges.data, self.w.data, self.vertices.data,
+                          self.C.data, self.R.data, self.rsize.data, self.k.data,
+                          self.kq.data, self.ac.data, self.aR.data, self.extR.data,
+                          self.tpos.data, self._tsz.data, keys.data, vals.data,
+                          np.float64(self.ac_unit), np.float64(self.m2f),
+                          np.float64(self.res), np.float64(self._inv_theta()),
+                          np.uint32(_round_key_base(self.seed, self.level)),
+                          np.uint32(self.visits), np.int32(self.visits or MAX_ROUNDS),
+                          prop.data, propw.data, out.data)
+        host = self.sched.read("refine", np.zeros(2, np.int32), out.data)
+        self.stats.setdefault("refine_rounds", []).append(int(host[1]))
+        return int(host[0])
+
+    def _inv_theta(self):
+        """1 / theta in the kernels' score units (0: greedy)."""
+        scale = self.stats.get("weight_scale", 1.0)
+        return 1.0 / (self.theta * self.m2f * scale) if self.theta > 0 else 0.0
 
     def _refine_rounds(self, tsz, keys, vals):
         """The rounds of :meth:`refine`, :data:`BATCH` between two reads of their counts (a
@@ -279,7 +334,9 @@ class DeviceLeiden(DeviceLouvain):
         limit = self.visits or MAX_ROUNDS
         moved = rounds = 0
         while rounds < limit:
-            first = rounds
+            first = rounds                          # (a multiple of BATCH)
+            lo = 2 * (first % _slots())
+            self._zero("refine", rr["rcount"][lo:lo + 2 * BATCH])
             for rnd in range(first, min(first + BATCH, limit)):
                 self._refine_round(rr, rnd)
             self.sched.read("refine", counts, rr["rcount"].data)
@@ -297,12 +354,12 @@ class DeviceLeiden(DeviceLouvain):
         """Enqueue refinement round ``rnd``: the singletons' tables (``refine_edges`` with
         extR in the first round, ``refine_tables`` after it), ``refine_choose`` and
         ``refine_apply`` (and their ``_heavy`` kernels for the heavy vertices of
-        ``self.heavy``); its counts in ``rr["rcount"]`` at ``2 * (rnd % (BATCH + 1))``."""
+        ``self.heavy``); its counts in ``rr["rcount"]`` at ``2 * (rnd % (2 * BATCH))``
+        (zeroed with its batch's)."""
         n, nnz, extR, wg = self.n, self.nnz, self.extR, self.wg
         nvisit, rcount = self.visits, rr["rcount"]
         at = 2 * (rnd % _slots())
         prev = np.int32(-1 if nvisit or rnd == 0 else 2 * ((rnd - 1) % _slots()))
-        self._zero("refine", rcount[at:at + 2])
         graph = (np.int32(nnz), self.src.data, self.edges.data, self.w.data, self.C.data,
                  self.R.data, self.rsize.data)
         tables = (self.tpos.data, rr["tsz"].data, rr["keys"].data, rr["vals"].data)
@@ -312,8 +369,7 @@ class DeviceLeiden(DeviceLouvain):
             self._llaunch("refine", "refine_edges", egrid, *graph, extR.data, *tables)
         else:
             self._llaunch("refine", "refine_tables", egrid, *graph, *tables, rcount.data, prev)
-        scale = self.stats.get("weight_scale", 1.0)
-        inv_theta = 1.0 / (self.theta * self.m2f * scale) if self.theta > 0 else 0.0
+        inv_theta = self._inv_theta()
         counts = (rcount.data, np.int32(at), prev)
         choose = (self.C.data, self.R.data, self.rsize.data, self.k.data, self.kq.data,
                   self.ac.data, self.aR.data, extR.data, *tables, np.float64(self.ac_unit),
