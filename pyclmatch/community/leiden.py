@@ -45,10 +45,10 @@ _INT_MAX = np.iinfo(np.int32).max
 BATCH = 4
 #: a small level (local moving in one work-group) of at most this many stored entries runs
 #: its refinement rounds in one launch of one work-group too (``refine_one_group``), per
-#: device type (0: never): where a launch costs tens of microseconds of host time, the rounds
-#: of a small level (some 50 launches and 4 read-backs) cost more than its work; on CPU
-#: devices the rounds' launches are cheap and the one work-group runs on one core
-REFINE_ONE_GROUP_EDGES = {"cpu": 0, "gpu": 1 << 16}
+#: device type (0: never): on a small level the rounds' launches (some 50, and 4 read-backs)
+#: cost more than their work; on CPU devices, where the group is one work-item on one core,
+#: the bound is kept lower than local moving's
+REFINE_ONE_GROUP_EDGES = {"cpu": 1 << 16, "gpu": 1 << 16}
 
 
 def _slots():
