@@ -138,11 +138,15 @@ class DeviceLeiden(DeviceLouvain):
 
     def builds_ahead(self):
         """Louvain's builds ahead (:meth:`DeviceLouvain.builds_ahead`), then the refinement's
-        program and the connectivity certificate's (a GPU builds them in the background while
-        the first level's kernels run)."""
+        programs (the small levels' ``refine_one_group`` last) and the connectivity
+        certificate's (a GPU builds them in the background while the first level's kernels
+        run)."""
+        extra = ()
+        if REFINE_ONE_GROUP_EDGES["cpu" if self.handle.is_cpu else "gpu"]:
+            extra = (lambda: self.lk.build_group("refine_one_group", wg=self.og_wg),)
         return super().builds_ahead() + (
             lambda: self.lk.build_group("refine_init"),
-            lambda: DeviceConnectivity(self.handle).build_group("components_init"))
+            lambda: DeviceConnectivity(self.handle).build_group("components_init")) + extra
 
     def _llaunch(self, phase, name, global_size, *args):
         return self.sched.launch(phase, self.lk.kernel(name), global_size, self.wg, *args)
