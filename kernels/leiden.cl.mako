@@ -220,10 +220,14 @@ inline void choose_slot(index_t v, __global int *hk, __global weight_t *hv, int 
     if (!well_connected((double)extR[t], KT, KS, m2, resolution)) return;       /* line 14 */
     const double score = m2 * (double)wst - resolution * kv * KT;
     if (score < 0.0) return;                                                    /* line 15 */
+% if claims:
+    /* (claims: every singleton moves, and refine_claim settles who may) */
+% else:
     if (!moves || (rsize[t] == 1 && mover(t, round_key, nvisit, rnd))) {
         *waiting = 1;
         return;
     }
+% endif
     const double key = inv_theta > 0.0 ? score * inv_theta + gumbel(v, t, round_key) : score;
     if (better(key, t, *best, *bestc)) {
         *best = key;
@@ -248,7 +252,7 @@ inline void choose_slot(index_t v, __global int *hk, __global weight_t *hv, int 
         /* line 12: v well connected to S (k_v as the scores take it, K_S - k_v in a_c's
            units) */
         const int well = m2 * (double)extR[v] >= resolution * kv * (KS - kvq);
-        const int moves = mover(v, round_key, nvisit, rnd);
+        const int moves = ${"1" if claims else "mover(v, round_key, nvisit, rnd)"};
         __global int *hk = keys + tpos[v];
         __global weight_t *hv = vals + tpos[v];
         double best = 0.0;
@@ -343,6 +347,45 @@ ${choose_setup()}
    inside M, each mover adding its part (propw[v] = w(v, T) from refine_choose; its edges to
    other movers into T, counted from both ends: by refine_apply_heavy for the movers of at
    least heavy_degree entries). */
+/* Claims mode (template value claims: a run that need not be reproducible): every singleton
+   with a target moves in the round, unless another move conflicts with it: a singleton that
+   moves must not receive a vertex, nor move into a singleton that moves. Each claim is one
+   atomic maximum on a per-vertex stamp of the round (base = 4 (rnd + 1), zeroed once a level):
+   base + 3 "moved" (the mover's own), base + 2 "received" (a singleton target's); "moved"
+   wins over "received", so a vertex claimed both ways stays put, and whichever claim comes
+   first decides. A move that loses its claim is dropped (prop EMPTY) and counted as waiting
+   for a later round. Only singletons move and only into communities that do not move, so
+   every refined community stays connected, as with the hashed movers. */
+inline int refine_claim_body(index_t n, __global index_t *prop, __global const index_t *rsize,
+                             __global int *stamp, uint rnd)
+{
+    const int base = 4 * ((int)rnd + 1);
+    int pending = 0;
+    FOR_EACH_VERTEX(v, n) {
+        const index_t t = prop[v];
+        if (t == EMPTY) continue;
+        int ok = atomic_max(&stamp[v], base + 3) < base;
+        if (ok && rsize[t] == 1) {
+            const int old = atomic_max(&stamp[t], base + 2);
+            ok = old < base || old == base + 2;
+        }
+        if (!ok) {
+            prop[v] = EMPTY;
+            ++pending;
+        }
+    }
+    return pending;
+}
+
+__kernel void refine_claim(index_t n, __global index_t *prop, __global const index_t *rsize,
+                           __global int *stamp, uint rnd, __global int *rcount, int at,
+                           int prev)
+{
+    if (settled(rcount, prev)) return;
+    const int pending = refine_claim_body(n, prop, rsize, stamp, rnd);
+    if (pending) atomic_add(&rcount[at + 1], pending);
+}
+
 <%def name="apply_params()">index_t n, __global const index_t *prop,
                            __global const weight_t *propw, __global const offset_t *vertices,
                            __global const index_t *edges, __global const weight_t *w,
@@ -435,7 +478,7 @@ void refine_one_group(index_t n, offset_t nnz, __global const index_t *src,
                       __global const int *tsz, __global int *keys, __global weight_t *vals,
                       double ac_unit, double m2, double resolution, double inv_theta,
                       uint key_base, uint nvisit, int max_rounds, __global index_t *prop,
-                      __global weight_t *propw, __global int *out)
+                      __global weight_t *propw, __global int *stamp, __global int *out)
 {
     __local int l_moved, l_pending;
     int total = 0, rounds = 0, go = 1;
@@ -452,6 +495,11 @@ void refine_one_group(index_t n, offset_t nnz, __global const index_t *src,
         const int pending = refine_choose_body(n, ${choose_names()}, vertices, INT_MAX);
         if (pending) atomic_add(&l_pending, pending);
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+% if claims:
+        const int lost = refine_claim_body(n, prop, rsize, stamp, rnd);
+        if (lost) atomic_add(&l_pending, lost);
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+% endif
         const int moved = refine_apply_body(n, prop, propw, vertices, edges, w, R, kq, aR,
                                             rsize, extR, INT_MAX);
         if (moved) atomic_add(&l_moved, moved);

@@ -108,16 +108,20 @@ def test_random_graphs_connected_and_verified(n, p, seed, weighted, det, theta):
 
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
 @given(n=st.integers(2, 70), p=st.floats(0.03, 0.4), seed=st.integers(0, 10 ** 6),
-       theta=st.sampled_from([0.0, 0.01]), loops=st.booleans(), heavy=st.booleans())
-def test_refinement_keeps_ext_weights(monkeypatch, n, p, seed, theta, loops, heavy):
+       theta=st.sampled_from([0.0, 0.01]), loops=st.booleans(), heavy=st.booleans(),
+       claims=st.booleans(), small=st.booleans())
+def test_refinement_keeps_ext_weights(monkeypatch, n, p, seed, theta, loops, heavy, claims,
+                                      small):
     """refine_apply keeps extR[T] = E(T, S - T) (the weight from refined community T to the
     rest of its community S of P) through every round: compared with the sums recomputed on
-    the host from the converted weights, at every level (per-bucket path, integer weights;
-    ``heavy``: every vertex of degree > 2 through the heavy kernels)."""
+    the host from the converted weights, at every level (integer weights; ``heavy``: every
+    vertex of degree > 2 through the heavy kernels; ``claims``: every singleton moving,
+    settled by refine_claim; ``small``: the levels in one work-group, refine_one_group)."""
     from pyclmatch.community import leiden as mod
     from pyclmatch.community.leiden import DeviceLeiden
     if heavy:
         monkeypatch.setattr(mod, "HEAVY_DEGREE", 3)
+    monkeypatch.setattr(DeviceLeiden, "__init__", _with_init(claims=claims))
     G = nx.gnp_random_graph(n, p, seed=seed)
     rng = np.random.default_rng(seed)
     for u, v in G.edges:
@@ -140,8 +144,11 @@ def test_refinement_keeps_ext_weights(monkeypatch, n, p, seed, theta, loops, hea
         seen.append(np.array_equal(ext[live], want[live].astype(np.int64)))
         return orig(self)
     monkeypatch.setattr(DeviceLeiden, "aggregate_refined", spy)
-    leiden(A, deterministic=True, theta=theta, seed=seed % 5, one_group_edges=0)
+    res = leiden(A, deterministic=True, theta=theta, seed=seed % 5,
+                 one_group_edges=None if small else 0)
     assert all(seen) and (seen or A.nnz == 0)
+    if A.nnz:
+        check_answer(A, res)
 
 
 @pytest.mark.parametrize("theta", [0.0, 0.01])
@@ -225,7 +232,7 @@ def test_one_group_refinement_equals_launched_rounds(monkeypatch, wg, kw):
             for kind in ("cpu", "gpu"):
                 monkeypatch.setitem(mod.REFINE_ONE_GROUP_EDGES, kind, bound)
             if extra:
-                monkeypatch.setattr(mod.DeviceLeiden, "__init__", _with_visits(3))
+                monkeypatch.setattr(mod.DeviceLeiden, "__init__", _with_init(visits=3))
             out.append(leiden(A, deterministic=True, work_group_size=wg, **kw))
             monkeypatch.undo()
         assert np.array_equal(out[0].membership, out[1].membership)
@@ -233,17 +240,63 @@ def test_one_group_refinement_equals_launched_rounds(monkeypatch, wg, kw):
         assert out[0].counters["refine_rounds"] == out[1].counters["refine_rounds"]
         assert out[1].counters["launches"] < out[0].counters["launches"]
         check_answer(A, out[1])
+    # (a run that need not be reproducible: every singleton moves, claims settle conflicts)
+    check_answer(A, leiden(A, work_group_size=wg, **kw))
 
 
-def _with_visits(v):
-    """DeviceLeiden's constructor with ``visits=v``."""
+def _with_init(**given):
+    """DeviceLeiden's constructor with the arguments ``given``."""
     from pyclmatch.community.leiden import DeviceLeiden
     init = DeviceLeiden.__init__
 
     def made(self, *args, **kwargs):
-        kwargs["visits"] = v
+        kwargs.update(given)
         init(self, *args, **kwargs)
     return made
+
+
+def test_claims_settle_every_conflict():
+    """refine_claim's outcomes under contention (a star whose leaves all move to its centre
+    while the centre moves to a leaf, a chain v -> v + 1, pairs moving into each other,
+    random moves with some larger targets), whatever order the atomics take: no move
+    survives into a singleton that moves, a move survives whose vertex no move targets and
+    whose target is larger than one vertex, and every dropped move counts as waiting; a
+    second round's stamps start afresh."""
+    from pyclmatch.community.leiden import DeviceLeiden
+    h = pyclmatch.get_device(None)
+    knl = DeviceLeiden(h, "int", claims=True).lk.kernel("refine_claim")
+    n = 4000
+    rng = np.random.default_rng(1)
+    for case in range(4):
+        prop, rsize = np.full(n, -1, np.int32), np.ones(n, np.int32)
+        if case == 0:                                   # a star and its centre
+            prop[1:], prop[0] = 0, 7
+        elif case == 1:                                 # a chain
+            prop[:-1] = np.arange(1, n)
+        elif case == 2:                                 # pairs into each other
+            prop[0::2], prop[1::2] = np.arange(1, n, 2), np.arange(0, n, 2)
+        else:                                           # random, some larger targets
+            prop[:] = rng.integers(0, n, n)
+            prop[prop == np.arange(n)] = -1
+            bigs = rng.choice(n, 50, replace=False)
+            rsize[bigs], prop[bigs] = 3, -1             # (a community of 3 does not move)
+        moving = prop >= 0
+        untargeted = ~np.isin(np.arange(n), prop[moving])
+        safe = moving & untargeted & (rsize[np.maximum(prop, 0)] > 1)
+        d_rsize = h.to_device(rsize)
+        stamp = h.to_device(np.zeros(n, np.int32), read_only=False)
+        for rnd in (0, 1):
+            d_prop = h.to_device(prop, read_only=False)
+            counts = h.to_device(np.zeros(2, np.int32), read_only=False)
+            knl(h.queue, (n,), None, np.int32(n), d_prop.data, d_rsize.data, stamp.data,
+                np.uint32(rnd), counts.data, np.int32(0), np.int32(-1))
+            got = h.download(d_prop)
+            kept = got >= 0
+            assert not (kept & ~moving).any() and (got[kept] == prop[kept]).all()
+            into_singles = got[kept & (rsize[np.maximum(got, 0)] == 1)]
+            assert not kept[into_singles].any()        # (a singleton target stays put)
+            assert kept[safe].all()
+            assert h.download(counts)[1] == int((moving & ~kept).sum())
 
 
 def test_verify_modes_and_edgeless():

@@ -12,7 +12,9 @@ reads as Algorithm A.1's loop body:
 * :meth:`~DeviceLeiden.refine`: RefinePartition (line 5, Algorithm A.2), in parallel rounds
   of ``kernels/leiden.cl.mako``: only singletons of the refined partition R move, into refined
   communities of their own community of P that they have an edge to, are well connected and
-  do not move in the same round, so every refined community is connected;
+  do not move in the same round, so every refined community is connected (which singletons
+  move: all of them, conflicts settled by atomic claims, ``claims``; or a hashed half of
+  them each round, reproducibly); a small level's rounds in one launch;
 * :meth:`~DeviceLeiden.aggregate_refined`: AggregateGraph (line 6) on R (Louvain's Algorithm 3
   kernels with R as the partition), with P as the starting partition of the aggregate graph's
   vertices (a refined community not well connected to its community of P starts alone: leaving
@@ -99,6 +101,10 @@ class DeviceLeiden(DeviceLouvain):
         exactly ``v`` rounds, each vertex a mover in one of them (its hashed bucket), as
         MergeNodesSubset visits each vertex once (about equal modularity on the shared
         graphs, no clear winner).
+    claims : bool
+        Refinement rounds in which every singleton moves, conflicts settled by atomic claims
+        (``refine_claim``; fewer rounds, not reproducible run to run), instead of the hashed
+        half of the vertices (reproducible: ``deterministic`` runs, and ``visits``).
 
     Examples
     --------
@@ -110,10 +116,11 @@ class DeviceLeiden(DeviceLouvain):
     """
 
     def __init__(self, handle, wtype="float", theta=0.0, seed=0, cpm=False, visits=0,
-                 **tuning):
+                 claims=False, **tuning):
+        self.visits = int(visits)
+        self.claims = bool(claims) and not self.visits
         super().__init__(handle, wtype, **tuning)
         self.theta, self.seed, self.cpm = float(theta), int(seed or 0), bool(cpm)
-        self.visits = int(visits)
 
     def convert_weights(self, rt, m2_in, scale, ac_scale):
         """Louvain's conversion; for the constant Potts model (``cpm``) every vertex then
@@ -134,7 +141,7 @@ class DeviceLeiden(DeviceLouvain):
 
     def _specialize(self, wtype):
         super()._specialize(wtype)
-        self.lk = LeidenKernels(self.handle, **self.values)
+        self.lk = LeidenKernels(self.handle, **self.values, claims=self.claims)
 
     def builds_ahead(self):
         """Louvain's builds ahead (:meth:`DeviceLouvain.builds_ahead`), then the refinement's
@@ -281,10 +288,14 @@ class DeviceLeiden(DeviceLouvain):
                                                                           self.wdt)
             self.sched.fill("refine", keys, -1)
             self._zero("refine", vals)
+            self.stamp = None
+            if self.claims:
+                self.stamp = self.empty(n, np.int32)
+                self._zero("refine", self.stamp)
             knl = self._refine_one_group_kernel()
             moved = (self._refine_one_group(knl, keys, vals) if knl is not None
                      else self._refine_rounds(tsz, keys, vals))
-            self.heavy = self._tsz = None
+            self.heavy = self._tsz = self.stamp = None
         self.n_R = n - moved
         self.stats.setdefault("communities", []).append(self.n_P)
         self.stats.setdefault("refined_communities", []).append(self.n_R)
@@ -316,7 +327,7 @@ class DeviceLeiden(DeviceLouvain):
                           np.float64(self.res), np.float64(self._inv_theta()),
                           np.uint32(_round_key_base(self.seed, self.level)),
                           np.uint32(self.visits), np.int32(self.visits or MAX_ROUNDS),
-                          prop.data, propw.data, out.data)
+                          prop.data, propw.data, (prop if self.stamp is None else self.stamp).data, out.data)
         host = self.sched.read("refine", np.zeros(2, np.int32), out.data)
         self.stats.setdefault("refine_rounds", []).append(int(host[1]))
         return int(host[0])
@@ -386,6 +397,10 @@ class DeviceLeiden(DeviceLouvain):
         if h1 > h0:
             self._llaunch("refine", "refine_choose_heavy", min(h1 - h0, self.groups_max) * wg,
                           np.int32(h0), np.int32(h1 - h0), vset.data, *choose)
+        if self.claims:
+            self._llaunch("refine", "refine_claim", self._vgrid(n), np.int32(n),
+                          rr["prop"].data, self.rsize.data, self.stamp.data, np.uint32(rnd),
+                          *counts)
         self._llaunch("refine", "refine_apply", self._vgrid(n), np.int32(n), rr["prop"].data,
                       rr["propw"].data, self.vertices.data, self.edges.data, self.w.data,
                       self.R.data, self.kq.data, self.aR.data, self.rsize.data, extR.data,
