@@ -347,28 +347,47 @@ ${choose_setup()}
    inside M, each mover adding its part (propw[v] = w(v, T) from refine_choose; its edges to
    other movers into T, counted from both ends: by refine_apply_heavy for the movers of at
    least heavy_degree entries). */
-/* Claims mode (template value claims: a run that need not be reproducible): every singleton
-   with a target moves in the round, unless another move conflicts with it: a singleton that
-   moves must not receive a vertex, nor move into a singleton that moves. Each claim is one
-   atomic maximum on a per-vertex stamp of the round (base = 4 (rnd + 1), zeroed once a level):
-   base + 3 "moved" (the mover's own), base + 2 "received" (a singleton target's); "moved"
-   wins over "received", so a vertex claimed both ways stays put, and whichever claim comes
-   first decides. A move that loses its claim is dropped (prop EMPTY) and counted as waiting
-   for a later round. Only singletons move and only into communities that do not move, so
-   every refined community stays connected, as with the hashed movers. */
-inline int refine_claim_body(index_t n, __global index_t *prop, __global const index_t *rsize,
-                             __global int *stamp, uint rnd)
+/* Claims mode (template value claims): every singleton with a target moves in the round,
+   unless another move conflicts with it: a singleton that moves must not receive a vertex,
+   nor move into a singleton that moves. Conflicts are settled by priorities: each vertex's
+   hashed id of the round, pri = mix32(v ^ round_key) (a bijection: no two alike).
+   refine_claim_top keeps, for each singleton that some mover targets, the highest priority
+   among them (top[t], tagged with the round in its high 32 bits: zeroed once a level);
+   refine_claim keeps a move v -> t when v outranks every mover that targets v (so none of
+   them moves into v) and t is larger than one vertex or does not outrank its own suitors
+   (so t does not move); the other moves are dropped (prop EMPTY) and counted as waiting.
+   Both rules of the hashed movers hold, so every refined community stays connected; the
+   mover of highest priority always moves (no round is lost to a cycle of claims), the
+   outcome does not depend on the order of the atomics, and the priorities change with the
+   round. */
+inline ulong claim_tag(uint rnd, uint pri) { return ((ulong)(rnd + 1u) << 32) | (ulong)pri; }
+
+inline int claim_outranks(index_t v, __global const ulong *top, uint rnd, uint round_key)
 {
-    const int base = 4 * ((int)rnd + 1);
+    const ulong tv = top[v];
+    return (uint)(tv >> 32) != rnd + 1u || mix32((uint)v ^ round_key) > (uint)tv;
+}
+
+inline void refine_claim_top_body(index_t n, __global const index_t *prop,
+                                  __global const index_t *rsize, __global ulong *top,
+                                  uint rnd, uint round_key)
+{
+    FOR_EACH_VERTEX(v, n) {
+        const index_t t = prop[v];
+        if (t != EMPTY && rsize[t] == 1)
+            atom_max(&top[t], claim_tag(rnd, mix32((uint)v ^ round_key)));
+    }
+}
+
+inline int refine_claim_body(index_t n, __global index_t *prop, __global const index_t *rsize,
+                             __global const ulong *top, uint rnd, uint round_key)
+{
     int pending = 0;
     FOR_EACH_VERTEX(v, n) {
         const index_t t = prop[v];
         if (t == EMPTY) continue;
-        int ok = atomic_max(&stamp[v], base + 3) < base;
-        if (ok && rsize[t] == 1) {
-            const int old = atomic_max(&stamp[t], base + 2);
-            ok = old < base || old == base + 2;
-        }
+        const int ok = claim_outranks(v, top, rnd, round_key) &&
+                       (rsize[t] > 1 || !claim_outranks(t, top, rnd, round_key));
         if (!ok) {
             prop[v] = EMPTY;
             ++pending;
@@ -377,12 +396,20 @@ inline int refine_claim_body(index_t n, __global index_t *prop, __global const i
     return pending;
 }
 
-__kernel void refine_claim(index_t n, __global index_t *prop, __global const index_t *rsize,
-                           __global int *stamp, uint rnd, __global int *rcount, int at,
-                           int prev)
+__kernel void refine_claim_top(index_t n, __global const index_t *prop,
+                               __global const index_t *rsize, __global ulong *top, uint rnd,
+                               uint round_key, __global const int *rcount, int prev)
 {
     if (settled(rcount, prev)) return;
-    const int pending = refine_claim_body(n, prop, rsize, stamp, rnd);
+    refine_claim_top_body(n, prop, rsize, top, rnd, round_key);
+}
+
+__kernel void refine_claim(index_t n, __global index_t *prop, __global const index_t *rsize,
+                           __global const ulong *top, uint rnd, uint round_key,
+                           __global int *rcount, int at, int prev)
+{
+    if (settled(rcount, prev)) return;
+    const int pending = refine_claim_body(n, prop, rsize, top, rnd, round_key);
     if (pending) atomic_add(&rcount[at + 1], pending);
 }
 
@@ -478,7 +505,7 @@ void refine_one_group(index_t n, offset_t nnz, __global const index_t *src,
                       __global const int *tsz, __global int *keys, __global weight_t *vals,
                       double ac_unit, double m2, double resolution, double inv_theta,
                       uint key_base, uint nvisit, int max_rounds, __global index_t *prop,
-                      __global weight_t *propw, __global int *stamp, __global int *out)
+                      __global weight_t *propw, __global ulong *top, __global int *out)
 {
     __local int l_moved, l_pending;
     int total = 0, rounds = 0, go = 1;
@@ -496,7 +523,9 @@ void refine_one_group(index_t n, offset_t nnz, __global const index_t *src,
         if (pending) atomic_add(&l_pending, pending);
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
 % if claims:
-        const int lost = refine_claim_body(n, prop, rsize, stamp, rnd);
+        refine_claim_top_body(n, prop, rsize, top, rnd, round_key);
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        const int lost = refine_claim_body(n, prop, rsize, top, rnd, round_key);
         if (lost) atomic_add(&l_pending, lost);
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
 % endif

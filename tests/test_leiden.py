@@ -255,19 +255,44 @@ def _with_init(**given):
     return made
 
 
+def _mix32(x):
+    """kernels/leiden.cl.mako's mix32 on a uint32 array."""
+    x = x.astype(np.uint64)
+    for shift, mult in ((16, 0x7FEB352D), (15, 0x846CA68B), (16, None)):
+        x ^= x >> np.uint64(shift)
+        if mult:
+            x = (x * np.uint64(mult)) & np.uint64(0xFFFFFFFF)
+    return x
+
+
+def _claims_reference(prop, rsize, key):
+    """The moves that refine_claim keeps (host reference): v -> t when v outranks every
+    mover that targets v and t is larger than one vertex or does not outrank its own."""
+    n = prop.size
+    pri = _mix32(np.arange(n, dtype=np.uint64) ^ np.uint64(key))
+    moving = prop >= 0
+    top = np.full(n, -1, np.int64)
+    single = moving & (rsize[np.maximum(prop, 0)] == 1)
+    np.maximum.at(top, prop[single], pri[single].astype(np.int64))
+    outranks = pri.astype(np.int64) > top
+    t = np.maximum(prop, 0)
+    return moving & outranks & ((rsize[t] > 1) | ~outranks[t])
+
+
 def test_claims_settle_every_conflict():
-    """refine_claim's outcomes under contention (a star whose leaves all move to its centre
-    while the centre moves to a leaf, a chain v -> v + 1, pairs moving into each other,
-    random moves with some larger targets), whatever order the atomics take: no move
-    survives into a singleton that moves, a move survives whose vertex no move targets and
-    whose target is larger than one vertex, and every dropped move counts as waiting; a
-    second round's stamps start afresh."""
+    """refine_claim_top and refine_claim under contention (a star whose leaves all move to
+    its centre while the centre moves to a leaf, a chain v -> v + 1, pairs and a cycle
+    moving into each other, random moves with some larger targets): exactly the moves of
+    the host's rule; no move kept into a singleton that moves; the mover of highest
+    priority always kept; every dropped move counted as waiting; two rounds (their tags in
+    the high bits of the same top array)."""
     from pyclmatch.community.leiden import DeviceLeiden
     h = pyclmatch.get_device(None)
-    knl = DeviceLeiden(h, "int", claims=True).lk.kernel("refine_claim")
+    lk = DeviceLeiden(h, "int", claims=True).lk
+    top_k, claim_k = lk.kernel("refine_claim_top"), lk.kernel("refine_claim")
     n = 4000
     rng = np.random.default_rng(1)
-    for case in range(4):
+    for case in range(5):
         prop, rsize = np.full(n, -1, np.int32), np.ones(n, np.int32)
         if case == 0:                                   # a star and its centre
             prop[1:], prop[0] = 0, 7
@@ -275,27 +300,30 @@ def test_claims_settle_every_conflict():
             prop[:-1] = np.arange(1, n)
         elif case == 2:                                 # pairs into each other
             prop[0::2], prop[1::2] = np.arange(1, n, 2), np.arange(0, n, 2)
+        elif case == 3:                                 # one cycle
+            prop[:] = np.roll(np.arange(n), -1)
         else:                                           # random, some larger targets
             prop[:] = rng.integers(0, n, n)
             prop[prop == np.arange(n)] = -1
             bigs = rng.choice(n, 50, replace=False)
             rsize[bigs], prop[bigs] = 3, -1             # (a community of 3 does not move)
         moving = prop >= 0
-        untargeted = ~np.isin(np.arange(n), prop[moving])
-        safe = moving & untargeted & (rsize[np.maximum(prop, 0)] > 1)
         d_rsize = h.to_device(rsize)
-        stamp = h.to_device(np.zeros(n, np.int32), read_only=False)
+        top = h.to_device(np.zeros(n, np.uint64), read_only=False)
         for rnd in (0, 1):
+            key = int(rng.integers(0, 2 ** 32))
             d_prop = h.to_device(prop, read_only=False)
             counts = h.to_device(np.zeros(2, np.int32), read_only=False)
-            knl(h.queue, (n,), None, np.int32(n), d_prop.data, d_rsize.data, stamp.data,
-                np.uint32(rnd), counts.data, np.int32(0), np.int32(-1))
-            got = h.download(d_prop)
-            kept = got >= 0
-            assert not (kept & ~moving).any() and (got[kept] == prop[kept]).all()
-            into_singles = got[kept & (rsize[np.maximum(got, 0)] == 1)]
+            args = (np.int32(n), d_prop.data, d_rsize.data, top.data, np.uint32(rnd),
+                    np.uint32(key))
+            top_k(h.queue, (n,), None, *args, counts.data, np.int32(-1))
+            claim_k(h.queue, (n,), None, *args, counts.data, np.int32(0), np.int32(-1))
+            kept = h.download(d_prop) >= 0
+            assert np.array_equal(kept, _claims_reference(prop, rsize, key))
+            into_singles = prop[kept & (rsize[np.maximum(prop, 0)] == 1)]
             assert not kept[into_singles].any()        # (a singleton target stays put)
-            assert kept[safe].all()
+            pri = _mix32(np.arange(n, dtype=np.uint64) ^ np.uint64(key))
+            assert kept[np.flatnonzero(moving)[np.argmax(pri[moving])]]
             assert h.download(counts)[1] == int((moving & ~kept).sum())
 
 

@@ -708,8 +708,7 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
     local moving is :func:`louvain`'s degree-bucketed hashed move phase, the refinement runs
     in parallel rounds (only singletons move, only into sub-communities that do not move in
     the same round, so refined communities stay connected: every singleton with a target
-    moves, conflicts settled by atomic claims, or with ``deterministic=True`` a hashed half
-    of the vertices each round, reproducibly), aggregation is Louvain's.
+    moves, conflicts settled by hashed priorities of the round), aggregation is Louvain's.
 
     Parameters
     ----------
@@ -787,7 +786,7 @@ def leiden(G: GraphInput, resolution: float = 1.0, *, weight: str | None = "weig
                                                   ("iterations", iterations))}
     call, A, sym_checked = _start_call(G, a, device, weight, verify, t_start, "leiden")
     driver = functools.partial(DeviceLeiden, theta=extra["theta"], seed=a["seed"] or 0,
-                               cpm=extra["quality"] == "cpm", claims=not a["deterministic"])
+                               cpm=extra["quality"] == "cpm")
     run_args = dict(_run_args(a, sym_checked), keep_input=True,
                     one_group_edges=a["one_group_edges"])
     if a["subrounds"] is None and random_like(A.indptr):

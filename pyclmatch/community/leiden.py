@@ -13,8 +13,8 @@ reads as Algorithm A.1's loop body:
   of ``kernels/leiden.cl.mako``: only singletons of the refined partition R move, into refined
   communities of their own community of P that they have an edge to, are well connected and
   do not move in the same round, so every refined community is connected (which singletons
-  move: all of them, conflicts settled by atomic claims, ``claims``; or a hashed half of
-  them each round, reproducibly); a small level's rounds in one launch;
+  move: all of them, conflicts settled by hashed priorities, ``claims``; or a hashed half of
+  them each round); a small level's rounds in one launch;
 * :meth:`~DeviceLeiden.aggregate_refined`: AggregateGraph (line 6) on R (Louvain's Algorithm 3
   kernels with R as the partition), with P as the starting partition of the aggregate graph's
   vertices (a refined community not well connected to its community of P starts alone: leaving
@@ -102,9 +102,10 @@ class DeviceLeiden(DeviceLouvain):
         MergeNodesSubset visits each vertex once (about equal modularity on the shared
         graphs, no clear winner).
     claims : bool
-        Refinement rounds in which every singleton moves, conflicts settled by atomic claims
-        (``refine_claim``; fewer rounds, not reproducible run to run), instead of the hashed
-        half of the vertices (reproducible: ``deterministic`` runs, and ``visits``).
+        True (default): refinement rounds in which every singleton moves, conflicts settled
+        by the hashed priorities of the round (``refine_claim_top``, ``refine_claim``);
+        False: a hashed half of the vertices moves each round (about three times the
+        rounds; always so with ``visits``).
 
     Examples
     --------
@@ -116,7 +117,7 @@ class DeviceLeiden(DeviceLouvain):
     """
 
     def __init__(self, handle, wtype="float", theta=0.0, seed=0, cpm=False, visits=0,
-                 claims=False, **tuning):
+                 claims=True, **tuning):
         self.visits = int(visits)
         self.claims = bool(claims) and not self.visits
         super().__init__(handle, wtype, **tuning)
@@ -288,14 +289,14 @@ class DeviceLeiden(DeviceLouvain):
                                                                           self.wdt)
             self.sched.fill("refine", keys, -1)
             self._zero("refine", vals)
-            self.stamp = None
+            self.top = None
             if self.claims:
-                self.stamp = self.empty(n, np.int32)
-                self._zero("refine", self.stamp)
+                self.top = self.empty(n, np.uint64)
+                self._zero("refine", self.top)
             knl = self._refine_one_group_kernel()
             moved = (self._refine_one_group(knl, keys, vals) if knl is not None
                      else self._refine_rounds(tsz, keys, vals))
-            self.heavy = self._tsz = self.stamp = None
+            self.heavy = self._tsz = self.top = None
         self.n_R = n - moved
         self.stats.setdefault("communities", []).append(self.n_P)
         self.stats.setdefault("refined_communities", []).append(self.n_R)
@@ -327,7 +328,7 @@ class DeviceLeiden(DeviceLouvain):
                           np.float64(self.res), np.float64(self._inv_theta()),
                           np.uint32(_round_key_base(self.seed, self.level)),
                           np.uint32(self.visits), np.int32(self.visits or MAX_ROUNDS),
-                          prop.data, propw.data, (prop if self.stamp is None else self.stamp).data, out.data)
+                          prop.data, propw.data, (prop if self.top is None else self.top).data, out.data)
         host = self.sched.read("refine", np.zeros(2, np.int32), out.data)
         self.stats.setdefault("refine_rounds", []).append(int(host[1]))
         return int(host[0])
@@ -385,11 +386,12 @@ class DeviceLeiden(DeviceLouvain):
         else:
             self._llaunch("refine", "refine_tables", egrid, *graph, *tables, rcount.data, prev)
         inv_theta = self._inv_theta()
+        key = _round_key(self.seed, self.level, 0 if nvisit else rnd)
         counts = (rcount.data, np.int32(at), prev)
         choose = (self.C.data, self.R.data, self.rsize.data, self.k.data, self.kq.data,
                   self.ac.data, self.aR.data, extR.data, *tables, np.float64(self.ac_unit),
                   np.float64(self.m2f), np.float64(self.res), np.float64(inv_theta),
-                  _round_key(self.seed, self.level, 0 if nvisit else rnd), np.uint32(nvisit),
+                  key, np.uint32(nvisit),
                   np.uint32(rnd), rr["prop"].data, rr["propw"].data, *counts)
         vset, h0, h1, hdeg = self.heavy or (None, 0, 0, 0)    # (the per-bucket path's order)
         self._llaunch("refine", "refine_choose", self._vgrid(n), np.int32(n), *choose,
@@ -398,9 +400,11 @@ class DeviceLeiden(DeviceLouvain):
             self._llaunch("refine", "refine_choose_heavy", min(h1 - h0, self.groups_max) * wg,
                           np.int32(h0), np.int32(h1 - h0), vset.data, *choose)
         if self.claims:
-            self._llaunch("refine", "refine_claim", self._vgrid(n), np.int32(n),
-                          rr["prop"].data, self.rsize.data, self.stamp.data, np.uint32(rnd),
-                          *counts)
+            claim = (np.int32(n), rr["prop"].data, self.rsize.data, self.top.data,
+                     np.uint32(rnd), key)
+            self._llaunch("refine", "refine_claim_top", self._vgrid(n), *claim, rcount.data,
+                          prev)
+            self._llaunch("refine", "refine_claim", self._vgrid(n), *claim, *counts)
         self._llaunch("refine", "refine_apply", self._vgrid(n), np.int32(n), rr["prop"].data,
                       rr["propw"].data, self.vertices.data, self.edges.data, self.w.data,
                       self.R.data, self.kq.data, self.aR.data, self.rsize.data, extR.data,
