@@ -243,8 +243,8 @@ inline void choose_slot(index_t v, __global int *hk, __global weight_t *hv, int 
         __global weight_t *vals, double ac_unit, double m2, double resolution,
         double inv_theta, uint round_key, uint nvisit, uint rnd, __global index_t *prop,
         __global weight_t *propw</%def>
-<%def name="choose_names()">C, R, rsize, k, kq, ac, aR, extR, tpos, tsz, keys, vals, ac_unit, m2,
-        resolution, inv_theta, round_key, nvisit, rnd, prop, propw</%def>
+<%def name="choose_names()">C, R, rsize, k, kq, ac, aR, extR, tpos, tsz, keys, vals, ac_unit,
+        m2, resolution, inv_theta, round_key, nvisit, rnd, prop, propw</%def>
 <%def name="choose_args()">${choose_params()}, __global int *rcount, int at, int prev</%def>
 <%def name="choose_setup()">
         const double kv = (double)k[v], kvq = (double)kq[v] * ac_unit;

@@ -258,10 +258,10 @@ class DeviceLeiden(DeviceLouvain):
     def refine(self):
         """RefinePartition (Algorithm A.2) of P = C: R from singletons (``refine_init`` and a
         scan of the hash-table sizes; on a small level ``refine_init_one_group``), rounds of
-        ``refine_edges`` (the first; ``refine_tables`` after it), ``refine_choose``,
-        ``refine_apply`` until no singleton moved and none waits for a round in which it may
-        (at most :data:`MAX_ROUNDS`; :data:`BATCH` rounds between two reads of their
-        counts)."""
+        ``refine_edges`` (the first; ``refine_tables`` after it), ``refine_choose``, the
+        claims (``claims``), ``refine_apply`` until no singleton moved and none waits for a
+        round in which it may (at most :data:`MAX_ROUNDS`; :data:`BATCH` rounds between two
+        reads of their counts; on a small level all in one launch, ``refine_one_group``)."""
         n, q = self.n, self.handle.queue
         with self.sched.step("refine"):
             self.R, self.aR, self.rsize = (self.empty(n, np.int32) for _ in range(3))
@@ -328,7 +328,8 @@ class DeviceLeiden(DeviceLouvain):
                           np.float64(self.res), np.float64(self._inv_theta()),
                           np.uint32(_round_key_base(self.seed, self.level)),
                           np.uint32(self.visits), np.int32(self.visits or MAX_ROUNDS),
-                          prop.data, propw.data, (prop if self.top is None else self.top).data, out.data)
+                          prop.data, propw.data,
+                          (prop if self.top is None else self.top).data, out.data)
         host = self.sched.read("refine", np.zeros(2, np.int32), out.data)
         self.stats.setdefault("refine_rounds", []).append(int(host[1]))
         return int(host[0])
@@ -368,10 +369,10 @@ class DeviceLeiden(DeviceLouvain):
 
     def _refine_round(self, rr, rnd):
         """Enqueue refinement round ``rnd``: the singletons' tables (``refine_edges`` with
-        extR in the first round, ``refine_tables`` after it), ``refine_choose`` and
-        ``refine_apply`` (and their ``_heavy`` kernels for the heavy vertices of
-        ``self.heavy``); its counts in ``rr["rcount"]`` at ``2 * (rnd % (2 * BATCH))``
-        (zeroed with its batch's)."""
+        extR in the first round, ``refine_tables`` after it), ``refine_choose``, with
+        ``claims`` ``refine_claim_top`` and ``refine_claim``, and ``refine_apply`` (and the
+        ``_heavy`` kernels for the heavy vertices of ``self.heavy``); its counts in
+        ``rr["rcount"]`` at ``2 * (rnd % (2 * BATCH))`` (zeroed with its batch's)."""
         n, nnz, extR, wg = self.n, self.nnz, self.extR, self.wg
         nvisit, rcount = self.visits, rr["rcount"]
         at = 2 * (rnd % _slots())

@@ -375,7 +375,8 @@ class Scheduler:
             phase, evt = events[k]
             events[k] = None
             try:      # (get_profiling_info directly: cheaper than evt.profile's getattr)
-                out[phase] += (evt.get_profiling_info(end) - evt.get_profiling_info(start)) * 1e-9
+                out[phase] += (evt.get_profiling_info(end)
+                               - evt.get_profiling_info(start)) * 1e-9
             except cl.Error:  # profiling unavailable on this event
                 pass
         self._harvested = max(self._harvested, upto)
