@@ -636,3 +636,16 @@ def test_random_like_graphs_take_more_subrounds(monkeypatch):
         res = leiden(G, device="cpu", **kw)
         assert res.disconnected == 0
         assert seen and all(s == want for s in seen), (kw, seen)
+
+
+def test_example_script_runs(monkeypatch, capsys):
+    """examples/leiden.py runs as written, on the test device: Leiden's communities of its
+    R-MAT graph certified connected."""
+    import runpy
+    import sys
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "examples", "leiden.py")
+    monkeypatch.setattr(sys, "argv", [path])
+    runpy.run_path(path, run_name="__main__")
+    out = capsys.readouterr().out
+    assert "0 disconnected (certified)" in out and "backend pyclmatch" in out
