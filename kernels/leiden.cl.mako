@@ -485,13 +485,13 @@ void refine_apply_heavy(int h0, int nheavy, __global const index_t *vset,
 }
 
 /* RefinePartition's rounds of a small level (refine_init_one_group before) in one launch of
-   one work-group: each round refine_edges (the first) or refine_tables, refine_choose and
-   refine_apply for every vertex, a barrier between them, the round's counts in local memory;
-   the rounds stop as the host's do (MAX_ROUNDS or the visits, or a round that moved nothing
-   and left nothing waiting), with the same hashed movers (key_base: the host's round key of
-   the level but the round's term) and the same arithmetic, so the refinement is the same as
-   the rounds launched one by one (for a deterministic run, the same answer). out[0]: the
-   vertices moved, out[1]: the rounds. */
+   one work-group: each round refine_edges (the first) or refine_tables, refine_choose, the
+   claims (claims mode) and refine_apply for every vertex, a barrier between them, the
+   round's counts in local memory; the rounds stop as the host's do (MAX_ROUNDS or the
+   visits, or a round that moved nothing and left nothing waiting), with the same round keys
+   (key_base: the host's round key of the level but the round's term) and the same
+   arithmetic, so the refinement is the same as the rounds launched one by one (for a
+   deterministic run, the same answer). out[0]: the vertices moved, out[1]: the rounds. */
 % if wg == 1:
 #define barrier(flags) ((void)0)
 % endif
