@@ -266,7 +266,6 @@ class DeviceLeiden(DeviceLouvain):
         with self.sched.step("refine"):
             self.R, self.aR, self.rsize = (self.empty(n, np.int32) for _ in range(3))
             tsz, self.tpos = self.empty(n, np.int32), self.empty(n + 1, np.int32)
-            self._tsz = tsz
             rflags = self.empty(4, np.int32)
             self._zero("refine", rflags)
             init = (np.int32(n), self.vertices.data, self.csize.data, self.kq.data,
@@ -294,9 +293,9 @@ class DeviceLeiden(DeviceLouvain):
                 self.top = self.empty(n, np.uint64)
                 self._zero("refine", self.top)
             knl = self._refine_one_group_kernel()
-            moved = (self._refine_one_group(knl, keys, vals) if knl is not None
+            moved = (self._refine_one_group(knl, tsz, keys, vals) if knl is not None
                      else self._refine_rounds(tsz, keys, vals))
-            self.heavy = self._tsz = self.top = None
+            self.heavy = self.top = None
         self.n_R = n - moved
         self.stats.setdefault("communities", []).append(self.n_P)
         self.stats.setdefault("refined_communities", []).append(self.n_R)
@@ -312,7 +311,7 @@ class DeviceLeiden(DeviceLouvain):
         knl = self.lk.kernel("refine_one_group", wg=og)
         return knl if og == 1 or self.handle.group_fits(knl, most=og) >= og else None
 
-    def _refine_one_group(self, knl, keys, vals):
+    def _refine_one_group(self, knl, tsz, keys, vals):
         """The rounds of :meth:`refine` in one launch of ``refine_one_group`` (a small level)
         and one read-back; returns the vertices moved."""
         n, og = self.n, self.og_wg
@@ -323,7 +322,7 @@ class DeviceLeiden(DeviceLouvain):
                           self.src.data, self.edges.data, self.w.data, self.vertices.data,
                           self.C.data, self.R.data, self.rsize.data, self.k.data,
                           self.kq.data, self.ac.data, self.aR.data, self.extR.data,
-                          self.tpos.data, self._tsz.data, keys.data, vals.data,
+                          self.tpos.data, tsz.data, keys.data, vals.data,
                           np.float64(self.ac_unit), np.float64(self.m2f),
                           np.float64(self.res), np.float64(self._inv_theta()),
                           np.uint32(_round_key_base(self.seed, self.level)),
