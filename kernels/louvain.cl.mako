@@ -954,7 +954,8 @@ ${inclusive_scan("s1", "lid", wg)}
     }
     const index_t n_new = carry[0];
     const offset_t tspace = carry[1];
-    /* map_membership */
+    /* map_membership (memb: the input's membership, or the host's short map of the first
+       small level's vertices when the input is much larger than this level) */
     for (index_t v = lid; v < (skip ? 0 : n0); v += WG)
         memb[v] = newID[C[memb[v]]];
     /* does the method go on? (as DeviceLouvain.aggregate: the level's gain against lthr) */

@@ -218,3 +218,25 @@ def test_profile_bounds_documented_and_tunable(device, tmp_path, monkeypatch):
     tuning.store(device, "louvain", {"one_group_edges": 0, "one_group_vertices": 0})
     assert drv.one_group_default(device) == (0, 0)
     assert louvain(A, device=device).counters["path"] == "per-bucket"
+
+
+@pytest.mark.parametrize("method", ["louvain", "leiden"])
+def test_small_levels_map_a_short_map(device, monkeypatch, method):
+    """Small levels after a much larger input map a short map of the first small level's
+    vertices, composed with the input's membership when it is read (SHORT_MAP_RATIO): the
+    same levels and answer as mapping every input vertex at every small level."""
+    import pyclmatch
+    from pyclmatch.community import louvain as L
+    A = random_graph(400, 0.02, 3, "one", parts=3)
+    kw = dict(device=device, deterministic=True, one_group_edges=A.nnz // 8,
+              return_levels=True)
+    run = getattr(pyclmatch, method)
+    short = run(A, **kw)
+    monkeypatch.setattr(L, "SHORT_MAP_RATIO", 10 ** 9)
+    whole = run(A, **kw)
+    assert short.counters["path"] == whole.counters["path"] == "per-bucket+one-group"
+    assert short.counters["launches"] > whole.counters["launches"]     # (arange, take)
+    np.testing.assert_array_equal(short.membership, whole.membership)
+    assert len(short.levels) == len(whole.levels)
+    for a, b in zip(short.levels, whole.levels):
+        np.testing.assert_array_equal(a, b)

@@ -46,6 +46,12 @@ GIANT_BATCH = 64
 #: (``subrounds=None``; ``moves="paper"`` keeps the paper's fully parallel moves, 1)
 LARGE_SUBROUNDS = 2
 
+#: a one-group level's work-group maps the input's membership through its communities; when
+#: the input has more than this many vertices per level vertex, it maps a short map instead
+#: (the first such level's vertices to the current level's), and one launch over the input
+#: composes the two when the membership is next read (:attr:`DeviceLouvain.memb`)
+SHORT_MAP_RATIO = 4
+
 #: the int32 flags buffer read back by every round trip: bucket ends at 0..14, then
 FLAG_ASYM, FLAG_BAD, FLAG_LOOPS, FLAG_MAXDEG, FLAG_MOVES = 15, 16, 17, 18, 19
 #: and 8-byte values (int32 index of their first half): input weight total (double), the two
@@ -332,6 +338,33 @@ class DeviceLouvain(KernelFamily):
     def _zero(self, phase, arr):
         """Zero-fill a device array (its own bytes: a pooled buffer may be larger)."""
         self.sched.fill(phase, arr, 0, arr.dtype)
+
+    _memb = _short = None
+
+    @property
+    def memb(self):
+        """The current level's vertex of each input vertex (a device int32 array), with the
+        one-group levels' short map (:meth:`_level_map`) composed into it first."""
+        if self._short is not None:
+            out = self.handle.take(self._short, self._memb, out=self._memb)
+            self.sched.record("aggregate", out.events[-1])
+            self._short = None
+        return self._memb
+
+    @memb.setter
+    def memb(self, value):
+        self._memb, self._short = value, None
+
+    def _level_map(self):
+        """``(length, array)`` that a one-group level's aggregation maps through its
+        communities: the input's membership, or a short map (:data:`SHORT_MAP_RATIO`), which
+        starts as the identity on this level's vertices, so that one work-group does not
+        walk every input vertex at every small level."""
+        if self._short is None and self.n0 > SHORT_MAP_RATIO * self.n:
+            self._short = self.handle.arange(self.n, np.int32)
+        if self._short is not None:
+            return self._short.size, self._short
+        return self.n0, self._memb
 
     def _drop(self, *names):
         """Release the device arrays ``names`` (back to the pool for the next level)."""
@@ -1033,13 +1066,14 @@ class DeviceLouvain(KernelFamily):
                     self.max_level is not None and self.level + 1 >= self.max_level)
         lthr_abs, lthr_rel, stop_now = rule
         gsize = 2 * nnz + 16 * n          # the tables of every community (<= 2 d + 16 each)
+        n_map, level_map = self._level_map()
         comSize, comDegree, newID, tpos, cursor = (self.empty(n, np.int32) for _ in range(5))
         tk, tv = self.empty(gsize, np.int32), self.empty(gsize, self.wdt)
         self.sched.launch(
             "aggregate", knl, gw, gw,
             np.int32(n), np.int32(nnz), self.vertices.data, self.edges.data, self.w.data,
-            self.C.data, self.ac.data, np.float64(self.ac_unit), np.int32(self.n0),
-            self.memb.data, comSize.data, comDegree.data, newID.data, tpos.data, cursor.data,
+            self.C.data, self.ac.data, np.float64(self.ac_unit), np.int32(n_map),
+            level_map.data, comSize.data, comDegree.data, newID.data, tpos.data, cursor.data,
             tk.data, tv.data, new["vertices"].data, new["edges"].data, new["w"].data,
             new["src"].data, new["k"].data, new["kq"].data,
             np.float64(lthr_abs), np.float64(lthr_rel), np.int32(stop_now), out.data,

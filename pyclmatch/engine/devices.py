@@ -459,6 +459,12 @@ class DeviceHandle:
             return cla.arange(queue or self.queue, int(n), dtype=dtype,
                               allocator=allocator or self.pool)
 
+    def take(self, ary, indices, out=None, queue=None):
+        """``pyopencl.array.take``: ``out[i] = ary[indices[i]]`` on this device (``out`` may
+        be ``indices``: each element reads its own index before it is written)."""
+        with self._shared_call(("take", ary.dtype.str, indices.dtype.str)):
+            return cla.take(ary, indices, out=out, queue=queue or self.queue)
+
     def pinned_copy(self, host):
         """A page-locked host copy of ``host`` for fast repeated uploads to this device.
 
