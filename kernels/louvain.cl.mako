@@ -390,29 +390,39 @@ __kernel void accumulate_communities(index_t n, __global const index_t *C,
     }
 }
 
-/* Alg. 1 lines 4-5 (partition by degree): the sort key of each vertex is its degree clamped
-   to key_max (the host sorts by it with pyopencl's radix sort; the seventh bucket is thereby
-   degree-sorted, Section 4.1). */
+/* The sort key of degree d: its bin among the bucket bounds (the first b with d <= bounds[b];
+   the last bound, KEY_MAX, takes every larger degree too) times 16, plus the degree's octave
+   (floor(log2 d), at most 15), so that a bin's vertices come about in degree order. */
+inline int degree_key(offset_t d, __global const int *bounds, int nbounds)
+{
+    int b = 0;
+    while (b < nbounds - 1 && d > bounds[b]) ++b;
+    const int octave = d > 0 ? 31 - (int)clz((uint)d) : 0;
+    return (b << 4) | min(octave, 15);
+}
+
+/* Alg. 1 lines 4-5 (partition by degree): the sort key of each vertex (degree_key; the host
+   sorts by it with pyopencl's radix sort, eight bits instead of the degree's sixteen). */
 __kernel void degree_keys(index_t n, __global const offset_t *vertices, __global int *ids,
-                          __global int *keys, int key_max)
+                          __global int *keys, __global const int *bounds, int nbounds)
 {
     FOR_EACH_VERTEX(i, n) {
-        offset_t d = vertices[i + 1] - vertices[i];
         ids[i] = i;
-        keys[i] = d < key_max ? (int)d : key_max;
+        keys[i] = degree_key(vertices[i + 1] - vertices[i], bounds, nbounds);
     }
 }
 
-/* Bucket boundaries in a sorted key array: ends[b] = number of keys <= bounds[b]. */
-__kernel void bucket_ends(index_t n, __global const int *sorted_keys,
-                          __global const int *bounds, int nbounds, __global int *ends)
+/* Bucket boundaries in an array of sorted keys (degree_key): ends[b] = number of keys in
+   bins <= b. */
+__kernel void bucket_ends(index_t n, __global const int *sorted_keys, int nbounds,
+                          __global int *ends)
 {
     int b = get_global_id(0);
     if (b >= nbounds) return;
-    int x = bounds[b], lo = 0, hi = n;
+    int lo = 0, hi = n;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (sorted_keys[mid] <= x) lo = mid + 1; else hi = mid;
+        if ((sorted_keys[mid] >> 4) <= b) lo = mid + 1; else hi = mid;
     }
     ends[b] = lo;
 }
@@ -1064,12 +1074,11 @@ __kernel void new_vertices(index_t n, __global const index_t *comSize,
                            __global const int *ac, double ac_unit,
                            __global index_t *old_of_new, __global weight_t *k_new,
                            __global int *kq_new, __global int *ids, __global int *keys,
-                           int key_max)
+                           __global const int *bounds, int nbounds)
 {
     FOR_EACH_VERTEX(c, n) {
         ids[c] = c;
-        offset_t d = comSize[c] > 0 ? comDegree[c] : 0;
-        keys[c] = d < key_max ? (int)d : key_max;
+        keys[c] = degree_key(comSize[c] > 0 ? comDegree[c] : 0, bounds, nbounds);
         if (comSize[c] > 0) {
             old_of_new[newID[c]] = c;
             k_new[newID[c]] = (weight_t)((double)ac[c] * ac_unit);

@@ -31,8 +31,8 @@ from .hashing import (CPU_MOVE_BUCKETS, local_bytes, PAPER_MERGE_BUCKETS, PAPER_
 from .modularity import InputGraph
 
 FIXED_POINT_TOTAL = 2 ** 31 - 1
-KEY_MAX = (1 << 16) - 1          # degree sort keys are clamped here (bucket 7 stays sorted
-#                                  up to this degree; buckets only need 320)
+#: the last bucket bound: every larger degree falls in the last bin (``degree_keys``)
+KEY_MAX = (1 << 16) - 1
 
 #: degree bounds splitting the global-table buckets (vertices or communities above the largest
 #: local bucket): each part gets tables sized for its own largest degree, so the many
@@ -167,6 +167,13 @@ def _check_local(handle, name, buckets, sizes):
                 f"work-group of {wg}, and this device has {handle.local_mem:,}: give its "
                 f"buckets more work-items per vertex (fewer vertices share a work-group) or "
                 f"lower bounds", argument=name)
+
+
+def _bin_bits(nbounds):
+    """The radix sort's key bits for the keys of ``degree_key`` with bins 0..nbounds-1
+    (four bits of degree octave under the bin's; even: it sorts two bits a pass)."""
+    bits = 4 + max(1, (nbounds - 1).bit_length())
+    return bits + bits % 2
 
 
 def _bounds(buckets):
@@ -679,20 +686,20 @@ class DeviceLouvain(KernelFamily):
                      self.C.data, self.kq.data, self.ac.data, self.csize.data)
 
     def partition(self):
-        """Alg. 1 lines 4-5: the vertices sorted by degree and the bucket ends, once per level
-        (degrees do not change), read back with Eq. (1) of the singletons at level 0."""
+        """Alg. 1 lines 4-5: the vertices sorted by degree bin (and octave) and the bucket ends,
+        once per level (degrees do not change), read back with Eq. (1) of the singletons at
+        level 0."""
         n, gw, q = self.n, self.wg, self.handle.queue
         with self.sched.step("partition"):
             ids = self.empty(n, np.int32)
             keys = self.empty(n, np.int32)
+            nb = len(self.mb)
             self._launch("partition", "degree_keys", self._vgrid(n), gw, np.int32(n),
-                         self.vertices.data, ids.data, keys.data, np.int32(KEY_MAX))
-            kb = max(1, min(16, int(min(self.maxdeg, KEY_MAX)).bit_length()))
-            kb += kb % 2
-            (self.vset, skeys), _ = self.sort(ids, keys, key_bits=kb, queue=q)
-            self._launch("partition", "bucket_ends", len(self.mb), None, np.int32(n),
-                         skeys.data, self.move_bounds.data, np.int32(len(self.mb)),
-                         self.flags.data)
+                         self.vertices.data, ids.data, keys.data, self.move_bounds.data,
+                         np.int32(nb))
+            (self.vset, skeys), _ = self.sort(ids, keys, key_bits=_bin_bits(nb), queue=q)
+            self._launch("partition", "bucket_ends", nb, None, np.int32(n), skeys.data,
+                         np.int32(nb), self.flags.data)
             if self.q_level is None:         # level 0: Eq. (1) of the singletons, same read
                 self._enqueue_modularity()
             self._read("partition")
@@ -872,17 +879,15 @@ class DeviceLouvain(KernelFamily):
             self.kq_new = self.empty(n, np.int32)
             ids = self.empty(n, np.int32)
             keys = self.empty(n, np.int32)
+            nb = len(self.gb)
             self._launch("aggregate", "new_vertices", self._vgrid(n), gw, np.int32(n),
                          self.comSize.data, self.comDegree.data, self.newID.data,
                          self.ac.data, np.float64(self.ac_unit), self.old_of_new.data,
                          self.k_new.data, self.kq_new.data, ids.data, keys.data,
-                         np.int32(KEY_MAX))
-            kb = max(1, min(16, int(min(self.nnz, KEY_MAX)).bit_length()))
-            kb += kb % 2
-            (self.cset, ckeys), _ = self.sort(ids, keys, key_bits=kb, queue=q)
-            nb = len(self.gb)
+                         self.merge_bounds.data, np.int32(nb))
+            (self.cset, ckeys), _ = self.sort(ids, keys, key_bits=_bin_bits(nb), queue=q)
             self._launch("aggregate", "bucket_ends", nb, None, np.int32(n), ckeys.data,
-                         self.merge_bounds.data, np.int32(nb), self.flags.data)
+                         np.int32(nb), self.flags.data)
             mx = self.imax(self.comDegree, queue=q)
             cl.enqueue_copy(q, self.flags.data, mx.data, byte_count=4, dst_offset=4 * nb)
             self._read("aggregate")
