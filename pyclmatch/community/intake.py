@@ -47,8 +47,28 @@ def _symmetric_csr(G, check_symmetric, check_values, fits, weight):
     the declared sizes before any conversion proportional to them
     (:func:`pyclmatch.engine.limits.check`)."""
     fits = fits or (lambda *args: None)
-    nodes = None
-    symmetric = False
+    A, nodes, symmetric = _as_matrix(G, weight, fits)
+    A = _square_csr(A, G, fits)
+    if check_values or _known_canonical(A) is False:
+        check_compressed_host(A.indptr, A.indices, A.shape[1])   # (before scipy's routines)
+    if check_values:
+        A = _canonical(A)
+        _check_values_host(A)
+        if A.nnz and not A.data.all():
+            A = A.copy()
+            A.eliminate_zeros()
+    elif _known_canonical(A) is False:
+        A = _canonical(A)
+    if check_symmetric and not symmetric:
+        _check_symmetric_host(A)
+        symmetric = True
+    return A, nodes, symmetric
+
+
+def _as_matrix(G, weight, fits):
+    """``(matrix, nodes or None, known symmetric)`` of any input :func:`_symmetric_csr`
+    takes: a foreign graph, an edge tuple, a scipy.sparse matrix or a dense array."""
+    nodes, symmetric = None, False
     fg = foreign_graph(G, weight, fits=fits)
     if fg is not None:     # networkx, igraph, pandas edge list, networkx-backend graph
         if fg.directed:
@@ -77,6 +97,12 @@ def _symmetric_csr(G, check_symmetric, check_values, fits, weight):
         if arr.dtype == np.float16:         # (scipy.sparse has no float16: exact in float32)
             arr = arr.astype(np.float32)
         A = sp.csr_matrix(arr)
+    return A, nodes, symmetric
+
+
+def _square_csr(A, G, fits):
+    """The square numeric matrix ``A`` (read from the input ``G``) as a CSR matrix whose
+    arrays agree, bool weights as int8; its sizes checked (``fits``) before a conversion."""
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         hint = ("; a list is read as the rows of a dense matrix: give edges as a tuple of "
                 "arrays (u, v[, w[, n]])" if isinstance(G, list) else "")
@@ -108,23 +134,7 @@ def _symmetric_csr(G, check_symmetric, check_values, fits, weight):
                          f"indices, {A.data.size} values for {A.shape[0]} rows")
     if A.dtype.kind == "b":
         A = sp.csr_matrix(A, dtype=np.int8)
-    if A.shape[0] > np.iinfo(np.int32).max or A.nnz > np.iinfo(np.int32).max:
-        raise InputError("graphs with more than 2**31-1 vertices or stored entries are not "
-                         "supported")
-    if check_values or _known_canonical(A) is False:
-        check_compressed_host(A.indptr, A.indices, A.shape[1])   # (before scipy's routines)
-    if check_values:
-        A = _canonical(A)
-        _check_values_host(A)
-        if A.nnz and not A.data.all():
-            A = A.copy()
-            A.eliminate_zeros()
-    elif _known_canonical(A) is False:
-        A = _canonical(A)
-    if check_symmetric and not symmetric:
-        _check_symmetric_host(A)
-        symmetric = True
-    return A, nodes, symmetric
+    return A
 
 
 def _known_canonical(A):
