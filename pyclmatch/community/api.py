@@ -9,8 +9,8 @@ What runs where (Paper III = shared/papers/004, "Community Detection on the GPU"
 * device, level 0: the input check (indices in range, rows strictly increasing, weights
   finite and non-negative, every entry's twin: symmetry), the weight total 2m, the weights
   converted (float32, or 31-bit fixed point for ``deterministic=True``; self-loops doubled);
-* device, per level: k_i (Alg. 1 line 2), the degree
-  partition (radix sort by degree, seven buckets), iterations of computeMove per bucket
+* device, per level: k_i (Alg. 1 line 2), the degree partition (radix sort by degree bin
+  and octave, seven buckets), iterations of computeMove per bucket
   (Alg. 2: double-hashed tables in local or global memory, CAS claims, atomic weight adds,
   argmax of Eq. 2 with ties to the lowest id, the singleton rule), community updates and a_c
   after each bucket (Alg. 1 lines 8-11), the modularity of Eq. 1 per iteration (reductions),

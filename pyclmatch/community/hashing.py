@@ -77,7 +77,8 @@ def table_size(need):
 #: threads per vertex). ``None`` threads = the whole work-group. The four small buckets use
 #: 2**(k+1) work-items per vertex (one edge each), the fifth a group of 32 with 1-3 edges per
 #: work-item, the sixth a work-group with the hash table in local memory and the seventh a
-#: work-group with the table in global memory (degree-sorted, interleaved over work-groups).
+#: work-group with the table in global memory (sorted by degree octave, interleaved over
+#: work-groups).
 PAPER_MOVE_BUCKETS = ((1, 4, 4), (5, 8, 8), (9, 16, 16), (17, 32, 32), (33, 84, 32),
                       (85, 319, None), (320, None, None))
 
