@@ -142,41 +142,56 @@ def _as_bipartite(A, shape, fits):
         A = bipartite_edges(A)
     if isinstance(A, tuple) and len(A) in (2, 3) and not sp.issparse(A[0]) \
             and np.ndim(A[0]) == 1:
-        rows = args.vertex_ids("rows", A[0], "A")
-        cols = args.vertex_ids("cols", A[1], "A")
-        where = "shape"
-        if len(A) == 3:
-            if shape is not None:
-                raise InputError("shape given twice (in the edge tuple and as shape=)",
-                                 argument="shape")
-            shape, where = _check_shape(A[2], "A"), "A"
-        if rows.size != cols.size:
-            raise InputError(f"rows and cols differ in length ({rows.size} vs {cols.size})")
-        if shape is None:
-            shape = _check_shape((int(rows.max()) + 1 if rows.size else 0,
-                                  int(cols.max()) + 1 if cols.size else 0), "A")
-        if rows.size and rows.max() >= shape[0]:
-            raise InputError(f"row index {int(rows.max())} out of range for shape {shape}: "
-                             f"ids must be < the shape", argument=where)
-        if cols.size and cols.max() >= shape[1]:
-            raise InputError(f"column index {int(cols.max())} out of range for shape "
-                             f"{shape}: ids must be < the shape", argument=where)
-        fits(shape[0], shape[1], rows.size,
-             {"CSR of the edge arrays": (shape[0] + 1) * 8 + rows.size * 25}, 4)
-        return BipartiteGraph(structural_csr(rows, cols, shape))
+        return _edge_bipartite(A, shape, fits)
     if sp.issparse(A):
-        if len(A.shape) != 2:
-            raise InputError(f"the matrix must be 2-D, got shape {A.shape}")
-        nr, nc = _check_shape(A.shape, "A")
-        if A.format not in ("csr", "csc"):
-            fits(nr, nc, A.nnz, {"CSR conversion": (nr + 1) * 8 + A.nnz * 16}, 4)
-            A = checked_csr(A)          # (duplicates stay for the device)
-        if A.indices.dtype.kind not in "iu" or A.indptr.dtype.kind not in "iu":
-            raise InputError(f"the sparse matrix's index arrays must be integers, got "
-                             f"{A.indices.dtype} / {A.indptr.dtype}")
-        fits(nr, nc, int(A.indptr[-1]) if A.indptr.size else 0, {},
-             A.indices.dtype.itemsize)
-        return BipartiteGraph(A)
+        return _sparse_bipartite(A, fits)
+    return _dense_bipartite(A, fits)
+
+
+def _edge_bipartite(A, shape, fits):
+    """The graph of an edge tuple ``(rows, cols[, shape])`` (:func:`as_bipartite`)."""
+    rows = args.vertex_ids("rows", A[0], "A")
+    cols = args.vertex_ids("cols", A[1], "A")
+    where = "shape"
+    if len(A) == 3:
+        if shape is not None:
+            raise InputError("shape given twice (in the edge tuple and as shape=)",
+                             argument="shape")
+        shape, where = _check_shape(A[2], "A"), "A"
+    if rows.size != cols.size:
+        raise InputError(f"rows and cols differ in length ({rows.size} vs {cols.size})")
+    if shape is None:
+        shape = _check_shape((int(rows.max()) + 1 if rows.size else 0,
+                              int(cols.max()) + 1 if cols.size else 0), "A")
+    if rows.size and rows.max() >= shape[0]:
+        raise InputError(f"row index {int(rows.max())} out of range for shape {shape}: "
+                         f"ids must be < the shape", argument=where)
+    if cols.size and cols.max() >= shape[1]:
+        raise InputError(f"column index {int(cols.max())} out of range for shape "
+                         f"{shape}: ids must be < the shape", argument=where)
+    fits(shape[0], shape[1], rows.size,
+         {"CSR of the edge arrays": (shape[0] + 1) * 8 + rows.size * 25}, 4)
+    return BipartiteGraph(structural_csr(rows, cols, shape))
+
+
+def _sparse_bipartite(A, fits):
+    """The graph of a scipy.sparse biadjacency matrix (CSR or CSC kept, others converted)."""
+    if len(A.shape) != 2:
+        raise InputError(f"the matrix must be 2-D, got shape {A.shape}")
+    nr, nc = _check_shape(A.shape, "A")
+    if A.format not in ("csr", "csc"):
+        fits(nr, nc, A.nnz, {"CSR conversion": (nr + 1) * 8 + A.nnz * 16}, 4)
+        A = checked_csr(A)          # (duplicates stay for the device)
+    if A.indices.dtype.kind not in "iu" or A.indptr.dtype.kind not in "iu":
+        raise InputError(f"the sparse matrix's index arrays must be integers, got "
+                         f"{A.indices.dtype} / {A.indptr.dtype}")
+    fits(nr, nc, int(A.indptr[-1]) if A.indptr.size else 0, {},
+         A.indices.dtype.itemsize)
+    return BipartiteGraph(A)
+
+
+def _dense_bipartite(A, fits):
+    """The graph of a dense numeric matrix: its nonzeros are the edges."""
     try:
         arr = np.asarray(A)
     except Exception as exc:
