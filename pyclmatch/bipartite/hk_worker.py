@@ -54,7 +54,10 @@ def _release(seg):
         keeper.close()
 
 
-def main():
+def _start():
+    """The worker's setup: Ctrl-C left to the caller, a lower priority, the request and reply
+    pipes (stdout goes to stderr after them), and the host core loaded by path. Sends
+    ``("ready", pid)``; returns ``(requests, replies, core)``."""
     import signal
     from multiprocessing.connection import Connection
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # (the caller's Ctrl-C is the caller's)
@@ -72,9 +75,48 @@ def main():
                                                   os.path.join(here, "hk_core.py"))
     core = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(core)
+    import numpy  # noqa: F401  (imported before "ready": the first job should not pay it)
+    replies.send(("ready", os.getpid()))
+    return requests, replies, core
+
+
+def _solve(core, buf, layout):
+    """One ``"solve"`` job on the segment's memory ``buf``: the answer written at
+    ``layout["out"]``, checked with ``layout["check"]``. Returns ``(kr, kc, seconds)``; no
+    view of the segment outlives the call (unless an exception's traceback holds it until
+    the caller's ``except`` ends)."""
     import time
     import numpy as np
-    replies.send(("ready", os.getpid()))
+    ptr = np.frombuffer(buf, layout["ptr"][1], layout["ptr"][2], layout["ptr"][0])
+    ind = np.frombuffer(buf, layout["ind"][1], layout["ind"][2], layout["ind"][0])
+    n_major, n_minor = layout["major"]
+    mj, mn, cj, cn, seconds = core.match_and_cover(ptr, ind, n_major, n_minor)
+    if layout.get("spoil"):       # (tests: an answer whose check must fail)
+        cj, cn = (cj[1:], cn) if cj.size else (cj, cn[1:])
+    if layout.get("check"):
+        t0 = time.perf_counter()
+        problem = core.check_matching_and_cover(ptr, ind, n_major, n_minor, mj, mn, cj, cn)
+        seconds["verify"] = time.perf_counter() - t0
+        if problem is not None:
+            raise AssertionError(f"the host answer failed its check: {problem}")
+    out = np.frombuffer(buf, np.int32, n_major + n_minor + cj.size + cn.size, layout["out"])
+    np.concatenate((mj, mn, cj, cn), out=out)
+    return int(cj.size), int(cn.size), seconds
+
+
+def _spin(requests, seconds):
+    """Poll for the next request for ``seconds`` before blocking on the pipe (see
+    ``race.WORKER_SPIN_S``: the next job starts without a wake-up)."""
+    import time
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end and not requests.poll(0):
+        pass
+
+
+def main():
+    """Serve ``"solve"`` requests until ``"quit"`` or the end of input (module docstring)."""
+    import time
+    requests, replies, core = _start()
     seg, seg_name = None, None
     while True:
         try:
@@ -84,7 +126,6 @@ def main():
         if msg[0] != "solve":
             break
         _, job, name, layout, delay = msg
-        ptr = ind = out = None
         try:
             if name != seg_name:
                 _release(seg)
@@ -92,38 +133,16 @@ def main():
                 seg, seg_name = _attach(name), name
             if delay:
                 time.sleep(delay)
-            buf = seg[1]
-            ptr = np.frombuffer(buf, layout["ptr"][1], layout["ptr"][2], layout["ptr"][0])
-            ind = np.frombuffer(buf, layout["ind"][1], layout["ind"][2], layout["ind"][0])
-            n_major, n_minor = layout["major"]
-            mj, mn, cj, cn, seconds = core.match_and_cover(ptr, ind, n_major, n_minor)
-            if layout.get("spoil"):       # (tests: an answer whose check must fail)
-                cj, cn = (cj[1:], cn) if cj.size else (cj, cn[1:])
-            if layout.get("check"):
-                t0 = time.perf_counter()
-                problem = core.check_matching_and_cover(ptr, ind, n_major, n_minor, mj, mn,
-                                                        cj, cn)
-                seconds["verify"] = time.perf_counter() - t0
-                if problem is not None:
-                    raise AssertionError(f"the host answer failed its check: {problem}")
-            out = np.frombuffer(buf, np.int32, n_major + n_minor + cj.size + cn.size,
-                                layout["out"])
-            np.concatenate((mj, mn, cj, cn), out=out)
-            reply = ("done", job, int(cj.size), int(cn.size), seconds)
+            reply = ("done", job) + _solve(core, seg[1], layout)
         except Exception as exc:      # (the caller's device answer stands)
             reply = ("error", job, f"{type(exc).__name__}: {exc}")
-        ptr = ind = out = None        # (no view of the segment outlives the job)
         try:
             replies.send(reply + (time.perf_counter(),))
         except OSError:
             break
-        spin = layout.get("spin", 0.0)
-        if spin:      # (stay awake for the next job: see race.WORKER_SPIN_S)
-            end = time.perf_counter() + spin
-            while time.perf_counter() < end and not requests.poll(0):
-                pass
+        if layout.get("spin", 0.0):
+            _spin(requests, layout["spin"])
     _release(seg)
-
 
 if __name__ == "__main__":
     main()
