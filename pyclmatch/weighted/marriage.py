@@ -472,9 +472,10 @@ class _MarriageDriver(KernelFamily):
 
     def device_instance(self, inst, sched):
         """Upload the four lists as they are, check them and derive what the kernels need:
-        offsets of the offset type, int32 lists, ``rank_w`` and ``pos_m``. Two small read-backs (the check
-        flags, the hash table's size); on a bad instance the host check names the problem
-        (:meth:`MarriageInstance.validate` raises its :class:`InputError`)."""
+        offsets of the offset type, int32 lists, ``rank_w`` and ``pos_m``. Two small
+        read-backs (the check flags, the hash table's size); on a bad instance the host check
+        names the problem (:meth:`MarriageInstance.validate` raises its :class:`InputError`).
+        """
         handle, q = self.handle, self.handle.queue
         nm, nw = inst.n_men, inst.n_women
         Lm, Lw = int(inst.mlist.size), int(inst.wlist.size)
@@ -488,19 +489,7 @@ class _MarriageDriver(KernelFamily):
                                  handle.to_device(host_refs[1].astype(self.odt, copy=False)))
         with sched.step("derive"):
             info = cla.zeros(q, 2, np.int64)     # [0]: a check failed, [1]: long entries
-            dev = {}
-            for key, what, size, param in (("mptr", "offsets", nm + 1, nm),
-                                           ("wptr", "offsets", nw + 1, nw),
-                                           ("mlist", "ids", Lm, nw), ("wlist", "ids", Lw, nm)):
-                a = raw[key]
-                want = self.odt if what == "offsets" else np.dtype(np.int32)
-                cast = want if a.dtype != want else None
-                out = cla.empty(q, size, want, allocator=handle.pool) if cast else a
-                if size and (cast or host_refs is None):
-                    knl = self._checker(what, a.dtype, cast)
-                    args = (a, out) if cast else (a,)
-                    sched.record("check", knl(*args, info, np.int64(param), queue=q))
-                dev[key] = out
+            dev = self._checked_lists(raw, (nm, nw, Lm, Lw), host_refs is None, info, sched)
             if host_refs is not None:            # (validated on the host)
                 dev.update(rank_w=rank_w, pos_m=pos_m, raw=raw)
                 return dev
@@ -510,38 +499,67 @@ class _MarriageDriver(KernelFamily):
             flags = sched.read("check", np.zeros(2, np.int64), info.data)
             if flags[0] or Lm != Lw:
                 _explain(inst)
-            n_long = int(flags[1])
-            cap = 2 * n_long + 1 if n_long else 1
-            osz = self.odt.itemsize
-            handle.check_fits({"hash table": cap * osz, "ranks": Lm * 4,
-                               "positions": Lw * osz}, what="stable marriage instance")
-            table = cla.empty(q, cap, self.odt, allocator=handle.pool)
-            sched.fill("derive", table, -1)
-            if n_long:
-                sched.launch("derive", self.kernel("marriage_hash_men"), nm, self.wg,
-                             dev["mptr"].data, dev["mlist"].data, np.int32(nm), table.data,
-                             np.uint32(cap))
-            bad = cla.zeros(q, 1, np.int32)
-            rank_w = cla.empty(q, max(Lm, 1), np.int32, allocator=handle.pool)
-            pos_m = cla.empty(q, max(Lw, 1), self.odt, allocator=handle.pool)
-            sched.fill("derive", rank_w, -1)
-            args = (dev["wptr"].data, dev["wlist"].data, np.int32(nw), dev["mptr"].data,
-                    dev["mlist"].data, table.data, np.uint32(cap), rank_w.data, pos_m.data,
-                    bad.data)
-            lanes = self.cross_lanes
-            if lanes == 1:
-                sched.launch("derive", self.kernel("marriage_cross"), nw, self.wg, *args)
-            else:
-                grid = min(handle.constant_grid(self.wg), nw * lanes)
-                sched.launch("derive", self.kernel("marriage_cross_lanes",
-                                                   threads_per_vertex=lanes),
-                             grid, self.wg, *args)
-            if sched.read("derive", np.zeros(1, np.int32), bad.data)[0]:
-                _explain(inst)
-            del table
-        dev["rank_w"], dev["pos_m"] = rank_w, pos_m
+            dev["rank_w"], dev["pos_m"] = self._cross_references(inst, dev, int(flags[1]), sched)
         dev["raw"] = raw                       # (the uploads must outlive the kernels)
         return dev
+
+    def _checked_lists(self, raw, sizes, check, info, sched):
+        """The four uploaded lists as the kernels take them (offsets of the offset type,
+        int32 ids), each cast on the device where its type differs and checked there (with
+        ``check``, or when cast) by the checker kernels, which flag ``info[0]``."""
+        q = self.handle.queue
+        nm, nw, Lm, Lw = sizes
+        dev = {}
+        for key, what, size, param in (("mptr", "offsets", nm + 1, nm),
+                                       ("wptr", "offsets", nw + 1, nw),
+                                       ("mlist", "ids", Lm, nw), ("wlist", "ids", Lw, nm)):
+            a = raw[key]
+            want = self.odt if what == "offsets" else np.dtype(np.int32)
+            cast = want if a.dtype != want else None
+            out = cla.empty(q, size, want, allocator=self.handle.pool) if cast else a
+            if size and (cast or check):
+                knl = self._checker(what, a.dtype, cast)
+                args = (a, out) if cast else (a,)
+                sched.record("check", knl(*args, info, np.int64(param), queue=q))
+            dev[key] = out
+        return dev
+
+    def _cross_references(self, inst, dev, n_long, sched):
+        """``(rank_w, pos_m)`` derived on the device: the men's long lists hashed
+        (``marriage_hash_men``, ``n_long`` of them), then every woman's list entry ranked
+        and placed (``marriage_cross``, or its lanes variant); a failed lookup means a bad
+        instance (:func:`_explain` names it)."""
+        handle, q = self.handle, self.handle.queue
+        nm, nw = inst.n_men, inst.n_women
+        Lm, Lw = int(inst.mlist.size), int(inst.wlist.size)
+        cap = 2 * n_long + 1 if n_long else 1
+        osz = self.odt.itemsize
+        handle.check_fits({"hash table": cap * osz, "ranks": Lm * 4,
+                           "positions": Lw * osz}, what="stable marriage instance")
+        table = cla.empty(q, cap, self.odt, allocator=handle.pool)
+        sched.fill("derive", table, -1)
+        if n_long:
+            sched.launch("derive", self.kernel("marriage_hash_men"), nm, self.wg,
+                         dev["mptr"].data, dev["mlist"].data, np.int32(nm), table.data,
+                         np.uint32(cap))
+        bad = cla.zeros(q, 1, np.int32)
+        rank_w = cla.empty(q, max(Lm, 1), np.int32, allocator=handle.pool)
+        pos_m = cla.empty(q, max(Lw, 1), self.odt, allocator=handle.pool)
+        sched.fill("derive", rank_w, -1)
+        args = (dev["wptr"].data, dev["wlist"].data, np.int32(nw), dev["mptr"].data,
+                dev["mlist"].data, table.data, np.uint32(cap), rank_w.data, pos_m.data,
+                bad.data)
+        lanes = self.cross_lanes
+        if lanes == 1:
+            sched.launch("derive", self.kernel("marriage_cross"), nw, self.wg, *args)
+        else:
+            grid = min(handle.constant_grid(self.wg), nw * lanes)
+            sched.launch("derive", self.kernel("marriage_cross_lanes",
+                                               threads_per_vertex=lanes),
+                         grid, self.wg, *args)
+        if sched.read("derive", np.zeros(1, np.int32), bad.data)[0]:
+            _explain(inst)
+        return rank_w, pos_m
 
     # -- the algorithms -----------------------------------------------------------------------
     def check_fits(self, inst):
