@@ -692,57 +692,70 @@ def _map(f, graphs, client, kind, retries, progress, kwargs):
     # every worker fit: no restriction, so that Dask reruns a lost worker's graphs on any
     # worker, its restarted self included (a restart changes the address)
     restrict = None if len(ready) == len(bindings) else list(ready)
-    name = getattr(f, "__name__", "call")
-    token = os.urandom(4).hex()
-    n_ready = len(ready)
-    window = len(graphs) if all(_is_path(g) or callable(g) for g in graphs) else 2 * n_ready
-    results = [None] * len(graphs)
-    attempts = [0] * len(graphs)
-    scattered = {}
-    where = {}
-    ac = as_completed()
-    bar = None
-    if progress:
-        bar = Progress(len(graphs))
+    run = _Dispatch(client, f, graphs, kwargs, kind, retries, restrict)
+    window = len(graphs) if all(_is_path(g) or callable(g) for g in graphs) else 2 * len(ready)
+    nxt = min(window, len(graphs))
+    for i in range(nxt):
+        run.submit(i)
+    bar = Progress(len(graphs)) if progress else None
+    for fut in run.done:
+        i = run.where.pop(fut.key)
+        if not run.collect(fut, i):        # (sent again)
+            continue
+        if bar:
+            bar.step(f"graph {i}")
+        if nxt < len(graphs):
+            run.submit(nxt)
+            nxt += 1
+    return run.results
 
-    def submit(i):
-        g = graphs[i]
-        arg = g
+
+class _Dispatch:
+    """The tasks of one :func:`_map`: a graph's task (its in-memory graph scattered first),
+    resubmitted up to ``retries`` times when its input or worker is lost, and the results
+    (or the exceptions) in the graphs' order."""
+
+    def __init__(self, client, f, graphs, kwargs, kind, retries, restrict):
+        self.client, self.f, self.graphs, self.kwargs = client, f, graphs, kwargs
+        self.kind, self.retries, self.restrict = kind, retries, restrict
+        self.name = getattr(f, "__name__", "call")
+        self.token = os.urandom(4).hex()
+        self.results = [None] * len(graphs)
+        self.attempts = [0] * len(graphs)
+        self.scattered, self.where = {}, {}
+        self.done = as_completed()
+
+    def submit(self, i):
+        g = arg = self.graphs[i]
         if not (_is_path(g) or callable(g)):
-            arg = scattered[i] = _scatter(client, g)
-        fut = client.submit(_run_one, f, arg, kwargs, kind, key=f"pyclmatch-{name}-{i}-{token}-"
-                            f"{attempts[i]}", workers=restrict, allow_other_workers=bool(restrict),
-                            retries=retries, pure=False)
-        where[fut.key] = i
-        ac.add(fut)
+            arg = self.scattered[i] = _scatter(self.client, g)
+        fut = self.client.submit(
+            _run_one, self.f, arg, self.kwargs, self.kind,
+            key=f"pyclmatch-{self.name}-{i}-{self.token}-{self.attempts[i]}",
+            workers=self.restrict, allow_other_workers=bool(self.restrict),
+            retries=self.retries, pure=False)
+        self.where[fut.key] = i
+        self.done.add(fut)
 
-    nxt = 0
-    while nxt < min(window, len(graphs)):
-        submit(nxt)
-        nxt += 1
-    for fut in ac:
-        i = where.pop(fut.key)
+    def collect(self, fut, i):
+        """Take graph ``i``'s finished task ``fut``: its result or exception, or a resubmit
+        of a lost one (returns False then)."""
         if fut.status == "finished":
             res = fut.result()
-            results[i] = res.exception(i) if isinstance(res, _Failed) else res
-        elif attempts[i] < retries:    # lost input or worker: send the graph again
-            attempts[i] += 1
-            scattered.pop(i, None)
-            if restrict:
-                bindings, ready = bound_workers(client, kind)
-                restrict = list(ready) or restrict
-            submit(i)
-            continue
+            self.results[i] = res.exception(i) if isinstance(res, _Failed) else res
+        elif self.attempts[i] < self.retries:    # lost input or worker: send the graph again
+            self.attempts[i] += 1
+            self.scattered.pop(i, None)
+            if self.restrict:
+                _, ready = bound_workers(self.client, self.kind)
+                self.restrict = list(ready) or self.restrict
+            self.submit(i)
+            return False
         else:
             exc = fut.exception() if fut.status == "error" else CancelledError(
                 f"graph {i}: task {fut.key} was cancelled")
             exc.graph_index = i
-            results[i] = exc
-        scattered.pop(i, None)
+            self.results[i] = exc
+        self.scattered.pop(i, None)
         fut.release()
-        if bar:
-            bar.step(f"graph {i}")
-        if nxt < len(graphs):
-            submit(nxt)
-            nxt += 1
-    return results
+        return True
