@@ -185,6 +185,43 @@ def test_compute_move_matches_host_oracle(wtype, paper, updown):
         assert got[i] == exp, (i, deg[i])
 
 
+# ------------------------------------------------------------------ degree partition
+def test_degree_partition_bins_every_vertex_by_its_bounds(monkeypatch):
+    """Alg. 1 lines 4-5 on the device: the vertices sorted by degree key (bin and octave) put
+    each degree bucket and part (the bounds, KEY_MAX's open end included) in its own range of
+    vset, with the ends the host counts; within a bin the octaves rise."""
+    drv = importlib.import_module("pyclmatch.community.louvain")
+    seen = []
+    orig = drv.DeviceLouvain.partition
+
+    def partition(self):
+        orig(self)
+        seen.append((self.vertices.get(), self.vset.get(), self.ends.copy(), list(self.mb)))
+    monkeypatch.setattr(drv.DeviceLouvain, "partition", partition)
+    rng = np.random.default_rng(3)
+    hubs, n = (0, 1, 2), 70_200            # hub degrees 300, 5000 and 70000 (> KEY_MAX)
+    rows = [np.full(d, h) for h, d in zip(hubs, (300, 5000, 70_000))]
+    cols = [rng.choice(np.arange(3, n), d, replace=False) for d in (300, 5000, 70_000)]
+    u, v = rng.integers(3, n, 40_000), rng.integers(3, n, 40_000)
+    U = sp.coo_matrix((np.ones(40_000 + 75_300), (np.concatenate(rows + [u]),
+                                                   np.concatenate(cols + [v]))), shape=(n, n))
+    A = ((U + U.T) > 0).astype(float).tocsr()
+    A.setdiag(0)
+    A.eliminate_zeros()
+    louvain(A, max_level=1, one_group_edges=0, verify="host")
+    vp, vset, ends, bounds = seen[0]
+    deg = np.minimum(np.diff(vp), bounds[-1])
+    assert sorted(vset.tolist()) == list(range(n))
+    for b, bound in enumerate(bounds):
+        assert ends[b] == np.count_nonzero(deg <= bound), (b, bound)
+        lo = ends[b - 1] if b else 0
+        part = deg[vset[lo:ends[b]]]
+        assert part.size == 0 or (part.max() <= bound and (b == 0 or part.min() > bounds[b - 1]))
+        octave = np.floor(np.log2(np.maximum(part, 1))).astype(int)
+        assert (np.diff(np.minimum(octave, 15)) >= 0).all()
+    assert np.diff(vp).max() > bounds[-1]
+
+
 # ------------------------------------------------------------------ aggregation = M^T A M
 @pytest.mark.parametrize("det,giants,weight", [
     (False, "batches", 1.0), (True, "batches", 1.0), (False, "one group each", 1.0),
