@@ -144,5 +144,6 @@ def main():
             _spin(requests, layout["spin"])
     _release(seg)
 
+
 if __name__ == "__main__":
     main()

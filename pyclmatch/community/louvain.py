@@ -346,6 +346,7 @@ class DeviceLouvain(KernelFamily):
         """Zero-fill a device array (its own bytes: a pooled buffer may be larger)."""
         self.sched.fill(phase, arr, 0, arr.dtype)
 
+    #: the membership array behind :attr:`memb` and the pending short map (None: none)
     _memb = _short = None
 
     @property
