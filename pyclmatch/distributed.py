@@ -699,8 +699,8 @@ def _map(f, graphs, client, kind, retries, progress, kwargs):
         run.submit(i)
     bar = Progress(len(graphs)) if progress else None
     for fut in run.done:
-        i = run.where.pop(fut.key)
-        if not run.collect(fut, i):        # (sent again)
+        i, finished = run.collect(fut)
+        if not finished:                   # (sent again)
             continue
         if bar:
             bar.step(f"graph {i}")
@@ -737,9 +737,10 @@ class _Dispatch:
         self.where[fut.key] = i
         self.done.add(fut)
 
-    def collect(self, fut, i):
-        """Take graph ``i``'s finished task ``fut``: its result or exception, or a resubmit
-        of a lost one (returns False then)."""
+    def collect(self, fut):
+        """Take the finished task ``fut``: its graph's result or exception, or a resubmit of
+        a lost one. Returns ``(graph index, whether the graph is done)``."""
+        i = self.where.pop(fut.key)
         if fut.status == "finished":
             res = fut.result()
             self.results[i] = res.exception(i) if isinstance(res, _Failed) else res
@@ -750,7 +751,7 @@ class _Dispatch:
                 _, ready = bound_workers(self.client, self.kind)
                 self.restrict = list(ready) or self.restrict
             self.submit(i)
-            return False
+            return i, False
         else:
             exc = fut.exception() if fut.status == "error" else CancelledError(
                 f"graph {i}: task {fut.key} was cancelled")
@@ -758,4 +759,4 @@ class _Dispatch:
             self.results[i] = exc
         self.scattered.pop(i, None)
         fut.release()
-        return True
+        return i, True

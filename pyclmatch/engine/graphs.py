@@ -33,7 +33,7 @@ def degree_stats(indptr):
     mean = float(indptr[-1] - indptr[0]) / n
     if mean <= 0:
         return int(deg.max()), 0.0
-    # (E[d^2] - mean^2: one BLAS dot, no temporaries; exact for equal degrees)
+    # (E[d^2] - mean^2: one BLAS dot instead of var's centred copy; exact for equal degrees)
     return int(deg.max()), max(float(deg @ deg) / n - mean * mean, 0.0) / mean
 
 
